@@ -1,0 +1,52 @@
+/**
+ * The logical types every adapter maps its native types to (DESIGN.md §3). JSON responses encode them the
+ * same way whatever the backend: see core/sql/value-encoding.ts.
+ */
+export const LOGICAL_TYPES = [
+  'string', 'integer', 'bigint', 'decimal', 'float', 'boolean',
+  'date', 'time', 'timestamp', 'json', 'uuid', 'binary',
+] as const;
+export type LogicalType = (typeof LOGICAL_TYPES)[number];
+
+export interface CatalogColumn {
+  name: string;
+  /** The type as the database names it, e.g. `character varying(120)` or `int unsigned`. */
+  nativeType: string;
+  logicalType: LogicalType;
+  nullable: boolean;
+}
+
+export interface CatalogForeignKey {
+  name: string;
+  columns: string[];
+  referencedSchema: string;
+  referencedRelation: string;
+  referencedColumns: string[];
+}
+
+export interface CatalogRelation {
+  schema: string;
+  name: string;
+  kind: 'table' | 'view';
+  columns: CatalogColumn[];
+  /** Column names of the primary key, in key order; empty for views and keyless tables. */
+  primaryKey: string[];
+  /** Each unique constraint or unique index (other than the primary key), as its column names. */
+  uniqueKeys: string[][];
+  foreignKeys: CatalogForeignKey[];
+}
+
+export interface CatalogFunction {
+  schema: string;
+  name: string;
+  kind: 'function' | 'aggregate' | 'procedure';
+  /** Native return type, e.g. `numeric`; empty for procedures. */
+  returnType: string;
+}
+
+/** What one datasource holds, restricted to the schemas a VDB asked for. */
+export interface Catalog {
+  schemas: string[];
+  relations: CatalogRelation[];
+  functions: CatalogFunction[];
+}

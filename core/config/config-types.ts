@@ -1,0 +1,54 @@
+import type { PoolSettings } from '../sql/dialect-contract.js';
+import type { YamlSource } from './yaml-source.js';
+
+/** service.yaml after `${env:NAME}` substitution, defaults and path resolution. See docs/configuration.md. */
+export interface ServiceConfig {
+  /** Absolute path of the config file; the folder relative paths resolve against is `baseDir`. */
+  file: string;
+  baseDir: string;
+  /** The parsed file, to point later problems (a plugin's config section) at their line. */
+  source: YamlSource;
+  /** Engine instance identifier reported in task snapshots; default `hostname:port`. */
+  instanceId: string;
+  server: ServerConfig;
+  /** Absolute path of the descriptor bundle. */
+  descriptors: string;
+  /** Extra plugins, resolved to a folder path or a package name. */
+  plugins: ExtraPluginReference[];
+  datasources: Record<string, DatasourceConfig>;
+  auth: AuthConfig;
+  semantic: { activationFailurePolicy: 'isolate' | 'blockStartup' };
+  logging: { level: string };
+}
+
+export interface ServerConfig {
+  host: string;
+  port: number;
+  maxBodyBytes: number;
+  requestTimeoutMs: number;
+  /** When set, the admin API is served only on this listener. */
+  admin?: { host: string; port: number };
+}
+
+export interface ExtraPluginReference {
+  /** An absolute folder holding plugin.json, or a package name resolved from the config folder. */
+  source: string;
+  kind: 'path' | 'package';
+  config: Record<string, unknown>;
+}
+
+export interface DatasourceConfig {
+  adapter: string;
+  connection: Record<string, unknown>;
+  pool: PoolSettings;
+  /** Init scripts as written, relative to the descriptor bundle. */
+  init: string[];
+}
+
+export interface AuthConfig {
+  /** The id of an authScheme plugin. */
+  scheme: string;
+  adminRoles: string[];
+  /** The whole `auth` section, handed to the scheme (minus `scheme` and `adminRoles`). */
+  settings: Record<string, unknown>;
+}

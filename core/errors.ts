@@ -1,0 +1,84 @@
+/**
+ * Domain errors. None of them knows about HTTP: the server's error handler maps each class to a status
+ * (see core/server/error-handler.ts). Every error carries a stable machine `code` from docs/errors.md.
+ */
+export interface ErrorOptions {
+  /** Extra machine-readable facts for the caller, e.g. `{ missing: ['customerId'] }`. */
+  details?: Record<string, unknown>;
+  /** The lower-level error, kept for logs; never shown to a caller. */
+  cause?: unknown;
+}
+
+export abstract class ServiceError extends Error {
+  readonly details: Record<string, unknown> | undefined;
+  constructor(
+    readonly code: string,
+    message: string,
+    options: ErrorOptions = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.details = options.details;
+  }
+}
+
+/** The request is malformed or names something invalid (400). */
+export class InputError extends ServiceError {}
+/** No effective authenticated caller (401). */
+export class AuthenticationError extends ServiceError {}
+/** The caller is known but not allowed (403). */
+export class ForbiddenError extends ServiceError {}
+/** The named thing does not exist (404). */
+export class NotFoundError extends ServiceError {}
+/** The request conflicts with the current state (409). */
+export class ConflictError extends ServiceError {}
+/** The request body exceeds a configured limit (413). */
+export class PayloadTooLargeError extends ServiceError {}
+/** The request body has a media type the route does not read (415). */
+export class UnsupportedMediaTypeError extends ServiceError {}
+/** A dependency (datasource, runtime) is down or the service is not ready (503). */
+export class UnavailableError extends ServiceError {}
+/** A dependency answered wrongly (502). */
+export class UpstreamError extends ServiceError {}
+/** A dependency did not answer in time (504). */
+export class DeadlineError extends ServiceError {}
+/** Anything else that failed on our side (500). */
+export class InternalError extends ServiceError {}
+
+/**
+ * A startup problem: bad config, bad plugin, bad descriptor. Printed as one line
+ * `file:line: message` (or `plugin <name>: reason`) and the process exits non-zero.
+ */
+export class StartupError extends Error {
+  constructor(
+    message: string,
+    readonly problems: StartupProblem[] = [],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'StartupError';
+  }
+
+  /** One error listing every problem, a line each. */
+  static of(problems: StartupProblem[]): StartupError {
+    return new StartupError(problems.map(formatProblem).join('\n'), problems);
+  }
+}
+
+export interface StartupProblem {
+  /** The file at fault, relative to the working directory where possible. */
+  file: string;
+  /** 1-based line in that file, when known. */
+  line?: number;
+  message: string;
+  severity?: 'error' | 'warning';
+}
+
+export function formatProblem(problem: StartupProblem): string {
+  return `${problem.file}${problem.line === undefined ? '' : `:${problem.line}`}: ${problem.message}`;
+}
+
+/** The message of anything thrown, without its stack. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,66 @@
+import type { DependencyContainer } from 'tsyringe';
+import type { AuthSchemeFactory } from '../auth/auth-contract.js';
+import { StartupError } from '../errors.js';
+import type { SqlDialect } from '../sql/dialect-contract.js';
+import { extensionTokens, pluginTokens } from '../tokens.js';
+import type { PluginKind, PluginManifest } from './plugin-manifest.js';
+
+/**
+ * The default export of a plugin's entry: called once with the plugin's child container and its validated
+ * config (the `config` of its `plugins` entry; `{}` when none).
+ */
+export type PluginRegistration = (container: DependencyContainer, config: Record<string, unknown>) => void | Promise<void>;
+
+/** A template function receives the call's arguments; it must not touch the template's context. */
+export type TemplateFunction = (...args: unknown[]) => unknown;
+
+/** What a `templateFunctions` plugin provides: functions callable in templates as `<module>__<name>`. */
+export interface TemplateFunctionModule {
+  /** The module name, equal to the manifest id. */
+  module: string;
+  functions: Record<string, TemplateFunction>;
+}
+
+function manifestOf(container: DependencyContainer, kind: PluginKind): PluginManifest {
+  const manifest = container.resolve(pluginTokens.manifest);
+  if (manifest.kind !== kind) {
+    throw new StartupError(`plugin ${manifest.name}: manifest kind is ${manifest.kind} but the entry registers a ${kind}`);
+  }
+  return manifest;
+}
+
+/** Declares a `sqlDialect` plugin: `export default defineSqlDialect((id) => myDialect(id))`. */
+export function defineSqlDialect(create: (id: string) => SqlDialect): PluginRegistration {
+  return (container) => {
+    const manifest = manifestOf(container, 'sqlDialect');
+    container.resolve(extensionTokens.sqlDialects).add(manifest.id, create(manifest.id), manifest.name);
+  };
+}
+
+/** Declares an `authScheme` plugin: `export default defineAuthScheme((id) => ({ id, create }))`. */
+export function defineAuthScheme(create: (id: string) => AuthSchemeFactory): PluginRegistration {
+  return (container) => {
+    const manifest = manifestOf(container, 'authScheme');
+    container.resolve(extensionTokens.authSchemes).add(manifest.id, create(manifest.id), manifest.name);
+  };
+}
+
+/**
+ * Declares a `templateFunctions` plugin. The module name is the manifest id, so a template calls
+ * `strings__slugify(title)` for id `strings` and function `slugify`.
+ */
+export function defineTemplateFunctions(
+  functions: (config: Record<string, unknown>) => Record<string, TemplateFunction>,
+): PluginRegistration {
+  return (container, config) => {
+    const manifest = manifestOf(container, 'templateFunctions');
+    const provided = functions(config);
+    for (const [name, fn] of Object.entries(provided)) {
+      if (!/^[a-zA-Z][a-zA-Z0-9_]*$/.test(name) || name.includes('__')) {
+        throw new StartupError(`plugin ${manifest.name}: function name "${name}" must be an identifier without "__"`);
+      }
+      if (typeof fn !== 'function') throw new StartupError(`plugin ${manifest.name}: "${name}" is not a function`);
+    }
+    container.resolve(extensionTokens.templateFunctions).add(manifest.id, { module: manifest.id, functions: provided }, manifest.name);
+  };
+}

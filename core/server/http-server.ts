@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import restify, { type Request, type Response, type Server } from 'restify';
+import type { Logger } from 'pino';
+import type { DependencyContainer } from 'tsyringe';
+import type { ServerConfig } from '../config/config-types.js';
+import { toHttpFailure } from './http-errors.js';
+import type { RouteModule } from './route-module.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function createRestifyServer(name: string, config: ServerConfig, logger: Logger): Server {
+  // @types/restify still describes restify 8 (bunyan logger); restify 12 takes pino.
+  const server = restify.createServer({ name, log: logger as unknown as restify.ServerOptions['log'], handleUncaughtExceptions: false });
+  server.server.requestTimeout = config.requestTimeoutMs;
+  server.pre((req: Request, res: Response, next: restify.Next) => {
+    // A caller's id is kept only when it is a plain token, so it can go into logs and headers as it is.
+    const given = req.headers['x-request-id'];
+    // restify 12's req.id(value) sets the id once; @types/restify only knows the getter.
+    (req as unknown as { id(value: string): string }).id(typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID());
+    res.header('x-request-id', req.id());
+    next();
+  });
+  server.on('restifyError', (req: Request, res: Response, error: unknown, callback: () => void) => {
+    const failure = toHttpFailure(error);
+    if (failure.serverSide) logger.error({ reqId: req.id(), err: error }, 'request failed');
+    if (!res.headersSent) {
+      res.status(failure.status);
+      res.json(failure.body);
+    }
+    callback();
+  });
+  server.on('after', (req: Request, res: Response) => {
+    logger.info({ reqId: req.id(), method: req.method, url: req.path(), status: res.statusCode, ms: Date.now() - req.time() }, 'request');
+  });
+  return server;
+}
+
+/** The HTTP side of a running service: one listener, or two when the admin API has its own. */
+export class HttpListeners {
+  private constructor(readonly main: Server, readonly admin: Server | undefined, private readonly logger: Logger) {}
+
+  static build(config: ServerConfig, modules: RouteModule[], container: DependencyContainer, logger: Logger): HttpListeners {
+    const main = createRestifyServer('vdb-service', config, logger);
+    const admin = config.admin ? createRestifyServer('vdb-service-admin', config, logger) : undefined;
+    for (const module of modules) {
+      const targets = module.listener === 'every' ? [main, admin] : module.listener === 'admin' ? [admin ?? main] : [main];
+      for (const target of targets) if (target) module.register(target, container);
+    }
+    return new HttpListeners(main, admin, logger);
+  }
+
+  async listen(config: ServerConfig): Promise<void> {
+    await listenOn(this.main, config.host, config.port);
+    if (this.admin && config.admin) await listenOn(this.admin, config.admin.host, config.admin.port);
+  }
+
+  /** The base URL of the main listener, e.g. `http://127.0.0.1:8282`. */
+  get url(): string {
+    return urlOf(this.main);
+  }
+
+  get adminUrl(): string | undefined {
+    return this.admin ? urlOf(this.admin) : undefined;
+  }
+
+  /** Stops accepting, lets in-flight requests finish (up to `drainMs`), then drops what is left. */
+  async close(drainMs: number): Promise<void> {
+    await Promise.all([this.main, this.admin].filter((server): server is Server => server !== undefined).map((server) => drain(server, drainMs, this.logger)));
+  }
+}
+
+function listenOn(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.server.once('error', reject);
+    server.listen(port, host, () => {
+      server.server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function urlOf(server: Server): string {
+  const address = server.server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+}
+
+function drain(server: Server, drainMs: number, logger: Logger): Promise<void> {
+  if (!server.server.listening) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => {
+      logger.warn('shutdown: closing connections still open after the drain period');
+      server.server.closeAllConnections();
+    }, drainMs);
+    force.unref();
+    server.server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.server.closeIdleConnections();
+  });
+}

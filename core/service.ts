@@ -1,0 +1,112 @@
+import 'reflect-metadata';
+import type { Logger } from 'pino';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import type { AuthScheme } from './auth/auth-contract.js';
+import { loadConfig } from './config/config-loader.js';
+import type { ServiceConfig } from './config/config-types.js';
+import { schemaProblems } from './config/schema-validation.js';
+import { StartupError } from './errors.js';
+import { createLogger } from './logging.js';
+import { ExtensionRegistry } from './plugins/extension-registry.js';
+import { discoverBuiltIns, loadPlugins, locateExtra, type LoadedPlugin } from './plugins/plugin-loader.js';
+import type { PluginManifest } from './plugins/plugin-manifest.js';
+import { HttpListeners } from './server/http-server.js';
+import { routeModules } from './server/routes/route-modules.js';
+import { DatasourcePool } from './sql/datasource-pool.js';
+import type { Datasource } from './sql/dialect-contract.js';
+import { coreTokens, extensionTokens } from './tokens.js';
+import { loadVdbs } from './vdb/vdb-loader.js';
+import { VdbRegistry } from './vdb/vdb-registry.js';
+
+export interface ServiceOptions {
+  configFile: string;
+  env?: NodeJS.ProcessEnv;
+  /** Where JSON logs go; stdout by default. */
+  logDestination?: NodeJS.WritableStream;
+  /** Already-open datasources to use instead of opening the configured ones (tests share one PGlite). */
+  datasources?: Record<string, Datasource>;
+  /** Listen on this port instead of `server.port` (tests use 0). */
+  port?: number;
+}
+
+/** Everything built before the server listens: what `validate` checks and `start` serves. */
+export interface PreparedService {
+  config: ServiceConfig;
+  logger: Logger;
+  container: DependencyContainer;
+  plugins: LoadedPlugin[];
+  /** Closes the datasources opened so far. */
+  close(): Promise<void>;
+}
+
+export interface RunningService extends PreparedService {
+  /** Base URL of the main listener. */
+  url: string;
+  adminUrl: string | undefined;
+}
+
+/** How long in-flight requests may take to finish after SIGTERM before their connections are dropped. */
+const DRAIN_MS = 10_000;
+
+function manifestsOfKind(plugins: LoadedPlugin[], kind: PluginManifest['kind']): Map<string, PluginManifest> {
+  return new Map(plugins.filter((plugin) => plugin.manifest.kind === kind).map((plugin) => [plugin.manifest.id, plugin.manifest]));
+}
+
+async function createAuthScheme(config: ServiceConfig, container: DependencyContainer, plugins: LoadedPlugin[]): Promise<AuthScheme> {
+  const factories = container.resolve(extensionTokens.authSchemes);
+  const factory = factories.get(config.auth.scheme);
+  if (!factory) {
+    throw StartupError.of([config.source.problem(['auth', 'scheme'], `auth.scheme: unknown scheme "${config.auth.scheme}" (installed: ${factories.ids().join(', ')})`)]);
+  }
+  const schema = manifestsOfKind(plugins, 'authScheme').get(config.auth.scheme)?.configSchema;
+  const problems = schema ? schemaProblems(schema, config.auth.settings, config.source, ['auth']) : [];
+  if (problems.length > 0) throw StartupError.of(problems);
+  return factory.create(config.auth.settings, config.baseDir);
+}
+
+/** Loads config, plugins, auth, datasources and VDBs (with their catalogs). Nothing listens yet. */
+export async function prepareService(options: ServiceOptions): Promise<PreparedService> {
+  const config = loadConfig(options.configFile, options.env ?? process.env);
+  const logger = createLogger(config.logging.level, options.logDestination);
+  const container = rootContainer.createChildContainer();
+  container.register(coreTokens.config, { useValue: config });
+  container.register(coreTokens.logger, { useValue: logger });
+  container.register(extensionTokens.sqlDialects, { useValue: new ExtensionRegistry('sqlDialect') });
+  container.register(extensionTokens.authSchemes, { useValue: new ExtensionRegistry('authScheme') });
+  container.register(extensionTokens.templateFunctions, { useValue: new ExtensionRegistry('templateFunctions') });
+
+  const discovered = [...discoverBuiltIns(), ...config.plugins.map((reference) => locateExtra(reference, config.baseDir))];
+  const plugins = await loadPlugins(container, discovered);
+  container.register(coreTokens.authScheme, { useValue: await createAuthScheme(config, container, plugins) });
+
+  const datasources = new DatasourcePool(config, container.resolve(extensionTokens.sqlDialects), manifestsOfKind(plugins, 'sqlDialect'), options.datasources);
+  container.register(coreTokens.datasources, { useValue: datasources });
+  try {
+    const vdbs = await loadVdbs(config.descriptors, datasources.names(), (name) => datasources.open(name));
+    container.register(coreTokens.vdbs, { useValue: new VdbRegistry(vdbs) });
+  } catch (error) {
+    await datasources.closeAll();
+    throw error;
+  }
+  return { config, logger, container, plugins, close: () => datasources.closeAll() };
+}
+
+/** Prepares the service and starts its listeners. `close()` drains requests, then closes the pools. */
+export async function startService(options: ServiceOptions): Promise<RunningService> {
+  const prepared = await prepareService(options);
+  const { config, container, logger } = prepared;
+  const serverConfig = options.port === undefined ? config.server : { ...config.server, port: options.port };
+  const listeners = HttpListeners.build(serverConfig, routeModules, container, logger);
+  try {
+    await listeners.listen(serverConfig);
+  } catch (error) {
+    await prepared.close();
+    throw new StartupError(`cannot listen on ${serverConfig.host}:${serverConfig.port}: ${(error as Error).message}`, [], { cause: error });
+  }
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= listeners.close(DRAIN_MS).then(() => prepared.close());
+    return closing;
+  };
+  return { ...prepared, url: listeners.url, adminUrl: listeners.adminUrl, close };
+}

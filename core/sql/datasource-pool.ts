@@ -1,0 +1,76 @@
+import { resolve } from 'node:path';
+import type { ServiceConfig } from '../config/config-types.js';
+import { schemaProblems } from '../config/schema-validation.js';
+import { StartupError, type StartupProblem } from '../errors.js';
+import type { ExtensionRegistry } from '../plugins/extension-registry.js';
+import type { PluginManifest } from '../plugins/plugin-manifest.js';
+import type { Datasource, DatasourceSettings, SqlDialect } from './dialect-contract.js';
+import { guardDatasource } from './guarded-datasource.js';
+
+/**
+ * The datasources of service.yaml. Each is opened on first use (a VDB that needs it) and only once;
+ * `closeAll` closes what was opened. Tests may hand in already-open datasources by name.
+ */
+export class DatasourcePool {
+  private readonly opening = new Map<string, Promise<Datasource>>();
+  private readonly settings = new Map<string, { dialect: SqlDialect; settings: DatasourceSettings }>();
+
+  constructor(
+    config: ServiceConfig,
+    dialects: ExtensionRegistry<SqlDialect>,
+    dialectManifests: ReadonlyMap<string, PluginManifest>,
+    private readonly overrides: Readonly<Record<string, Datasource>> = {},
+  ) {
+    const problems: StartupProblem[] = [];
+    for (const [name, datasource] of Object.entries(config.datasources)) {
+      const dialect = dialects.get(datasource.adapter);
+      if (!dialect) {
+        problems.push(config.source.problem(['datasources', name, 'adapter'],
+          `datasources.${name}.adapter: unknown adapter "${datasource.adapter}" (installed: ${dialects.ids().join(', ')})`));
+        continue;
+      }
+      const schema = dialectManifests.get(datasource.adapter)?.configSchema;
+      if (schema) problems.push(...schemaProblems(schema, datasource.connection, config.source, ['datasources', name, 'connection']));
+      this.settings.set(name, {
+        dialect,
+        settings: {
+          name,
+          adapter: datasource.adapter,
+          connection: datasource.connection,
+          pool: datasource.pool,
+          init: datasource.init.map((script) => resolve(config.descriptors, script)),
+          baseDir: config.baseDir,
+        },
+      });
+    }
+    if (problems.length > 0) throw StartupError.of(problems);
+  }
+
+  names(): ReadonlySet<string> {
+    return new Set(this.settings.keys());
+  }
+
+  /** Opens the datasource once; later calls share the same promise. */
+  open(name: string): Promise<Datasource> {
+    let opening = this.opening.get(name);
+    if (!opening) {
+      opening = this.openNew(name);
+      this.opening.set(name, opening);
+    }
+    return opening;
+  }
+
+  private async openNew(name: string): Promise<Datasource> {
+    const given = this.overrides[name];
+    if (given) return given;
+    const entry = this.settings.get(name);
+    if (!entry) throw new StartupError(`unknown datasource "${name}"`);
+    return guardDatasource(await entry.dialect.open(entry.settings));
+  }
+
+  /** Closes every datasource this pool opened (not the ones handed in). */
+  async closeAll(): Promise<void> {
+    const opened = [...this.opening.entries()].filter(([name]) => !this.overrides[name]);
+    await Promise.allSettled(opened.map(async ([, opening]) => (await opening).close()));
+  }
+}

@@ -1,0 +1,35 @@
+import type { InjectionToken } from 'tsyringe';
+import type { Logger } from 'pino';
+import type { AuthScheme, AuthSchemeFactory } from './auth/auth-contract.js';
+import type { ServiceConfig } from './config/config-types.js';
+import type { ExtensionRegistry } from './plugins/extension-registry.js';
+import type { PluginManifest } from './plugins/plugin-manifest.js';
+import type { DatasourcePool } from './sql/datasource-pool.js';
+import type { SqlDialect } from './sql/dialect-contract.js';
+import type { VdbRegistry } from './vdb/vdb-registry.js';
+import type { TemplateFunctionModule } from './plugins/plugin-kinds.js';
+
+/**
+ * Every injection token of the core, in one place, with namespaced ids (`core.*`, `extension.*`,
+ * `plugin.*`). Inject by explicit token: reflected types are fragile across `import type`.
+ */
+export const coreTokens = {
+  config: 'core.config' as InjectionToken<ServiceConfig>,
+  logger: 'core.logger' as InjectionToken<Logger>,
+  /** The configured scheme (`auth.scheme`), ready to authenticate requests. */
+  authScheme: 'core.authScheme' as InjectionToken<AuthScheme>,
+  datasources: 'core.datasources' as InjectionToken<DatasourcePool>,
+  vdbs: 'core.vdbs' as InjectionToken<VdbRegistry>,
+} as const;
+
+/** Registries through which plugins contribute to their host, one per plugin kind. */
+export const extensionTokens = {
+  sqlDialects: 'extension.sqlDialects' as InjectionToken<ExtensionRegistry<SqlDialect>>,
+  authSchemes: 'extension.authSchemes' as InjectionToken<ExtensionRegistry<AuthSchemeFactory>>,
+  templateFunctions: 'extension.templateFunctions' as InjectionToken<ExtensionRegistry<TemplateFunctionModule>>,
+} as const;
+
+/** Registered in each plugin's child container while it registers. */
+export const pluginTokens = {
+  manifest: 'plugin.manifest' as InjectionToken<PluginManifest>,
+} as const;

@@ -1,0 +1,61 @@
+import type { Catalog, CatalogRelation } from '../catalog/catalog-types.js';
+
+export type DataAction = 'select' | 'insert' | 'update' | 'delete';
+
+export interface DataGrant {
+  /** A schema, `schema.relation` or `schema.relation.column`. */
+  resource: string;
+  allow: DataAction[];
+  /** When present, the grant covers only these columns of the relation. */
+  columns?: string[];
+}
+
+export interface DataRole {
+  name: string;
+  grants: DataGrant[];
+}
+
+/** How a VDB refers to its semantic model (DESIGN.md §4); checked by semantic activation. */
+export interface SemanticReference {
+  enabled: boolean;
+  activationFailurePolicy?: 'isolate' | 'blockStartup';
+  module?: { uri: string; name: string; version: string; sha256: string };
+  provider?: { id: string; uri: string; mediaType?: string; version?: string; sha256: string };
+}
+
+export interface VdbSchema {
+  name: string;
+  /** The datasource holding this schema (the VDB's default unless overridden). */
+  datasource: string;
+  /** Relations exposed from the schema; absent means all. */
+  include?: string[];
+}
+
+/** One VDB file of `descriptors/vdbs/`, as written. */
+export interface VdbDefinition {
+  name: string;
+  version: string;
+  description?: string;
+  datasource: string;
+  schemas: VdbSchema[];
+  semantic?: SemanticReference;
+  dataRoles?: DataRole[];
+}
+
+/** A relation of a VDB's catalog, with the datasource it lives in. */
+export interface VdbRelation extends CatalogRelation {
+  datasource: string;
+}
+
+export interface VdbCatalog extends Omit<Catalog, 'relations'> {
+  relations: VdbRelation[];
+}
+
+/** A loaded, introspected VDB. */
+export interface VirtualDatabase extends VdbDefinition {
+  /** Absolute path of its file. */
+  file: string;
+  catalog: VdbCatalog;
+  /** sha256 of the introspected catalog, so consumers can tell which revision they planned against. */
+  catalogRevision: string;
+}
