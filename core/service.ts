@@ -74,6 +74,7 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
   container.register(extensionTokens.sqlDialects, { useValue: new ExtensionRegistry('sqlDialect') });
   container.register(extensionTokens.authSchemes, { useValue: new ExtensionRegistry('authScheme') });
   container.register(extensionTokens.templateFunctions, { useValue: new ExtensionRegistry('templateFunctions') });
+  container.register(extensionTokens.templateEngines, { useValue: new ExtensionRegistry('templateEngine') });
 
   const discovered = [...discoverBuiltIns(), ...config.plugins.map((reference) => locateExtra(reference, config.baseDir))];
   const plugins = await loadPlugins(container, discovered);

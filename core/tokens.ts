@@ -8,6 +8,9 @@ import type { DatasourcePool } from './sql/datasource-pool.js';
 import type { SqlDialect } from './sql/dialect-contract.js';
 import type { VdbRegistry } from './vdb/vdb-registry.js';
 import type { TemplateFunctionModule } from './plugins/plugin-kinds.js';
+import type { SemanticProvider } from './semantic/provider-contract.js';
+import type { SemanticRegistry } from './semantic/semantic-registry.js';
+import type { TemplateEngine } from './endpoints/template-engine-contract.js';
 
 /**
  * Every injection token of the core, in one place, with namespaced ids (`core.*`, `extension.*`,
@@ -20,6 +23,8 @@ export const coreTokens = {
   authScheme: 'core.authScheme' as InjectionToken<AuthScheme>,
   datasources: 'core.datasources' as InjectionToken<DatasourcePool>,
   vdbs: 'core.vdbs' as InjectionToken<VdbRegistry>,
+  /** Semantic activation of every VDB, done once at startup; absent while the service initializes. */
+  semantic: 'core.semantic' as InjectionToken<SemanticRegistry>,
 } as const;
 
 /** Registries through which plugins contribute to their host, one per plugin kind. */
@@ -27,6 +32,8 @@ export const extensionTokens = {
   sqlDialects: 'extension.sqlDialects' as InjectionToken<ExtensionRegistry<SqlDialect>>,
   authSchemes: 'extension.authSchemes' as InjectionToken<ExtensionRegistry<AuthSchemeFactory>>,
   templateFunctions: 'extension.templateFunctions' as InjectionToken<ExtensionRegistry<TemplateFunctionModule>>,
+  semanticProviders: 'extension.semanticProviders' as InjectionToken<ExtensionRegistry<SemanticProvider>>,
+  templateEngines: 'extension.templateEngines' as InjectionToken<ExtensionRegistry<TemplateEngine>>,
 } as const;
 
 /** Registered in each plugin's child container while it registers. */

@@ -1,6 +1,8 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { AuthSchemeFactory } from '../auth/auth-contract.js';
+import type { TemplateEngine } from '../endpoints/template-engine-contract.js';
 import { StartupError } from '../errors.js';
+import type { SemanticProvider } from '../semantic/provider-contract.js';
 import type { SqlDialect } from '../sql/dialect-contract.js';
 import { extensionTokens, pluginTokens } from '../tokens.js';
 import type { PluginKind, PluginManifest } from './plugin-manifest.js';
@@ -42,6 +44,25 @@ export function defineAuthScheme(create: (id: string) => AuthSchemeFactory): Plu
   return (container) => {
     const manifest = manifestOf(container, 'authScheme');
     container.resolve(extensionTokens.authSchemes).add(manifest.id, create(manifest.id), manifest.name);
+  };
+}
+
+/** Declares a `templateEngine` plugin: `export default defineTemplateEngine((id) => myEngine(id))`. */
+export function defineTemplateEngine(create: (id: string) => TemplateEngine): PluginRegistration {
+  return (container) => {
+    const manifest = manifestOf(container, 'templateEngine');
+    container.resolve(extensionTokens.templateEngines).add(manifest.id, create(manifest.id), manifest.name);
+  };
+}
+
+/**
+ * Declares a `semanticProvider` plugin: `export default defineSemanticProvider((id, config) => provider)`.
+ * `config` is the plugin's validated config (defaults of its configSchema filled in).
+ */
+export function defineSemanticProvider(create: (id: string, config: Record<string, unknown>) => SemanticProvider): PluginRegistration {
+  return (container, config) => {
+    const manifest = manifestOf(container, 'semanticProvider');
+    container.resolve(extensionTokens.semanticProviders).add(manifest.id, create(manifest.id, config), manifest.name);
   };
 }
 

@@ -74,6 +74,11 @@ export interface SqlDialect {
   /** The plugin id, e.g. `postgres`. */
   readonly id: string;
   readonly family: SqlFamily;
+  /**
+   * True when the datasource has one connection (PGlite): the core's guard (core/sql/guarded-datasource.ts)
+   * then runs its calls one at a time. Absent means pooled.
+   */
+  readonly singleConnection?: boolean;
   /** Opens a datasource: knex client and pool, plus init scripts where the dialect is embedded. */
   open(settings: DatasourceSettings): Promise<Datasource>;
   /** Quotes one identifier for this dialect, e.g. `"order"` or `` `order` ``. */

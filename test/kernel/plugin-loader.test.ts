@@ -16,6 +16,7 @@ function freshContainer() {
   container.register(extensionTokens.sqlDialects, { useValue: new ExtensionRegistry('sqlDialect') });
   container.register(extensionTokens.authSchemes, { useValue: new ExtensionRegistry('authScheme') });
   container.register(extensionTokens.templateFunctions, { useValue: new ExtensionRegistry('templateFunctions') });
+  container.register(extensionTokens.templateEngines, { useValue: new ExtensionRegistry('templateEngine') });
   return container;
 }
 

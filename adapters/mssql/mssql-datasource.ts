@@ -1,0 +1,28 @@
+import type { Catalog } from '../../core/catalog/catalog-types.js';
+import { readCatalog } from '../../core/sql/catalog-assembly.js';
+import type { QueryOptions, QueryResult } from '../../core/sql/dialect-contract.js';
+import { KnexDatasource, type RowReader } from '../../core/sql/knex-datasource.js';
+import { encodeResult } from '../../core/sql/value-encoding.js';
+import { mssqlIntrospectionQueries } from './mssql-introspector.js';
+import { runTediousRequest } from './mssql-request.js';
+import { mssqlCodec } from './mssql-types.js';
+
+export class MssqlDatasource extends KnexDatasource {
+  async query(sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
+    // One row beyond the limit tells whether the result was cut.
+    const keep = options.maxRows === undefined ? undefined : options.maxRows + 1;
+    const result = await runTediousRequest(this.knex, sql, bindings, keep);
+    const columns = result.columns.map((column) => ({ name: column.colName, ...mssqlCodec(column) }));
+    return encodeResult(columns, result.rows, { maxRows: options.maxRows, affectedRows: result.rowCount });
+  }
+
+  introspect(schemas: readonly string[]): Promise<Catalog> {
+    const read: RowReader = async ({ sql, bindings }) => (await runTediousRequest(this.knex, sql, bindings)).rows;
+    return readCatalog(schemas, mssqlIntrospectionQueries(schemas), read, (type) => this.dialect.logicalType(type));
+  }
+}
+
+/** `[order]`, with embedded closing brackets doubled. */
+export function quoteMssqlIdentifier(name: string): string {
+  return `[${name.replaceAll(']', ']]')}]`;
+}

@@ -1,0 +1,59 @@
+import type { DatasourceSettings, SqlDialect } from '../../core/sql/dialect-contract.js';
+import { DEFAULT_ACQUIRE_TIMEOUT_MS, createKnex, knexPool } from '../../core/sql/knex-datasource.js';
+import { MysqlDatasource, quoteMysqlIdentifier } from './mysql-datasource.js';
+import { mysqlLogicalType } from './mysql-types.js';
+
+/** The datasource `connection` of a mysql datasource (plugin.json holds its JSON Schema). */
+export interface MysqlConnection {
+  /** `mysql://user:password@host:3306/db`; the fields below are used when it is absent. */
+  connectionString?: string;
+  host?: string;
+  port?: number;
+  user?: string;
+  password?: string;
+  database?: string;
+}
+
+/** The callback connection mysql2 gives knex's pool hook. */
+interface PooledConnection {
+  query(sql: string, callback: (error: Error | null) => void): void;
+}
+
+export function mysqlDialect(id: string): SqlDialect {
+  const dialect: SqlDialect = {
+    id,
+    family: 'mysql',
+    async open(settings: DatasourceSettings) {
+      const connection = settings.connection as MysqlConnection;
+      const timeout = settings.pool.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS;
+      const client = createKnex({
+        client: 'mysql2',
+        connection: {
+          ...(connection.connectionString === undefined
+            ? { host: connection.host, port: connection.port, user: connection.user, password: connection.password, database: connection.database }
+            : { uri: connection.connectionString }),
+          charset: 'utf8mb4',
+          // Values as the server's text: no Date in the process time zone, no rounding of BIGINT or DECIMAL.
+          dateStrings: true,
+          supportBigNumbers: true,
+          bigNumberStrings: true,
+          decimalNumbers: false,
+          timezone: 'Z',
+          connectTimeout: timeout,
+        } as Record<string, unknown>,
+        pool: {
+          ...knexPool(settings.pool),
+          // TIMESTAMP columns hold instants: read them in UTC so they encode with `Z`.
+          afterCreate: (conn: PooledConnection, done: (error: Error | null, conn: PooledConnection) => void) => {
+            conn.query("set time_zone = '+00:00'", (error) => done(error, conn));
+          },
+        },
+        acquireConnectionTimeout: timeout,
+      });
+      return new MysqlDatasource(settings.name, dialect, client).verified();
+    },
+    quoteIdentifier: quoteMysqlIdentifier,
+    logicalType: mysqlLogicalType,
+  };
+  return dialect;
+}

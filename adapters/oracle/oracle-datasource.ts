@@ -1,0 +1,27 @@
+import type { Catalog } from '../../core/catalog/catalog-types.js';
+import { readCatalog } from '../../core/sql/catalog-assembly.js';
+import type { QueryOptions, QueryResult } from '../../core/sql/dialect-contract.js';
+import { KnexDatasource, type RowReader } from '../../core/sql/knex-datasource.js';
+import { encodeResult } from '../../core/sql/value-encoding.js';
+import { oracleIntrospectionQueries } from './oracle-introspector.js';
+import { runOracleStatement } from './oracle-statement.js';
+import { oracleCodec } from './oracle-types.js';
+
+export class OracleDatasource extends KnexDatasource {
+  async query(sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
+    // One row beyond the limit tells whether the result was cut.
+    const result = await runOracleStatement(this.knex, sql, bindings, options.maxRows === undefined ? 0 : options.maxRows + 1);
+    const columns = result.columns.map((column) => ({ name: column.name, ...oracleCodec(column) }));
+    return encodeResult(columns, result.rows, { maxRows: options.maxRows, affectedRows: result.rowsAffected });
+  }
+
+  introspect(schemas: readonly string[]): Promise<Catalog> {
+    const read: RowReader = async ({ sql, bindings }) => (await runOracleStatement(this.knex, sql, bindings)).rows;
+    return readCatalog(schemas, oracleIntrospectionQueries(schemas), read, (type) => this.dialect.logicalType(type));
+  }
+}
+
+/** `"order"`; Oracle names cannot hold a double quote, doubling it makes the mistake fail in the database. */
+export function quoteOracleIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}

@@ -1,0 +1,17 @@
+import type { PGlite } from '@electric-sql/pglite';
+import type { Knex } from 'knex';
+import type { SqlDialect } from '../../core/sql/dialect-contract.js';
+import { PostgresDatasource } from '../postgres/postgres-datasource.js';
+
+/** A PostgreSQL datasource over one embedded PGlite instance, reached through knex's single connection. */
+export class PgliteDatasource extends PostgresDatasource {
+  constructor(name: string, dialect: SqlDialect, knex: Knex, private readonly db: PGlite) {
+    super(name, dialect, knex);
+  }
+
+  /** knex closes PGlite when it had opened its connection; close it here when it never did. */
+  protected override async release(): Promise<void> {
+    await super.release();
+    if (!this.db.closed) await this.db.close();
+  }
+}

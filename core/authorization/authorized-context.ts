@@ -1,0 +1,91 @@
+/**
+ * The catalog part of the Task API's `authorizedContext` (DESIGN.md §6, spec Authentication rule 4): what
+ * the caller may select, for the runtime to plan with. It identifies the VDB and catalog revision and never
+ * holds a credential or the caller's identity. The semantic part is added by the semantic layer.
+ */
+import type { CatalogForeignKey, CatalogFunction, LogicalType } from '../catalog/catalog-types.js';
+import type { VdbRelation, VirtualDatabase } from '../vdb/vdb-types.js';
+import { allows, type AccessLevel, type CallerGrants } from './grants.js';
+
+export interface AuthorizedColumn {
+  name: string;
+  logicalType: LogicalType;
+  nullable: boolean;
+}
+
+export interface AuthorizedRelation {
+  schema: string;
+  name: string;
+  kind: VdbRelation['kind'];
+  columns: AuthorizedColumn[];
+  /** The primary key, when the caller sees all of its columns; else empty. */
+  primaryKey: string[];
+  /** Foreign keys whose columns the caller sees at both ends. */
+  foreignKeys: CatalogForeignKey[];
+}
+
+export interface AuthorizedCatalogContext {
+  vdb: { name: string; version: string };
+  catalogRevision: string;
+  access: AccessLevel;
+  relations: AuthorizedRelation[];
+  functions: Pick<CatalogFunction, 'schema' | 'name' | 'kind' | 'returnType'>[];
+}
+
+/** Derived once per VDB and grant set (both are fixed for the life of the process), frozen because shared. */
+const contexts = new WeakMap<VirtualDatabase, WeakMap<CallerGrants, AuthorizedCatalogContext>>();
+
+export function authorizedContext(vdb: VirtualDatabase, grants: CallerGrants): AuthorizedCatalogContext {
+  let byGrants = contexts.get(vdb);
+  if (!byGrants) contexts.set(vdb, (byGrants = new WeakMap()));
+  let context = byGrants.get(grants);
+  if (!context) byGrants.set(grants, (context = deepFreeze(deriveContext(vdb, grants))));
+  return context;
+}
+
+function deriveContext(vdb: VirtualDatabase, grants: CallerGrants): AuthorizedCatalogContext {
+  const visibleColumns = new Map<string, Set<string>>();
+  for (const relation of vdb.catalog.relations) {
+    const columns = relation.columns
+      .filter((column) => allows(grants, 'select', { schema: relation.schema, relation: relation.name, columns: [column.name] }).allowed)
+      .map((column) => column.name);
+    if (columns.length > 0) visibleColumns.set(relationKey(relation.schema, relation.name), new Set(columns));
+  }
+  const sees = (schema: string, relation: string, columns: readonly string[]) => {
+    const visible = visibleColumns.get(relationKey(schema, relation));
+    return visible !== undefined && columns.every((column) => visible.has(column));
+  };
+
+  const relations = vdb.catalog.relations
+    .filter((relation) => visibleColumns.has(relationKey(relation.schema, relation.name)))
+    .map((relation): AuthorizedRelation => ({
+      schema: relation.schema,
+      name: relation.name,
+      kind: relation.kind,
+      columns: relation.columns
+        .filter((column) => sees(relation.schema, relation.name, [column.name]))
+        .map(({ name, logicalType, nullable }) => ({ name, logicalType, nullable })),
+      primaryKey: sees(relation.schema, relation.name, relation.primaryKey) ? [...relation.primaryKey] : [],
+      foreignKeys: relation.foreignKeys
+        .filter((key) => sees(relation.schema, relation.name, key.columns) && sees(key.referencedSchema, key.referencedRelation, key.referencedColumns))
+        .map((key) => ({ ...key, columns: [...key.columns], referencedColumns: [...key.referencedColumns] })),
+    }));
+
+  const functions = vdb.catalog.functions
+    .filter((fn) => allows(grants, 'select', { schema: fn.schema, relation: fn.name }).allowed)
+    .map(({ schema, name, kind, returnType }) => ({ schema, name, kind, returnType }));
+
+  return { vdb: { name: vdb.name, version: vdb.version }, catalogRevision: vdb.catalogRevision, access: grants.access, relations, functions };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+function relationKey(schema: string, name: string): string {
+  return `${schema}\u0000${name}`;
+}

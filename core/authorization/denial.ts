@@ -1,0 +1,38 @@
+import { ForbiddenError } from '../errors.js';
+
+/** Why a statement was refused. Stable machine codes, listed in docs/authorization.md. */
+export type DenialCode =
+  | 'forbidden'
+  | 'unknown_relation'
+  | 'unqualified_relation'
+  | 'unparseable'
+  | 'multiple_statements'
+  | 'not_read_only'
+  | 'function_not_allowed';
+
+export interface Denial {
+  allowed: false;
+  code: DenialCode;
+  /** A sentence for the caller; names the relation, column or function at fault. */
+  reason: string;
+  /** The relation, column or function refused, e.g. `sales.customers.email`. */
+  resource?: string;
+}
+
+export function deny(code: DenialCode, reason: string, resource?: string): Denial {
+  return resource === undefined ? { allowed: false, code, reason } : { allowed: false, code, reason, resource };
+}
+
+/**
+ * The error a route throws for a denial: 403 `forbidden` whatever the rule, the reason as message, the
+ * authorizer's code and the resource in `details`. Nothing has run.
+ */
+export function denialError(denial: Denial): ForbiddenError {
+  return new ForbiddenError('forbidden', denial.reason, {
+    details: denial.resource === undefined ? { denial: denial.code } : { denial: denial.code, resource: denial.resource },
+  });
+}
+
+export function isDenial(value: object): value is Denial {
+  return 'allowed' in value && value.allowed === false;
+}

@@ -1,0 +1,252 @@
+/**
+ * Validation against the VDB catalog: the relation of every dataset source, every column a field
+ * expression, key or relationship names, declared logical types, and whether declared keys are keys.
+ * Field expressions are analysed here, since the columns they name are only known from their parse.
+ */
+import type { CatalogColumn, LogicalType } from '../catalog/catalog-types.js';
+import type { VdbRelation, VirtualDatabase } from '../vdb/vdb-types.js';
+import type { DiagnosticList } from './diagnostic-list.js';
+import type { ColumnReference, ExpressionAnalyzer } from './expression-analysis.js';
+import type { DocumentPath } from './located-document.js';
+import { siteAt } from './module-acquisition.js';
+import type { OsiExpression } from './module-schemas.js';
+import type { DatasetElement, FieldElement, RelationshipElement, SemanticModel } from './model-elements.js';
+import type { ExpressionDialect } from './provider-contract.js';
+import { candidateHint, didYouMean, NameTable } from './name-matching.js';
+
+/** Logical types a join may compare without a cast. */
+const JOIN_COMPATIBLE: Readonly<Partial<Record<LogicalType, string>>> = { integer: 'whole', bigint: 'whole', decimal: 'fraction', float: 'fraction' };
+
+export interface BindingContext {
+  vdb: VirtualDatabase;
+  dialectOf(datasource: string): ExpressionDialect;
+  analyzer: ExpressionAnalyzer;
+  diagnostics: DiagnosticList;
+}
+
+/** The ANSI_SQL variant of an expression (the one the service compiles) and where it sits. */
+export function ansiExpression(expression: OsiExpression, path: DocumentPath): { text: string; path: DocumentPath } | undefined {
+  const index = expression.dialects.findIndex((variant) => (variant.dialect ?? 'ANSI_SQL') === 'ANSI_SQL');
+  const variant = expression.dialects[index];
+  return variant ? { text: variant.expression, path: [...path, 'expression', 'dialects', index, 'expression'] } : undefined;
+}
+
+export async function bindModel(model: SemanticModel, context: BindingContext): Promise<void> {
+  const { vdb, diagnostics } = context;
+  const schemas = new NameTable<string>();
+  for (const schema of vdb.catalog.schemas) schemas.add(schema, schema);
+  for (const scope of model.scopes) {
+    if (scope.bindingSchema === undefined) continue;
+    const found = schemas.find(scope.bindingSchema);
+    if (found) {
+      scope.bindingSchema = found;
+    } else {
+      scope.bindingValid = false;
+      diagnostics.add('bind.schema_not_found', siteAt(scope.document, ['binding', 'schema']), `schema:${scope.bindingSchema}`,
+        `binding.schema ${scope.bindingSchema} is not a schema of VDB ${vdb.name} ${vdb.version} (it has ${vdb.catalog.schemas.join(', ')})`);
+    }
+  }
+  const relations = relationIndex(vdb.catalog.relations);
+  for (const dataset of model.datasets) bindDataset(dataset, schemas, relations, context);
+  await analyzeFields(model, context);
+  for (const relationship of model.relationships) bindRelationship(relationship, diagnostics);
+}
+
+function relationIndex(relations: VdbRelation[]): Map<string, NameTable<VdbRelation>> {
+  const bySchema = new Map<string, NameTable<VdbRelation>>();
+  for (const relation of relations) {
+    let table = bySchema.get(relation.schema);
+    if (!table) bySchema.set(relation.schema, (table = new NameTable()));
+    table.add(relation.name, relation);
+  }
+  return bySchema;
+}
+
+function bindDataset(dataset: DatasetElement, schemas: NameTable<string>, relations: Map<string, NameTable<VdbRelation>>, context: BindingContext): void {
+  const { vdb, diagnostics } = context;
+  const source = dataset.source;
+  if (!source || (!source.schemaFromSource && !dataset.scope.bindingValid)) return;
+  const site = () => siteAt(dataset.scope.document, [...dataset.path, 'source']);
+  const schema = schemas.find(source.schema);
+  if (!schema) {
+    diagnostics.add('bind.schema_not_found', site, `schema:${source.schema}`,
+      `source of dataset ${dataset.id}: ${source.schema} is not a schema of VDB ${vdb.name} ${vdb.version} (it has ${vdb.catalog.schemas.join(', ')})`);
+    return;
+  }
+  const inSchema = relations.get(schema);
+  const relation = inSchema?.find(source.relation);
+  if (!relation) {
+    diagnostics.add('bind.relation_not_found', site, `relation:${schema}.${source.relation}`,
+      `source of dataset ${dataset.id}: VDB ${vdb.name} ${vdb.version} has no relation ${schema}.${source.relation}${didYouMean(source.relation, inSchema?.names() ?? [])}`);
+    return;
+  }
+  dataset.relation = relation;
+  checkKeys(dataset, relation, diagnostics);
+}
+
+const columnTables = new WeakMap<VdbRelation, NameTable<CatalogColumn>>();
+
+/** The columns of a relation by name, built once per relation: every field of a dataset looks them up. */
+function columnsOf(relation: VdbRelation): NameTable<CatalogColumn> {
+  let table = columnTables.get(relation);
+  if (!table) {
+    table = new NameTable<CatalogColumn>();
+    for (const column of relation.columns) table.add(column.name, column);
+    columnTables.set(relation, table);
+  }
+  return table;
+}
+
+/** Declared keys must name columns; on a table they should be keys the database enforces. */
+function checkKeys(dataset: DatasetElement, relation: VdbRelation, diagnostics: DiagnosticList): void {
+  const columns = columnsOf(relation);
+  const enforced = [relation.primaryKey, ...relation.uniqueKeys].filter((key) => key.length > 0);
+  const declared: { key: string[]; path: DocumentPath }[] = [];
+  if (dataset.osi.primary_key) declared.push({ key: dataset.osi.primary_key, path: [...dataset.path, 'primary_key'] });
+  (dataset.osi.unique_keys ?? []).forEach((key, index) => declared.push({ key, path: [...dataset.path, 'unique_keys', index] }));
+  for (const { key, path } of declared) {
+    const found = key.map((name, index) => {
+      const column = columns.find(name);
+      if (!column) {
+        diagnostics.add('bind.column_not_found', siteAt(dataset.scope.document, [...path, index]), `column:${relation.schema}.${relation.name}.${name}`,
+          `key of dataset ${dataset.id}: relation ${relation.schema}.${relation.name} has no column ${name}${candidateHint(name, columns.names())}`);
+      }
+      return column?.name;
+    });
+    if (found.some((name) => name === undefined) || relation.kind !== 'table') continue;
+    if (!enforced.some((key) => sameColumns(key, found as string[]))) {
+      diagnostics.add('bind.key_not_enforced', siteAt(dataset.scope.document, path), `relation:${relation.schema}.${relation.name}`,
+        `key (${key.join(', ')}) of dataset ${dataset.id} is not a primary key or unique constraint of table ${relation.schema}.${relation.name}`);
+    }
+  }
+}
+
+function sameColumns(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((column) => b.includes(column));
+}
+
+async function analyzeFields(model: SemanticModel, context: BindingContext): Promise<void> {
+  const { analyzer, diagnostics } = context;
+  const pending: { field: FieldElement; dialect: ExpressionDialect }[] = [];
+  for (const dataset of model.datasets) {
+    if (!dataset.relation) continue;
+    const dialect = context.dialectOf(dataset.relation.datasource);
+    for (const field of dataset.fields) {
+      const ansi = ansiExpression(field.osi.expression, field.path);
+      if (!ansi) {
+        diagnostics.add('compile.dialect_unavailable', siteAt(dataset.scope.document, [...field.path, 'expression']), `field:${field.id}`,
+          `field ${field.id} has no ANSI_SQL expression`);
+        continue;
+      }
+      field.expression = ansi.text;
+      field.expressionPath = ansi.path;
+      pending.push({ field, dialect });
+    }
+  }
+  const families = new Map<ExpressionDialect['family'], string[]>();
+  for (const { field, dialect } of pending) {
+    let texts = families.get(dialect.family);
+    if (!texts) families.set(dialect.family, (texts = []));
+    texts.push(field.expression as string);
+  }
+  for (const [family, texts] of families) await analyzer.prepare(family, texts);
+  for (const { field, dialect } of pending) bindField(field, dialect, context);
+}
+
+function bindField(field: FieldElement, dialect: ExpressionDialect, context: BindingContext): void {
+  const { diagnostics } = context;
+  const dataset = field.dataset;
+  const relation = dataset.relation as VdbRelation;
+  const document = dataset.scope.document;
+  const at = () => siteAt(document, field.expressionPath as DocumentPath);
+  const outcome = context.analyzer.analyze(dialect.family, field.expression as string);
+  if (!outcome.ok) {
+    diagnostics.add('compile.expression_invalid', at, `field:${field.id}`, `field ${field.id}, ${field.expression}: ${outcome.message}`);
+    return;
+  }
+  if (outcome.analysis.hasAggregate) {
+    diagnostics.add('compile.aggregate_in_field', at, `field:${field.id}`, `field ${field.id} aggregates (${field.expression}); fields are row-level, metrics aggregate`);
+    return;
+  }
+  field.analysis = outcome.analysis;
+  const columns = columnsOf(relation);
+  const found = outcome.analysis.references.map((reference) => columnOf(reference, dataset, relation, columns, dialect));
+  found.forEach((column, index) => {
+    if (column) return;
+    const name = (outcome.analysis.references[index] as ColumnReference).parts.at(-1) as string;
+    diagnostics.add('bind.column_not_found', at, `column:${relation.schema}.${relation.name}.${name}`,
+      `field ${field.id} reads ${(outcome.analysis.references[index] as ColumnReference).parts.join('.')}, but relation ${relation.schema}.${relation.name} has no such column${candidateHint(name, columns.names())}`);
+  });
+  if (found.some((column) => column === undefined)) return;
+  field.columns = found as CatalogColumn[];
+  const declared = field.osi.logical_type;
+  const column = outcome.analysis.plainColumn ? field.columns[0] : undefined;
+  if (column && declared !== undefined && declared !== column.logicalType) {
+    diagnostics.add('bind.type_mismatch', siteAt(document, [...field.path, 'logical_type']), `column:${relation.schema}.${relation.name}.${column.name}`,
+      `field ${field.id} declares logical_type ${declared}, column ${relation.schema}.${relation.name}.${column.name} is ${column.logicalType} (${column.nativeType})`);
+    return;
+  }
+  field.logicalType = column?.logicalType ?? declared ?? null;
+}
+
+/**
+ * The column a field's reference names: `column`, `<dataset or relation>.column` or
+ * `schema.relation.column`. PostgreSQL already folded unquoted names, so its names match exactly; the
+ * other databases compare unquoted names without case.
+ */
+function columnOf(reference: ColumnReference, dataset: DatasetElement, relation: VdbRelation, columns: NameTable<CatalogColumn>, dialect: ExpressionDialect): CatalogColumn | undefined {
+  const foldCase = dialect.family !== 'postgres';
+  const same = (a: string, b: string) => (foldCase ? a.toLowerCase() === b.toLowerCase() : a === b);
+  const parts = reference.parts;
+  const qualifier = parts.slice(0, -1);
+  const qualified = qualifier.length === 0
+    || (qualifier.length === 1 && (same(qualifier[0] as string, dataset.name) || same(qualifier[0] as string, relation.name)))
+    || (qualifier.length === 2 && same(qualifier[0] as string, relation.schema) && same(qualifier[1] as string, relation.name));
+  return qualified ? columns.find(parts.at(-1) as string, { foldCase }) : undefined;
+}
+
+function bindRelationship(relationship: RelationshipElement, diagnostics: DiagnosticList): void {
+  const { from, to } = relationship;
+  if (!from?.relation || !to?.relation || relationship.osi.from_columns.length !== relationship.osi.to_columns.length) return;
+  const document = relationship.scope.document;
+  const sideColumns = (side: 'from_columns' | 'to_columns', relation: VdbRelation) => {
+    const columns = columnsOf(relation);
+    return relationship.osi[side].map((name, index) => {
+      const column = columns.find(name);
+      if (!column) {
+        diagnostics.add('bind.column_not_found', siteAt(document, [...relationship.path, side, index]), `column:${relation.schema}.${relation.name}.${name}`,
+          `relationship ${relationship.id}, ${side}: relation ${relation.schema}.${relation.name} has no column ${name}${candidateHint(name, columns.names())}`);
+      }
+      return column;
+    });
+  };
+  const fromColumns = sideColumns('from_columns', from.relation);
+  const toColumns = sideColumns('to_columns', to.relation);
+  if (fromColumns.some((column) => !column) || toColumns.some((column) => !column)) return;
+  let compatible = true;
+  fromColumns.forEach((fromColumn, index) => {
+    const toColumn = toColumns[index] as CatalogColumn;
+    const a = (fromColumn as CatalogColumn).logicalType;
+    const b = toColumn.logicalType;
+    if (a === b || (JOIN_COMPATIBLE[a] !== undefined && JOIN_COMPATIBLE[a] === JOIN_COMPATIBLE[b])) return;
+    compatible = false;
+    diagnostics.add('bind.type_mismatch', siteAt(document, [...relationship.path, 'to_columns', index]), `column:${to.relation?.schema}.${to.relation?.name}.${toColumn.name}`,
+      `relationship ${relationship.id} joins ${from.relation?.name}.${(fromColumn as CatalogColumn).name} (${a}) to ${to.relation?.name}.${toColumn.name} (${b})`);
+  });
+  if (!compatible) return;
+  relationship.fromColumns = fromColumns as CatalogColumn[];
+  relationship.toColumns = toColumns as CatalogColumn[];
+  const toNames = relationship.toColumns.map((column) => column.name);
+  if (!keysOf(to).some((key) => sameColumns(key, toNames))) {
+    diagnostics.add('bind.relationship_target_not_key', siteAt(document, [...relationship.path, 'to_columns']), `relationship:${relationship.id}`,
+      `relationship ${relationship.id}: (${toNames.join(', ')}) is not a primary or unique key of dataset ${to.id}, so a row may match several`);
+  }
+  const fromNames = relationship.fromColumns.map((column) => column.name);
+  relationship.cardinality = keysOf(from).some((key) => sameColumns(key, fromNames)) ? 'oneToOne' : 'manyToOne';
+}
+
+/** The keys of a dataset: those of its relation and those it declares. */
+function keysOf(dataset: DatasetElement): string[][] {
+  const relation = dataset.relation as VdbRelation;
+  return [relation.primaryKey, ...relation.uniqueKeys, dataset.osi.primary_key ?? [], ...(dataset.osi.unique_keys ?? [])].filter((key) => key.length > 0);
+}

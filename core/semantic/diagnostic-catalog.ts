@@ -1,0 +1,233 @@
+import type { DiagnosticSeverity } from './semantic-types.js';
+
+/**
+ * The stages of an activation, in the order they run. A diagnostic's stage decides the state it causes
+ * (any error before `compile` makes the VDB `invalid`, a compile error makes it `compileFailed`) and its
+ * place in the sorted list: an earlier stage's error is the cause of what a later stage would report.
+ */
+export type ActivationStage = 'acquire' | 'resolve' | 'bind' | 'compile';
+
+export const STAGE_ORDER: Readonly<Record<ActivationStage, number>> = { acquire: 0, resolve: 1, bind: 2, compile: 3 };
+
+export interface DiagnosticDefinition {
+  /** The stage that reports it; `null` when it depends on where it happened (internal errors). */
+  stage: ActivationStage | null;
+  severity: DiagnosticSeverity;
+  /** One line on when it is reported, for docs/diagnostics.md. */
+  summary: string;
+  remediation: string;
+}
+
+/**
+ * Every diagnostic code, with its stage, severity and remediation. docs/diagnostics.md lists the same
+ * codes; a test checks that each has a fixture module that triggers it.
+ */
+export const DIAGNOSTICS = {
+  'provider.unknown': {
+    stage: 'acquire', severity: 'error',
+    summary: 'The reference names a semantic provider id that no installed plugin registers.',
+    remediation: 'Use an installed provider id (bundle, http, catalog), or list the plugin that provides it under `plugins` in service.yaml, then restart.',
+  },
+  'provider.uri_invalid': {
+    stage: 'acquire', severity: 'error',
+    summary: 'The provider cannot use the uri: a bundle module outside the descriptor bundle, or an http module that is not an https URL.',
+    remediation: 'A bundle module is a folder inside the descriptor bundle (e.g. `semantic/retail`); an http module is an https URL of its manifest.yaml or folder (plain http only on loopback addresses).',
+  },
+  'provider.unreachable': {
+    stage: 'acquire', severity: 'error',
+    summary: 'The provider did not deliver a file: connection refused, timeout, or an error status after the retries.',
+    remediation: 'Check that the provider is reachable from the service host and answers within the timeout, then restart the service: inputs are read once, at startup.',
+  },
+  'provider.media_type_unsupported': {
+    stage: 'acquire', severity: 'error',
+    summary: 'The reference asks for a media type the provider does not deliver, or a file was served with a media type that is not YAML, JSON or text.',
+    remediation: 'Use `mediaType: application/vnd.vdb.semantic-module+yaml` (or leave it out), and serve module files as YAML, JSON or plain text rather than HTML.',
+  },
+  'module.file_too_large': {
+    stage: 'acquire', severity: 'error',
+    summary: 'A module file is larger than 16 MiB.',
+    remediation: 'Split the model into several documents listed in the manifest.',
+  },
+  'module.manifest_missing': {
+    stage: 'acquire', severity: 'error',
+    summary: 'The module location holds no manifest.yaml.',
+    remediation: 'Check the module uri: the folder (or URL) must hold manifest.yaml.',
+  },
+  'module.digest_mismatch': {
+    stage: 'acquire', severity: 'error',
+    summary: 'The SHA-256 of manifest.yaml differs from the sha256 of the VDB reference.',
+    remediation: 'If the manifest change is intended, put the output of `sha256sum manifest.yaml` into the reference\'s sha256; otherwise restore the manifest the reference pins. Then restart.',
+  },
+  'module.manifest_invalid': {
+    stage: 'acquire', severity: 'error',
+    summary: 'manifest.yaml is not valid YAML or does not have the manifest shape (name, version, namespace, documents).',
+    remediation: 'Fix the key at the location; docs/semantic.md shows the manifest format.',
+  },
+  'module.identity_mismatch': {
+    stage: 'acquire', severity: 'error',
+    summary: 'The manifest\'s name or version differs from the name or version the VDB reference expects.',
+    remediation: 'Make the reference\'s name and version equal the manifest\'s, or point the reference at the intended module.',
+  },
+  'module.document_missing': {
+    stage: 'acquire', severity: 'error',
+    summary: 'A document listed in the manifest is not in the module.',
+    remediation: 'Add the file to the module, or remove it from `documents` in manifest.yaml.',
+  },
+  'module.document_digest_mismatch': {
+    stage: 'acquire', severity: 'error',
+    summary: 'The SHA-256 of a document differs from the sha256 the manifest lists for it.',
+    remediation: 'Put the output of `sha256sum <document>` into its sha256 in manifest.yaml, then update the manifest digest in the VDB reference.',
+  },
+  'module.media_type_unsupported': {
+    stage: 'acquire', severity: 'error',
+    summary: 'The manifest lists a document with a media type the service does not read.',
+    remediation: 'List OSI documents as `application/vnd.osi+yaml` or `application/vnd.osi+json`.',
+  },
+  'module.document_unlisted': {
+    stage: 'acquire', severity: 'warning',
+    summary: 'A file in the module folder is not listed in the manifest, so it is ignored.',
+    remediation: 'List the file under `documents` in manifest.yaml, or remove it from the module folder.',
+  },
+  'document.yaml_invalid': {
+    stage: 'acquire', severity: 'error',
+    summary: 'A document is not valid YAML (or JSON), has a duplicate key, or uses too many aliases.',
+    remediation: 'Fix the syntax at the location.',
+  },
+  'document.schema_invalid': {
+    stage: 'acquire', severity: 'error',
+    summary: 'A document does not follow OSI 1.0 with the service\'s additions: an unknown key, a missing required key or a wrong type.',
+    remediation: 'Fix the key at the location; docs/semantic.md lists the accepted keys.',
+  },
+  'resolve.unknown_import': {
+    stage: 'resolve', severity: 'error',
+    summary: 'A document imports a namespace that no document of the module declares.',
+    remediation: 'Import a namespace the module defines (a document\'s `namespace`, or the manifest\'s), or remove the import.',
+  },
+  'resolve.namespace_not_imported': {
+    stage: 'resolve', severity: 'error',
+    summary: 'A qualified name uses a namespace that the document neither is in nor imports.',
+    remediation: 'Add the namespace to the document\'s `imports`, or qualify the name with a namespace the document sees.',
+  },
+  'resolve.ambiguous_definition': {
+    stage: 'resolve', severity: 'error',
+    summary: 'Two definitions share one name in one scope: datasets, metrics or relationships of a namespace, or fields of a dataset.',
+    remediation: 'Rename one of the definitions, or move it to another namespace.',
+  },
+  'resolve.ambiguous_reference': {
+    stage: 'resolve', severity: 'error',
+    summary: 'An unqualified name is defined in more than one imported namespace.',
+    remediation: 'Qualify the name with its namespace (`namespace.name`), or import only one of the namespaces.',
+  },
+  'resolve.unknown_dataset': {
+    stage: 'resolve', severity: 'error',
+    summary: 'A relationship or metric names a dataset that is not defined in any namespace the document sees.',
+    remediation: 'Name a dataset of the document\'s namespace or of an imported one; check the spelling.',
+  },
+  'resolve.unknown_field': {
+    stage: 'resolve', severity: 'error',
+    summary: 'A metric names a field that its dataset does not define.',
+    remediation: 'Reference a field the dataset defines (`dataset.field`), or add the field to the dataset.',
+  },
+  'resolve.unknown_metric': {
+    stage: 'resolve', severity: 'error',
+    summary: 'A metric expression uses a bare name that is not a metric; fields are always written `dataset.field`.',
+    remediation: 'Write fields as `dataset.field`, or name a metric the document sees.',
+  },
+  'resolve.unbound_source': {
+    stage: 'resolve', severity: 'error',
+    summary: 'A dataset source names only a relation, and the document has no `binding.schema` to take the schema from.',
+    remediation: 'Write the source as `schema.relation`, or add `binding: { schema: <schema> }` to the document.',
+  },
+  'resolve.source_invalid': {
+    stage: 'resolve', severity: 'error',
+    summary: 'A dataset source is not `relation`, `schema.relation` or `<vdb>.schema.relation`; query sources are not supported.',
+    remediation: 'Name a table or view of the VDB; for a query, create a view in the database and include it in the VDB.',
+  },
+  'resolve.relationship_arity_mismatch': {
+    stage: 'resolve', severity: 'error',
+    summary: 'A relationship lists a different number of from_columns and to_columns.',
+    remediation: 'List the same number of columns on both sides, in corresponding order.',
+  },
+  'bind.schema_not_found': {
+    stage: 'bind', severity: 'error',
+    summary: 'A binding or a dataset source names a schema that is not a schema of the VDB.',
+    remediation: 'Use a schema listed under `schemas` in the VDB file, or add the schema to the VDB.',
+  },
+  'bind.relation_not_found': {
+    stage: 'bind', severity: 'error',
+    summary: 'A dataset source names a relation that the VDB catalog does not have.',
+    remediation: 'Compare the source with the VDB catalog (`GET /api/v1/vdbs/{vdb}/versions/{version}/catalog`): the relation must exist and be included in the VDB.',
+  },
+  'bind.column_not_found': {
+    stage: 'bind', severity: 'error',
+    summary: 'A field expression, key or relationship names a column that the dataset\'s relation does not have.',
+    remediation: 'Compare the column with the relation in the VDB catalog; for PostgreSQL, unquoted names are folded to lower case.',
+  },
+  'bind.type_mismatch': {
+    stage: 'bind', severity: 'error',
+    summary: 'A field\'s `logical_type` differs from its column\'s logical type, or relationship columns have incompatible types.',
+    remediation: 'Set `logical_type` to the column\'s logical type from the VDB catalog (or remove it); join columns of compatible types.',
+  },
+  'bind.key_not_enforced': {
+    stage: 'bind', severity: 'warning',
+    summary: 'A declared primary or unique key of a table is not a primary key or unique constraint in the database.',
+    remediation: 'Declare the key the table has, or add the constraint to the table; otherwise joins on it may repeat rows.',
+  },
+  'bind.relationship_target_not_key': {
+    stage: 'bind', severity: 'warning',
+    summary: 'A relationship\'s to_columns are not a primary or unique key of the `to` dataset, so it may not be many-to-one.',
+    remediation: 'Point to_columns at a key of the `to` dataset, or declare that key in `primary_key` or `unique_keys`.',
+  },
+  'compile.dialect_unavailable': {
+    stage: 'compile', severity: 'error',
+    summary: 'An expression has no ANSI_SQL variant, the one the service compiles.',
+    remediation: 'Add `- dialect: ANSI_SQL` with the expression under `expression.dialects`.',
+  },
+  'compile.expression_invalid': {
+    stage: 'compile', severity: 'error',
+    summary: 'An expression does not parse in the SQL grammar of its datasource, or is not one plain expression (an alias, a subquery, a window function, a second statement).',
+    remediation: 'Write one scalar SQL expression (a field) or one aggregate expression (a metric) in the datasource\'s dialect, without subqueries.',
+  },
+  'compile.aggregate_in_field': {
+    stage: 'compile', severity: 'error',
+    summary: 'A field expression uses an aggregate function; fields are row-level.',
+    remediation: 'Move the aggregate into a metric and reference the field from it.',
+  },
+  'compile.metric_not_aggregate': {
+    stage: 'compile', severity: 'error',
+    summary: 'A metric expression (with the metrics it names) has no aggregate function.',
+    remediation: 'Aggregate the fields, e.g. `SUM(orders.total)`, or make the value a field of its dataset.',
+  },
+  'compile.metric_unanchored': {
+    stage: 'compile', severity: 'error',
+    summary: 'A metric reads no field, so no dataset anchors it (e.g. a bare `COUNT(*)`).',
+    remediation: 'Reference a field of the dataset to measure, e.g. `COUNT(orders.id)`.',
+  },
+  'compile.metric_cycle': {
+    stage: 'compile', severity: 'error',
+    summary: 'Metrics reference each other in a cycle.',
+    remediation: 'Break the cycle: one of the metrics must be defined from fields only.',
+  },
+  'compile.join_path_missing': {
+    stage: 'compile', severity: 'error',
+    summary: 'A metric reads datasets that no chain of relationships connects.',
+    remediation: 'Add a relationship between the datasets, or split the metric.',
+  },
+  'compile.join_path_ambiguous': {
+    stage: 'compile', severity: 'error',
+    summary: 'A metric reads datasets that two different shortest chains of relationships connect.',
+    remediation: 'Remove the redundant relationship, or split the metric so each reads datasets joined one way.',
+  },
+  'compile.cross_datasource_metric': {
+    stage: 'compile', severity: 'error',
+    summary: 'A metric reads datasets that live in different datasources; a query cannot span datasources yet.',
+    remediation: 'Define the metric over datasets of one datasource.',
+  },
+  'activation.internal_error': {
+    stage: null, severity: 'error',
+    summary: 'Activation failed on an unexpected error of the service or a provider plugin; the model was not published.',
+    remediation: 'Report it with the service log around the activation of this VDB; restart after a fix.',
+  },
+} as const satisfies Record<string, DiagnosticDefinition>;
+
+export type DiagnosticCode = keyof typeof DIAGNOSTICS;

@@ -1,0 +1,171 @@
+/**
+ * Compilation: qualify every column with its dataset's alias, inline the metrics a metric names, check
+ * that metrics aggregate, and plan the joins each metric needs. Runs only on a model that resolved and
+ * bound without errors; an element whose own expression failed is skipped by those that use it.
+ */
+import type { DiagnosticList } from './diagnostic-list.js';
+import type { ColumnReference, ExpressionAnalysis } from './expression-analysis.js';
+import { JoinGraph, type JoinStep } from './join-paths.js';
+import type { DocumentPath } from './located-document.js';
+import { siteAt } from './module-acquisition.js';
+import type { DatasetElement, FieldElement, MetricElement, MetricReference, SemanticModel } from './model-elements.js';
+import type { ExpressionDialect } from './provider-contract.js';
+
+export interface CompiledMetric {
+  metric: MetricElement;
+  sql: string;
+  fields: FieldElement[];
+  datasets: DatasetElement[];
+  base: DatasetElement;
+  steps: JoinStep[];
+  hasAggregate: boolean;
+}
+
+interface Inlined {
+  sql: string;
+  fields: FieldElement[];
+  hasAggregate: boolean;
+}
+
+/** Replaces each span of `text` by its replacement; spans do not overlap. */
+export function replaceSpans(text: string, replacements: { start: number; end: number; text: string }[]): string {
+  let result = '';
+  let position = 0;
+  for (const replacement of [...replacements].sort((a, b) => a.start - b.start)) {
+    result += text.slice(position, replacement.start) + replacement.text;
+    position = replacement.end;
+  }
+  return result + text.slice(position);
+}
+
+export function compileModel(model: SemanticModel, dialectOf: (datasource: string) => ExpressionDialect, diagnostics: DiagnosticList): CompiledMetric[] {
+  assignAliases(model.datasets);
+  for (const dataset of model.datasets) {
+    const dialect = dialectOf(dataset.relation?.datasource as string);
+    for (const field of dataset.fields) compileField(field, dialect);
+  }
+  return new MetricCompiler(model, diagnostics).compileAll();
+}
+
+/** A dataset's alias is its name, prefixed with its namespace only where two namespaces share the name. */
+function assignAliases(datasets: DatasetElement[]): void {
+  const count = new Map<string, number>();
+  for (const dataset of datasets) count.set(dataset.name, (count.get(dataset.name) ?? 0) + 1);
+  const used = new Set<string>();
+  for (const dataset of datasets) {
+    let alias = (count.get(dataset.name) ?? 0) > 1 ? `${dataset.namespace}_${dataset.name}` : dataset.name;
+    for (let suffix = 2; used.has(alias); suffix++) alias = `${dataset.namespace}_${dataset.name}_${suffix}`;
+    used.add(alias);
+    dataset.alias = alias;
+  }
+}
+
+function compileField(field: FieldElement, dialect: ExpressionDialect): void {
+  const { analysis, columns, expression } = field;
+  if (!analysis || !columns || expression === undefined) return;
+  const alias = dialect.quoteIdentifier(field.dataset.alias as string);
+  field.sql = replaceSpans(expression, analysis.references.map((reference: ColumnReference, index) => ({
+    start: reference.start, end: reference.end, text: `${alias}.${dialect.quoteIdentifier((columns[index] as { name: string }).name)}`,
+  })));
+}
+
+class MetricCompiler {
+  private readonly inlined = new Map<MetricElement, Inlined | null>();
+  private readonly visiting: MetricElement[] = [];
+  private readonly joins: JoinGraph;
+
+  constructor(
+    private readonly model: SemanticModel,
+    private readonly diagnostics: DiagnosticList,
+  ) {
+    this.joins = new JoinGraph(model.relationships);
+  }
+
+  compileAll(): CompiledMetric[] {
+    const compiled: CompiledMetric[] = [];
+    for (const metric of this.model.metrics) {
+      const result = this.finish(metric);
+      if (result) compiled.push(result);
+    }
+    return compiled;
+  }
+
+  private at(metric: MetricElement) {
+    return siteAt(metric.scope.document, (metric.expressionPath ?? [...metric.path, 'expression']) as DocumentPath);
+  }
+
+  /** The metric's expression with its references replaced; null when it or a metric it names failed. */
+  private inline(metric: MetricElement): Inlined | null {
+    const known = this.inlined.get(metric);
+    if (known !== undefined) return known;
+    const cycleStart = this.visiting.indexOf(metric);
+    if (cycleStart >= 0) {
+      const cycle = [...this.visiting.slice(cycleStart), metric].map((member) => member.id);
+      const first = this.visiting[cycleStart] as MetricElement;
+      this.diagnostics.add('compile.metric_cycle', this.at(first), `metric:${first.id}`, `metrics reference each other in a cycle: ${cycle.join(' -> ')}`);
+      for (const member of this.visiting.slice(cycleStart)) this.inlined.set(member, null);
+      return null;
+    }
+    if (!metric.analysis || !metric.references || metric.expression === undefined) {
+      this.inlined.set(metric, null);
+      return null;
+    }
+    this.visiting.push(metric);
+    const result = this.replaceReferences(metric.analysis, metric.references, metric.expression);
+    this.visiting.pop();
+    // A cycle found below may already have marked this metric as failed.
+    if (this.inlined.get(metric) === null) return null;
+    this.inlined.set(metric, result);
+    return result;
+  }
+
+  private replaceReferences(analysis: ExpressionAnalysis, references: MetricReference[], expression: string): Inlined | null {
+    const fields: FieldElement[] = [];
+    let hasAggregate = analysis.hasAggregate;
+    const replacements: { start: number; end: number; text: string }[] = [];
+    for (const [index, reference] of references.entries()) {
+      const span = analysis.references[index] as ColumnReference;
+      if (reference.kind === 'field') {
+        const { field } = reference;
+        if (field.sql === undefined) return null;
+        if (!fields.includes(field)) fields.push(field);
+        replacements.push({ start: span.start, end: span.end, text: field.analysis?.plainColumn ? field.sql : `(${field.sql})` });
+      } else {
+        const inner = this.inline(reference.metric);
+        if (!inner) return null;
+        for (const field of inner.fields) if (!fields.includes(field)) fields.push(field);
+        hasAggregate ||= inner.hasAggregate;
+        replacements.push({ start: span.start, end: span.end, text: `(${inner.sql})` });
+      }
+    }
+    return { sql: replaceSpans(expression, replacements), fields, hasAggregate };
+  }
+
+  private finish(metric: MetricElement): CompiledMetric | undefined {
+    const inlined = this.inline(metric);
+    if (!inlined) return undefined;
+    const target = `metric:${metric.id}`;
+    if (!inlined.hasAggregate) {
+      this.diagnostics.add('compile.metric_not_aggregate', this.at(metric), target, `metric ${metric.id} (${metric.expression}) aggregates nothing`);
+      return undefined;
+    }
+    const datasets = [...new Set(inlined.fields.map((field) => field.dataset))];
+    const [first] = datasets;
+    if (!first) {
+      this.diagnostics.add('compile.metric_unanchored', this.at(metric), target, `metric ${metric.id} (${metric.expression}) reads no field, so nothing says which dataset it measures`);
+      return undefined;
+    }
+    const datasources = [...new Set(datasets.map((dataset) => dataset.relation?.datasource))];
+    if (datasources.length > 1) {
+      this.diagnostics.add('compile.cross_datasource_metric', this.at(metric), target,
+        `metric ${metric.id} reads datasets of datasources ${datasources.join(' and ')}`);
+      return undefined;
+    }
+    const plan = this.joins.plan(datasets);
+    if (!plan.ok) {
+      this.diagnostics.add(plan.reason === 'missing' ? 'compile.join_path_missing' : 'compile.join_path_ambiguous', this.at(metric), target, `metric ${metric.id}: ${plan.message}`);
+      return undefined;
+    }
+    return { metric, sql: inlined.sql, fields: inlined.fields, datasets, base: plan.base, steps: plan.steps, hasAggregate: true };
+  }
+}

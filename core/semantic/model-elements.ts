@@ -1,0 +1,84 @@
+import type { CatalogColumn, LogicalType } from '../catalog/catalog-types.js';
+import type { VdbRelation } from '../vdb/vdb-types.js';
+import type { ExpressionAnalysis } from './expression-analysis.js';
+import type { DocumentPath } from './located-document.js';
+import type { AcquiredDocument } from './module-acquisition.js';
+import type { OsiDataset, OsiField, OsiMetric, OsiRelationship } from './module-schemas.js';
+
+
+/** What one document sees: its namespace, the namespaces it imports, its default schema. */
+export interface DocumentScope {
+  document: AcquiredDocument;
+  namespace: string;
+  /** Imports that name a namespace of the module (unknown ones are diagnosed and left out). */
+  imports: string[];
+  bindingSchema: string | undefined;
+  /** False when `binding.schema` is not a schema of the VDB (diagnosed once, at the binding). */
+  bindingValid: boolean;
+}
+
+interface ElementBase {
+  /** Namespaced id: `retail.orders`, `retail.revenue`. */
+  id: string;
+  name: string;
+  namespace: string;
+  /** The `semantic_model` entry it is defined in. */
+  model: string;
+  scope: DocumentScope;
+  /** Where it is defined in its document. */
+  path: DocumentPath;
+}
+
+export interface DatasetElement extends ElementBase {
+  osi: OsiDataset;
+  /** The source split into schema and relation names, once resolution succeeded. */
+  source?: { schema: string; relation: string; schemaFromSource: boolean };
+  relation?: VdbRelation;
+  fields: FieldElement[];
+  /** Assigned at compilation: unique in the package. */
+  alias?: string;
+}
+
+export interface FieldElement {
+  id: string;
+  name: string;
+  dataset: DatasetElement;
+  path: DocumentPath;
+  osi: OsiField;
+  /** Path of the ANSI_SQL expression in the document. */
+  expressionPath?: DocumentPath;
+  expression?: string;
+  analysis?: ExpressionAnalysis;
+  /** The catalog column of each reference of `analysis`, in the same order, once all were found. */
+  columns?: CatalogColumn[];
+  logicalType: LogicalType | null;
+  /** Compiled: the expression with columns qualified by the dataset alias. */
+  sql?: string;
+}
+
+export interface RelationshipElement extends ElementBase {
+  osi: OsiRelationship;
+  from?: DatasetElement;
+  to?: DatasetElement;
+  fromColumns?: CatalogColumn[];
+  toColumns?: CatalogColumn[];
+  cardinality?: 'manyToOne' | 'oneToOne';
+}
+
+export type MetricReference = { kind: 'field'; field: FieldElement } | { kind: 'metric'; metric: MetricElement };
+
+export interface MetricElement extends ElementBase {
+  osi: OsiMetric;
+  expressionPath?: DocumentPath;
+  expression?: string;
+  analysis?: ExpressionAnalysis;
+  /** What each reference of `analysis` names, in the same order, once all resolved. */
+  references?: MetricReference[];
+}
+
+export interface SemanticModel {
+  scopes: DocumentScope[];
+  datasets: DatasetElement[];
+  relationships: RelationshipElement[];
+  metrics: MetricElement[];
+}

@@ -1,0 +1,129 @@
+/**
+ * Writes the compiled model as the semantic package: content only (no paths on disk, no time, no
+ * generation), arrays in a fixed order, canonical JSON. The same model over the same catalog gives the
+ * same bytes, and so the same digest, on every start and whatever the key order of its sources.
+ */
+import type { VirtualDatabase } from '../vdb/vdb-types.js';
+import { canonicalJson, sha256Hex } from './digests.js';
+import type { JoinStep } from './join-paths.js';
+import type { CompiledMetric } from './model-compilation.js';
+import type { AcquiredModule } from './module-acquisition.js';
+import type { DatasetElement, FieldElement, RelationshipElement, SemanticModel } from './model-elements.js';
+import type { ExpressionDialect } from './provider-contract.js';
+import type {
+  JsonValue, PackageDataset, PackageField, PackageJoin, PackageMetric, PackageRelationship, SemanticPackage,
+} from './package-types.js';
+import type { CompiledPackage } from './semantic-types.js';
+
+interface PackageInput {
+  vdb: VirtualDatabase;
+  module: AcquiredModule;
+  model: SemanticModel;
+  metrics: CompiledMetric[];
+  dialectOf(datasource: string): ExpressionDialect;
+}
+
+const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+export function buildPackage(input: PackageInput): CompiledPackage {
+  const { vdb, module, model } = input;
+  const document: SemanticPackage = {
+    format: 'semantic-package',
+    formatVersion: 1,
+    vdb: { name: vdb.name, version: vdb.version, catalogRevision: vdb.catalogRevision },
+    module: { name: module.manifest.name, version: module.manifest.version, namespace: module.manifest.namespace },
+    sources: module.documents.map((document) => ({ path: document.path, mediaType: document.mediaType, contentDigest: document.contentDigest })),
+    models: model.scopes.flatMap((scope) => scope.document.value.semantic_model.map((osi) => ({
+      name: osi.name,
+      namespace: scope.namespace,
+      document: scope.document.path,
+      description: osi.description ?? null,
+      aiContext: osi.ai_context ?? null,
+    }))),
+    datasets: model.datasets.map(packageDataset).sort(byId),
+    relationships: model.relationships.map(packageRelationship).sort(byId),
+    metrics: input.metrics.map((compiled) => packageMetric(compiled, input.dialectOf)).sort(byId),
+  };
+  const text = canonicalJson(document);
+  return { document, canonicalJson: text, digest: `sha256:${sha256Hex(text)}` };
+}
+
+function packageDataset(dataset: DatasetElement): PackageDataset {
+  const relation = dataset.relation!;
+  return {
+    id: dataset.id,
+    name: dataset.name,
+    namespace: dataset.namespace,
+    model: dataset.model,
+    alias: dataset.alias!,
+    description: dataset.osi.description ?? null,
+    aiContext: dataset.osi.ai_context ?? null,
+    relation: { datasource: relation.datasource, schema: relation.schema, name: relation.name, kind: relation.kind },
+    primaryKey: dataset.osi.primary_key ?? relation.primaryKey,
+    uniqueKeys: dataset.osi.unique_keys ?? relation.uniqueKeys,
+    fields: dataset.fields.map(packageField),
+  };
+}
+
+function packageField(field: FieldElement): PackageField {
+  const columns = field.columns ?? [];
+  const column = field.analysis?.plainColumn ? columns[0] : undefined;
+  return {
+    id: field.id,
+    name: field.name,
+    expression: field.expression!,
+    sql: field.sql!,
+    column: column?.name ?? null,
+    columns: [...new Set(columns.map((candidate) => candidate.name))],
+    logicalType: field.logicalType,
+    nativeType: column?.nativeType ?? null,
+    nullable: column?.nullable ?? null,
+    isTime: field.osi.dimension?.is_time ?? false,
+    label: field.osi.label ?? null,
+    description: field.osi.description ?? null,
+    aiContext: (field.osi.ai_context ?? null) as JsonValue | null,
+  };
+}
+
+function packageRelationship(relationship: RelationshipElement): PackageRelationship {
+  return {
+    id: relationship.id,
+    name: relationship.name,
+    namespace: relationship.namespace,
+    from: relationship.from!.id,
+    to: relationship.to!.id,
+    fromColumns: relationship.fromColumns!.map((column) => column.name),
+    toColumns: relationship.toColumns!.map((column) => column.name),
+    cardinality: relationship.cardinality!,
+    aiContext: relationship.osi.ai_context ?? null,
+  };
+}
+
+function packageMetric(compiled: CompiledMetric, dialectOf: (datasource: string) => ExpressionDialect): PackageMetric {
+  const { metric } = compiled;
+  const dialect = dialectOf(compiled.base.relation!.datasource);
+  return {
+    id: metric.id,
+    name: metric.name,
+    namespace: metric.namespace,
+    model: metric.model,
+    expression: metric.expression!,
+    sql: compiled.sql,
+    fields: compiled.fields.map((field) => field.id),
+    metrics: [...new Set((metric.references ?? []).flatMap((reference) => (reference.kind === 'metric' ? [reference.metric.id] : [])))],
+    datasets: compiled.datasets.map((dataset) => dataset.id),
+    baseDataset: compiled.base.id,
+    joins: compiled.steps.map((step) => packageJoin(step, dialect)),
+    description: metric.osi.description ?? null,
+    aiContext: metric.osi.ai_context ?? null,
+  };
+}
+
+/** `"customers"."id" = "orders"."customer_id"`: the relationship's column pairs, by dataset alias. */
+function packageJoin(step: JoinStep, dialect: ExpressionDialect): PackageJoin {
+  const { relationship } = step;
+  const quote = (dataset: DatasetElement, column: string) => `${dialect.quoteIdentifier(dataset.alias!)}.${dialect.quoteIdentifier(column)}`;
+  const on = relationship.fromColumns!.map((fromColumn, index) =>
+    `${quote(relationship.from!, fromColumn.name)} = ${quote(relationship.to!, relationship.toColumns![index]!.name)}`).join(' AND ');
+  return { relationship: relationship.id, dataset: step.joined.id, on, fanOut: step.fanOut };
+}

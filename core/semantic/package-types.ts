@@ -1,0 +1,123 @@
+import type { LogicalType } from '../catalog/catalog-types.js';
+
+/** A JSON value as the OSI documents carry it (`ai_context` may be a string or an object). */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * The compiled semantic package of one VDB (`format: semantic-package`, `formatVersion: 1`), documented in
+ * docs/semantic.md. Every id is namespaced: a dataset `retail.orders`, a field `retail.orders.total`, a
+ * metric `retail.revenue`. Every `sql` is in the dialect of the dataset's datasource and names datasets by
+ * their `alias`, so a consumer writes `FROM <relation> AS <alias>` and splices it in.
+ */
+export interface SemanticPackage {
+  format: 'semantic-package';
+  formatVersion: 1;
+  vdb: { name: string; version: string; catalogRevision: string };
+  module: { name: string; version: string; namespace: string };
+  /**
+   * The documents, each with the digest of its content as canonical JSON: formatting-proof. The manifest's
+   * content is `module` and this list (its file digests pin bytes, not meaning, so they are left out).
+   */
+  sources: PackageSource[];
+  models: PackageModel[];
+  datasets: PackageDataset[];
+  relationships: PackageRelationship[];
+  metrics: PackageMetric[];
+}
+
+export interface PackageSource {
+  path: string;
+  mediaType: string;
+  /** `sha256:<hex>` of the parsed content as RFC 8785 JSON: key order, comments and layout do not count. */
+  contentDigest: string;
+}
+
+/** One `semantic_model` entry of a document. */
+export interface PackageModel {
+  name: string;
+  namespace: string;
+  document: string;
+  description: string | null;
+  aiContext: JsonValue | null;
+}
+
+export interface PackageDataset {
+  id: string;
+  name: string;
+  namespace: string;
+  model: string;
+  /** The SQL alias the package's `sql` texts use for this dataset; unique in the package. */
+  alias: string;
+  description: string | null;
+  aiContext: JsonValue | null;
+  relation: { datasource: string; schema: string; name: string; kind: 'table' | 'view' };
+  primaryKey: string[];
+  uniqueKeys: string[][];
+  fields: PackageField[];
+}
+
+export interface PackageField {
+  id: string;
+  name: string;
+  /** The ANSI_SQL expression as written. */
+  expression: string;
+  /** The expression with every column qualified by the dataset alias, e.g. `"orders"."total"`. */
+  sql: string;
+  /** The column when the expression is exactly one column, else null. */
+  column: string | null;
+  /** Every column the expression reads. */
+  columns: string[];
+  /** The column's logical type, or the declared `logical_type` of a computed field; null when unknown. */
+  logicalType: LogicalType | null;
+  nativeType: string | null;
+  nullable: boolean | null;
+  isTime: boolean;
+  label: string | null;
+  description: string | null;
+  aiContext: JsonValue | null;
+}
+
+export interface PackageRelationship {
+  id: string;
+  name: string;
+  namespace: string;
+  /** The dataset on the many side. */
+  from: string;
+  /** The dataset on the one side. */
+  to: string;
+  fromColumns: string[];
+  toColumns: string[];
+  cardinality: 'manyToOne' | 'oneToOne';
+  aiContext: JsonValue | null;
+}
+
+/** One join of a metric's path: `JOIN <dataset relation> AS <alias> ON <on>`. */
+export interface PackageJoin {
+  relationship: string;
+  /** The dataset this step joins; the other side is already in the query. */
+  dataset: string;
+  on: string;
+  /** True when the step goes from the one side to the many side: rows of the query may repeat. */
+  fanOut: boolean;
+}
+
+export interface PackageMetric {
+  id: string;
+  name: string;
+  namespace: string;
+  model: string;
+  /** The ANSI_SQL expression as written. */
+  expression: string;
+  /** The expression with fields replaced by their `sql` and other metrics inlined in parentheses. */
+  sql: string;
+  /** Ids of the fields the expression (with inlined metrics) reads. */
+  fields: string[];
+  /** Ids of the metrics the expression names directly. */
+  metrics: string[];
+  /** Every dataset the metric reads; the query starts at `baseDataset` and adds `joins` in order. */
+  datasets: string[];
+  baseDataset: string;
+  joins: PackageJoin[];
+  description: string | null;
+  aiContext: JsonValue | null;
+}

@@ -1,0 +1,64 @@
+import type { Logger } from 'pino';
+import type { DependencyContainer } from 'tsyringe';
+import type { ServiceConfig } from '../config/config-types.js';
+import { coreTokens, extensionTokens } from '../tokens.js';
+import type { VirtualDatabase } from '../vdb/vdb-types.js';
+import type { ExpressionDialect } from './provider-contract.js';
+import { SemanticRegistry } from './semantic-registry.js';
+import type { VdbActivation } from './semantic-types.js';
+import { activateVdb } from './vdb-activation.js';
+
+/** The activation a process does at startup; there is no reload (spec rule 3). */
+const STARTUP_GENERATION = 1;
+
+/**
+ * Activates the semantic model of every VDB, once, at startup. A failed model never stops this function:
+ * its VDB is `invalid` or `compileFailed`, and whether the service then serves or gates its routes is the
+ * registry's `startupBlocked`. Needs the semantic providers (plugins) and the open datasources.
+ */
+export async function activateSemantics(
+  vdbs: readonly VirtualDatabase[],
+  config: ServiceConfig,
+  container: DependencyContainer,
+  logger: Logger,
+): Promise<SemanticRegistry> {
+  const providers = container.resolve(extensionTokens.semanticProviders);
+  const datasources = container.resolve(coreTokens.datasources);
+  const dialects = new Map<string, ExpressionDialect>();
+  for (const name of new Set(vdbs.flatMap((vdb) => [vdb.datasource, ...vdb.schemas.map((schema) => schema.datasource)]))) {
+    dialects.set(name, (await datasources.open(name)).dialect);
+  }
+  const dialectOf = (name: string): ExpressionDialect => {
+    const dialect = dialects.get(name);
+    if (!dialect) throw new Error(`datasource ${name} is not open`);
+    return dialect;
+  };
+  const activations = await Promise.all(vdbs.map((vdb) => activateVdb(vdb, {
+    descriptors: config.descriptors,
+    provider: (id) => providers.get(id),
+    defaultPolicy: config.semantic.activationFailurePolicy,
+    dialectOf,
+    generation: STARTUP_GENERATION,
+  })));
+  for (const activation of activations) logActivation(activation, logger);
+  return new SemanticRegistry(activations, STARTUP_GENERATION);
+}
+
+function logActivation(activation: VdbActivation, logger: Logger): void {
+  const facts = { vdb: activation.name, version: activation.version, state: activation.state, policy: activation.activationFailurePolicy };
+  if (activation.state === 'active') {
+    logger.info({ ...facts, packageDigest: activation.package?.digest, warnings: activation.diagnostics.filter((d) => d.severity === 'warning').length }, 'semantic model active');
+    return;
+  }
+  if (activation.state === 'catalogOnly') {
+    logger.info(facts, 'no semantic model: catalog only');
+    return;
+  }
+  const cause = activation.diagnostics.find((diagnostic) => diagnostic.severity === 'error');
+  const entry = { ...facts, cause: cause && { code: cause.code, at: `${cause.document}:${cause.location.line}:${cause.location.column}`, message: cause.message } };
+  if (activation.activationFailurePolicy === 'blockStartup') {
+    logger.error(entry, 'semantic model failed; policy blockStartup: only health and the admin API answer');
+  } else {
+    logger.warn(entry, 'semantic model failed; policy isolate: the VDB serves its catalog only');
+  }
+}

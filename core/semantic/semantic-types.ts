@@ -1,0 +1,104 @@
+import type { SemanticPackage } from './package-types.js';
+
+/** The activation state of one VDB name+version (spec: "Semantic activation states"). */
+export type SemanticState = 'catalogOnly' | 'invalid' | 'compileFailed' | 'active';
+
+/** What a failed activation does to startup: `isolate` keeps serving, `blockStartup` gates every route. */
+export type ActivationFailurePolicy = 'isolate' | 'blockStartup';
+
+export type DiagnosticSeverity = 'error' | 'warning' | 'info';
+
+/** 1-based line and column in the document a diagnostic names. */
+export interface SourceLocation {
+  line: number;
+  column: number;
+}
+
+/** One finding of an activation, as the admin API shows it (DESIGN.md §4). */
+export interface Diagnostic {
+  /** Stable dotted code, e.g. `bind.column_not_found`; every code is listed in docs/diagnostics.md. */
+  code: string;
+  severity: DiagnosticSeverity;
+  /**
+   * The file at fault: relative to the descriptor bundle (`semantic/retail/sales.osi.yaml`,
+   * `vdbs/retail-2.yaml`), the URL of a fetched file, or `catalog:<vdb>@<version>/<path>`.
+   */
+  document: string;
+  location: SourceLocation;
+  /**
+   * What the diagnostic is about, as `<kind>:<name>`: a catalog object (`relation:sales.orders`,
+   * `column:sales.orders.total`, `schema:sales`) or a model element (`dataset:retail.orders`,
+   * `field:retail.orders.total`, `metric:retail.revenue`, `relationship:retail.orders_to_customers`,
+   * `namespace:retail`, `module:retail-semantic@1.0.0`, `document:sales.osi.yaml`).
+   */
+  target: string;
+  message: string;
+  remediation: string;
+}
+
+/** Present when compilation failed: the first compile error. */
+export interface CompilationFailure {
+  code: string;
+  message: string;
+}
+
+/** A compiled package with the exact bytes it is served as. */
+export interface CompiledPackage {
+  document: SemanticPackage;
+  /** RFC 8785 canonical JSON of `document`: the bytes the admin API serves and the digest covers. */
+  canonicalJson: string;
+  /** `sha256:<hex>` of `canonicalJson`. */
+  digest: string;
+}
+
+/** The outcome of activating one VDB name+version. Immutable for the life of the process. */
+export interface VdbActivation {
+  name: string;
+  version: string;
+  /** 1 for the activation done at startup. */
+  generation: number;
+  state: SemanticState;
+  activationFailurePolicy: ActivationFailurePolicy;
+  /** Whether the VDB file has a `semantic` section at all (enabled or not). */
+  semanticConfigured: boolean;
+  /** Sorted so that the first error is the root cause. */
+  diagnostics: Diagnostic[];
+  compilationFailure: CompilationFailure | null;
+  /** Present only in state `active`. */
+  package: CompiledPackage | null;
+}
+
+/** `GET /api/v1/admin/semantic/vdbs` entries. */
+export interface SemanticVdbSummary {
+  name: string;
+  version: string;
+  generation: number;
+  state: SemanticState;
+  activationFailurePolicy: ActivationFailurePolicy;
+  packageAvailable: boolean;
+  packageDigest: string | null;
+  diagnosticCount: number;
+  errorCount: number;
+  warningCount: number;
+}
+
+export interface SemanticVdbDetail extends SemanticVdbSummary {
+  diagnostics: Diagnostic[];
+  compilationFailure: CompilationFailure | null;
+}
+
+export type SemanticAvailability = 'initializing' | 'notConfigured' | 'catalogOnly' | 'available' | 'degraded' | 'unavailable';
+
+/** The `semantic` section of `/observe/health`. */
+export interface SemanticHealth {
+  semanticAvailability: SemanticAvailability;
+  vdbCount: number;
+  activeCount: number;
+  catalogOnlyCount: number;
+  invalidCount: number;
+  compileFailedCount: number;
+  isolatedFailureCount: number;
+  startupBlockingFailureCount: number;
+  /** 0 while initializing, then the generation of the activation (1 at startup). */
+  generation: number;
+}

@@ -1,0 +1,96 @@
+/**
+ * Activation of one VDB name+version: acquisition, resolution, validation against the catalog,
+ * compilation, package. Resolution and validation need acquired documents; compilation needs a model
+ * without errors; within a stage an element that failed is skipped by those that use it. So one mistake
+ * is reported once, the first error is its cause, and a package exists only when every stage passed.
+ */
+import { relative, sep } from 'node:path';
+import { readYamlFile, type YamlSource } from '../config/yaml-source.js';
+import { messageOf } from '../errors.js';
+import type { VirtualDatabase } from '../vdb/vdb-types.js';
+import { bindModel } from './catalog-binding.js';
+import type { ActivationStage } from './diagnostic-catalog.js';
+import { DiagnosticList } from './diagnostic-list.js';
+import { ExpressionAnalyzer } from './expression-analysis.js';
+import { compileModel } from './model-compilation.js';
+import { resolveModel } from './model-resolution.js';
+import { resolveMetricReferences } from './metric-references.js';
+import { acquireModule, moduleTarget, normalizeReference, siteAt, type ModuleFileSite } from './module-acquisition.js';
+import { buildPackage } from './package-builder.js';
+import type { ExpressionDialect, SemanticProvider } from './provider-contract.js';
+import type { ActivationFailurePolicy, CompiledPackage, VdbActivation } from './semantic-types.js';
+
+export interface ActivationContext {
+  /** Absolute path of the descriptor bundle. */
+  descriptors: string;
+  provider(id: string): SemanticProvider | undefined;
+  /** `semantic.activationFailurePolicy` of service.yaml; a VDB may override it. */
+  defaultPolicy: ActivationFailurePolicy;
+  dialectOf(datasource: string): ExpressionDialect;
+  generation: number;
+}
+
+export async function activateVdb(vdb: VirtualDatabase, context: ActivationContext): Promise<VdbActivation> {
+  const semantic = vdb.semantic;
+  const base = {
+    name: vdb.name,
+    version: vdb.version,
+    generation: context.generation,
+    activationFailurePolicy: semantic?.activationFailurePolicy ?? context.defaultPolicy,
+    semanticConfigured: semantic !== undefined,
+  };
+  const reference = semantic && semantic.enabled !== false ? normalizeReference(semantic) : undefined;
+  if (!reference) return { ...base, state: 'catalogOnly', diagnostics: [], compilationFailure: null, package: null };
+
+  const diagnostics = new DiagnosticList();
+  const vdbFile = vdbFileSite(vdb, context.descriptors);
+  let stage: ActivationStage = 'acquire';
+  let compiled: CompiledPackage | undefined;
+  try {
+    const module = await acquireModule({
+      reference,
+      request: { descriptors: context.descriptors, vdb, dialectOf: context.dialectOf },
+      provider: context.provider(reference.providerId),
+      vdbFile,
+      diagnostics,
+    });
+    if (module) {
+      stage = 'resolve';
+      const { model, names } = resolveModel(module, vdb.name, diagnostics);
+      const analyzer = new ExpressionAnalyzer(vdb.catalog.functions.filter((fn) => fn.kind === 'aggregate').map((fn) => fn.name));
+      stage = 'bind';
+      await bindModel(model, { vdb, dialectOf: context.dialectOf, analyzer, diagnostics });
+      await resolveMetricReferences(model, names, context.dialectOf(vdb.datasource), analyzer, diagnostics);
+      if (!diagnostics.hasErrors('acquire', 'resolve', 'bind')) {
+        stage = 'compile';
+        const metrics = compileModel(model, context.dialectOf, diagnostics);
+        if (!diagnostics.hasErrors()) compiled = buildPackage({ vdb, module, model, metrics, dialectOf: context.dialectOf });
+      }
+    }
+  } catch (error) {
+    diagnostics.add('activation.internal_error', siteAt(vdbFile, reference.at), moduleTarget(reference),
+      `activation of ${vdb.name} ${vdb.version} failed unexpectedly during ${stage}: ${messageOf(error)}`, stage);
+  }
+  const state = diagnostics.hasErrors('acquire', 'resolve', 'bind') ? 'invalid' : diagnostics.hasErrors('compile') ? 'compileFailed' : 'active';
+  return {
+    ...base,
+    state,
+    diagnostics: diagnostics.sorted(),
+    compilationFailure: state === 'compileFailed' ? diagnostics.compilationFailure() : null,
+    package: state === 'active' ? (compiled ?? null) : null,
+  };
+}
+
+/** The VDB file, read again only when a diagnostic points into it. */
+function vdbFileSite(vdb: VirtualDatabase, descriptors: string): ModuleFileSite {
+  const shown = relative(descriptors, vdb.file);
+  let source: YamlSource | undefined;
+  return {
+    display: shown.startsWith('..') ? vdb.file : shown.split(sep).join('/'),
+    rank: 0,
+    locate: (path) => {
+      source ??= readYamlFile(vdb.file);
+      return source.locate(path);
+    },
+  };
+}

@@ -1,0 +1,150 @@
+import type { Knex } from 'knex';
+import type { Catalog } from '../catalog/catalog-types.js';
+import { UnavailableError } from '../errors.js';
+import type { Datasource, QueryOptions, QueryResult, SqlDialect } from './dialect-contract.js';
+
+export interface GuardOptions {
+  /** Serialize every call; default: the dialect's `singleConnection` flag. */
+  singleConnection?: boolean;
+}
+
+/**
+ * The runtime guard the core wraps every adapter's datasource in (Kysely's RuntimeDriver): it closes once,
+ * serializes calls where the dialect has a single connection (PGlite), refuses calls after close, and turns
+ * the errors of an unreachable datasource into `UnavailableError('datasource_unavailable')`. Guarding a
+ * guarded datasource returns it unchanged. Builder use of `knex` (transactions) is not serialized here: on
+ * PGlite, knex's one-connection pool already queues it.
+ */
+export function guardDatasource(datasource: Datasource, options: GuardOptions = {}): Datasource {
+  if (datasource instanceof GuardedDatasource) return datasource;
+  return new GuardedDatasource(datasource, options.singleConnection ?? datasource.dialect.singleConnection ?? false);
+}
+
+/** Runs one call at a time, in order; a failed call does not block the next. */
+class Mutex {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(task);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}
+
+class GuardedDatasource implements Datasource {
+  private readonly mutex: Mutex | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly inner: Datasource, singleConnection: boolean) {
+    this.mutex = singleConnection ? new Mutex() : undefined;
+  }
+
+  get name(): string { return this.inner.name; }
+  get dialect(): SqlDialect { return this.inner.dialect; }
+  get knex(): Knex { return this.inner.knex; }
+
+  query(sql: string, bindings: readonly unknown[], options?: QueryOptions): Promise<QueryResult> {
+    return this.run(() => this.inner.query(sql, bindings, options));
+  }
+
+  introspect(schemas: readonly string[]): Promise<Catalog> {
+    return this.run(() => this.inner.introspect(schemas));
+  }
+
+  ping(): Promise<void> {
+    return this.run(() => this.inner.ping());
+  }
+
+  close(): Promise<void> {
+    // After the calls already queued, so a single connection is not pulled from under a running query.
+    this.closing ??= this.mutex ? this.mutex.run(() => this.inner.close()) : this.inner.close();
+    return this.closing;
+  }
+
+  private async run<T>(call: () => Promise<T>): Promise<T> {
+    if (this.closing) throw new UnavailableError('datasource_unavailable', `datasource "${this.name}" is closed`);
+    try {
+      return await (this.mutex ? this.mutex.run(call) : call());
+    } catch (error) {
+      throw isConnectionFailure(error) ? unavailableError(this.name, error) : error;
+    }
+  }
+}
+
+/** Node and driver error codes that mean the server cannot be reached or refused the session. */
+const CONNECTION_CODES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  EPIPE: 'connection closed',
+  // mysql2
+  PROTOCOL_CONNECTION_LOST: 'connection lost',
+  ER_ACCESS_DENIED_ERROR: 'authentication failed',
+  ER_DBACCESS_DENIED_ERROR: 'authentication failed',
+  ER_CON_COUNT_ERROR: 'too many connections',
+  // tedious
+  ESOCKET: 'connection failed',
+  ETIMEOUT: 'connection timed out',
+  ELOGIN: 'authentication failed',
+  ECLOSE: 'connection closed',
+  EINSTLOOKUP: 'instance not found',
+  // oracledb
+  'ORA-01017': 'authentication failed',
+};
+
+/** PostgreSQL SQLSTATE classes 08 (connection exception), 28 (authorization), 53300 and 57P01-03 (shutdown). */
+const PG_CONNECTION_STATE = /^(08[0-9A-Z]{3}|28[0-9A-Z]{3}|53300|57P0[1-3])$/;
+/** oracledb: NJS-500..503 and 510 network errors, listener errors ORA-12xxx, lost session ORA-03113/4/35, DPI-1010/1080. */
+const ORACLE_CONNECTION_CODE = /^(NJS-50[0-3]|NJS-510|ORA-12\d{3}|ORA-0311[34]|ORA-03135|DPI-10[18]0)$/;
+/** pg and PGlite errors without a code. */
+const CONNECTION_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect|PGlite is closed)/;
+
+/**
+ * Whether an error (or its cause, or one of an AggregateError's errors) says the datasource is unreachable.
+ * Returns the reason to show, never the driver's message, which may hold a host name or a user.
+ */
+function connectionFailureReason(error: unknown, depth = 0): string | undefined {
+  if (!(error instanceof Error) || depth > 4) return undefined;
+  if (error.name === 'KnexTimeoutError') return 'timed out waiting for a connection';
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    const known = CONNECTION_CODES[code];
+    if (known) return `${known} (${code})`;
+    if (PG_CONNECTION_STATE.test(code)) return code.startsWith('28') ? `authentication failed (${code})` : `connection failed (${code})`;
+    if (ORACLE_CONNECTION_CODE.test(code)) return `connection failed (${code})`;
+  }
+  if (CONNECTION_MESSAGE.test(error.message)) return 'connection closed';
+  const nested = error instanceof AggregateError ? error.errors : [];
+  for (const inner of [error.cause, ...nested]) {
+    const reason = connectionFailureReason(inner, depth + 1);
+    if (reason) return reason;
+  }
+  return undefined;
+}
+
+export function isConnectionFailure(error: unknown): boolean {
+  return connectionFailureReason(error) !== undefined;
+}
+
+/**
+ * The UnavailableError for a datasource that failed: its message names the datasource and a short reason,
+ * never a password or connection string; the driver's error stays in `cause` for the logs.
+ */
+export function unavailableError(datasource: string, error: unknown): UnavailableError {
+  if (error instanceof UnavailableError) return error;
+  const reason = connectionFailureReason(error) ?? `could not connect${codeSuffix(error)}`;
+  return new UnavailableError('datasource_unavailable', `datasource "${datasource}" is unavailable: ${reason}`, {
+    details: { datasource },
+    cause: error,
+  });
+}
+
+/** ` (3D000)` for an error with a short machine code (a SQLSTATE, an errno name); empty otherwise. */
+function codeSuffix(error: unknown): string {
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && /^[A-Za-z0-9_-]{1,40}$/.test(code) ? ` (${code})` : '';
+}

@@ -1,0 +1,88 @@
+import knex, { type Knex } from 'knex';
+import type { Catalog } from '../catalog/catalog-types.js';
+import type { Datasource, PoolSettings, QueryOptions, QueryResult, SqlDialect } from './dialect-contract.js';
+import { unavailableError } from './guarded-datasource.js';
+
+/** One SQL text with its positional `?` bindings, as introspection queries are written. */
+export interface BoundSql {
+  sql: string;
+  bindings: readonly string[];
+}
+
+/** Runs a BoundSql and returns its rows as objects keyed by column alias. */
+export type RowReader = (query: BoundSql) => Promise<Record<string, unknown>[]>;
+
+/** `?, ?, ?` for a list of values bound one placeholder each (schema names are never spliced into SQL). */
+export function placeholders(values: readonly unknown[]): string {
+  return values.map(() => '?').join(', ');
+}
+
+/** Default wait for a connection: a datasource that does not answer fails in bounded time. */
+export const DEFAULT_ACQUIRE_TIMEOUT_MS = 10_000;
+
+/**
+ * Creates a knex instance with the settings every datasource needs: bound values stay out of error
+ * messages (they may hold anything a caller sent), and knex's console logger is silenced: what it warns
+ * about (a failed connection attempt, with the driver's text) reaches the caller as an error anyway.
+ */
+export function createKnex(config: Knex.Config): Knex {
+  const quiet = () => undefined;
+  return knex({ ...config, compileSqlOnError: false, log: { warn: quiet, error: quiet, deprecate: quiet, debug: quiet } });
+}
+
+/** knex pool settings from `datasources.<name>.pool`. */
+export function knexPool(pool: PoolSettings): Knex.PoolConfig {
+  return {
+    min: pool.min ?? 0,
+    max: pool.max ?? 10,
+    acquireTimeoutMillis: pool.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
+    ...(pool.idleTimeoutMs === undefined ? {} : { idleTimeoutMillis: pool.idleTimeoutMs }),
+  };
+}
+
+/**
+ * What every knex-backed datasource shares: the knex instance, ping, a close that runs once, and the check
+ * at open that the server answers. Dialects supply `query` and `introspect`.
+ */
+export abstract class KnexDatasource implements Datasource {
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly dialect: SqlDialect,
+    readonly knex: Knex,
+    /** The trivial statement of `ping`, e.g. `select 1 from dual` on Oracle. */
+    private readonly pingSql = 'select 1',
+  ) {}
+
+  abstract query(sql: string, bindings: readonly unknown[], options?: QueryOptions): Promise<QueryResult>;
+  abstract introspect(schemas: readonly string[]): Promise<Catalog>;
+
+  async ping(): Promise<void> {
+    await this.knex.raw(this.pingSql);
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.release();
+    return this.closing;
+  }
+
+  /** Frees what the datasource holds; runs once. */
+  protected async release(): Promise<void> {
+    await this.knex.destroy();
+  }
+
+  /**
+   * Pings once, so that `open` fails fast: an unreachable server closes the pool and rejects with
+   * `UnavailableError('datasource_unavailable')` naming the datasource (never its password).
+   */
+  async verified(): Promise<this> {
+    try {
+      await this.ping();
+      return this;
+    } catch (error) {
+      await this.close().catch(() => undefined);
+      throw unavailableError(this.name, error);
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mysqlDialect } from '../../adapters/mysql/mysql-dialect.js';
+import { mysqlCodec, mysqlLogicalType } from '../../adapters/mysql/mysql-types.js';
+import type { DatasourceSettings } from '../../core/sql/dialect-contract.js';
+import { guardDatasource } from '../../core/sql/guarded-datasource.js';
+import { runDialectConformance } from './dialect-conformance.js';
+
+const url = process.env['VDB_TEST_MYSQL_URL'];
+const dialect = mysqlDialect('mysql');
+const settings = (name: string, connection: Record<string, unknown>): DatasourceSettings =>
+  ({ name, adapter: 'mysql', connection, pool: { max: 4 }, init: [], baseDir: process.cwd() });
+
+runDialectConformance({
+  name: 'mysql',
+  skip: url === undefined ? 'VDB_TEST_MYSQL_URL is not set' : undefined,
+  open: async () => guardDatasource(await dialect.open(settings('conformance_mysql', { connectionString: url }))),
+  unreachable: {
+    password: 'my-secret-pw',
+    open: async () => guardDatasource(await dialect.open(settings('unreachable',
+      { connectionString: 'mysql://root:my-secret-pw@127.0.0.1:1/test' }))),
+  },
+});
+
+test('mysql native types map like the other dialects', () => {
+  const cases: [string, string][] = [
+    ['varchar(120)', 'string'], ['longtext', 'string'], ["enum('a','b')", 'string'], ['int(11)', 'integer'],
+    ['int(10) unsigned', 'integer'], ['smallint(6)', 'integer'], ['tinyint(4)', 'integer'], ['tinyint(1)', 'boolean'],
+    ['bigint(20) unsigned', 'bigint'], ['decimal(10,2)', 'decimal'], ['double', 'float'], ['float', 'float'],
+    ['bit(1)', 'boolean'], ['bit(8)', 'binary'], ['date', 'date'], ['time(3)', 'time'], ['datetime(6)', 'timestamp'],
+    ['timestamp', 'timestamp'], ['json', 'json'], ['uuid', 'uuid'], ['varbinary(16)', 'binary'], ['longblob', 'binary'],
+    ['year(4)', 'integer'],
+  ];
+  for (const [native, logical] of cases) assert.is(mysqlLogicalType(native), logical, native);
+});
+
+test('mysql result columns map by protocol type, charset and MariaDB metadata', () => {
+  assert.equal(mysqlCodec({ name: 'b', columnType: 1, columnLength: 1 }), { logicalType: 'boolean' });
+  assert.equal(mysqlCodec({ name: 'n', columnType: 1, columnLength: 4 }), { logicalType: 'integer' });
+  assert.equal(mysqlCodec({ name: 'ts', columnType: 7 }), { logicalType: 'timestamp', withTimeZone: true });
+  assert.equal(mysqlCodec({ name: 'dt', columnType: 12 }), { logicalType: 'timestamp' });
+  assert.equal(mysqlCodec({ name: 'j', columnType: 252, characterSet: 224, extendedFormat: 'json' }), { logicalType: 'json' });
+  assert.equal(mysqlCodec({ name: 'u', columnType: 254, extendedTypeName: 'uuid' }), { logicalType: 'uuid' });
+  assert.equal(mysqlCodec({ name: 'blob', columnType: 252, characterSet: 63 }), { logicalType: 'binary' });
+  assert.equal(mysqlCodec({ name: 'text', columnType: 252, characterSet: 224 }), { logicalType: 'string' });
+});
+
+test.run();

@@ -1,0 +1,24 @@
+import { pgliteDialect } from '../../adapters/pglite/pglite-dialect.js';
+import type { Datasource } from '../../core/sql/dialect-contract.js';
+import { guardDatasource } from '../../core/sql/guarded-datasource.js';
+
+let opening: Promise<Datasource> | undefined;
+
+/**
+ * The one in-memory PGlite datasource of this test process (a cold start costs 3-5 s and ~700 MB), guarded
+ * like the core guards it. Suites share it and never close it: it dies with the process.
+ */
+export function sharedPglite(): Promise<Datasource> {
+  opening ??= open();
+  return opening;
+}
+
+async function open(): Promise<Datasource> {
+  const datasource = guardDatasource(await pgliteDialect('pglite')
+    .open({ name: 'pglite', adapter: 'pglite', connection: {}, pool: {}, init: [], baseDir: process.cwd() }));
+  // The first call starts the reaper timer of knex's pool (tarn); unreferenced, it does not keep the
+  // process alive once the suites are done, as nobody closes this datasource.
+  await datasource.ping();
+  (datasource.knex.client as { pool?: { interval?: NodeJS.Timeout } }).pool?.interval?.unref();
+  return datasource;
+}
