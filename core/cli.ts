@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 import { configFileFrom } from './config/config-loader.js';
 import { formatProblem, messageOf, StartupError } from './errors.js';
+import { semanticCommand } from './semantic/scaffold.js';
 import { prepareService, startService } from './service.js';
 
 const USAGE = `usage: vdb-service <command> [--config FILE]
 
 commands:
   start      serve the descriptor bundle (config: --config FILE, else $VDB_CONFIG, else ./service.yaml)
-  validate   load config, plugins and bundle, introspect, and print every problem as file:line: message`;
+  validate   load config, plugins and bundle, introspect, and print every problem as file:line: message
+  semantic scaffold <vdb> <version> [--out DIR]
+             write the catalog-derived starter model of a VDB as a semantic module`;
 
 /** Prints a startup failure as plain lines on stderr: one per problem, never a stack. */
 function reportStartupFailure(error: unknown): void {
@@ -42,6 +45,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (command === 'start') return await start(rest);
     if (command === 'validate') return await validate(rest);
+    if (command === 'semantic') return await semanticCommand(rest);
   } catch (error) {
     reportStartupFailure(error);
     return 1;

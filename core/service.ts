@@ -17,6 +17,7 @@ import type { Datasource } from './sql/dialect-contract.js';
 import { coreTokens, extensionTokens } from './tokens.js';
 import { loadVdbs } from './vdb/vdb-loader.js';
 import { VdbRegistry } from './vdb/vdb-registry.js';
+import { activateSemantics } from './semantic/semantic-activation.js';
 
 export interface ServiceOptions {
   configFile: string;
@@ -74,6 +75,7 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
   container.register(extensionTokens.sqlDialects, { useValue: new ExtensionRegistry('sqlDialect') });
   container.register(extensionTokens.authSchemes, { useValue: new ExtensionRegistry('authScheme') });
   container.register(extensionTokens.templateFunctions, { useValue: new ExtensionRegistry('templateFunctions') });
+  container.register(extensionTokens.semanticProviders, { useValue: new ExtensionRegistry('semanticProvider') });
   container.register(extensionTokens.templateEngines, { useValue: new ExtensionRegistry('templateEngine') });
 
   const discovered = [...discoverBuiltIns(), ...config.plugins.map((reference) => locateExtra(reference, config.baseDir))];
@@ -85,6 +87,7 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
   try {
     const vdbs = await loadVdbs(config.descriptors, datasources.names(), (name) => datasources.open(name));
     container.register(coreTokens.vdbs, { useValue: new VdbRegistry(vdbs) });
+    container.register(coreTokens.semantic, { useValue: await activateSemantics(vdbs, config, container, logger) });
   } catch (error) {
     await datasources.closeAll();
     throw error;

@@ -3,7 +3,8 @@
 // Usage: node scripts/run-tests.mjs [pattern]   (pattern: a regex on test file paths, default: every *.test.js)
 import { spawn } from 'node:child_process';
 
-const pattern = process.argv[2] ?? '\\.test\\.js$';
+// uvu imports every file the pattern matches (source maps and helpers too): only *.test.js files run.
+const pattern = `^(?=.*(?:${process.argv[2] ?? ''})).*\\.test\\.js$`;
 const child = spawn(process.execPath, ['node_modules/uvu/bin.js', 'dist/test', pattern], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: { ...process.env, FORCE_COLOR: '0' },

@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
@@ -27,6 +27,8 @@ export async function openPglite(dialect: SqlDialect, settings: DatasourceSettin
 
   let db: PGlite;
   try {
+    // PGlite creates the data folder but not its parents (a fresh clone has no .data/).
+    if (dir !== undefined) mkdirSync(dirname(dir), { recursive: true });
     db = await PGlite.create({ ...(dir === undefined ? {} : { dataDir: dir }), parsers: pgliteTypeParsers });
   } catch (error) {
     throw new UnavailableError('datasource_unavailable', `datasource "${settings.name}" could not open its embedded database`, {

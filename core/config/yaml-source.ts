@@ -43,11 +43,11 @@ export function readYamlFile(path: string): YamlSource {
 export function parseYamlText(text: string, path: string): YamlSource {
   const shown = displayPath(path);
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { ...YAML_PARSE_OPTIONS, lineCounter });
+  const doc = parseDocument(text, { ...YAML_PARSE_OPTIONS, prettyErrors: true, lineCounter });
   const syntax = doc.errors[0];
   if (syntax) {
     const line = syntax.linePos?.[0].line;
-    const message = `invalid YAML: ${syntax.message.split('\n')[0]}`;
+    const message = `invalid YAML: ${(syntax.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}`;
     throw new StartupError(`${shown}${line ? `:${line}` : ''}: ${message}`, [{ file: shown, ...(line ? { line } : {}), message }]);
   }
   let value: unknown;

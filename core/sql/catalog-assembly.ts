@@ -113,8 +113,10 @@ export async function readCatalog(
 
   const order = (a: { schema: string; name: string }, b: { schema: string; name: string }) =>
     a.schema.localeCompare(b.schema) || a.name.localeCompare(b.name);
+  // Only schemas that hold something are reported, so a misspelt schema shows up as missing.
+  const present = new Set([...relations.values(), ...functions].map((item) => item.schema));
   return {
-    schemas: [...schemas],
+    schemas: schemas.filter((schema) => present.has(schema)),
     relations: [...relations.values()].sort(order),
     functions: functions.sort(order),
   };

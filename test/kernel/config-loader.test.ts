@@ -87,7 +87,7 @@ config('every problem is listed, each on its own line', () => {
 config('invalid YAML names the line', () => {
   const file = writeText('server:\n  port: 8282\n   host: x\n');
   const [problem] = problemsOf(file);
-  assert.match(problem ?? '', new RegExp(`^${escape(displayed(file))}:3: invalid YAML: `));
+  assert.match(problem ?? '', new RegExp(`^${escape(displayed(file))}:2: invalid YAML: Nested mappings are not allowed in compact mappings$`));
 });
 
 config('a missing file is one line', () => {

@@ -15,6 +15,7 @@ function freshContainer() {
   const container = root.createChildContainer();
   container.register(extensionTokens.sqlDialects, { useValue: new ExtensionRegistry('sqlDialect') });
   container.register(extensionTokens.authSchemes, { useValue: new ExtensionRegistry('authScheme') });
+  container.register(extensionTokens.semanticProviders, { useValue: new ExtensionRegistry('semanticProvider') });
   container.register(extensionTokens.templateFunctions, { useValue: new ExtensionRegistry('templateFunctions') });
   container.register(extensionTokens.templateEngines, { useValue: new ExtensionRegistry('templateEngine') });
   return container;
@@ -58,7 +59,7 @@ loader('loads an extra plugin from a path with its config and defaults', async (
 
 const broken: [string, RegExp][] = [
   ['bad-json', /bad-json\/plugin\.json: plugin .*bad-json: plugin\.json is not valid JSON/],
-  ['bad-schema', /plugin bad-schema: invalid manifest: .*kind: must be one of.*unknown key "colour"/],
+  ['bad-schema', /plugin bad-schema: invalid manifest: \(root\): unknown key "colour"; kind: must be one of/],
   ['missing-entry', /plugin missing-entry: entry nowhere\.js not found/],
   ['import-throws', /plugin import-throws: importing index\.js failed: cannot initialise the frobnicator/],
   ['no-default-export', /plugin no-default-export: entry index\.js must export a default registration function/],
@@ -84,7 +85,7 @@ loader('a plugin claiming a built-in id is refused, naming both plugins', async 
 
 loader('a missing extra plugin folder is reported', async () => {
   const error = await loadError([fixture('does-not-exist')]);
-  assert.match(error.message, /does-not-exist: plugin .*does-not-exist: plugin\.json not found/);
+  assert.match(error.message, /does-not-exist\/plugin\.json: plugin .*does-not-exist: plugin\.json not found/);
 });
 
 loader('a package that cannot be resolved is reported by name', () => {

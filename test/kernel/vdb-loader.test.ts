@@ -36,7 +36,8 @@ loader('a VDB file that breaks the schema is reported at the key', async () => {
 loader('a duplicate name and version names both files', async () => {
   const body = vdb('schemas: [{ name: sales }]\n');
   const problems = await problemsOf({ 'descriptors/vdbs/a.yaml': body, 'descriptors/vdbs/b.yaml': body });
-  assert.equal(problems, ['vdbs/b.yaml:1: duplicate VDB shop version 1: already defined in ' + problemsPath('a.yaml')]);
+  assert.is(problems.length, 1);
+  assert.match(problems[0] ?? '', /^vdbs\/b\.yaml:1: duplicate VDB shop version 1: already defined in \S*descriptors\/vdbs\/a\.yaml$/);
 });
 
 loader('an unknown datasource is reported where it is named', async () => {
@@ -71,9 +72,5 @@ loader('an unknown adapter is reported in service.yaml', async () => {
     assert.match((error as Error).message, /service\.yaml:\d+: datasources\.retail_db\.adapter: unknown adapter "db2" \(installed: .*pglite.*\)/);
   }
 });
-
-function problemsPath(file: string): string {
-  return `descriptors/vdbs/${file}`;
-}
 
 loader.run();

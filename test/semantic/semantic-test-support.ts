@@ -163,24 +163,7 @@ export function shopDocument(): string {
   return readFileSync(join(fixturesRoot, 'cases', 'valid', 'semantic', 'shop', 'shop.osi.yaml'), 'utf8');
 }
 
-let seeding: Promise<Datasource> | undefined;
-
-/**
- * The process's shared PGlite with the retail demo in it. The seed runs here only when the shared
- * datasource does not hold it yet, one statement at a time (the seed has no statement with an inner `;`).
- */
+/** The process's shared PGlite, which holds the retail demo. */
 export function seededRetail(): Promise<Datasource> {
-  seeding ??= (async () => {
-    const datasource = await sharedPglite();
-    const found = await datasource.query("select to_regclass('sales.customers') is not null as seeded", []);
-    if (found.rows[0]?.['seeded'] !== true) {
-      const script = readFileSync(join(projectRoot, 'descriptors', 'seed', 'retail.sql'), 'utf8');
-      const statements = script.replace(/^--.*$/gm, '').split(/;\s*$/m).map((statement) => statement.trim()).filter((statement) => statement !== '');
-      await datasource.knex.transaction(async (trx) => {
-        for (const statement of statements) await trx.raw(statement);
-      });
-    }
-    return datasource;
-  })();
-  return seeding;
+  return sharedPglite();
 }

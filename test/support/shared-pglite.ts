@@ -1,11 +1,13 @@
+import { fileURLToPath } from 'node:url';
 import { pgliteDialect } from '../../adapters/pglite/pglite-dialect.js';
 import type { Datasource } from '../../core/sql/dialect-contract.js';
 import { guardDatasource } from '../../core/sql/guarded-datasource.js';
 
 let opening: Promise<Datasource> | undefined;
+const retailSeed = fileURLToPath(new URL('../../../descriptors/seed/retail.sql', import.meta.url));
 
 /**
- * The one in-memory PGlite datasource of this test process (a cold start costs 3-5 s and ~700 MB), guarded
+ * The one in-memory PGlite datasource, seeded with the retail demo, of this test process (a cold start costs 3-5 s and ~700 MB), guarded
  * like the core guards it. Suites share it and never close it: it dies with the process.
  */
 export function sharedPglite(): Promise<Datasource> {
@@ -15,7 +17,7 @@ export function sharedPglite(): Promise<Datasource> {
 
 async function open(): Promise<Datasource> {
   const datasource = guardDatasource(await pgliteDialect('pglite')
-    .open({ name: 'pglite', adapter: 'pglite', connection: {}, pool: {}, init: [], baseDir: process.cwd() }));
+    .open({ name: 'pglite', adapter: 'pglite', connection: {}, pool: {}, init: [retailSeed], baseDir: process.cwd() }));
   // The first call starts the reaper timer of knex's pool (tarn); unreferenced, it does not keep the
   // process alive once the suites are done, as nobody closes this datasource.
   await datasource.ping();
