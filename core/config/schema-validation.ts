@@ -3,7 +3,7 @@ import type { StartupProblem } from '../errors.js';
 import type { YamlSource } from './yaml-source.js';
 
 /** One ajv instance for every schema the core checks; `useDefaults` fills defaults in place. */
-const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: true });
+const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: true, verbose: true });
 const compiled = new WeakMap<object, ValidateFunction>();
 
 function compile(schema: object): ValidateFunction {
@@ -13,6 +13,12 @@ function compile(schema: object): ValidateFunction {
     compiled.set(schema, validate);
   }
   return validate;
+}
+
+/** The required keys that tell the branches of a oneOf apart, e.g. `token, sha256`. */
+function alternativesOf(branches: unknown): string {
+  if (!Array.isArray(branches)) return 'see the documentation';
+  return branches.flatMap((branch) => (branch as { required?: string[] }).required ?? []).join(', ');
 }
 
 /** Splits an ajv instance path (`/auth/tokens/0`) into keys and indexes. */
@@ -61,7 +67,13 @@ export function schemaProblems(
   const seen = new Set<string>();
   const problems: StartupProblem[] = [];
   for (const error of validate.errors ?? []) {
-    // oneOf/anyOf report every branch; the branch errors below them are more useful than the summary.
+    // oneOf/anyOf report every branch; the branch errors below them are more useful than the summary,
+    // except when several branches matched: then the keys that must not be given together are the point.
+    if (error.keyword === 'oneOf' && Array.isArray(error.params['passingSchemas'])) {
+      const path = [...basePath, ...segments(error.instancePath)];
+      problems.push(source.problem(path, `${dotted(path) || '(root)'}: give only one of the alternatives (${alternativesOf(error.schema)})`));
+      continue;
+    }
     if (error.keyword === 'oneOf' || error.keyword === 'anyOf' || error.keyword === 'if') continue;
     const { path, message } = describe(error, [...basePath, ...segments(error.instancePath)]);
     if (seen.has(message)) continue;

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { CredentialError, type AuthScheme, type AuthSchemeFactory, type Principal } from '../../core/auth/auth-contract.js';
 import { StartupError } from '../../core/errors.js';
-import { BEARER_CHALLENGE, readBearerToken } from './bearer-header.js';
+import { BEARER_CHALLENGE, readBearerToken } from '../../core/auth/bearer-header.js';
 
 /** One entry of `auth.tokens`: the token itself or the hex SHA-256 of it, and who presents it. */
 export interface BearerTokenEntry {

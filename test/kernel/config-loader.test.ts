@@ -112,3 +112,13 @@ function escape(text: string): string {
 }
 
 config.run();
+
+const exclusive = suite('config loading: exclusive keys');
+
+exclusive('two keys of a oneOf given together are named', () => {
+  const file = writeBundle({ ...minimal, plugins: [{ path: './a', package: 'b' }] });
+  const problems = problemsOf(file);
+  assert.ok(problems.some((problem) => /plugins\[0\]: give only one of the alternatives \(path, package\)$/.test(problem)), problems.join('\n'));
+});
+
+exclusive.run();
