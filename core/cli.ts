@@ -3,6 +3,7 @@ import { configFileFrom } from './config/config-loader.js';
 import { formatProblem, messageOf, StartupError } from './errors.js';
 import { semanticCommand } from './semantic/scaffold.js';
 import { prepareService, startService } from './service.js';
+import { coreTokens } from './tokens.js';
 
 const USAGE = `usage: vdb-service <command> [--config FILE]
 
@@ -36,6 +37,12 @@ async function start(argv: string[]): Promise<number> {
 async function validate(argv: string[]): Promise<number> {
   const service = await prepareService({ configFile: configFileFrom(argv, process.env), env: process.env });
   await service.close();
+  const semantic = service.container.resolve(coreTokens.semantic);
+  // An isolated semantic failure is a warning (the service would still serve); a blocking one an error.
+  for (const problem of semantic.problems(service.config.descriptors)) {
+    process.stderr.write(`${formatProblem(problem)}${problem.severity === 'warning' ? ' (warning: isolated by policy)' : ''}\n`);
+  }
+  if (semantic.startupBlocked) return 1;
   process.stdout.write(`ok: ${service.config.file} and its bundle are valid\n`);
   return 0;
 }

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { projectRoot, writeBundle } from '../support/test-service.js';
+import { demoConfig, projectRoot, writeBundle } from '../support/test-service.js';
 
 const cliPath = join(projectRoot, 'dist/core/cli.js');
 const fixtures = join(projectRoot, 'dist/test/fixtures/plugins');
@@ -89,6 +89,13 @@ cli('validate: a valid bundle passes', async () => {
   const run = await runCli(['validate', '--config', configFile]);
   assert.is(run.code, 0, run.stderr);
   assert.match(run.stdout, /^ok: /m);
+});
+
+cli('validate: an isolated semantic failure of the demo is a warning at its file and line, not a failure', async () => {
+  const configFile = writeBundle(demoConfig());
+  const run = await runCli(['validate', '--config', configFile]);
+  assert.is(run.code, 0, run.stderr);
+  assert.match(run.stderr, /descriptors\/semantic\/retail-v2\/customers\.osi\.yaml:\d+: semantic model of retail 2: bind\.column_not_found: .* \(warning: isolated by policy\)/);
 });
 
 cli.run();
