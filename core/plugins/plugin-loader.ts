@@ -6,7 +6,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { DependencyContainer } from 'tsyringe';
 import type { ExtraPluginReference } from '../config/config-types.js';
 import { displayPath } from '../config/yaml-source.js';
-import { messageOf, StartupError } from '../errors.js';
+import { formatProblem, messageOf, StartupError } from '../errors.js';
 import { pluginTokens } from '../tokens.js';
 import { describeAjvError, manifestProblems, type PluginManifest } from './plugin-manifest.js';
 import type { PluginRegistration } from './plugin-kinds.js';
@@ -58,9 +58,8 @@ export function locateExtra(reference: ExtraPluginReference, baseDir: string): D
 const configAjv = new Ajv2020({ allErrors: true, strict: false, useDefaults: true });
 
 function fail(manifestPath: string, plugin: string, reason: string, cause?: unknown): never {
-  const file = displayPath(manifestPath);
-  const message = `plugin ${plugin}: ${reason}`;
-  throw new StartupError(`${file}: ${message}`, [{ file, message }], { cause });
+  const problem = { file: displayPath(manifestPath), message: `plugin ${plugin}: ${reason}` };
+  throw new StartupError(formatProblem(problem), [problem], { cause });
 }
 
 function readManifest(manifestPath: string): PluginManifest {
