@@ -42,6 +42,7 @@ async function validate(argv: string[]): Promise<number> {
   for (const problem of semantic.problems(service.config.descriptors)) {
     process.stderr.write(`${formatProblem(problem)}${problem.severity === 'warning' ? ' (warning: isolated by policy)' : ''}\n`);
   }
+  for (const warning of service.endpointWarnings) process.stderr.write(`${formatProblem(warning)} (warning)\n`);
   if (semantic.startupBlocked) return 1;
   process.stdout.write(`ok: ${service.config.file} and its bundle are valid\n`);
   return 0;

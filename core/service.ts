@@ -5,7 +5,7 @@ import type { AuthScheme } from './auth/auth-contract.js';
 import { loadConfig } from './config/config-loader.js';
 import type { ServiceConfig } from './config/config-types.js';
 import { schemaProblems } from './config/schema-validation.js';
-import { StartupError } from './errors.js';
+import { StartupError, type StartupProblem } from './errors.js';
 import { createLogger } from './logging.js';
 import { ExtensionRegistry } from './plugins/extension-registry.js';
 import { discoverBuiltIns, loadPlugins, locateExtra, type LoadedPlugin } from './plugins/plugin-loader.js';
@@ -18,6 +18,9 @@ import { coreTokens, extensionTokens } from './tokens.js';
 import { loadVdbs } from './vdb/vdb-loader.js';
 import { VdbRegistry } from './vdb/vdb-registry.js';
 import { activateSemantics } from './semantic/semantic-activation.js';
+import { loadEndpoints } from './endpoints/endpoint-loader.js';
+import type { TemplateEngine } from './endpoints/template-engine-contract.js';
+import { VdbBinder } from './endpoints/vdb-binding.js';
 
 export interface ServiceOptions {
   configFile: string;
@@ -36,6 +39,8 @@ export interface PreparedService {
   logger: Logger;
   container: DependencyContainer;
   plugins: LoadedPlugin[];
+  /** Warnings of the endpoint definitions (each `| raw`), which `validate` prints. */
+  endpointWarnings: StartupProblem[];
   /** Closes the datasources opened so far. */
   close(): Promise<void>;
 }
@@ -82,17 +87,38 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
   const plugins = await loadPlugins(container, discovered);
   container.register(coreTokens.authScheme, { useValue: await createAuthScheme(config, container, plugins) });
 
+  let endpointWarnings: StartupProblem[] = [];
   const datasources = new DatasourcePool(config, container.resolve(extensionTokens.sqlDialects), manifestsOfKind(plugins, 'sqlDialect'), options.datasources);
   container.register(coreTokens.datasources, { useValue: datasources });
   try {
     const vdbs = await loadVdbs(config.descriptors, datasources.names(), (name) => datasources.open(name));
     container.register(coreTokens.vdbs, { useValue: new VdbRegistry(vdbs) });
     container.register(coreTokens.semantic, { useValue: await activateSemantics(vdbs, config, container, logger) });
+    const endpoints = await loadEndpoints({
+      descriptors: config.descriptors,
+      engine: templateEngine(container),
+      functions: container.resolve(extensionTokens.templateFunctions).values(),
+      binder: await VdbBinder.create(container.resolve(coreTokens.vdbs), (name) => datasources.open(name)),
+      logger,
+    });
+    const errors = endpoints.problems.filter((problem) => problem.severity !== 'warning');
+    if (errors.length > 0) throw StartupError.of(errors);
+    endpointWarnings = endpoints.problems.filter((problem) => problem.severity === 'warning');
+    for (const warning of endpointWarnings) logger.warn({ file: warning.file, line: warning.line }, warning.message);
+    container.register(coreTokens.endpoints, { useValue: endpoints.registry });
   } catch (error) {
     await datasources.closeAll();
     throw error;
   }
-  return { config, logger, container, plugins, close: () => datasources.closeAll() };
+  return { config, logger, container, plugins, endpointWarnings, close: () => datasources.closeAll() };
+}
+
+/** The `twing` engine, or the only one installed. */
+function templateEngine(container: DependencyContainer): TemplateEngine {
+  const engines = container.resolve(extensionTokens.templateEngines);
+  const engine = engines.get('twing') ?? (engines.ids().length === 1 ? engines.values()[0] : undefined);
+  if (!engine) throw new StartupError(`no template engine: install the twing plugin (installed: ${engines.ids().join(', ') || 'none'})`);
+  return engine;
 }
 
 /** Prepares the service and starts its listeners. `close()` drains requests, then closes the pools. */

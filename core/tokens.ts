@@ -11,6 +11,7 @@ import type { TemplateFunctionModule } from './plugins/plugin-kinds.js';
 import type { SemanticProvider } from './semantic/provider-contract.js';
 import type { SemanticRegistry } from './semantic/semantic-registry.js';
 import type { TemplateEngine } from './endpoints/template-engine-contract.js';
+import type { EndpointRegistry } from './endpoints/endpoint-registry.js';
 
 /**
  * Every injection token of the core, in one place, with namespaced ids (`core.*`, `extension.*`,
@@ -25,6 +26,8 @@ export const coreTokens = {
   vdbs: 'core.vdbs' as InjectionToken<VdbRegistry>,
   /** Semantic activation of every VDB, done once at startup; absent while the service initializes. */
   semantic: 'core.semantic' as InjectionToken<SemanticRegistry>,
+  /** The query and action endpoints of the bundle, compiled and checked at startup. */
+  endpoints: 'core.endpoints' as InjectionToken<EndpointRegistry>,
 } as const;
 
 /** Registries through which plugins contribute to their host, one per plugin kind. */

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Catalog } from '../../core/catalog/catalog-types.js';
 import { readCatalog } from '../../core/sql/catalog-assembly.js';
 import type { QueryOptions, QueryResult } from '../../core/sql/dialect-contract.js';
@@ -8,10 +9,10 @@ import { runTediousRequest } from './mssql-request.js';
 import { mssqlCodec } from './mssql-types.js';
 
 export class MssqlDatasource extends KnexDatasource {
-  async query(sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
+  protected async execute(runner: Knex, sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
     // One row beyond the limit tells whether the result was cut.
     const keep = options.maxRows === undefined ? undefined : options.maxRows + 1;
-    const result = await runTediousRequest(this.knex, sql, bindings, keep);
+    const result = await runTediousRequest(runner, sql, bindings, keep);
     const columns = result.columns.map((column) => ({ name: column.colName, ...mssqlCodec(column) }));
     return encodeResult(columns, result.rows, { maxRows: options.maxRows, affectedRows: result.rowCount });
   }

@@ -25,8 +25,8 @@ function firstResult([rows, fields]: MysqlRaw): [MysqlRows, MysqlField[] | undef
 export class MysqlDatasource extends KnexDatasource {
   private mariadb: Promise<boolean> | undefined;
 
-  async query(sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
-    const [rows, fields] = await this.run(sql, bindings);
+  protected async execute(runner: Knex, sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
+    const [rows, fields] = await this.run(sql, bindings, runner);
     if (!Array.isArray(rows) || !fields) {
       return encodeResult([], [], { affectedRows: Array.isArray(rows) ? 0 : (rows.affectedRows ?? 0) });
     }
@@ -43,8 +43,8 @@ export class MysqlDatasource extends KnexDatasource {
     return readCatalog(schemas, mysqlIntrospectionQueries(schemas, { mariadb }), read, (type) => this.dialect.logicalType(type));
   }
 
-  private async run(sql: string, bindings: readonly unknown[]): Promise<[MysqlRows, MysqlField[] | undefined]> {
-    return firstResult((await this.knex.raw(sql, bindings as Knex.RawBinding[])) as MysqlRaw);
+  private async run(sql: string, bindings: readonly unknown[], runner: Knex = this.knex): Promise<[MysqlRows, MysqlField[] | undefined]> {
+    return firstResult((await runner.raw(sql, bindings as Knex.RawBinding[])) as MysqlRaw);
   }
 
   /** MariaDB reports JSON columns differently (see mysql-introspector.ts). */

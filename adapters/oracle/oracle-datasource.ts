@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Catalog } from '../../core/catalog/catalog-types.js';
 import { readCatalog } from '../../core/sql/catalog-assembly.js';
 import type { QueryOptions, QueryResult } from '../../core/sql/dialect-contract.js';
@@ -8,9 +9,9 @@ import { runOracleStatement } from './oracle-statement.js';
 import { oracleCodec } from './oracle-types.js';
 
 export class OracleDatasource extends KnexDatasource {
-  async query(sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
+  protected async execute(runner: Knex, sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
     // One row beyond the limit tells whether the result was cut.
-    const result = await runOracleStatement(this.knex, sql, bindings, options.maxRows === undefined ? 0 : options.maxRows + 1);
+    const result = await runOracleStatement(runner, sql, bindings, options.maxRows === undefined ? 0 : options.maxRows + 1);
     const columns = result.columns.map((column) => ({ name: column.name, ...oracleCodec(column) }));
     return encodeResult(columns, result.rows, { maxRows: options.maxRows, affectedRows: result.rowsAffected });
   }

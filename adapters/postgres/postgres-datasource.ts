@@ -23,8 +23,8 @@ async function runRaw(knex: Knex, sql: string, bindings: readonly unknown[]): Pr
 
 /** A PostgreSQL datasource; PGlite extends it, as it speaks the same protocol and catalog. */
 export class PostgresDatasource extends KnexDatasource {
-  async query(sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
-    const result = await runRaw(this.knex, sql, bindings);
+  protected async execute(runner: Knex, sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
+    const result = await runRaw(runner, sql, bindings);
     const columns = result.fields.map((field) => ({ name: field.name, ...postgresCodec(field.dataTypeID) }));
     return encodeResult(columns, result.rows, { maxRows: options.maxRows, affectedRows: result.rowCount ?? 0 });
   }

@@ -50,17 +50,23 @@ export interface QueryOptions {
   maxRows?: number;
 }
 
-/** An open datasource. Created by a dialect, owned by the core, closed once at shutdown. */
-export interface Datasource {
-  readonly name: string;
-  readonly dialect: SqlDialect;
-  /** The knex instance for builders (actions) and transactions. */
-  readonly knex: Knex;
+/** Runs statements: a datasource's pool, or one transaction of it. */
+export interface SqlExecutor {
   /**
    * Runs one statement with positional `?` bindings and returns typed, JSON-encoded rows.
    * Example: `query('select id from sales.orders where id = ?', [7])`.
    */
   query(sql: string, bindings: readonly unknown[], options?: QueryOptions): Promise<QueryResult>;
+}
+
+/** An open datasource. Created by a dialect, owned by the core, closed once at shutdown. */
+export interface Datasource extends SqlExecutor {
+  readonly name: string;
+  readonly dialect: SqlDialect;
+  /** The knex instance for query builders (actions build their statements with it). */
+  readonly knex: Knex;
+  /** Runs `work` in one transaction: committed when it resolves, rolled back when it rejects. */
+  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T>;
   /** Reads relations, columns, keys and functions of the given schemas. */
   introspect(schemas: readonly string[]): Promise<Catalog>;
   /** Resolves when the datasource answers a trivial query; rejects when it is unreachable. */

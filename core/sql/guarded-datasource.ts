@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Catalog } from '../catalog/catalog-types.js';
 import { UnavailableError } from '../errors.js';
-import type { Datasource, QueryOptions, QueryResult, SqlDialect } from './dialect-contract.js';
+import type { Datasource, QueryOptions, QueryResult, SqlDialect, SqlExecutor } from './dialect-contract.js';
 
 export interface GuardOptions {
   /** Serialize every call; default: the dialect's `singleConnection` flag. */
@@ -12,8 +12,7 @@ export interface GuardOptions {
  * The runtime guard the core wraps every adapter's datasource in (Kysely's RuntimeDriver): it closes once,
  * serializes calls where the dialect has a single connection (PGlite), refuses calls after close, and turns
  * the errors of an unreachable datasource into `UnavailableError('datasource_unavailable')`. Guarding a
- * guarded datasource returns it unchanged. Builder use of `knex` (transactions) is not serialized here: on
- * PGlite, knex's one-connection pool already queues it.
+ * guarded datasource returns it unchanged.
  */
 export function guardDatasource(datasource: Datasource, options: GuardOptions = {}): Datasource {
   if (datasource instanceof GuardedDatasource) return datasource;
@@ -45,6 +44,11 @@ class GuardedDatasource implements Datasource {
 
   query(sql: string, bindings: readonly unknown[], options?: QueryOptions): Promise<QueryResult> {
     return this.run(() => this.inner.query(sql, bindings, options));
+  }
+
+  /** Statements inside `work` use the transaction's connection, so they are not queued behind it. */
+  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.run(() => this.inner.transaction(work));
   }
 
   introspect(schemas: readonly string[]): Promise<Catalog> {

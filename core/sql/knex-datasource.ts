@@ -1,6 +1,6 @@
 import knex, { type Knex } from 'knex';
 import type { Catalog } from '../catalog/catalog-types.js';
-import type { Datasource, PoolSettings, QueryOptions, QueryResult, SqlDialect } from './dialect-contract.js';
+import type { Datasource, PoolSettings, QueryOptions, QueryResult, SqlDialect, SqlExecutor } from './dialect-contract.js';
 import { unavailableError } from './guarded-datasource.js';
 
 /** One SQL text with its positional `?` bindings, as introspection queries are written. */
@@ -42,7 +42,7 @@ export function knexPool(pool: PoolSettings): Knex.PoolConfig {
 
 /**
  * What every knex-backed datasource shares: the knex instance, ping, a close that runs once, and the check
- * at open that the server answers. Dialects supply `query` and `introspect`.
+ * at open that the server answers, and transactions. Dialects supply `execute` and `introspect`.
  */
 export abstract class KnexDatasource implements Datasource {
   private closing: Promise<void> | undefined;
@@ -55,7 +55,16 @@ export abstract class KnexDatasource implements Datasource {
     private readonly pingSql = 'select 1',
   ) {}
 
-  abstract query(sql: string, bindings: readonly unknown[], options?: QueryOptions): Promise<QueryResult>;
+  query(sql: string, bindings: readonly unknown[], options?: QueryOptions): Promise<QueryResult> {
+    return this.execute(this.knex, sql, bindings, options);
+  }
+
+  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.knex.transaction((trx) => work({ query: (sql, bindings, options) => this.execute(trx, sql, bindings, options) }));
+  }
+
+  /** Runs one statement on `runner`: the knex instance, or a transaction of it. */
+  protected abstract execute(runner: Knex, sql: string, bindings: readonly unknown[], options?: QueryOptions): Promise<QueryResult>;
   abstract introspect(schemas: readonly string[]): Promise<Catalog>;
 
   async ping(): Promise<void> {

@@ -33,7 +33,8 @@ create table sales.orders (
     check (status in ('pending', 'paid', 'shipped', 'delivered', 'cancelled')),
   ordered_at timestamptz not null default now(),
   total numeric(12, 2) not null default 0 check (total >= 0),
-  notes jsonb
+  notes jsonb,
+  reference uuid unique
 );
 
 create table sales.order_lines (

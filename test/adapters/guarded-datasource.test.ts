@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Catalog } from '../../core/catalog/catalog-types.js';
 import { InputError, UnavailableError } from '../../core/errors.js';
-import type { Datasource, QueryResult, SqlDialect } from '../../core/sql/dialect-contract.js';
+import type { Datasource, QueryResult, SqlDialect, SqlExecutor } from '../../core/sql/dialect-contract.js';
 import { guardDatasource, isConnectionFailure, unavailableError } from '../../core/sql/guarded-datasource.js';
 
 const EMPTY: QueryResult = { columns: [], rows: [], rowCount: 0, truncated: false };
@@ -31,6 +31,10 @@ class FakeDatasource implements Datasource {
 
   async introspect(): Promise<Catalog> {
     return { schemas: [], relations: [], functions: [] };
+  }
+
+  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T> {
+    return work(this);
   }
 
   async ping(): Promise<void> {}

@@ -1,0 +1,146 @@
+import type { Logger } from 'pino';
+import {
+  ConflictError, DeadlineError, InputError, InternalError, ServiceError, UnavailableError,
+} from '../../errors.js';
+import { classifySqlFailure } from '../../sql/sql-failure.js';
+import { unavailableError } from '../../sql/guarded-datasource.js';
+import type { ActionPlan, PlannedAssertion, PlannedOperation, PlannedWrite } from './action-plan.js';
+import { existenceStatement, writeStatement, type ActionContext, type BuiltStatement } from './action-statements.js';
+import { waitUntilEffective } from './wait-until-effective.js';
+
+export type OperationStatus = 'done' | 'skipped' | 'failed' | 'not_run';
+export type CompensationStatus = 'compensated' | 'failed' | 'none';
+
+export interface OperationReport {
+  name: string;
+  status: OperationStatus;
+  affectedRows: number;
+}
+
+/** The 200 body of `POST /api/v1/actions/run/{name}` (DESIGN.md §5). */
+export interface ActionSuccess {
+  action: string;
+  status: 'completed';
+  operations: OperationReport[];
+  context: ActionContext;
+}
+
+/**
+ * Runs a planned action: every assertion first (a failing one stops everything, 409 `assertion_failed`),
+ * then the operations in order, each in its own transaction, waiting where asked. When an operation fails,
+ * the rollbacks of the operations done run in reverse order and the error lists each operation with its
+ * compensation status. Compensation moves toward the desired state; it is not a database rollback.
+ */
+export async function executeAction(action: string, plan: ActionPlan, logger: Logger): Promise<ActionSuccess> {
+  for (const assertion of plan.assertions) await checkAssertion(action, assertion);
+
+  const context: ActionContext = {};
+  const reports: OperationReport[] = plan.operations.map((operation) => ({ name: operation.name, status: 'not_run', affectedRows: 0 }));
+  for (const [index, operation] of plan.operations.entries()) {
+    const report = reports[index] as OperationReport;
+    if (operation.skip) {
+      report.status = 'skipped';
+      continue;
+    }
+    try {
+      report.affectedRows = await runWrite(operation, context);
+      report.status = 'done';
+      if (operation.wait) {
+        const row = await waitUntilEffective(operation.name, operation.wait, context);
+        if (operation.wait.putInContextVar) context[operation.wait.putInContextVar] = row;
+      }
+    } catch (error) {
+      if (report.status === 'not_run') report.status = 'failed';
+      const compensations = await compensate(action, plan.operations, reports, context, logger);
+      throw failureOf(action, operation, error, reports, compensations);
+    }
+  }
+  return { action, status: 'completed', operations: reports, context };
+}
+
+async function checkAssertion(action: string, assertion: PlannedAssertion): Promise<void> {
+  const statement = existenceStatement(assertion, {});
+  let exists: boolean;
+  try {
+    exists = (await assertion.target.datasource.query(statement.sql, statement.bindings, { maxRows: 1 })).rows.length > 0;
+  } catch (error) {
+    throw statementFailure(error, `assertion ${assertion.name}`, assertion.target.datasource.name);
+  }
+  if (exists !== (assertion.expect === 'exists')) {
+    throw new ConflictError('assertion_failed', assertion.message, { details: { action, assertion: assertion.name } });
+  }
+}
+
+/** One operation or rollback in its own transaction; resolves with the rows it affected. */
+async function runWrite(write: PlannedWrite, context: ActionContext): Promise<number> {
+  const statement = writeStatement(write, context);
+  const result = await write.target.datasource.transaction((transaction) => transaction.query(statement.sql, statement.bindings));
+  return result.rowCount;
+}
+
+/** Runs the rollbacks of the operations done, last first; returns each operation's compensation status. */
+async function compensate(
+  action: string, operations: readonly PlannedOperation[], reports: readonly OperationReport[], context: ActionContext, logger: Logger,
+): Promise<CompensationStatus[]> {
+  const statuses: CompensationStatus[] = operations.map(() => 'none');
+  for (let index = operations.length - 1; index >= 0; index--) {
+    const operation = operations[index] as PlannedOperation;
+    if ((reports[index] as OperationReport).status !== 'done' || !operation.rollback) continue;
+    let statement: BuiltStatement | undefined;
+    try {
+      statement = writeStatement(operation.rollback, context);
+      const built = statement;
+      await operation.rollback.target.datasource.transaction((transaction) => transaction.query(built.sql, built.bindings));
+      statuses[index] = 'compensated';
+    } catch (error) {
+      statuses[index] = 'failed';
+      // what an operator needs to repair by hand: which write stayed, and the statement that would undo it
+      logger.error({
+        action, operation: operation.name, entity: operation.rollback.target.entity, datasource: operation.rollback.target.datasource.name,
+        rollback: statement ?? null, reason: error instanceof Error ? error.message : String(error),
+      }, 'compensation failed: the operation stays applied and must be undone by hand');
+    }
+  }
+  return statuses;
+}
+
+/** The error of a failed action, by what failed, listing every operation and its compensation. */
+function failureOf(action: string, operation: PlannedOperation, error: unknown, reports: readonly OperationReport[], compensations: readonly CompensationStatus[]): ServiceError {
+  const details = {
+    action,
+    failedOperation: operation.name,
+    operations: reports.map((report, index) => ({ ...report, compensation: compensations[index] ?? 'none' })),
+  };
+  const cause = statementFailure(error, `operation ${operation.name}`, operation.target.datasource.name);
+  const options = { details: { ...(cause.details ?? {}), ...details }, cause: error };
+  if (cause instanceof InputError) return new InputError(cause.code, cause.message, options);
+  if (cause instanceof ConflictError) return new ConflictError(cause.code, cause.message, options);
+  if (cause instanceof DeadlineError) return new DeadlineError(cause.code, cause.message, options);
+  if (cause instanceof UnavailableError) return new UnavailableError(cause.code, cause.message, options);
+  return new InternalError(cause.code, cause.message, options);
+}
+
+/** A driver error as the service's: constraint 409 `operation_conflict`, unreachable 503, other 500 `operation_failed`. */
+function statementFailure(error: unknown, what: string, datasource: string): ServiceError {
+  if (error instanceof ServiceError && !(error instanceof UnavailableError)) return error;
+  switch (classifySqlFailure(error)) {
+    case 'unavailable':
+      return unavailableError(datasource, error);
+    case 'constraint':
+      return new ConflictError('operation_conflict', `${what} violates a constraint${constraintName(error)}`, { cause: error });
+    case 'invalid_value':
+      return new ConflictError('operation_conflict', `${what}: a value does not fit its column${sqlState(error)}`, { cause: error });
+    case 'other':
+      return new InternalError('operation_failed', `${what} failed${sqlState(error)}`, { cause: error });
+  }
+}
+
+function constraintName(error: unknown): string {
+  const constraint = (error as { constraint?: unknown } | null)?.constraint;
+  return typeof constraint === 'string' ? ` (${constraint})` : sqlState(error);
+}
+
+function sqlState(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code) ? ` (${code})` : '';
+}

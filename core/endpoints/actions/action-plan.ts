@@ -1,0 +1,209 @@
+import { InputError } from '../../errors.js';
+import type { Datasource } from '../../sql/dialect-contract.js';
+import type { VdbRelation } from '../../vdb/vdb-types.js';
+import { scalarValue } from '../bound-text.js';
+import { DeferredValue } from '../deferred-value.js';
+import type {
+  ActionBody, AssertionBody, DataType, FilterBody, FilterOperation, OperationBody, OperationType, RollbackBody,
+  ValueAssignmentBody, VdbReference, WaitBody,
+} from '../endpoint-types.js';
+import type { BoundVdb, VdbBinder } from '../vdb-binding.js';
+import { coerceValue } from './value-coercion.js';
+
+/** A relation an action step reads or writes, and where it lives. */
+export interface ActionTarget {
+  bound: BoundVdb;
+  relation: VdbRelation;
+  datasource: Datasource;
+  /** `schema.name` as the catalog spells it. */
+  entity: string;
+}
+
+export interface PlannedFilter {
+  column: string;
+  operation: FilterOperation;
+  /** The bound value; a DeferredValue until the operation runs. IN / NOT_IN hold a list. */
+  value: unknown;
+}
+
+export interface PlannedAssignment {
+  column: string;
+  /** Coerced by dataType, or a DeferredValue coerced when it resolves. */
+  value: unknown;
+  dataType: DataType | undefined;
+}
+
+export interface PlannedWrite {
+  type: OperationType;
+  target: ActionTarget;
+  assignments: PlannedAssignment[];
+  filters: PlannedFilter[];
+}
+
+export interface PlannedWait {
+  maxSeconds: number;
+  checkEverySeconds: number;
+  target: ActionTarget;
+  fields: string[];
+  filters: PlannedFilter[];
+  putInContextVar: string | undefined;
+}
+
+export interface PlannedOperation extends PlannedWrite {
+  name: string;
+  skip: boolean;
+  wait: PlannedWait | undefined;
+  rollback: PlannedWrite | undefined;
+}
+
+export interface PlannedAssertion {
+  name: string;
+  target: ActionTarget;
+  filters: PlannedFilter[];
+  expect: 'exists' | 'does_not_exist';
+  message: string;
+}
+
+export interface ActionPlan {
+  assertions: PlannedAssertion[];
+  operations: PlannedOperation[];
+}
+
+/** A plan, or what is wrong with the definition (`where: message` sentences). */
+export type PlanOutcome = { plan: ActionPlan; problems: [] } | { plan: undefined; problems: string[] };
+
+/**
+ * Turns a rendered action body into statements to run: VDBs bound, entities and columns checked against the
+ * catalog, request values resolved and coerced. Faults of the definition are collected as problems; a request
+ * value of the wrong type is a 400 (InputError) thrown at once.
+ */
+export function planAction(body: ActionBody, values: readonly unknown[], fields: Readonly<Record<string, unknown>>, binder: VdbBinder): PlanOutcome {
+  const problems: string[] = [];
+  const resolve = (value: unknown): unknown => resolveDeep(value, values);
+
+  const targetOf = (where: string, step: VdbReference, entity: string): ActionTarget | undefined => {
+    const name = step.virtualDatabase ?? body.virtualDatabase;
+    if (name === undefined) return void problems.push(`${where}: set virtualDatabase (on the step or the action)`);
+    const version = step.virtualDatabaseVersion ?? (name === body.virtualDatabase ? body.virtualDatabaseVersion : undefined);
+    const bound = binder.bind(name, version);
+    if (typeof bound === 'string') return void problems.push(`${where}: ${bound}`);
+    const relation = bound.relation(entity);
+    if (!relation) return void problems.push(`${where}: entity ${entity} is not a relation of VDB ${bound.vdb.name} (write <schema>.<relation>)`);
+    return { bound, relation, datasource: bound.datasourceOf(relation), entity: `${relation.schema}.${relation.name}` };
+  };
+  const columnOf = (where: string, target: ActionTarget, field: string): string => {
+    const columns = target.relation.columns;
+    const column = columns.find((candidate) => candidate.name === field)
+      ?? columns.filter((candidate) => candidate.name.toLowerCase() === field.toLowerCase()).at(0);
+    if (!column) problems.push(`${where}: ${field} is not a column of ${target.entity}`);
+    return column?.name ?? field;
+  };
+  const filtersOf = (where: string, target: ActionTarget, written: readonly FilterBody[] = []): PlannedFilter[] =>
+    written.map((filter, index) => ({
+      column: columnOf(`${where}.filters[${index}]`, target, filter.field),
+      operation: filter.operation,
+      value: filterValue(`${where}.filters[${index}]`, filter.operation, resolve(filter.value)),
+    }));
+  const assignmentsOf = (where: string, target: ActionTarget, written: readonly ValueAssignmentBody[] = []): PlannedAssignment[] =>
+    written.map((assignment, index) => {
+      const at = `${where}.valueAssignments[${index}]`;
+      const column = columnOf(at, target, assignment.field);
+      return { column, value: coerced(at, resolve(assignment.value), assignment.dataType), dataType: assignment.dataType };
+    });
+
+  const assertions = (body.before ?? []).flatMap((assertion: AssertionBody, index): PlannedAssertion[] => {
+    const name = String(resolve(assertion.name));
+    const where = `before[${index}] (${name})`;
+    const target = targetOf(where, assertion, assertion.entity);
+    if (!target) return [];
+    const message = resolve(assertion.message);
+    return [{ name, target, filters: filtersOf(where, target, assertion.filters), expect: assertion.assertThat, message: String(message ?? '') }];
+  });
+
+  const waitOf = (where: string, target: ActionTarget, wait: WaitBody): PlannedWait => {
+    const { byGetting } = wait;
+    const pairs: FilterBody[] = byGetting.usingFilterFieldValuePairs
+      ? Object.entries(byGetting.usingFilterFieldValuePairs).map(([field, value]) => ({ field, operation: 'EQUAL', value }))
+      : [];
+    const planned = filtersOf(`${where}.waitUntilEffective`, target, pairs);
+    for (const field of byGetting.usingFilterFields ?? []) {
+      planned.push({ column: columnOf(`${where}.waitUntilEffective`, target, field), operation: 'EQUAL', value: fields[field] ?? null });
+    }
+    return {
+      maxSeconds: wait.maxSeconds,
+      checkEverySeconds: wait.checkEverySeconds,
+      target,
+      fields: byGetting.fields.map((field) => columnOf(`${where}.waitUntilEffective`, target, field)),
+      filters: planned,
+      putInContextVar: byGetting.putInContextVar,
+    };
+  };
+  const rollbackOf = (where: string, step: OperationBody, rollback: RollbackBody): PlannedWrite | undefined => {
+    const target = targetOf(`${where}.rollback`, step, rollback.entity ?? step.entity);
+    if (!target) return undefined;
+    return {
+      type: rollback.type,
+      target,
+      assignments: assignmentsOf(`${where}.rollback`, target, rollback.valueAssignments),
+      filters: filtersOf(`${where}.rollback`, target, rollback.filters),
+    };
+  };
+
+  const operations = body.operations.flatMap((operation: OperationBody, index): PlannedOperation[] => {
+    const name = String(resolve(operation.name));
+    const where = `operations[${index}] (${name})`;
+    const target = targetOf(where, operation, operation.entity);
+    if (!target) return [];
+    return [{
+      name,
+      type: operation.type,
+      target,
+      skip: skipFlag(where, resolve(operation.skipWhenTrue)),
+      assignments: assignmentsOf(where, target, operation.valueAssignments),
+      filters: filtersOf(where, target, operation.filters),
+      wait: operation.waitUntilEffective && waitOf(where, target, operation.waitUntilEffective),
+      rollback: operation.rollback && rollbackOf(where, operation, operation.rollback),
+    }];
+  });
+  const names = operations.map((operation) => operation.name);
+  const repeated = names.filter((name, index) => names.indexOf(name) !== index);
+  if (repeated.length > 0) problems.push(`operations: names must be unique (${[...new Set(repeated)].join(', ')} repeated)`);
+
+  return problems.length > 0 ? { plan: undefined, problems } : { plan: { assertions, operations }, problems: [] };
+}
+
+/** Placeholders resolved to their values, inside mappings and lists too (a `dataType: json` value). */
+function resolveDeep(value: unknown, values: readonly unknown[]): unknown {
+  if (Array.isArray(value)) return value.map((item) => resolveDeep(item, values));
+  if (value !== null && typeof value === 'object' && !(value instanceof Date) && !(value instanceof DeferredValue)) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveDeep(item, values)]));
+  }
+  return scalarValue(value, values);
+}
+
+function coerced(where: string, value: unknown, dataType: DataType | undefined): unknown {
+  if (value instanceof DeferredValue) return value;
+  const result = coerceValue(value, dataType);
+  if (!result.ok) throw invalidValue(where, `expected ${result.expected}`);
+  return result.value;
+}
+
+/** IN and NOT_IN take a list (null: an empty one); the other operations a scalar. */
+function filterValue(where: string, operation: FilterOperation, value: unknown): unknown {
+  if (operation === 'IN' || operation === 'NOT_IN') {
+    if (value === null || value === undefined) return [];
+    if (!Array.isArray(value)) throw invalidValue(where, `${operation} needs a list of values`);
+    return value;
+  }
+  return value === undefined ? null : value;
+}
+
+function skipFlag(where: string, value: unknown): boolean {
+  if (value === undefined || value === null || value === false) return false;
+  if (value === true) return true;
+  throw invalidValue(`${where}.skipWhenTrue`, 'expected true or false');
+}
+
+function invalidValue(where: string, reason: string): InputError {
+  return new InputError('invalid_body', `${where}: ${reason}`, { details: { at: where } });
+}

@@ -1,0 +1,181 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, extname, join } from 'node:path';
+import type { Logger } from 'pino';
+import { isDenial } from '../authorization/denial.js';
+import { authorizeSql } from '../authorization/sql-authorizer.js';
+import { displayPath } from '../config/yaml-source.js';
+import { InputError, type StartupProblem } from '../errors.js';
+import type { TemplateFunctionModule } from '../plugins/plugin-kinds.js';
+import { ActionEndpoint } from './action-endpoint.js';
+import { planAction } from './actions/action-plan.js';
+import { toSql } from './bound-text.js';
+import { ACTION_BODY_SCHEMA, bodyProblems, QUERY_BODY_SCHEMA } from './definition-body-schema.js';
+import { DefinitionError } from './definition-error.js';
+import { EndpointRegistry } from './endpoint-registry.js';
+import type { ActionBody, QueryBody } from './endpoint-types.js';
+import { QueryEndpoint } from './query-endpoint.js';
+import type { RenderContext, RenderedDefinition, TemplateEngine } from './template-engine-contract.js';
+import type { BoundVdb, VdbBinder } from './vdb-binding.js';
+
+export interface EndpointLoading {
+  descriptors: string;
+  engine: TemplateEngine;
+  functions: readonly TemplateFunctionModule[];
+  binder: VdbBinder;
+  logger: Logger;
+}
+
+export interface LoadedEndpoints {
+  registry: EndpointRegistry;
+  /** Errors (the service must not start) and warnings (e.g. each `| raw`), as `file:line: message`. */
+  problems: StartupProblem[];
+}
+
+type Kind = 'query' | 'action';
+
+/**
+ * Compiles every definition of `queries/` and `actions/` once, renders it with no request fields to check
+ * its body (schema, needed fields used, VDB, entities and columns, SQL bound and within the catalog), and
+ * registers what passed. Each file's problems are listed; one bad file does not hide another's.
+ */
+export async function loadEndpoints(loading: EndpointLoading): Promise<LoadedEndpoints> {
+  const problems: StartupProblem[] = [];
+  const queries = new Map<string, QueryEndpoint>();
+  const actions = new Map<string, ActionEndpoint>();
+  for (const kind of ['query', 'action'] as const) {
+    for (const path of definitionFiles(join(loading.descriptors, kind === 'query' ? 'queries' : 'actions'))) {
+      const file = displayPath(path);
+      const name = basename(path, extname(path));
+      const fileProblems: StartupProblem[] = [];
+      const fail = (message: string, line?: number) => fileProblems.push({ file, ...(line === undefined ? {} : { line }), message, severity: 'error' });
+      if ((kind === 'query' ? queries : actions).has(name)) {
+        fail(`a ${kind} named ${name} is already defined (one file per name: .yaml or .yml)`);
+      } else {
+        const endpoint = await checkDefinition(kind, { name, file, source: readFileSync(path, 'utf8') }, loading, fileProblems, fail);
+        if (endpoint instanceof QueryEndpoint) queries.set(name, endpoint);
+        else if (endpoint instanceof ActionEndpoint) actions.set(name, endpoint);
+      }
+      problems.push(...fileProblems);
+    }
+  }
+  return { registry: new EndpointRegistry(queries, actions), problems };
+}
+
+type Fail = (message: string, line?: number) => void;
+
+async function checkDefinition(
+  kind: Kind, source: { name: string; file: string; source: string }, loading: EndpointLoading, problems: StartupProblem[], fail: Fail,
+): Promise<QueryEndpoint | ActionEndpoint | undefined> {
+  const definition = attempt(fail, () => loading.engine.compile(source, loading.functions));
+  if (!definition) return undefined;
+  problems.push(...definition.warnings);
+  const lineOf = (key: string) => keyLine(source.source, key);
+
+  const unchecked = attempt(fail, () => definition.render({}, probeContext(undefined).context));
+  if (!unchecked) return undefined;
+  const schemaProblems = bodyProblems(kind === 'query' ? QUERY_BODY_SCHEMA : ACTION_BODY_SCHEMA, unchecked.document);
+  for (const problem of schemaProblems) fail(problem, lineOf(problem.split(/[.:[ ]/)[0] ?? ''));
+  if (schemaProblems.length > 0) return undefined;
+
+  const needed = kind === 'query' ? ((unchecked.document as QueryBody).neededFields ?? []) : ((unchecked.document as ActionBody).needed?.fields ?? []);
+  for (const field of needed.filter((candidate) => !definition.variables.includes(candidate))) {
+    fail(`needed field ${field} is never used by the template`, lineOf(kind === 'query' ? 'neededFields' : 'needed'));
+  }
+
+  const bound = bindOf(kind, unchecked.document, loading.binder);
+  if (typeof bound === 'string') return void fail(bound, lineOf('virtualDatabase'));
+  const probe = probeContext(bound);
+  const rendered = attempt(fail, () => definition.render({}, probe.context));
+  if (!rendered) return undefined;
+
+  if (kind === 'query') {
+    await checkQuerySql(rendered, bound, probe.dynamicIdentifiers(), fail, lineOf('query'));
+    return problems.some((problem) => problem.severity === 'error') ? undefined : new QueryEndpoint(source.name, definition, bound, needed);
+  }
+  checkActionPlan(rendered, loading.binder, fail);
+  return problems.some((problem) => problem.severity === 'error')
+    ? undefined
+    : new ActionEndpoint(source.name, definition, bound, needed, loading.binder, loading.logger);
+}
+
+/** The quoted-placeholder check, then the catalog: every relation and column the SQL names must exist. */
+async function checkQuerySql(rendered: RenderedDefinition, bound: BoundVdb, dynamicIdentifiers: boolean, fail: Fail, queryLine: number | undefined): Promise<void> {
+  const text = (rendered.document as QueryBody).query;
+  const sql = attempt(fail, () => toSql(text, rendered.values, { family: bound.family, origin: rendered.origin }));
+  // a query built only by loops over fields is empty without them: it is checked per request
+  if (text.trim() === '') return;
+  // names chosen per request (`| identifier` over a field) are checked then; the probe cannot know them
+  if (!sql || dynamicIdentifiers) return;
+  const decision = await authorizeSql({ sql: sql.sql, family: bound.family, grants: { access: 'complete', roles: [], grants: [] }, catalog: bound.vdb.catalog, readOnly: true });
+  if (isDenial(decision)) fail(`query: ${decision.reason}`, queryLine);
+}
+
+function checkActionPlan(rendered: RenderedDefinition, binder: VdbBinder, fail: Fail): void {
+  try {
+    const outcome = planAction(rendered.document as ActionBody, rendered.values, {}, binder);
+    for (const problem of outcome.problems) fail(problem);
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    fail(error.message);
+  }
+}
+
+/** A query's VDB; an action's top-level VDB, else the one of its first step (for `| identifier`). */
+function bindOf(kind: Kind, document: unknown, binder: VdbBinder): BoundVdb | string {
+  if (kind === 'query') {
+    const body = document as QueryBody;
+    return binder.bind(body.virtualDatabase, body.virtualDatabaseVersion);
+  }
+  const body = document as ActionBody;
+  const step = body.virtualDatabase === undefined ? [...(body.before ?? []), ...body.operations].find((candidate) => candidate.virtualDatabase !== undefined) : body;
+  if (step?.virtualDatabase === undefined) return 'the action names no virtualDatabase';
+  return binder.bind(step.virtualDatabase, step.virtualDatabaseVersion);
+}
+
+/**
+ * The render context of the startup check. Without a VDB, identifiers are quoted unchecked; with one, a
+ * literal name is checked against its catalog and a name from a (null) field is noted as dynamic.
+ */
+function probeContext(bound: BoundVdb | undefined): { context: RenderContext; dynamicIdentifiers(): boolean } {
+  let dynamic = false;
+  const base = bound?.renderContext(probeRequestContext(bound.vdb.name));
+  return {
+    context: {
+      _context: probeRequestContext(bound?.vdb.name ?? ''),
+      identifier: (name) => {
+        if (name === '' || !base) {
+          dynamic = true;
+          return `"${name.replaceAll('"', '""') || 'probe'}"`;
+        }
+        return base.identifier(name);
+      },
+    },
+    dynamicIdentifiers: () => dynamic,
+  };
+}
+
+function probeRequestContext(vdb: string) {
+  return { vdb, requestId: 'startup-check', caller: { subject: 'startup-check' }, now: new Date(0) };
+}
+
+function attempt<T>(fail: Fail, step: () => T): T | undefined {
+  try {
+    return step();
+  } catch (error) {
+    if (error instanceof DefinitionError) return void fail(error.reason + (error.remediation ? ` (${error.remediation})` : ''), error.line);
+    if (error instanceof InputError) return void fail(error.message);
+    throw error;
+  }
+}
+
+/** The first line where `key:` is written, so a problem points near its cause. */
+function keyLine(source: string, key: string): number | undefined {
+  if (key === '' || key === 'body') return undefined;
+  const at = source.split('\n').findIndex((line) => new RegExp(`^\\s*(- )?${key.replace(/[^A-Za-z0-9_]/g, '')}\\s*:`).test(line));
+  return at >= 0 ? at + 1 : undefined;
+}
+
+function definitionFiles(folder: string): string[] {
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder).filter((entry) => /\.ya?ml$/.test(entry)).sort().map((entry) => join(folder, entry));
+}

@@ -1,0 +1,33 @@
+import { NotFoundError } from '../errors.js';
+import type { ActionEndpoint } from './action-endpoint.js';
+import type { QueryEndpoint } from './query-endpoint.js';
+
+/** The query and action endpoints of the bundle, registered at startup and fixed after. */
+export class EndpointRegistry {
+  constructor(
+    private readonly queries: ReadonlyMap<string, QueryEndpoint>,
+    private readonly actions: ReadonlyMap<string, ActionEndpoint>,
+  ) {}
+
+  /** 404 `unknown_query` when there is no query of that name. */
+  query(name: string): QueryEndpoint {
+    const query = this.queries.get(name);
+    if (!query) throw new NotFoundError('unknown_query', `no query named ${name}`);
+    return query;
+  }
+
+  /** 404 `unknown_action` when there is no action of that name. */
+  action(name: string): ActionEndpoint {
+    const action = this.actions.get(name);
+    if (!action) throw new NotFoundError('unknown_action', `no action named ${name}`);
+    return action;
+  }
+
+  queryNames(): string[] {
+    return [...this.queries.keys()].sort();
+  }
+
+  actionNames(): string[] {
+    return [...this.actions.keys()].sort();
+  }
+}

@@ -1,0 +1,55 @@
+import { denialError, isDenial } from '../authorization/denial.js';
+import { effectiveGrants } from '../authorization/grants.js';
+import { authorizeSql } from '../authorization/sql-authorizer.js';
+import { InputError } from '../errors.js';
+import type { Datasource, JsonValue, ResultColumn } from '../sql/dialect-contract.js';
+import { toSql } from './bound-text.js';
+import { QUERY_BODY_SCHEMA } from './definition-body-schema.js';
+import { asServiceError, renderBody, requireFields, type EndpointRequest } from './endpoint-request.js';
+import type { QueryBody } from './endpoint-types.js';
+import type { CompiledDefinition } from './template-engine-contract.js';
+import type { BoundVdb } from './vdb-binding.js';
+import { sqlBinding } from './sql-binding-values.js';
+
+/** The 200 body of `POST /api/v1/query/perform/{name}` (DESIGN.md §5). */
+export interface QueryResponse {
+  rows: Record<string, JsonValue>[];
+  rowCount: number;
+  columns: ResultColumn[];
+}
+
+/** A registered query definition, bound to its VDB at startup. */
+export class QueryEndpoint {
+  constructor(
+    readonly name: string,
+    private readonly definition: CompiledDefinition,
+    readonly bound: BoundVdb,
+    readonly neededFields: readonly string[],
+  ) {}
+
+  /** Renders, binds, authorizes as the caller (a single read-only statement) and runs the query. */
+  async perform(request: EndpointRequest): Promise<QueryResponse> {
+    requireFields(this.neededFields, request.fields);
+    const { vdb, family } = this.bound;
+    const rendered = renderBody(this.definition, QUERY_BODY_SCHEMA, this.bound, request);
+    const body = rendered.document as QueryBody;
+    if (body.query.trim() === '') throw new InputError('invalid_body', `query ${this.name} renders no SQL for these fields`);
+    const { sql, bindings } = asServiceError(() => toSql(body.query, rendered.values, { family, origin: rendered.origin }));
+    const decision = await authorizeSql({ sql, family, grants: effectiveGrants(vdb, request.caller), catalog: vdb.catalog, readOnly: true });
+    if (isDenial(decision)) throw denialError(decision);
+    const datasource = this.datasourceFor(decision.facts.relations);
+    const result = await datasource.query(sql, bindings.map(sqlBinding));
+    return { rows: result.rows, rowCount: result.rowCount, columns: result.columns };
+  }
+
+  /** The datasource of the relations read; a statement over two datasources cannot run (no federation). */
+  private datasourceFor(relations: readonly { schema: string; name: string; datasource: string }[]): Datasource {
+    const names = new Set(relations.map((relation) => relation.datasource));
+    if (names.size > 1) {
+      throw new InputError('cross_datasource_query', `query ${this.name} reads relations of ${names.size} datasources (${[...names].join(', ')}); federation is not available`);
+    }
+    const [first] = relations;
+    const relation = first && this.bound.relation(`${first.schema}.${first.name}`);
+    return relation ? this.bound.datasourceOf(relation) : this.bound.datasource;
+  }
+}

@@ -1,0 +1,108 @@
+import { InputError } from '../errors.js';
+import type { Datasource, SqlFamily } from '../sql/dialect-contract.js';
+import type { VdbRegistry } from '../vdb/vdb-registry.js';
+import type { VdbRelation, VirtualDatabase } from '../vdb/vdb-types.js';
+import type { RenderContext, RequestContext } from './template-engine-contract.js';
+
+/** A VDB a definition names, with the datasources its statements run on. */
+export interface BoundVdb {
+  vdb: VirtualDatabase;
+  /** The VDB's default datasource. */
+  datasource: Datasource;
+  family: SqlFamily;
+  /** The datasource holding a relation of the VDB. */
+  datasourceOf(relation: VdbRelation): Datasource;
+  /** The relation `<schema>.<name>`; undefined when the catalog has none. */
+  relation(entity: string): VdbRelation | undefined;
+  /** The render context of a request: `_context` plus the `| identifier` check against this catalog. */
+  renderContext(context: RequestContext): RenderContext;
+}
+
+/**
+ * Binds `virtualDatabase` (+ optional `virtualDatabaseVersion`) to a loaded VDB: without a version, the one
+ * version of that name; several make the reference ambiguous. Bindings are made once per name and version.
+ */
+export class VdbBinder {
+  private readonly bound = new Map<string, BoundVdb | string>();
+
+  private constructor(private readonly vdbs: VdbRegistry, private readonly datasources: ReadonlyMap<string, Datasource>) {}
+
+  /** Opens (or reuses) the datasources of every VDB so that binding is synchronous. */
+  static async create(vdbs: VdbRegistry, open: (name: string) => Promise<Datasource>): Promise<VdbBinder> {
+    const names = new Set(vdbs.list().flatMap((vdb) => [vdb.datasource, ...vdb.schemas.map((schema) => schema.datasource)]));
+    const entries = await Promise.all([...names].map(async (name) => [name, await open(name)] as const));
+    return new VdbBinder(vdbs, new Map(entries));
+  }
+
+  /** The bound VDB, or the reason it cannot be bound (a sentence for a definition problem). */
+  bind(name: string, version: string | number | undefined): BoundVdb | string {
+    const key = `${name}\u0000${version ?? ''}`;
+    let bound = this.bound.get(key);
+    if (bound === undefined) this.bound.set(key, (bound = this.bindNew(name, version === undefined ? undefined : String(version))));
+    return bound;
+  }
+
+  private bindNew(name: string, version: string | undefined): BoundVdb | string {
+    let vdb: VirtualDatabase | undefined;
+    if (version !== undefined) {
+      vdb = this.vdbs.find(name, version);
+      if (!vdb) return `virtualDatabase ${name} version ${version} is not loaded`;
+    } else {
+      const versions = this.vdbs.versionsOf(name);
+      if (versions.length === 0) return `virtualDatabase ${name} is not loaded`;
+      if (versions.length > 1) {
+        return `virtualDatabase ${name} has ${versions.length} versions (${versions.map((candidate) => candidate.version).join(', ')}): set virtualDatabaseVersion`;
+      }
+      vdb = versions[0] as VirtualDatabase;
+    }
+    return bindVdb(vdb, (datasource) => {
+      const open = this.datasources.get(datasource);
+      if (!open) throw new Error(`datasource ${datasource} was not opened`);
+      return open;
+    });
+  }
+}
+
+function bindVdb(vdb: VirtualDatabase, datasourceNamed: (name: string) => Datasource): BoundVdb {
+  const datasource = datasourceNamed(vdb.datasource);
+  const relations = relationIndex(vdb.catalog.relations);
+  const identifiers = identifierIndex(vdb.catalog.relations);
+  const quote = (name: string) => name.split('.').map((part) => datasource.dialect.quoteIdentifier(part)).join('.');
+  const identifier = (name: string): string => {
+    if (!identifiers.has(name)) {
+      throw new InputError('unknown_identifier', `"${name}" is not a relation or column of VDB ${vdb.name}`, { details: { identifier: name } });
+    }
+    return quote(name);
+  };
+  return {
+    vdb,
+    datasource,
+    family: datasource.dialect.family,
+    datasourceOf: (relation) => datasourceNamed(relation.datasource),
+    relation: (entity) => relations.get(entity) ?? relations.get(entity.toLowerCase()),
+    renderContext: (context) => ({ _context: context, identifier }),
+  };
+}
+
+/** By `schema.name` as written, and lower-cased when that is unambiguous (`sales.ORDERS`). */
+function relationIndex(relations: readonly VdbRelation[]): Map<string, VdbRelation> {
+  const index = new Map<string, VdbRelation>();
+  const folded = new Map<string, VdbRelation[]>();
+  for (const relation of relations) {
+    const key = `${relation.schema}.${relation.name}`;
+    index.set(key, relation);
+    folded.set(key.toLowerCase(), [...(folded.get(key.toLowerCase()) ?? []), relation]);
+  }
+  for (const [key, candidates] of folded) if (candidates.length === 1 && !index.has(key)) index.set(key, candidates[0] as VdbRelation);
+  return index;
+}
+
+/** What `| identifier` accepts: a relation (bare or schema-qualified) or a column of one. */
+function identifierIndex(relations: readonly VdbRelation[]): Set<string> {
+  const names = new Set<string>();
+  for (const relation of relations) {
+    names.add(relation.name).add(`${relation.schema}.${relation.name}`);
+    for (const column of relation.columns) names.add(column.name).add(`${relation.name}.${column.name}`);
+  }
+  return names;
+}
