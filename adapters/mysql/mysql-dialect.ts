@@ -35,6 +35,8 @@ export function mysqlDialect(id: string): SqlDialect {
           charset: 'utf8mb4',
           // Values as the server's text: no Date in the process time zone, no rounding of BIGINT or DECIMAL.
           dateStrings: true,
+          // JSON columns as their text: value-encoding parses JSON once for every driver
+          jsonStrings: true,
           supportBigNumbers: true,
           bigNumberStrings: true,
           decimalNumbers: false,

@@ -63,11 +63,12 @@ export function postgresCodec(oid: number): ValueCodec {
 }
 
 /**
- * Types whose default parsing is lossy or depends on the process time zone (Date objects, BigInt): they
- * come back as PostgreSQL's text and value-encoding formats them. Everything else keeps the driver's
- * lossless parsing (int4 → number, bool, json, bytea → bytes).
+ * Types whose default parsing is lossy or depends on the process time zone (Date objects, BigInt), and JSON
+ * (parsed once, by value-encoding, as for every driver: a JSON string holding JSON text must not be parsed
+ * twice): they come back as PostgreSQL's text. Everything else keeps the driver's lossless parsing
+ * (int4 → number, bool, bytea → bytes).
  */
-export const TEXT_OIDS: readonly number[] = [20, 1082, 1083, 1114, 1184, 1186, 1266, 1700];
+export const TEXT_OIDS: readonly number[] = [20, 114, 1082, 1083, 1114, 1184, 1186, 1266, 1700, 3802];
 /** Arrays of those types: parsed as arrays of text. */
 const TEXT_ARRAY_OIDS: readonly number[] = [1016, 1182, 1183, 1115, 1185, 1187, 1270, 1231];
 const TEXT_ARRAY = 1009;

@@ -1,7 +1,9 @@
 import { denialError, isDenial } from '../authorization/denial.js';
 import { effectiveGrants } from '../authorization/grants.js';
 import { authorizeSql } from '../authorization/sql-authorizer.js';
-import { InputError } from '../errors.js';
+import { InputError, InternalError } from '../errors.js';
+import { unavailableError } from '../sql/guarded-datasource.js';
+import { classifySqlFailure, sqlStateSuffix } from '../sql/sql-failure.js';
 import type { Datasource, JsonValue, ResultColumn } from '../sql/dialect-contract.js';
 import { toSql } from './bound-text.js';
 import { QUERY_BODY_SCHEMA } from './definition-body-schema.js';
@@ -38,7 +40,7 @@ export class QueryEndpoint {
     const decision = await authorizeSql({ sql, family, grants: effectiveGrants(vdb, request.caller), catalog: vdb.catalog, readOnly: true });
     if (isDenial(decision)) throw denialError(decision);
     const datasource = this.datasourceFor(decision.facts.relations);
-    const result = await datasource.query(sql, bindings.map(sqlBinding));
+    const result = await runQuery(this.name, datasource, sql, bindings.map(sqlBinding));
     return { rows: result.rows, rowCount: result.rowCount, columns: result.columns };
   }
 
@@ -53,3 +55,20 @@ export class QueryEndpoint {
     return relation ? this.bound.datasourceOf(relation) : this.bound.datasource;
   }
 }
+
+/** Runs the statement; a value the database refuses is the caller's 400, anything else ours. */
+async function runQuery(name: string, datasource: Datasource, sql: string, bindings: unknown[]) {
+  try {
+    return await datasource.query(sql, bindings);
+  } catch (error) {
+    switch (classifySqlFailure(error)) {
+      case 'unavailable':
+        throw unavailableError(datasource.name, error);
+      case 'invalid_value':
+        throw new InputError('invalid_body', `query ${name}: a request value does not fit the query${sqlStateSuffix(error)}`, { cause: error });
+      default:
+        throw new InternalError('query_failed', `query ${name} failed${sqlStateSuffix(error)}`, { cause: error });
+    }
+  }
+}
+

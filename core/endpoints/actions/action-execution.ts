@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import {
   ConflictError, DeadlineError, InputError, InternalError, ServiceError, UnavailableError,
 } from '../../errors.js';
-import { classifySqlFailure } from '../../sql/sql-failure.js';
+import { classifySqlFailure, sqlStateSuffix } from '../../sql/sql-failure.js';
 import { unavailableError } from '../../sql/guarded-datasource.js';
 import type { ActionPlan, PlannedAssertion, PlannedOperation, PlannedWrite } from './action-plan.js';
 import { existenceStatement, writeStatement, type ActionContext, type BuiltStatement } from './action-statements.js';
@@ -129,18 +129,14 @@ function statementFailure(error: unknown, what: string, datasource: string): Ser
     case 'constraint':
       return new ConflictError('operation_conflict', `${what} violates a constraint${constraintName(error)}`, { cause: error });
     case 'invalid_value':
-      return new ConflictError('operation_conflict', `${what}: a value does not fit its column${sqlState(error)}`, { cause: error });
+      return new ConflictError('operation_conflict', `${what}: a value does not fit its column${sqlStateSuffix(error)}`, { cause: error });
     case 'other':
-      return new InternalError('operation_failed', `${what} failed${sqlState(error)}`, { cause: error });
+      return new InternalError('operation_failed', `${what} failed${sqlStateSuffix(error)}`, { cause: error });
   }
 }
 
 function constraintName(error: unknown): string {
   const constraint = (error as { constraint?: unknown } | null)?.constraint;
-  return typeof constraint === 'string' ? ` (${constraint})` : sqlState(error);
+  return typeof constraint === 'string' ? ` (${constraint})` : sqlStateSuffix(error);
 }
 
-function sqlState(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code) ? ` (${code})` : '';
-}
