@@ -74,7 +74,7 @@ async function checkDefinition(
   const unchecked = attempt(fail, () => definition.render({}, probeContext(undefined).context));
   if (!unchecked) return undefined;
   const schemaProblems = bodyProblems(kind === 'query' ? QUERY_BODY_SCHEMA : ACTION_BODY_SCHEMA, unchecked.document);
-  for (const problem of schemaProblems) fail(problem, lineOf(problem.split(/[.:[ ]/)[0] ?? ''));
+  for (const problem of schemaProblems) fail(problem, lineOf(/unknown key "([^"]+)"/.exec(problem)?.[1] ?? problem.split(/[.:[ ]/)[0] ?? ''));
   if (schemaProblems.length > 0) return undefined;
 
   const needed = kind === 'query' ? ((unchecked.document as QueryBody).neededFields ?? []) : ((unchecked.document as ActionBody).needed?.fields ?? []);
@@ -110,10 +110,32 @@ async function checkQuerySql(
   // names chosen per request (`| identifier` over a field) are checked then; the probe cannot know them
   if (!sql || dynamicIdentifiers) return;
   const decision = await authorizeSql({ sql: sql.sql, family: bound.family, grants: { access: 'complete', roles: [], grants: [] }, catalog: bound.vdb.catalog, readOnly: true });
-  if (!isDenial(decision)) return;
+  if (!isDenial(decision)) return explainQuery(bound, sql, fail, warn, queryLine);
   // loops over absent fields can leave SQL that only parses with values (`in ()`): checked per request
   if (decision.code === 'unparseable') warn(`query: not checked against the catalog, as it does not parse without request fields (${decision.reason})`, queryLine);
   else fail(`query: ${decision.reason}`, queryLine);
+}
+
+/** SQLSTATE / errno of a name the database does not know: undefined column or table, in PostgreSQL and MySQL. */
+const UNKNOWN_NAME_CODES = new Set(['42703', '42P01', '42883', 'ER_BAD_FIELD_ERROR', 'ER_NO_SUCH_TABLE', 'ER_SP_DOES_NOT_EXIST']);
+
+/**
+ * Asks the database to plan the query (EXPLAIN, with null values): it knows every column, alias and function,
+ * where the authorizer only knows relations. PostgreSQL and MySQL families; others are checked per request.
+ */
+async function explainQuery(bound: BoundVdb, sql: { sql: string; bindings: unknown[] }, fail: Fail, warn: Fail, queryLine: number | undefined): Promise<void> {
+  if (bound.family !== 'postgres' && bound.family !== 'mysql') return;
+  const explain = `explain ${sql.sql}`;
+  try {
+    await bound.datasource.query(explain, sql.bindings.map(() => null));
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    // knex prefixes the driver's message with the statement
+    const message = error instanceof Error ? error.message : String(error);
+    const reason = (message.startsWith(`${explain} - `) ? message.slice(explain.length + 3) : message).split('\n')[0];
+    if (typeof code === 'string' && UNKNOWN_NAME_CODES.has(code)) fail(`query: ${reason}`, queryLine);
+    else warn(`query: the database could not plan it without request values (${reason})`, queryLine);
+  }
 }
 
 function checkActionPlan(rendered: RenderedDefinition, binder: VdbBinder, fail: Fail): void {

@@ -98,4 +98,24 @@ cli('validate: an isolated semantic failure of the demo is a warning at its file
   assert.match(run.stderr, /descriptors\/semantic\/retail-v2\/customers\.osi\.yaml:\d+: semantic model of retail 2: bind\.column_not_found: .* \(warning: isolated by policy\)/);
 });
 
+cli('validate: endpoint definitions print every problem as file:line: message, and | raw as a warning', async () => {
+  const query = (sql: string) => `---\ntype: sqlDirect\nvirtualDatabase: shop\nquery: ${sql}\n`;
+  const trusted = writeBundle(baseConfig, { ...tinyBundle, 'descriptors/queries/sorted.yaml': query("select id from shop.items order by {{ 'name' | raw }}") });
+  const warned = await runCli(['validate', '--config', trusted]);
+  assert.is(warned.code, 0, warned.stderr);
+  assert.match(warned.stderr, /descriptors\/queries\/sorted\.yaml:4: \| raw splices text unchecked: it must never carry request data \(warning\)/);
+
+  const broken = writeBundle(baseConfig, {
+    ...tinyBundle,
+    'descriptors/queries/quoted.yaml': query("select id from shop.items where name = '{{ name }}'"),
+    'descriptors/queries/unknown.yaml': query('select colour from shop.items'),
+  });
+  const run = await runCli(['validate', '--config', broken]);
+  assert.is(run.code, 1);
+  const lines = run.stderr.trim().split('\n').map((line) => line.replace(/^.*descriptors\//, ''));
+  assert.equal(lines.length, 2, run.stderr);
+  assert.match(lines[0] ?? '', /^queries\/quoted\.yaml:4: quoted placeholder: bind the value, drop the quotes/);
+  assert.match(lines[1] ?? '', /^queries\/unknown\.yaml:4: query: column "colour" does not exist/);
+});
+
 cli.run();
