@@ -1,11 +1,17 @@
 import type { Request, Response } from 'restify';
+import { authorizedContext } from '../../authorization/authorized-context.js';
+import { effectiveGrants } from '../../authorization/grants.js';
+import { ForbiddenError } from '../../errors.js';
 import { coreTokens } from '../../tokens.js';
+import type { VdbRelation } from '../../vdb/vdb-types.js';
 import { authenticate } from '../authentication.js';
+import { callerOf } from '../request-context.js';
 import type { RouteModule } from '../route-module.js';
 
 /**
- * The normal catalog of each VDB: what a caller can query with SQL. `GET /api/v1/vdbs` lists the VDBs,
- * `GET /api/v1/vdbs/{vdb}/versions/{version}/catalog` describes one.
+ * The normal catalog of each VDB: what a caller can query with SQL, as far as its data roles let it see.
+ * `GET /api/v1/vdbs` lists the VDBs with the caller's access, `GET /api/v1/vdbs/{vdb}/versions/{version}/catalog`
+ * describes one: only the relations, columns and functions the caller may select.
  */
 export const catalogRoutes: RouteModule = {
   name: 'catalog',
@@ -14,27 +20,48 @@ export const catalogRoutes: RouteModule = {
     const vdbs = container.resolve(coreTokens.vdbs);
     const auth = authenticate(container.resolve(coreTokens.authScheme));
 
-    server.get('/api/v1/vdbs', auth, async (_req: Request, res: Response) => {
+    server.get('/api/v1/vdbs', auth, async (req: Request, res: Response) => {
+      const caller = callerOf(req);
       res.json(200, {
         vdbs: vdbs.list().map((vdb) => ({
           name: vdb.name,
           version: vdb.version,
           description: vdb.description ?? null,
           catalogRevision: vdb.catalogRevision,
+          access: effectiveGrants(vdb, caller).access,
         })),
       });
     });
 
     server.get('/api/v1/vdbs/:vdb/versions/:version/catalog', auth, async (req: Request, res: Response) => {
       const vdb = vdbs.get(String(req.params['vdb']), String(req.params['version']));
+      const grants = effectiveGrants(vdb, callerOf(req));
+      if (grants.access === 'unavailable') throw new ForbiddenError('forbidden', `the caller has no data role on VDB ${vdb.name} version ${vdb.version}`);
+      const visible = authorizedContext(vdb, grants);
+      const relations = grants.access === 'complete' ? vdb.catalog.relations : vdb.catalog.relations.flatMap((relation) => {
+        const seen = visible.relations.find((candidate) => candidate.schema === relation.schema && candidate.name === relation.name);
+        return seen ? [restricted(relation, seen.columns.map((column) => column.name), seen)] : [];
+      });
       res.json(200, {
         name: vdb.name,
         version: vdb.version,
         catalogRevision: vdb.catalogRevision,
+        access: grants.access,
         schemas: vdb.catalog.schemas,
-        relations: vdb.catalog.relations.map(({ datasource: _datasource, ...relation }) => relation),
-        functions: vdb.catalog.functions,
+        relations: relations.map(({ datasource: _datasource, ...relation }) => relation),
+        functions: grants.access === 'complete' ? vdb.catalog.functions : vdb.catalog.functions.filter((fn) => visible.functions.some((seen) => seen.schema === fn.schema && seen.name === fn.name)),
       });
     });
   },
 };
+
+/** The relation as far as the caller sees it: its visible columns, and keys only over those. */
+function restricted(relation: VdbRelation, columns: readonly string[], seen: { primaryKey: string[]; foreignKeys: VdbRelation['foreignKeys'] }): VdbRelation {
+  return {
+    ...relation,
+    columns: relation.columns.filter((column) => columns.includes(column.name)),
+    primaryKey: seen.primaryKey,
+    uniqueKeys: relation.uniqueKeys.filter((key) => key.every((column) => columns.includes(column))),
+    foreignKeys: seen.foreignKeys,
+  };
+}
