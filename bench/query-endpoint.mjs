@@ -18,7 +18,7 @@
 // --connections N (BENCH_CONNECTIONS, 10), --rounds N (BENCH_ROUNDS, 2: one baseline and one service run
 // each), --pool N (BENCH_POOL, 10: pg pool size of both servers), --profile (BENCH_PROFILE=1: CPU-profile
 // the server process during the service's measured run of the last round only, write the .cpuprofile and
-// print where the time goes). Exits 1 when a response is not 200 (autocannon non2xx, errors or timeouts).
+// print where the time goes; BENCH_PROFILE_TARGET=baseline or both profiles the baseline's run instead/too). Exits 1 when a response is not 200 (autocannon non2xx, errors or timeouts).
 import { execSync, fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -71,6 +71,8 @@ const settings = {
   rounds: option('rounds', 'BENCH_ROUNDS', 2),
   pool: option('pool', 'BENCH_POOL', 10),
   profile: process.argv.includes('--profile') || process.env.BENCH_PROFILE === '1',
+  /** Whose measured run to profile: service (default), baseline or both. */
+  profileTarget: process.env.BENCH_PROFILE_TARGET || 'service',
 };
 const postgresUrl = process.env.VDB_TEST_POSTGRES_URL || undefined;
 const backend = postgresUrl ? 'postgres' : 'pglite';
@@ -237,7 +239,7 @@ async function serve() {
     } else if (message.type === 'profile-stop') {
       const { profile } = await session.post('Profiler.stop');
       session.disconnect();
-      const file = join(mkdtempSync(join(tmpdir(), 'vdb-bench-profile-')), `service-${backend}.cpuprofile`);
+      const file = join(mkdtempSync(join(tmpdir(), 'vdb-bench-profile-')), `${message.target}-${backend}.cpuprofile`);
       writeFileSync(file, JSON.stringify(profile));
       process.send({ type: 'profile-stopped', file });
     } else if (message.type === 'stop') {
@@ -318,7 +320,7 @@ const fmt = (n, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits
 const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 /** Self and inclusive sample shares per file/package and per function of a V8 CPU profile. */
-function summarizeProfile(file) {
+function summarizeProfile(target, file) {
   const profile = JSON.parse(readFileSync(file, 'utf8'));
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map();
@@ -367,7 +369,7 @@ function summarizeProfile(file) {
   const top = (map, count, filter = () => true) => [...map.entries()].filter(([key]) => filter(key)).sort((a, b) => b[1] - a[1]).slice(0, count)
     .map(([key, hits]) => `  ${(100 * hits / samples).toFixed(1).padStart(5)}%  ${key}`).join('\n');
   const ours = (key) => /^(core|adapters|plugins)\//.test(key) || / (core|adapters|plugins)\//.test(key);
-  console.log(`\nCPU profile of the server process during the service's measured runs: ${file}`);
+  console.log(`\nCPU profile of the server process during the ${target}'s measured run: ${file}`);
   console.log(`${samples} busy samples, ${idle} idle (${(100 * idle / (samples + idle)).toFixed(1)}% idle). Shares are of busy samples.`);
   console.log(`\nSelf time by file or package:\n${top(selfFile, 20)}`);
   console.log(`\nSelf time by function:\n${top(selfFn, 25)}`);
@@ -397,21 +399,21 @@ async function drive() {
   console.log(`${ready.rowCount} rows; service row: ${JSON.stringify(ready.sampleRow)}; baseline row: ${JSON.stringify(ready.baselineSampleRow)}\n`);
 
   const runs = [];
-  let profileFile;
+  const profileFiles = [];
   try {
     for (let round = 1; round <= settings.rounds; round++) {
       for (const [target, url] of [['baseline', ready.baselineUrl], ['service', ready.serviceUrl]]) {
         if (settings.warmup > 0) await load(url, settings.warmup);
         // The service's run of the last round, once everything is warm.
-        const profiling = settings.profile && target === 'service' && round === settings.rounds;
+        const profiling = settings.profile && round === settings.rounds && [target, 'both'].includes(settings.profileTarget);
         if (profiling) {
           child.send({ type: 'profile-start' });
           await next('profile-started');
         }
         const result = await load(url, settings.duration);
         if (profiling) {
-          child.send({ type: 'profile-stop' });
-          profileFile = (await next('profile-stopped')).file;
+          child.send({ type: 'profile-stop', target });
+          profileFiles.push({ target, file: (await next('profile-stopped')).file });
         }
         const run = { round, target, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total };
         runs.push(run);
@@ -433,7 +435,7 @@ async function drive() {
   console.log(`| service | ${cell(service, 'rps')} | ${cell(service, 'p50')} | ${cell(service, 'p99')} |`);
   console.log(`| service / baseline | ${ratio.toFixed(2)}× | | |`);
   console.log(`\nservice/baseline req/s: ${ratio.toFixed(2)}× — target ≥ 0.90×: ${ratio >= 0.9 ? 'met' : 'NOT met'}`);
-  if (profileFile) summarizeProfile(profileFile);
+  for (const { target, file } of profileFiles) summarizeProfile(target, file);
 }
 
 if (process.argv.includes('--serve')) {

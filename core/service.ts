@@ -82,6 +82,7 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
   container.register(extensionTokens.templateFunctions, { useValue: new ExtensionRegistry('templateFunctions') });
   container.register(extensionTokens.semanticProviders, { useValue: new ExtensionRegistry('semanticProvider') });
   container.register(extensionTokens.templateEngines, { useValue: new ExtensionRegistry('templateEngine') });
+  container.register(extensionTokens.runtimeTransports, { useValue: new ExtensionRegistry('runtimeTransport') });
 
   const discovered = [...discoverBuiltIns(), ...config.plugins.map((reference) => locateExtra(reference, config.baseDir))];
   const plugins = await loadPlugins(container, discovered);

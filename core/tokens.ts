@@ -12,6 +12,7 @@ import type { SemanticProvider } from './semantic/provider-contract.js';
 import type { SemanticRegistry } from './semantic/semantic-registry.js';
 import type { TemplateEngine } from './endpoints/template-engine-contract.js';
 import type { EndpointRegistry } from './endpoints/endpoint-registry.js';
+import type { RuntimeTransportFactory } from './tasks/runtime-contract.js';
 
 /**
  * Every injection token of the core, in one place, with namespaced ids (`core.*`, `extension.*`,
@@ -37,6 +38,7 @@ export const extensionTokens = {
   templateFunctions: 'extension.templateFunctions' as InjectionToken<ExtensionRegistry<TemplateFunctionModule>>,
   semanticProviders: 'extension.semanticProviders' as InjectionToken<ExtensionRegistry<SemanticProvider>>,
   templateEngines: 'extension.templateEngines' as InjectionToken<ExtensionRegistry<TemplateEngine>>,
+  runtimeTransports: 'extension.runtimeTransports' as InjectionToken<ExtensionRegistry<RuntimeTransportFactory>>,
 } as const;
 
 /** Registered in each plugin's child container while it registers. */

@@ -2,7 +2,8 @@ import { hostname } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { StartupError, type StartupProblem } from '../errors.js';
 import { configSchema } from './config-schema.js';
-import type { DatasourceConfig, ExtraPluginReference, ServiceConfig } from './config-types.js';
+import type { TaskBudgets } from '../tasks/task-documents.js';
+import type { DatasourceConfig, ExtraPluginReference, RuntimeConfig, ServiceConfig } from './config-types.js';
 import { dotted, schemaProblems } from './schema-validation.js';
 import { readYamlFile, type YamlSource } from './yaml-source.js';
 
@@ -52,7 +53,27 @@ interface RawConfig {
   datasources: Record<string, DatasourceConfig>;
   auth: { scheme: string; adminRoles: string[] } & Record<string, unknown>;
   semantic: ServiceConfig['semantic'];
+  runtime: Omit<RuntimeConfig, 'budgets'> & { budgets: Partial<TaskBudgets> };
+  capabilities: { name: string; description?: string; budgets?: Partial<TaskBudgets> }[];
   logging: ServiceConfig['logging'];
+}
+
+/** DESIGN.md §2: the budgets of a task unless `runtime.budgets` or a capability says otherwise. */
+export const DEFAULT_BUDGETS: TaskBudgets = {
+  maxSteps: 8, maxServiceActions: 16, maxObservationRows: 5000, maxObservationBytes: 2_097_152,
+  maxModelCalls: 16, maxInputTokens: 200_000, maxOutputTokens: 20_000, maxDurationSeconds: 120,
+};
+
+function runtimeProblems(raw: RawConfig, source: YamlSource): StartupProblem[] {
+  const problems: StartupProblem[] = [];
+  if (raw.runtime.enabled && raw.runtime.transport === 'http' && raw.runtime.baseURL === undefined) {
+    problems.push(source.problem(['runtime', 'transport'], 'runtime.baseURL: required when runtime.transport is http'));
+  }
+  const names = raw.capabilities.map((capability) => capability.name);
+  names.forEach((name, index) => {
+    if (names.indexOf(name) !== index) problems.push(source.problem(['capabilities', index, 'name'], `capabilities[${index}].name: "${name}" is defined twice`));
+  });
+  return problems;
 }
 
 function pluginReference(entry: RawConfig['plugins'][number], baseDir: string): ExtraPluginReference {
@@ -77,7 +98,10 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
     throw StartupError.of(problems);
   }
   const raw = value as RawConfig;
+  problems.push(...runtimeProblems(raw, source));
+  if (problems.length > 0) throw StartupError.of(problems);
   const baseDir = dirname(file);
+  const budgets = { ...DEFAULT_BUDGETS, ...raw.runtime.budgets };
   const { scheme, adminRoles, ...authSettings } = raw.auth;
   return {
     file,
@@ -90,6 +114,12 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
     datasources: raw.datasources,
     auth: { scheme, adminRoles, settings: authSettings },
     semantic: raw.semantic,
+    runtime: { ...raw.runtime, budgets },
+    capabilities: raw.capabilities.map((capability) => ({
+      name: capability.name,
+      description: capability.description ?? '',
+      budgets: { ...budgets, ...capability.budgets },
+    })),
     logging: raw.logging,
   };
 }

@@ -1,4 +1,20 @@
 /** JSON Schema (draft 2020-12) of service.yaml. Documented key by key in docs/configuration.md. */
+/** Budgets of a task (DESIGN.md §6): service defaults under `runtime.budgets`, overrides per capability. */
+const BUDGETS = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    maxSteps: { type: 'integer', minimum: 1 },
+    maxServiceActions: { type: 'integer', minimum: 0 },
+    maxObservationRows: { type: 'integer', minimum: 0 },
+    maxObservationBytes: { type: 'integer', minimum: 0 },
+    maxModelCalls: { type: 'integer', minimum: 0 },
+    maxInputTokens: { type: 'integer', minimum: 0 },
+    maxOutputTokens: { type: 'integer', minimum: 0 },
+    maxDurationSeconds: { type: 'integer', minimum: 1 },
+  },
+} as const;
+
 export const configSchema = {
   $id: 'https://vdb-service.dev/schemas/service-config.json',
   type: 'object',
@@ -86,6 +102,41 @@ export const configSchema = {
       default: {},
       properties: {
         activationFailurePolicy: { enum: ['isolate', 'blockStartup'], default: 'isolate' },
+      },
+    },
+    runtime: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        enabled: { type: 'boolean', default: true },
+        transport: { type: 'string', minLength: 1, default: 'inProcess' },
+        baseURL: { type: 'string', format: 'uri', pattern: '^https?://' },
+        bearerToken: { type: 'string', minLength: 16 },
+        timeoutMs: { type: 'integer', minimum: 1, default: 30000 },
+        transportLimitBytes: { type: 'integer', minimum: 1024, default: 1048576 },
+        budgets: { ...BUDGETS, default: {} },
+        reference: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description: 'the standalone reference runtime (npm run runtime)',
+          properties: { host: { type: 'string', default: '127.0.0.1' }, port: { type: 'integer', minimum: 0, maximum: 65535, default: 8383 } },
+        },
+      },
+    },
+    capabilities: {
+      type: 'array',
+      default: [{ name: 'answer', description: "Answer a question about the VDB's data" }],
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name'],
+        properties: {
+          name: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_-]*$' },
+          description: { type: 'string' },
+          budgets: BUDGETS,
+        },
       },
     },
     logging: {

@@ -1,4 +1,5 @@
 import type { PoolSettings } from '../sql/dialect-contract.js';
+import type { TaskBudgets } from '../tasks/task-documents.js';
 import type { YamlSource } from './yaml-source.js';
 
 /** service.yaml after `${env:NAME}` substitution, defaults and path resolution. See docs/configuration.md. */
@@ -18,7 +19,31 @@ export interface ServiceConfig {
   datasources: Record<string, DatasourceConfig>;
   auth: AuthConfig;
   semantic: { activationFailurePolicy: 'isolate' | 'blockStartup' };
+  runtime: RuntimeConfig;
+  /** The Task API's capabilities, each with its budgets resolved over `runtime.budgets`. */
+  capabilities: CapabilityConfig[];
   logging: { level: string };
+}
+
+export interface RuntimeConfig {
+  enabled: boolean;
+  /** The id of a runtimeTransport plugin: `inProcess` (the reference runtime) or `http`. */
+  transport: string;
+  baseURL?: string;
+  /** The service's credential toward the runtime; the standalone reference runtime requires it. */
+  bearerToken?: string;
+  timeoutMs: number;
+  /** The largest runtime document the service sends (413 `request_too_large` beyond). */
+  transportLimitBytes: number;
+  budgets: TaskBudgets;
+  /** Where `npm run runtime` serves the standalone reference runtime. */
+  reference: { host: string; port: number };
+}
+
+export interface CapabilityConfig {
+  name: string;
+  description: string;
+  budgets: TaskBudgets;
 }
 
 export interface ServerConfig {

@@ -1,3 +1,4 @@
+import type { RuntimeTransportFactory } from '../tasks/runtime-contract.js';
 import type { DependencyContainer } from 'tsyringe';
 import type { AuthSchemeFactory } from '../auth/auth-contract.js';
 import type { TemplateEngine } from '../endpoints/template-engine-contract.js';
@@ -52,6 +53,17 @@ export function defineTemplateEngine(create: (id: string) => TemplateEngine): Pl
   return (container) => {
     const manifest = manifestOf(container, 'templateEngine');
     container.resolve(extensionTokens.templateEngines).add(manifest.id, create(manifest.id), manifest.name);
+  };
+}
+
+/**
+ * Declares a `runtimeTransport` plugin: `export default defineRuntimeTransport((id, config) => factory)`.
+ * The factory creates the transport from the service's `runtime` settings when the runtime is enabled.
+ */
+export function defineRuntimeTransport(create: (id: string, config: Record<string, unknown>) => RuntimeTransportFactory): PluginRegistration {
+  return (container, config) => {
+    const manifest = manifestOf(container, 'runtimeTransport');
+    container.resolve(extensionTokens.runtimeTransports).add(manifest.id, create(manifest.id, config), manifest.name);
   };
 }
 

@@ -1,0 +1,57 @@
+import { authorizedContext as catalogContext, type AuthorizedCatalogContext } from '../authorization/authorized-context.js';
+import type { CallerGrants } from '../authorization/grants.js';
+import type { SemanticPackage } from '../semantic/package-types.js';
+import type { VirtualDatabase } from '../vdb/vdb-types.js';
+import type { AuthorizedContext, AuthorizedSemantic } from './task-documents.js';
+
+/** Derived once per VDB, grant set and package: all three are fixed for the life of the process. */
+const derived = new WeakMap<VirtualDatabase, WeakMap<CallerGrants, AuthorizedContext>>();
+
+/**
+ * The `authorizedContext` of a task (spec Authentication 4, DESIGN.md §6): the catalog the caller may
+ * select, and the semantic package cut to what that catalog covers. No credential, no identity.
+ */
+export function taskContext(vdb: VirtualDatabase, grants: CallerGrants, semanticPackage: { document: SemanticPackage; digest: string } | undefined): AuthorizedContext {
+  let byGrants = derived.get(vdb);
+  if (!byGrants) derived.set(vdb, (byGrants = new WeakMap()));
+  let context = byGrants.get(grants);
+  if (!context) {
+    const catalog = catalogContext(vdb, grants);
+    context = {
+      vdb: catalog.vdb,
+      catalogRevision: catalog.catalogRevision,
+      semanticRevision: semanticPackage?.digest ?? null,
+      access: catalog.access,
+      relations: catalog.relations,
+      functions: catalog.functions,
+      semantic: semanticPackage ? visibleSemantic(semanticPackage.document, semanticPackage.digest, catalog) : null,
+    };
+    byGrants.set(grants, context);
+  }
+  return context;
+}
+
+/**
+ * Datasets whose relation the caller sees, with the fields whose columns it sees; relationships between
+ * visible datasets over visible columns; metrics whose every field and dataset stays visible.
+ */
+function visibleSemantic(document: SemanticPackage, digest: string, catalog: AuthorizedCatalogContext): AuthorizedSemantic {
+  const columnsOf = new Map(catalog.relations.map((relation) => [`${relation.schema}.${relation.name}`, new Set(relation.columns.map((column) => column.name))]));
+  const datasets = document.datasets.flatMap((dataset) => {
+    const columns = columnsOf.get(`${dataset.relation.schema}.${dataset.relation.name}`);
+    if (!columns) return [];
+    return [{ ...dataset, fields: dataset.fields.filter((field) => field.columns.every((column) => columns.has(column))) }];
+  });
+  const datasetIds = new Set(datasets.map((dataset) => dataset.id));
+  const fieldIds = new Set(datasets.flatMap((dataset) => dataset.fields.map((field) => field.id)));
+  const columnsOfDataset = new Map(datasets.map((dataset) => [dataset.id, columnsOf.get(`${dataset.relation.schema}.${dataset.relation.name}`) ?? new Set<string>()]));
+  const sees = (dataset: string, columns: readonly string[]) => columns.every((column) => columnsOfDataset.get(dataset)?.has(column) ?? false);
+  const relationships = document.relationships.filter((relationship) =>
+    datasetIds.has(relationship.from) && datasetIds.has(relationship.to) && sees(relationship.from, relationship.fromColumns) && sees(relationship.to, relationship.toColumns));
+  const relationshipIds = new Set(relationships.map((relationship) => relationship.id));
+  const metrics = document.metrics.filter((metric) =>
+    metric.datasets.every((dataset) => datasetIds.has(dataset))
+    && metric.fields.every((field) => fieldIds.has(field))
+    && metric.joins.every((join) => relationshipIds.has(join.relationship)));
+  return { packageDigest: digest, datasets, relationships, metrics };
+}

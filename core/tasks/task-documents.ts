@@ -1,0 +1,158 @@
+/**
+ * The documents of the Task API and of the runtime boundary (spec "Task API", "Runtime documents";
+ * DESIGN.md §6). JSON Schemas of the four runtime documents are in docs/runtime/ and are checked on both
+ * sides: the service validates what a runtime answers, the reference runtime what the service sends.
+ */
+import type { AuthorizedRelation } from '../authorization/authorized-context.js';
+import type { AccessLevel } from '../authorization/grants.js';
+import type { CatalogFunction } from '../catalog/catalog-types.js';
+import type { JsonValue, ResultColumn } from '../sql/dialect-contract.js';
+import type { PackageDataset, PackageMetric, PackageRelationship } from '../semantic/package-types.js';
+
+export const TASK_STATES = ['working', 'input_required', 'completed', 'cancelled', 'budget_exceeded', 'failed'] as const;
+export type TaskState = (typeof TASK_STATES)[number];
+/** States after which the runtime does nothing more for the task. */
+export const TERMINAL_STATES: readonly TaskState[] = ['input_required', 'completed', 'cancelled', 'budget_exceeded', 'failed'];
+
+export const ARTIFACT_KINDS = ['answer', 'table', 'query', 'report', 'log'] as const;
+export type ArtifactKind = (typeof ARTIFACT_KINDS)[number];
+
+export const STOP_REASONS = ['completed', 'input_required', 'cancelled', 'budget_exceeded', 'runtime_failed', 'deadline_exceeded'] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
+
+/** Budgets of a task: the service's defaults (`runtime.budgets`) overridden per capability. */
+export interface TaskBudgets {
+  maxSteps: number;
+  maxServiceActions: number;
+  maxObservationRows: number;
+  maxObservationBytes: number;
+  maxModelCalls: number;
+  maxInputTokens: number;
+  maxOutputTokens: number;
+  maxDurationSeconds: number;
+}
+
+/** The semantic surface the caller may see: the active package, cut to the visible datasets, fields and metrics. */
+export interface AuthorizedSemantic {
+  packageDigest: string;
+  datasets: PackageDataset[];
+  relationships: PackageRelationship[];
+  metrics: PackageMetric[];
+}
+
+/** What the runtime may plan with (spec Authentication 4). Never a credential, never the caller's identity. */
+export interface AuthorizedContext {
+  vdb: { name: string; version: string };
+  catalogRevision: string;
+  /** The package digest of the active semantic model; null when the VDB has none active. */
+  semanticRevision: string | null;
+  access: AccessLevel;
+  relations: AuthorizedRelation[];
+  functions: Pick<CatalogFunction, 'schema' | 'name' | 'kind' | 'returnType'>[];
+  semantic: AuthorizedSemantic | null;
+}
+
+/** PUT .../tasks/{taskId}: start a task (idempotent by taskId). */
+export interface TaskStartDocument {
+  format: 'service-task-start';
+  formatVersion: 1;
+  taskId: string;
+  instanceId: string;
+  capability: string;
+  vdb: { name: string; version: string };
+  goal: string;
+  externalContextId: string | null;
+  externalContext: { contentType: 'application/json'; data: JsonValue } | null;
+  artifactIds: string[];
+  authorizedContext: AuthorizedContext;
+  budgets: TaskBudgets;
+}
+
+/** An action the runtime asks the service to run as the caller. */
+export interface PendingAction {
+  actionId: string;
+  kind: 'query';
+  /** One read-only statement in the dialect of the VDB. */
+  sql: string;
+  maxRows: number;
+}
+
+export interface Observation {
+  actionId: string;
+  status: 'ok' | 'denied' | 'failed';
+  columns: ResultColumn[];
+  rows: Record<string, JsonValue>[];
+  rowCount: number;
+  truncated: boolean;
+  /** Why the action was denied or failed; null when ok. */
+  error: { code: string; message: string } | null;
+}
+
+/** POST .../advances: the results of the pending actions (idempotent by sequence). */
+export interface TaskAdvanceDocument {
+  format: 'service-task-advance';
+  formatVersion: 1;
+  taskId: string;
+  /** 1 for the first advance, then +1 per advance. */
+  sequence: number;
+  observations: Observation[];
+}
+
+export interface Artifact {
+  id: string;
+  kind: ArtifactKind;
+  /** `data` is Base64 of the bytes; `contentType` says how to read them. */
+  content: { contentType: string; data: string };
+}
+
+export interface TaskUsage {
+  inputTokens: number;
+  outputTokens: number;
+  modelCalls: number;
+  serviceActions: number;
+  observationRows: number;
+  observationBytes: number;
+}
+
+/** What the runtime reports of model usage; the service counts the rest itself. */
+export type RuntimeUsage = Pick<TaskUsage, 'inputTokens' | 'outputTokens' | 'modelCalls'>;
+
+export interface TaskTarget {
+  instanceId: string;
+  vdbName: string;
+  vdbVersion: string;
+}
+
+/** The runtime's answer to start, advance and read; `pendingActions` only while `working`. */
+export interface RuntimeSnapshot {
+  format: 'service-task-snapshot';
+  formatVersion: 1;
+  task: { taskId: string; target: TaskTarget };
+  capability: string;
+  state: TaskState;
+  artifacts: Artifact[];
+  usage: RuntimeUsage;
+  stop: { reason: StopReason; detail: string } | null;
+  pendingActions: PendingAction[];
+}
+
+/** The terminal snapshot the Task API answers (spec "Task snapshot"). */
+export interface TaskSnapshot {
+  format: 'service-task-snapshot';
+  formatVersion: 1;
+  task: { taskId: string; target: TaskTarget };
+  capability: string;
+  state: TaskState;
+  artifacts: Artifact[];
+  usage: TaskUsage;
+  stop: { reason: StopReason; detail: string };
+}
+
+/** The Task API's error body (spec "Task error envelope"). */
+export interface TaskErrorEnvelope {
+  format: 'service-task-error';
+  formatVersion: 1;
+  code: string;
+  message: string;
+  retryable: boolean;
+}
