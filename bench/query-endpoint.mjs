@@ -15,10 +15,14 @@
 //   VDB_TEST_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/test node bench/query-endpoint.mjs
 //
 // Options (argv wins over env): --duration S (BENCH_DURATION, 10), --warmup S (BENCH_WARMUP, 2),
-// --connections N (BENCH_CONNECTIONS, 10), --rounds N (BENCH_ROUNDS, 2: one baseline and one service run
-// each), --pool N (BENCH_POOL, 10: pg pool size of both servers), --profile (BENCH_PROFILE=1: CPU-profile
+// --connections N (BENCH_CONNECTIONS, 10), --rounds N (BENCH_ROUNDS, 2; a round is one baseline run, then one
+// service run), --pool N (BENCH_POOL, 10: pg pool size of both servers), --profile (BENCH_PROFILE=1: CPU-profile
 // the server process during the service's measured run of the last round only, write the .cpuprofile and
-// print where the time goes; BENCH_PROFILE_TARGET=baseline or both profiles the baseline's run instead/too). Exits 1 when a response is not 200 (autocannon non2xx, errors or timeouts).
+// print where the time goes; BENCH_PROFILE_TARGET=baseline or both: the baseline's run instead, or too).
+// Experiments: BENCH_LOG_LEVEL (the service's logging.level, default info as deployed) and, on PostgreSQL,
+// BENCH_BASELINE_DRIVER=knex (the baseline through knex.raw on pg, as the service, instead of pg.Pool).
+// Besides req/s and latency, each run reports the server process's CPU time (user + system, from
+// process.cpuUsage) per request. Exits 1 when a response is not 200 (autocannon non2xx, errors, timeouts).
 import { execSync, fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -71,6 +75,10 @@ const settings = {
   rounds: option('rounds', 'BENCH_ROUNDS', 2),
   pool: option('pool', 'BENCH_POOL', 10),
   profile: process.argv.includes('--profile') || process.env.BENCH_PROFILE === '1',
+  /** The service's `logging.level`; `info` (the default, as deployed) writes one line per request. */
+  logLevel: process.env.BENCH_LOG_LEVEL || 'info',
+  /** PostgreSQL baseline through `pg` (pg.Pool, default) or `knex` (knex.raw on pg, the service's path). */
+  baselineDriver: process.env.BENCH_BASELINE_DRIVER || 'pg',
   /** Whose measured run to profile: service (default), baseline or both. */
   profileTarget: process.env.BENCH_PROFILE_TARGET || 'service',
 };
@@ -96,10 +104,10 @@ function writeConfig() {
     datasources: { retail_db: retailDb },
     auth: { scheme: 'bearer', adminRoles: ['admin'], tokens: [{ token: TOKEN, subject: 'bench', roles: ROLES }] },
     semantic: { activationFailurePolicy: 'isolate' },
-    logging: { level: 'info' },
+    logging: { level: settings.logLevel },
   };
   const dir = mkdtempSync(join(tmpdir(), 'vdb-bench-query-'));
-  const file = join(dir, 'service.json.yaml');
+  const file = join(dir, 'service.yaml');
   writeFileSync(file, JSON.stringify(config, null, 2)); // JSON is YAML
   return file;
 }
@@ -113,6 +121,16 @@ async function openBaselineDriver() {
         return TEXT_OIDS.includes(oid) ? (value) => value : pg.types.getTypeParser(oid, format);
       },
     };
+    if (settings.baselineDriver === 'knex') {
+      const { default: knex } = await import('knex');
+      const client = knex({
+        client: 'pg',
+        connection: { connectionString: postgresUrl, types, application_name: 'vdb-bench-baseline' },
+        pool: { min: 0, max: settings.pool },
+      });
+      const sql = BASELINE_SQL.replace(/\$\d+/g, '?');
+      return { run: (bindings) => client.raw(sql, bindings), close: () => client.destroy() };
+    }
     const pool = new pg.Pool({ connectionString: postgresUrl, max: settings.pool, types, application_name: 'vdb-bench-baseline' });
     return {
       run: (bindings) => pool.query(BASELINE_SQL, bindings),
@@ -231,7 +249,7 @@ async function serve() {
   process.on('message', async (message) => {
     if (message.type === 'profile-start') {
       const { Session } = await import('node:inspector/promises');
-      session ??= new Session();
+      session = new Session();
       session.connect();
       await session.post('Profiler.enable');
       await session.post('Profiler.start');
@@ -242,6 +260,9 @@ async function serve() {
       const file = join(mkdtempSync(join(tmpdir(), 'vdb-bench-profile-')), `${message.target}-${backend}.cpuprofile`);
       writeFileSync(file, JSON.stringify(profile));
       process.send({ type: 'profile-stopped', file });
+    } else if (message.type === 'cpu') {
+      const { user, system } = process.cpuUsage();
+      process.send({ type: 'cpu', micros: user + system });
     } else if (message.type === 'stop') {
       await Promise.all([service.close(), baseline.close()]);
       process.exit(0);
@@ -381,17 +402,19 @@ function summarizeProfile(target, file) {
 async function drive() {
   const gitRev = (() => {
     try {
-      const rev = execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
+      const rev = execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
       const dirty = execSync('git status --porcelain --untracked-files=no', { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
       return dirty ? `${rev} + uncommitted changes` : rev;
     } catch {
-      return 'unknown';
+      return 'unknown (not a git checkout)';
     }
   })();
   let database = 'PGlite (in memory, one connection)';
   if (postgresUrl) database = `${await seedPostgres()} at ${postgresUrl.replace(/\/\/[^@/]*@/, '//…@')}, pool max ${settings.pool}`;
   console.log(`backend: ${backend} — ${database}`);
-  console.log(`node ${process.version}, commit ${gitRev}; ${settings.connections} connections, ${settings.warmup} s warm-up + ${settings.duration} s per run, ${settings.rounds} rounds${settings.profile ? ', profiling' : ''}`);
+  const baselineDriver = postgresUrl ? (settings.baselineDriver === 'knex' ? 'knex.raw on pg' : 'pg.Pool') : 'knex.raw on knex-pglite';
+  console.log(`node ${process.version}, commit ${gitRev}; ${settings.connections} connections, ${settings.warmup} s warm-up + ${settings.duration} s ` +
+    `per run, ${settings.rounds} rounds; baseline via ${baselineDriver}; service logging.level ${settings.logLevel}${settings.profile ? '; profiling' : ''}`);
 
   const { child, next } = startServer();
   const ready = await next('ready');
@@ -410,14 +433,24 @@ async function drive() {
           child.send({ type: 'profile-start' });
           await next('profile-started');
         }
+        const cpu = async () => {
+          child.send({ type: 'cpu' });
+          return (await next('cpu')).micros;
+        };
+        const cpuBefore = await cpu();
         const result = await load(url, settings.duration);
+        const cpuMicros = (await cpu()) - cpuBefore;
         if (profiling) {
           child.send({ type: 'profile-stop', target });
           profileFiles.push({ target, file: (await next('profile-stopped')).file });
         }
-        const run = { round, target, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total };
+        const run = {
+          round, target, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total,
+          cpuPerRequest: cpuMicros / result.requests.total, cpuShare: cpuMicros / 1e6 / settings.duration,
+        };
         runs.push(run);
-        console.log(`round ${round} ${target.padEnd(8)} ${fmt(run.rps, 0).padStart(7)} req/s  p50 ${run.p50} ms  p99 ${run.p99} ms  (${fmt(run.total)} requests, all 200)`);
+        console.log(`round ${round} ${target.padEnd(8)} ${fmt(run.rps).padStart(7)} req/s  p50 ${run.p50} ms  p99 ${run.p99} ms  ` +
+          `server CPU ${fmt(run.cpuPerRequest)} µs/request (${fmt(100 * run.cpuShare)}% of a core)  (${fmt(run.total)} requests, all 200)`);
       }
     }
   } finally {
@@ -429,11 +462,13 @@ async function drive() {
   const service = of('service');
   const ratio = mean(service.map((run) => run.rps)) / mean(baseline.map((run) => run.rps));
   const cell = (list, key) => list.map((run) => fmt(run[key])).join(' / ');
-  console.log(`\n| ${backend} | req/s (mean per run) | p50 ms | p99 ms |`);
-  console.log('|---|---|---|---|');
-  console.log(`| raw baseline | ${cell(baseline, 'rps')} | ${cell(baseline, 'p50')} | ${cell(baseline, 'p99')} |`);
-  console.log(`| service | ${cell(service, 'rps')} | ${cell(service, 'p50')} | ${cell(service, 'p99')} |`);
-  console.log(`| service / baseline | ${ratio.toFixed(2)}× | | |`);
+  const cpuRatio = mean(service.map((run) => run.cpuPerRequest)) / mean(baseline.map((run) => run.cpuPerRequest));
+  console.log(`\n| ${backend} | req/s (each run) | mean req/s | p50 ms | p99 ms | server CPU µs/request |`);
+  console.log('|---|---|---|---|---|---|');
+  for (const [name, list] of [['raw baseline', baseline], ['service', service]]) {
+    console.log(`| ${name} | ${cell(list, 'rps')} | ${fmt(mean(list.map((run) => run.rps)))} | ${cell(list, 'p50')} | ${cell(list, 'p99')} | ${cell(list, 'cpuPerRequest')} |`);
+  }
+  console.log(`| service / baseline | | **${ratio.toFixed(2)}×** | | | ${cpuRatio.toFixed(2)}× |`);
   console.log(`\nservice/baseline req/s: ${ratio.toFixed(2)}× — target ≥ 0.90×: ${ratio >= 0.9 ? 'met' : 'NOT met'}`);
   for (const { target, file } of profileFiles) summarizeProfile(target, file);
 }
