@@ -21,6 +21,8 @@ import { activateSemantics } from './semantic/semantic-activation.js';
 import { loadEndpoints } from './endpoints/endpoint-loader.js';
 import type { TemplateEngine } from './endpoints/template-engine-contract.js';
 import { VdbBinder } from './endpoints/vdb-binding.js';
+import type { RuntimeTransport } from './tasks/runtime-contract.js';
+import { TaskOrchestrator } from './tasks/task-orchestrator.js';
 
 export interface ServiceOptions {
   configFile: string;
@@ -89,17 +91,19 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
   container.register(coreTokens.authScheme, { useValue: await createAuthScheme(config, container, plugins) });
 
   let endpointWarnings: StartupProblem[] = [];
+  let transport: RuntimeTransport | undefined;
   const datasources = new DatasourcePool(config, container.resolve(extensionTokens.sqlDialects), manifestsOfKind(plugins, 'sqlDialect'), options.datasources);
   container.register(coreTokens.datasources, { useValue: datasources });
   try {
     const vdbs = await loadVdbs(config.descriptors, datasources.names(), (name) => datasources.open(name));
     container.register(coreTokens.vdbs, { useValue: new VdbRegistry(vdbs) });
     container.register(coreTokens.semantic, { useValue: await activateSemantics(vdbs, config, container, logger) });
+    const binder = await VdbBinder.create(container.resolve(coreTokens.vdbs), (name) => datasources.open(name));
     const endpoints = await loadEndpoints({
       descriptors: config.descriptors,
       engine: templateEngine(container),
       functions: container.resolve(extensionTokens.templateFunctions).values(),
-      binder: await VdbBinder.create(container.resolve(coreTokens.vdbs), (name) => datasources.open(name)),
+      binder,
       logger,
     });
     const errors = endpoints.problems.filter((problem) => problem.severity !== 'warning');
@@ -107,11 +111,33 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
     endpointWarnings = endpoints.problems.filter((problem) => problem.severity === 'warning');
     for (const warning of endpointWarnings) logger.warn({ file: warning.file, line: warning.line }, warning.message);
     container.register(coreTokens.endpoints, { useValue: endpoints.registry });
+    transport = runtimeTransport(config, container);
+    container.register(coreTokens.tasks, {
+      useValue: new TaskOrchestrator({
+        config, vdbs: container.resolve(coreTokens.vdbs), binder, semantic: container.resolve(coreTokens.semantic), transport, logger,
+      }),
+    });
   } catch (error) {
     await datasources.closeAll();
     throw error;
   }
-  return { config, logger, container, plugins, endpointWarnings, close: () => datasources.closeAll() };
+  const close = async () => {
+    await transport?.close?.();
+    await datasources.closeAll();
+  };
+  return { config, logger, container, plugins, endpointWarnings, close };
+}
+
+/** The configured runtime transport, when the runtime is enabled. */
+function runtimeTransport(config: ServiceConfig, container: DependencyContainer): RuntimeTransport | undefined {
+  if (!config.runtime.enabled) return undefined;
+  const factories = container.resolve(extensionTokens.runtimeTransports);
+  const factory = factories.get(config.runtime.transport);
+  if (!factory) {
+    throw StartupError.of([config.source.problem(['runtime', 'transport'],
+      `runtime.transport: unknown transport "${config.runtime.transport}" (installed: ${factories.ids().join(', ') || 'none'})`)]);
+  }
+  return factory.create({ baseURL: config.runtime.baseURL, timeoutMs: config.runtime.timeoutMs, bearerToken: config.runtime.bearerToken });
 }
 
 /** The `twing` engine, or the only one installed. */

@@ -13,6 +13,7 @@ import type { SemanticRegistry } from './semantic/semantic-registry.js';
 import type { TemplateEngine } from './endpoints/template-engine-contract.js';
 import type { EndpointRegistry } from './endpoints/endpoint-registry.js';
 import type { RuntimeTransportFactory } from './tasks/runtime-contract.js';
+import type { TaskOrchestrator } from './tasks/task-orchestrator.js';
 
 /**
  * Every injection token of the core, in one place, with namespaced ids (`core.*`, `extension.*`,
@@ -29,6 +30,8 @@ export const coreTokens = {
   semantic: 'core.semantic' as InjectionToken<SemanticRegistry>,
   /** The query and action endpoints of the bundle, compiled and checked at startup. */
   endpoints: 'core.endpoints' as InjectionToken<EndpointRegistry>,
+  /** The Task API's orchestrator, with the configured runtime transport. */
+  tasks: 'core.tasks' as InjectionToken<TaskOrchestrator>,
 } as const;
 
 /** Registries through which plugins contribute to their host, one per plugin kind. */

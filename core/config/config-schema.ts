@@ -111,7 +111,7 @@ export const configSchema = {
       properties: {
         enabled: { type: 'boolean', default: true },
         transport: { type: 'string', minLength: 1, default: 'inProcess' },
-        baseURL: { type: 'string', format: 'uri', pattern: '^https?://' },
+        baseURL: { type: 'string', pattern: '^https?://[^\s]+$' },
         bearerToken: { type: 'string', minLength: 16 },
         timeoutMs: { type: 'integer', minimum: 1, default: 30000 },
         transportLimitBytes: { type: 'integer', minimum: 1024, default: 1048576 },

@@ -13,6 +13,8 @@ export function connectionReset(): Error {
  */
 export class FaultyDatasource implements Datasource {
   private readonly faults: { pattern: RegExp; error: () => Error }[] = [];
+  /** While true, `ping` fails as an unreachable server does. */
+  pingFails = false;
 
   constructor(private readonly inner: Datasource) {}
 
@@ -41,7 +43,7 @@ export class FaultyDatasource implements Datasource {
   }
 
   introspect(schemas: readonly string[]): Promise<Catalog> { return this.inner.introspect(schemas); }
-  ping(): Promise<void> { return this.inner.ping(); }
+  ping(): Promise<void> { return this.pingFails ? Promise.reject(connectionReset()) : this.inner.ping(); }
   close(): Promise<void> { return this.inner.close(); }
 
   private async guarded(sql: string, run: () => Promise<QueryResult>): Promise<QueryResult> {

@@ -18,6 +18,7 @@ function freshContainer() {
   container.register(extensionTokens.semanticProviders, { useValue: new ExtensionRegistry('semanticProvider') });
   container.register(extensionTokens.templateFunctions, { useValue: new ExtensionRegistry('templateFunctions') });
   container.register(extensionTokens.templateEngines, { useValue: new ExtensionRegistry('templateEngine') });
+  container.register(extensionTokens.runtimeTransports, { useValue: new ExtensionRegistry('runtimeTransport') });
   return container;
 }
 

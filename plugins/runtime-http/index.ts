@@ -1,0 +1,5 @@
+import { defineRuntimeTransport } from '../../core/plugins/plugin-kinds.js';
+import { httpRuntimeTransport } from './runtime-http-transport.js';
+
+/** Everything the transport needs is in the service's `runtime` settings: the plugin takes no config. */
+export default defineRuntimeTransport(() => ({ create: (settings) => httpRuntimeTransport(settings) }));
