@@ -1,3 +1,4 @@
+import { LruCache } from '../../core/authorization/lru-cache.js';
 import type { Knex } from 'knex';
 import type { Catalog } from '../../core/catalog/catalog-types.js';
 import { readCatalog } from '../../core/sql/catalog-assembly.js';
@@ -8,25 +9,57 @@ import { postgresIntrospectionQueries } from './postgres-introspector.js';
 import { postgresCodec } from './postgres-types.js';
 
 /** The part of a pg (or PGlite) result that knex.raw hands back. */
-interface PgResult {
+export interface PgResult {
   rows: Record<string, unknown>[];
   fields: { name: string; dataTypeID: number }[];
   rowCount?: number | null;
 }
 
 /** knex.raw on pg returns one result, or one per statement when the text holds several. */
-async function runRaw(knex: Knex, sql: string, bindings: readonly unknown[]): Promise<PgResult> {
+export async function runRaw(knex: Knex, sql: string, bindings: readonly unknown[]): Promise<PgResult> {
   const raw = (await knex.raw(sql, bindings as Knex.RawBinding[])) as PgResult | PgResult[];
   const last = Array.isArray(raw) ? raw[raw.length - 1] : raw;
   return last ?? { rows: [], fields: [], rowCount: 0 };
 }
 
+/** What the datasource uses of knex's pg client: its pool and its `?` → `$n` rewriting. */
+interface KnexPgClient {
+  acquireConnection(): Promise<{ query(query: { text: string; values: unknown[] }): Promise<PgResult | PgResult[]> }>;
+  releaseConnection(connection: unknown): Promise<void>;
+  positionBindings(sql: string): string;
+}
+
+/** `$n` texts by `?` text: endpoint queries repeat their text, so each is rewritten once. */
+const nativeTexts = new LruCache<string, string>(1_000);
+const MAX_CACHED_TEXT = 16_384;
+
 /** A PostgreSQL datasource; PGlite extends it, as it speaks the same protocol and catalog. */
 export class PostgresDatasource extends KnexDatasource {
   protected async execute(runner: Knex, sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
-    const result = await runRaw(runner, sql, bindings);
+    const result = runner === this.knex ? await this.pooledQuery(sql, bindings) : await runRaw(runner, sql, bindings);
     const columns = result.fields.map((field) => ({ name: field.name, ...postgresCodec(field.dataTypeID) }));
     return encodeResult(columns, result.rows, { maxRows: options.maxRows, affectedRows: result.rowCount ?? 0 });
+  }
+
+  /**
+   * A statement outside a transaction, on a pooled pg connection directly: knex.raw's query pipeline costs
+   * about as much as a simple indexed query (bench/README.md). Transactions keep going through knex.
+   */
+  protected async pooledQuery(sql: string, bindings: readonly unknown[]): Promise<PgResult> {
+    const client = this.knex.client as unknown as KnexPgClient;
+    let text = nativeTexts.get(sql);
+    if (text === undefined) {
+      text = client.positionBindings(sql);
+      if (sql.length <= MAX_CACHED_TEXT) nativeTexts.set(sql, text);
+    }
+    const connection = await client.acquireConnection();
+    try {
+      const result = await connection.query({ text, values: [...bindings] });
+      // a text of several statements (no values) answers one result each, as knex.raw does
+      return (Array.isArray(result) ? result.at(-1) : result) ?? { rows: [], fields: [], rowCount: 0 };
+    } finally {
+      await client.releaseConnection(connection);
+    }
   }
 
   introspect(schemas: readonly string[]): Promise<Catalog> {

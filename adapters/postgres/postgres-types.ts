@@ -54,8 +54,17 @@ const ARRAY_OIDS = new Set([
   1187, 1231, 1270, 2951, 3807,
 ]);
 
+/** Codecs by OID: every column of every result asks, and the answer never changes. */
+const codecs = new Map<number, ValueCodec>();
+
 /** How to encode a result column of this type OID; an unknown OID (enum, extension type) is a string. */
 export function postgresCodec(oid: number): ValueCodec {
+  let codec = codecs.get(oid);
+  if (!codec) codecs.set(oid, (codec = codecFor(oid)));
+  return codec;
+}
+
+function codecFor(oid: number): ValueCodec {
   if (ARRAY_OIDS.has(oid)) return { logicalType: 'json' };
   const name = OID_NAMES[oid];
   if (name === undefined) return { logicalType: 'string' };

@@ -59,7 +59,28 @@ export async function prepareAuthorizer(families: readonly SqlFamily[]): Promise
   await Promise.all(families.map((family) => (family === 'postgres' ? preparePostgresParser() : prepareGenericParser(family))));
 }
 
+/**
+ * Whole decisions, per catalog and grant set (both fixed for the life of the process and shared by every
+ * request of the same callers), then by family, mode and text: a repeated endpoint query skips the
+ * resolution and the grant checks too.
+ */
+const decisionCaches = new WeakMap<VdbCatalog, WeakMap<CallerGrants, LruCache<string, SqlAuthorization>>>();
+
 export async function authorizeSql(request: SqlAuthorizationRequest): Promise<SqlAuthorization> {
+  if (request.sql.length > CACHED_SQL_MAX_LENGTH) return decide(request);
+  let byGrants = decisionCaches.get(request.catalog);
+  if (!byGrants) decisionCaches.set(request.catalog, (byGrants = new WeakMap()));
+  let cache = byGrants.get(request.grants);
+  if (!cache) byGrants.set(request.grants, (cache = new LruCache(CACHE_ENTRIES)));
+  const key = `${request.family}\u0000${request.readOnly ? 'r' : 'w'}\u0000${request.sql}`;
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const decision = await decide(request);
+  cache.set(key, decision);
+  return decision;
+}
+
+async function decide(request: SqlAuthorizationRequest): Promise<SqlAuthorization> {
   const { grants, readOnly } = request;
   const facts = await statementFacts(request.sql, request.family);
   if (isDenial(facts)) return facts;
