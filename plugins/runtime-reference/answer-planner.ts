@@ -50,11 +50,11 @@ function planSelection(semantic: AuthorizedSemantic, terms: GoalTerm[]): AnswerP
   const chosen = dimensionTerms.map((term) => [...term.candidates].sort((a, b) => distance(a) - distance(b))[0]);
   const dimensions = [...new Map(chosen.flatMap((dimension) => (dimension ? [[dimension.field.id, dimension] as const] : []))).values()];
 
-  const subject = subjectOf(metrics, dimensions);
   const compiled = compileSemanticQuery(semantic, { metrics, dimensions });
-  if (compiled.ok) return { kind: 'query', sql: compiled.sql, subject, notes };
+  if (compiled.ok) return { kind: 'query', sql: compiled.sql, subject: subjectOf(metrics, dimensions), notes };
   const { dataset, field } = compiled.unreachable;
-  const detail = `${field.name} (of ${dataset.name}) cannot be combined with ${subject}: no many-to-one relationship leads from ${compiled.from.name} to ${dataset.name}`;
+  const others = subjectOf(metrics, dimensions.filter((dimension) => dimension !== compiled.unreachable));
+  const detail = `${field.name} (of ${dataset.name}) cannot be combined with ${others}: no many-to-one relationship leads from ${compiled.from.name} to ${dataset.name}`;
   return { kind: 'input_required', detail, answer: `${capitalized(detail)}. Ask for ${field.name} with a metric measured on ${dataset.name} or a dataset that refers to it.` };
 }
 

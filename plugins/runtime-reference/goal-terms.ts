@@ -14,7 +14,7 @@ export type GoalTerm =
 
 type Target = { kind: 'metric'; metric: PackageMetric } | { kind: 'dimension'; dimension: Dimension };
 
-/** `order_count` -> `order count`; `Regions` -> `region`; `categories` -> `category`. */
+/** `order_count` -> `order count`; `Regions` -> `region`; `categories` -> `category`; `status` stays. */
 export function wordsOf(text: string): string[] {
   return text
     .toLowerCase()
@@ -22,7 +22,7 @@ export function wordsOf(text: string): string[] {
     .filter((word) => word !== '')
     .map((word) => {
       if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
-      if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) return word.slice(0, -1);
+      if (word.length > 3 && word.endsWith('s') && !/(ss|us)$/.test(word)) return word.slice(0, -1);
       return word;
     });
 }
