@@ -106,7 +106,22 @@ class PostgresFactsBuilder {
       // PostgreSQL asks UPDATE privilege for FOR UPDATE/SHARE: a lock held on rows blocks their writers.
       for (const source of scope.sources) if (source.relation) source.writes.push({ action: 'update', columns: [] });
     }
-    this.visitFields(node, scope, ctes, skipped);
+    this.visitFields(node, scope, ctes, [...skipped, 'sortClause']);
+    this.orderBy(node, scope, ctes);
+  }
+
+  /**
+   * In ORDER BY, a bare name that is an output column's name means that output column (PostgreSQL looks
+   * there first): its expression was read with the select list, so it reads no column of its own.
+   */
+  private orderBy(node: PgObject, scope: Scope, ctes: CteNames): void {
+    const outputNames = new Set(list(node.targetList).map((target) => optionalString(unwrap(target)[1].name)).filter((name) => name !== undefined));
+    for (const item of list(node.sortClause)) {
+      const [type, reference] = unwrap(unwrap(item)[1].node);
+      const fields = type === 'ColumnRef' ? list(reference.fields) : [];
+      if (fields.length === 1 && outputNames.has(stringOf(fields[0]))) continue;
+      this.visit(item, scope, ctes);
+    }
   }
 
   private insert(node: PgObject, parent: Scope, outerCtes: CteNames): void {

@@ -2,6 +2,7 @@ import { parseDocument } from 'yaml';
 import { parseYamlText, YAML_PARSE_OPTIONS, type YamlSource } from '../config/yaml-source.js';
 import { messageOf, StartupError } from '../errors.js';
 import type { SourceLocation } from './semantic-types.js';
+import { readYamlValue } from './yaml-value-reader.js';
 
 export type DocumentPath = readonly (string | number)[];
 
@@ -21,9 +22,11 @@ export type ParseOutcome =
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * Parses a module file. YAML goes through the kernel's bounded parser (aliases, duplicate keys, core
- * schema). JSON is read with JSON.parse, which is two orders of magnitude faster on generated models; its
- * locations are found only when a diagnostic needs one, by reading the text again as YAML (JSON is YAML).
+ * Parses a module file. Values come from a fast parser that keeps no positions: js-yaml with the kernel's core
+ * schema for YAML (see yaml-value-reader.ts), JSON.parse for JSON; both are an order of magnitude faster than the
+ * kernel's parser on generated models. Locations are found only when a diagnostic needs one, by reading the text
+ * again with the kernel's parser (JSON is YAML). YAML that the fast reader leaves to the kernel (anchors and
+ * aliases, tags, keys that are not strings, syntax errors) is read by the kernel's bounded parser, as before.
  */
 export function parseModuleText(bytes: Uint8Array, syntax: DocumentSyntax, label: string): ParseOutcome {
   let text: string;
@@ -36,6 +39,8 @@ export function parseModuleText(bytes: Uint8Array, syntax: DocumentSyntax, label
 }
 
 function parseYaml(text: string, label: string): ParseOutcome {
+  const read = readYamlValue(text);
+  if (read) return { ok: true, document: { value: read.value, locate: locateLater(text, label) } };
   try {
     const source = parseYamlText(text, label);
     return { ok: true, document: { value: source.value, locate: (path) => source.locate(path) } };
@@ -59,16 +64,26 @@ function parseJson(text: string, label: string): ParseOutcome {
     const offset = /position (\d+)/.exec(messageOf(error))?.[1];
     return { ok: false, message: `invalid JSON: ${messageOf(error)}`, location: offset === undefined ? { line: 1, column: 1 } : locationOfOffset(text, Number(offset)) };
   }
-  let located: YamlSource | undefined;
-  return {
-    ok: true,
-    document: {
-      value,
-      locate: (path) => {
-        located ??= parseYamlText(text, label);
-        return located.locate(path);
-      },
-    },
+  return { ok: true, document: { value, locate: locateLater(text, label) } };
+}
+
+/**
+ * Locations from the kernel's parser, which reads the text once, at the first question. Should it refuse a text
+ * the fast parser took (JSON.parse keeps the last of duplicate keys, the kernel refuses them), every location is
+ * the start of the document rather than an exception in the middle of a diagnostic.
+ */
+function locateLater(text: string, label: string): LocatedDocument['locate'] {
+  let located: YamlSource | null | undefined;
+  return (path) => {
+    if (located === undefined) {
+      try {
+        located = parseYamlText(text, label);
+      } catch (error) {
+        if (!(error instanceof StartupError)) throw error;
+        located = null;
+      }
+    }
+    return located ? located.locate(path) : { line: 1, column: 1 };
   };
 }
 

@@ -43,6 +43,8 @@ export const POSTGRES_DECISIONS: DecisionRow[] = [
   ['select c from sales.customers c', 'analyst', ['forbidden', 'sales.customers.email']],
   ['select row_to_json(c) from sales.customers c', 'analyst', ['forbidden', 'sales.customers.email']],
   ['select id from sales.customers order by email', 'analyst', ['forbidden', 'sales.customers.email']],
+  ['select region, count(*) as n from sales.customers group by region order by n desc', 'analyst', 'allowed'],
+  ['select id as email from sales.customers order by email', 'analyst', 'allowed'],
   ["select id from sales.customers where email like '%@example.com'", 'analyst', ['forbidden', 'sales.customers.email']],
   ["select region from sales.customers group by region having max(name) > 'M'", 'analyst', ['forbidden', 'sales.customers.name']],
   ["select case when c.email is null then 'none' else 'some' end from sales.customers c", 'analyst', ['forbidden', 'sales.customers.email']],
