@@ -2,6 +2,7 @@ import { messageOf, UpstreamError } from '../../core/errors.js';
 import type { RuntimeTransport } from '../../core/tasks/runtime-contract.js';
 import type { RuntimeSnapshot } from '../../core/tasks/task-documents.js';
 import type { ReferenceRuntime } from './reference-runtime.js';
+import { asAdvanceDocument, asStartDocument } from './document-shape.js';
 
 /**
  * The reference runtime as a transport in the service's own process. Documents cross by value, as they
@@ -19,8 +20,8 @@ export function inProcessTransport(runtime: ReferenceRuntime): RuntimeTransport 
     }
   }
   return {
-    start: (ref, document) => run('start', () => runtime.start(structuredClone(ref), structuredClone(document))),
-    advance: (ref, document) => run('advance', () => runtime.advance(structuredClone(ref), structuredClone(document))),
+    start: (ref, document) => run('start', () => runtime.start(structuredClone(ref), asStartDocument(structuredClone(document)))),
+    advance: (ref, document) => run('advance', () => runtime.advance(structuredClone(ref), asAdvanceDocument(structuredClone(document)))),
     read: (ref) => run('read', () => runtime.read(structuredClone(ref))),
     cancel: (ref) => run('cancel', () => runtime.cancel(structuredClone(ref))),
   };

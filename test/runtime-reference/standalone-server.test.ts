@@ -102,7 +102,7 @@ server('a body that is not JSON, or not the document, is 400; advancing the wron
   assert.is((await errorOf(await call(url, { method: 'PUT', rawBody: '{"format":' }), 400)).code, 'invalid_json');
   const wrongFormat = { ...startDocument(ref, 'select 1', retail), format: 'service-task-advance' };
   const wrong = await errorOf(await call(url, { method: 'PUT', body: wrongFormat }), 400);
-  assert.is(wrong.message, 'not a valid service-task-start: wrong or missing format');
+  assert.is(wrong.message, 'not a valid service-task-start: format: must be "service-task-start"');
   const { authorizedContext: _missing, ...partial } = startDocument(ref, 'select 1', retail);
   assert.match((await errorOf(await call(url, { method: 'PUT', body: partial }), 400)).message, 'authorizedContext');
   await snapshotOf(await call(url, { method: 'PUT', body: startDocument(ref, 'select 1', retail) }));
