@@ -128,6 +128,7 @@ tasks('502 for a malformed answer or a refusal; 503 retryable when the runtime k
   assertEnvelope(await post(service, versioned(), { goal: 'x' }), 503, 'runtime_unavailable', true);
 });
 
+
 tasks('503 context_unavailable (retryable) when the VDB\'s datasource does not answer', async ({ service, db, fake }) => {
   db.pingFails = true;
   assertEnvelope(await post(service, versioned(), { goal: 'x' }), 503, 'context_unavailable', true);
@@ -208,3 +209,19 @@ disabled('503 runtime_disabled, not retryable, with no-store', async () => {
   }
 });
 disabled.run();
+
+// its own service: the failures open the transport's circuit breaker, which the suite above must not see
+const hanging = suite('Task API with a runtime that hangs');
+hanging('the timeout cuts it off: 503 runtime_unavailable, retryable, after retries', async () => {
+  const fake = await FakeRuntime.start();
+  fake.fallback = { kind: 'hang' };
+  const service = await startTestService({ config: taskConfig(fake), files: VDBS });
+  try {
+    assertEnvelope(await post(service, versioned(), { goal: 'x' }), 503, 'runtime_unavailable', true);
+    assert.ok(fake.calls('start').length >= 2, 'the start was retried before giving up');
+  } finally {
+    await service.close();
+    await fake.close();
+  }
+});
+hanging.run();
