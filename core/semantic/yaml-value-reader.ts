@@ -30,29 +30,38 @@ const KERNEL_CORE_SCHEMA = FAILSAFE_SCHEMA.extend({
  * Syntax that js-yaml does not read the way the kernel does, or that only the kernel bounds:
  * - an anchor (`&a`; aliases need one): the kernel limits alias expansion (`maxAliasCount`), js-yaml does not;
  * - a tag (`!!float 1`, `!<...>`) or a directive (`%YAML`, `%TAG`): explicit tags resolve differently at the edges;
- * - a key that is not a string: explicit keys (`? `), null or empty keys (`~:`, `null:`, `: x`) and flow
- *   collections as keys (`[a, b]: x`). The kernel names them `""` and `[ a, b ]`, js-yaml `null` and `a,b`.
- * The pattern looks for the indicator after whitespace, a flow indicator or the start of the text, so it also
- * matches inside quoted text, block scalars and comments (`a : b` too): such a document is only read more slowly.
+ * - a key that is not a string: explicit keys (`? `), null or empty keys (`~:`, `null:`, `: x`), flow collections
+ *   as keys (`[a, b]: x`, `{ x: 1, [a] }`). The kernel names them `""` and `[ a, b ]`, js-yaml `null` and `a,b`;
+ * - a comment that touches a closing quote or bracket (`"a"#c`), which the kernel refuses and js-yaml reads as one.
+ * Each pattern looks for the indicator where it could start a token (after whitespace, a flow indicator or the
+ * start of a line), so it also matches inside quoted text, block scalars and comments, and `, {` also matches
+ * flow sequences of flow mappings: such a document is only read more slowly, by the kernel.
  */
 const KERNEL_SYNTAX = new RegExp([
   /(?<![^\s[{,:])(?:&[^\s[\]{},]|![!<]|\?(?!\S))/.source,
   /^%/.source,
   /(?<![^\s[{,])(?:~|null|Null|NULL)?:(?![^\s[\]{},])/.source,
   /[\]}][ \t]*:/.source,
+  /[{,]\s*[[{]/.source,
+  /["'\]}]#/.source,
 ].join('|'), 'm');
+
+/** js-yaml warns where the kernel refuses (continuation lines of a flow collection or quoted text indented too little). */
+const refuseWarnings = (warning: Error): never => {
+  throw warning;
+};
 
 /**
  * The value of one YAML document, read with js-yaml (about ten times faster than the kernel's parser on large
  * generated models, but without positions). `undefined` means: read this text with the kernel's parser instead,
- * because it has syntax of KERNEL_SYNTAX or js-yaml refused it (then the kernel's message and position are the
- * ones to report, as before). Duplicate keys are refused, as by the kernel.
+ * because it has syntax of KERNEL_SYNTAX, or js-yaml refused it or warned (then the kernel's message and position
+ * are the ones to report, as before). Duplicate keys are refused, as by the kernel.
  */
 export function readYamlValue(text: string): { value: unknown } | undefined {
   if (KERNEL_SYNTAX.test(text)) return undefined;
   try {
     // An empty document is `undefined` to js-yaml and `null` to the kernel.
-    return { value: load(text, { schema: KERNEL_CORE_SCHEMA }) ?? null };
+    return { value: load(text, { schema: KERNEL_CORE_SCHEMA, onWarning: refuseWarnings }) ?? null };
   } catch {
     return undefined;
   }

@@ -123,27 +123,25 @@ export interface TaskTarget {
   vdbVersion: string;
 }
 
-/** The runtime's answer to start, advance and read; `pendingActions` only while `working`. */
-export interface RuntimeSnapshot {
+/** What every snapshot holds, the runtime's and the Task API's. */
+interface SnapshotCommon {
   format: 'service-task-snapshot';
   formatVersion: 1;
   task: { taskId: string; target: TaskTarget };
   capability: string;
   state: TaskState;
   artifacts: Artifact[];
+}
+
+/** The runtime's answer to start, advance and read; `pendingActions` only while `working`. */
+export interface RuntimeSnapshot extends SnapshotCommon {
   usage: RuntimeUsage;
   stop: { reason: StopReason; detail: string } | null;
   pendingActions: PendingAction[];
 }
 
 /** The terminal snapshot the Task API answers (spec "Task snapshot"). */
-export interface TaskSnapshot {
-  format: 'service-task-snapshot';
-  formatVersion: 1;
-  task: { taskId: string; target: TaskTarget };
-  capability: string;
-  state: TaskState;
-  artifacts: Artifact[];
+export interface TaskSnapshot extends SnapshotCommon {
   usage: TaskUsage;
   stop: { reason: StopReason; detail: string };
 }
