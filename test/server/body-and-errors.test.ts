@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConflictError, UnavailableError } from '../../core/errors.js';
 import { createLogger } from '../../core/logging.js';
-import { bodyHandlers } from '../../core/server/body-parsing.js';
+import { readBody } from '../../core/server/body-parsing.js';
 import { HttpListeners } from '../../core/server/http-server.js';
 import type { RouteModule } from '../../core/server/route-module.js';
 
@@ -19,8 +19,8 @@ const probeRoutes: RouteModule = {
   name: 'probe',
   listener: 'main',
   register(server) {
-    server.post('/echo', ...bodyHandlers(MAX_BODY), async (req: Request, res: Response) => {
-      res.json(200, { body: req.body ?? null });
+    server.post('/echo', async (req: Request, res: Response) => {
+      res.json(200, { body: (await readBody(req, MAX_BODY)) ?? null });
     });
     server.get('/fail/conflict', async () => {
       throw new ConflictError('operation_conflict', 'order 7 already exists', { details: { table: 'orders' } });

@@ -3,7 +3,7 @@ import type { EndpointRequest } from '../../endpoints/endpoint-request.js';
 import { InputError } from '../../errors.js';
 import { coreTokens } from '../../tokens.js';
 import { authenticate } from '../authentication.js';
-import { bodyHandlers } from '../body-parsing.js';
+import { readBody } from '../body-parsing.js';
 import { callerOf } from '../request-context.js';
 import type { RouteModule } from '../route-module.js';
 
@@ -18,23 +18,23 @@ export const endpointRoutes: RouteModule = {
     const endpoints = container.resolve(coreTokens.endpoints);
     const config = container.resolve(coreTokens.config);
     const auth = authenticate(container.resolve(coreTokens.authScheme));
-    const body = bodyHandlers(config.server.maxBodyBytes);
+    const { maxBodyBytes } = config.server;
 
-    server.post('/api/v1/query/perform/:name', auth, ...body, async (req: Request, res: Response) => {
+    server.post('/api/v1/query/perform/:name', auth, async (req: Request, res: Response) => {
       const query = endpoints.query(String(req.params['name']));
-      res.json(200, await query.perform(endpointRequest(req)));
+      res.json(200, await query.perform(endpointRequest(req, await readBody(req, maxBodyBytes))));
     });
 
-    server.post('/api/v1/actions/run/:name', auth, ...body, async (req: Request, res: Response) => {
+    server.post('/api/v1/actions/run/:name', auth, async (req: Request, res: Response) => {
       const action = endpoints.action(String(req.params['name']));
-      res.json(200, await action.run(endpointRequest(req)));
+      res.json(200, await action.run(endpointRequest(req, await readBody(req, maxBodyBytes))));
     });
   },
 };
 
 /** The body must be a mapping of field names to values; no body is no fields. */
-function endpointRequest(req: Request): EndpointRequest {
-  const fields: unknown = req.body ?? {};
+function endpointRequest(req: Request, body: unknown): EndpointRequest {
+  const fields: unknown = body ?? {};
   if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) {
     throw new InputError('invalid_body', 'the body must be a mapping of field names to values');
   }

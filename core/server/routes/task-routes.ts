@@ -1,9 +1,9 @@
-import restify, { type Request, type Response } from 'restify';
+import type { Request, Response } from 'restify';
 import { CredentialError } from '../../auth/auth-contract.js';
 import { AuthenticationError, InputError, PayloadTooLargeError, ServiceError } from '../../errors.js';
 import type { TaskErrorEnvelope } from '../../tasks/task-documents.js';
 import { coreTokens } from '../../tokens.js';
-import { parseBody } from '../body-parsing.js';
+import { readBody } from '../body-parsing.js';
 import { toHttpFailure } from '../http-errors.js';
 import { setCaller } from '../request-context.js';
 import type { RouteModule } from '../route-module.js';
@@ -22,14 +22,14 @@ export const taskRoutes: RouteModule = {
   register(server, container) {
     const tasks = container.resolve(coreTokens.tasks);
     const scheme = container.resolve(coreTokens.authScheme);
-    const readBody = restify.plugins.bodyReader({ maxBodySize: container.resolve(coreTokens.config).server.maxBodyBytes });
+    const { maxBodyBytes } = container.resolve(coreTokens.config).server;
 
     const handle = async (req: Request, res: Response) => {
       res.header('Cache-Control', 'no-store');
       try {
         const caller = await authenticated(req, res);
         setCaller(req, caller);
-        const body = await requestBody(req, res);
+        const body = await requestBody(req);
         const params = req.params as Record<string, string | undefined>;
         const snapshot = await tasks.run({
           capability: String(params['capability']), vdb: String(params['vdb']), version: params['version'], body, caller,
@@ -59,21 +59,16 @@ export const taskRoutes: RouteModule = {
       }
     };
 
-    /** restify's reader enforces `server.maxBodyBytes`; the task request is JSON. */
-    const requestBody = (req: Request, res: Response) => new Promise<unknown>((resolve, reject) => {
-      readBody(req, res, (error?: unknown) => {
-        if (error) {
-          const status = (error as { statusCode?: unknown }).statusCode;
-          reject(status === 413 ? new PayloadTooLargeError('request_too_large', 'the task request is larger than server.maxBodyBytes') : error);
-          return;
-        }
-        try {
-          resolve(parseBody(req.headers['content-type'] ?? 'application/json', req.body as Buffer | string | undefined));
-        } catch (parseError) {
-          reject(parseError instanceof ServiceError ? new InputError('invalid_request', parseError.message) : parseError);
-        }
-      });
-    });
+    /** The task request is JSON; its errors are the Task API's codes. */
+    const requestBody = async (req: Request): Promise<unknown> => {
+      try {
+        return await readBody(req, maxBodyBytes);
+      } catch (error) {
+        if (error instanceof PayloadTooLargeError) throw new PayloadTooLargeError('request_too_large', 'the task request is larger than server.maxBodyBytes');
+        if (error instanceof ServiceError) throw new InputError('invalid_request', error.message);
+        throw error;
+      }
+    };
 
     server.post('/api/v1/capabilities/:capability/vdbs/:vdb/versions/:version/tasks', handle);
     server.post('/api/v1/capabilities/:capability/vdbs/:vdb/tasks', handle);
