@@ -6,7 +6,7 @@
 // Runs on the compiled output: `npm run build && node bench/semantic-activation.mjs [datasets] [fields]`.
 // BENCH_SYNTAX=yaml (or json) measures one syntax only, so its first activation is the first in the process.
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -105,4 +105,5 @@ for (const syntax of SYNTAXES) {
   for (let run = 0; run < RUNS; run++) runs.push((await activate(bundle, vdbCatalog)).ms);
   console.log(`  ${syntax.padEnd(4)} documents (${(bundle.bytes / 1e6).toFixed(1)} MB in ${Math.ceil(DATASETS / PER_DOCUMENT)} files, package ${(first.packageBytes / 1e6).toFixed(1)} MB): `
     + `first ${first.ms.toFixed(0)} ms, median of ${RUNS} ${median(runs).toFixed(0)} ms (min ${Math.min(...runs).toFixed(0)}, max ${Math.max(...runs).toFixed(0)})`);
+  rmSync(bundle.dir, { recursive: true, force: true });
 }

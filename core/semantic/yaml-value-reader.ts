@@ -27,24 +27,32 @@ const KERNEL_CORE_SCHEMA = FAILSAFE_SCHEMA.extend({
 });
 
 /**
- * Syntax that js-yaml does not read the way the kernel does, or that only the kernel bounds:
- * - an anchor (`&a`; aliases need one): the kernel limits alias expansion (`maxAliasCount`), js-yaml does not;
- * - a tag (`!!float 1`, `!<...>`) or a directive (`%YAML`, `%TAG`): explicit tags resolve differently at the edges;
- * - a key that is not a string: explicit keys (`? `), null or empty keys (`~:`, `null:`, `: x`), flow collections
- *   as keys (`[a, b]: x`, `{ x: 1, [a] }`). The kernel names them `""` and `[ a, b ]`, js-yaml `null` and `a,b`;
- * - a comment that touches a closing quote or bracket (`"a"#c`), which the kernel refuses and js-yaml reads as one.
- * Each pattern looks for the indicator where it could start a token (after whitespace, a flow indicator or the
- * start of a line), so it also matches inside quoted text, block scalars and comments, and `, {` also matches
- * flow sequences of flow mappings: such a document is only read more slowly, by the kernel.
+ * Syntax that js-yaml does not read the way the kernel does, or that only the kernel bounds. A document that may
+ * hold any of it is read by the kernel. The patterns look for an indicator where it could start a token, so they
+ * also match inside quoted text, block scalars and comments (and `a : b`, `[{...}, {...}]`): such a document is
+ * only read more slowly. Each alternative starts at its indicator character and looks back from there, which
+ * keeps the scan of a 5 MB document at a few milliseconds.
  */
 const KERNEL_SYNTAX = new RegExp([
-  /(?<![^\s[{,:])(?:&[^\s[\]{},]|![!<]|\?(?!\S))/.source,
-  /^%/.source,
-  /(?<![^\s[{,])(?:~|null|Null|NULL)?:(?![^\s[\]{},])/.source,
-  /[\]}][ \t]*:/.source,
-  /[{,]\s*[[{]/.source,
-  /["'\]}]#/.source,
-].join('|'), 'm');
+  // An anchor (`&a`; aliases need one): the kernel bounds alias expansion (`maxAliasCount`), js-yaml does not.
+  // A tag (`!!float 1`, `!<...>`): explicit tags resolve differently at the edges. An explicit key (`? `).
+  /[&!?](?<![^\s[{,:][&!?])(?:(?<=&)[^\s[\]{},]|(?<=!)[!<]|(?<=\?)(?!\S))/,
+  // A directive (`%YAML`, `%TAG`).
+  /%(?<=^%)/,
+  // A null or empty key (`~: x`, `null: x`, `: x`), or a flow collection as a key (`[a, b]: x`): the kernel names
+  // them `""` and `[ a, b ]`, js-yaml `null` and `a,b`.
+  /:(?:(?![^\s[\]{},])(?<=(?:^|[\s[{,])(?:~|null|Null|NULL)?:)|(?<=[\]}][ \t]*:))/,
+  // A flow collection after `{` or `,`: a key without value in a flow mapping (`{ x: 1, [a] }`), or an entry of a
+  // flow sequence (`[{...}, {...}]`).
+  /[[{](?<=[{,]\s*[[{])/,
+  // A comment touching a quote or a flow indicator (`"a"#c`, `[a,#c`): the kernel refuses it, js-yaml does not.
+  /#(?<=["'[\]{},:]#)/,
+  // An escaped line break followed by an empty line in double-quoted text: js-yaml drops the line feed.
+  /\\(?=\r?\n[ \t]*\r?\n)/,
+  // An empty block sequence entry (`-` alone on its line): js-yaml then accepts a less indented `- b` as the next
+  // entry, which the kernel refuses.
+  /-(?<=^[ \t]*-)(?=[ \t]*(?:#.*)?$)/,
+].map((pattern) => pattern.source).join('|'), 'm');
 
 /** js-yaml warns where the kernel refuses (continuation lines of a flow collection or quoted text indented too little). */
 const refuseWarnings = (warning: Error): never => {
