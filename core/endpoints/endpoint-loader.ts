@@ -190,7 +190,7 @@ function attempt<T>(fail: Fail, step: () => T): T | undefined {
   try {
     return step();
   } catch (error) {
-    if (error instanceof DefinitionError) return void fail(error.reason + (error.remediation ? ` (${error.remediation})` : ''), error.line);
+    if (error instanceof DefinitionError) return void fail(error.toProblem().message, error.line);
     if (error instanceof InputError) return void fail(error.message);
     throw error;
   }

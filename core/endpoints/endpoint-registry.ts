@@ -22,12 +22,4 @@ export class EndpointRegistry {
     if (!action) throw new NotFoundError('unknown_action', `no action named ${name}`);
     return action;
   }
-
-  queryNames(): string[] {
-    return [...this.queries.keys()].sort();
-  }
-
-  actionNames(): string[] {
-    return [...this.actions.keys()].sort();
-  }
 }

@@ -3,7 +3,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RUNTIME_DOCUMENT_KINDS, validateRuntimeDocument, type RuntimeDocumentKind } from '../../core/tasks/runtime-documents.js';
 import { taskContext } from '../../core/tasks/task-context.js';
-import type { TaskAdvanceDocument, TaskErrorEnvelope, TaskSnapshot, TaskStartDocument } from '../../core/tasks/task-documents.js';
+import {
+  ARTIFACT_KINDS, STOP_REASONS, TASK_STATES, type TaskAdvanceDocument, type TaskErrorEnvelope, type TaskSnapshot, type TaskStartDocument,
+} from '../../core/tasks/task-documents.js';
 import { ANALYST, retailVdb } from '../authorization/authorization-fixtures.js';
 import { pendingActions, snapshotFor } from './fake-runtime.js';
 
@@ -137,6 +139,15 @@ for (const [kind, what, breakIt, expected] of broken) {
 documents('something that is no object fails at the root', () => {
   assert.equal(validateRuntimeDocument('service-task-snapshot', null), ['(root): must be object']);
   assert.equal(validateRuntimeDocument('service-task-advance', []), ['(root): must be object']);
+});
+
+documents('the schemas\' enums are the vocabulary of core/tasks/task-documents.ts', () => {
+  const snapshot = JSON.parse(readFileSync(new URL('../../../docs/runtime/service-task-snapshot.schema.json', import.meta.url), 'utf8')) as {
+    properties: { state: { enum: string[] }; artifacts: { items: { properties: { kind: { enum: string[] } } } }; stop: { properties: { reason: { enum: string[] } } } };
+  };
+  assert.equal(snapshot.properties.state.enum, [...TASK_STATES]);
+  assert.equal(snapshot.properties.artifacts.items.properties.kind.enum, [...ARTIFACT_KINDS]);
+  assert.equal(snapshot.properties.stop.properties.reason.enum, [...STOP_REASONS]);
 });
 
 documents.run();
