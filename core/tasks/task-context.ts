@@ -1,17 +1,26 @@
 import { authorizedContext as catalogContext, type AuthorizedCatalogContext } from '../authorization/authorized-context.js';
 import type { CallerGrants } from '../authorization/grants.js';
 import type { SemanticPackage } from '../semantic/package-types.js';
+import type { SqlFamily } from '../sql/dialect-contract.js';
 import type { VirtualDatabase } from '../vdb/vdb-types.js';
 import type { AuthorizedContext, AuthorizedSemantic } from './task-documents.js';
 
 /** Derived once per VDB, grant set and package: all three are fixed for the life of the process. */
 const derived = new WeakMap<VirtualDatabase, WeakMap<CallerGrants, AuthorizedContext>>();
 
+export interface TaskContextSource {
+  vdb: VirtualDatabase;
+  /** The grammar of the VDB's datasource. */
+  sqlFamily: SqlFamily;
+  /** The active semantic package; undefined when the VDB has none. */
+  semanticPackage: { document: SemanticPackage; digest: string } | undefined;
+}
+
 /**
  * The `authorizedContext` of a task (spec Authentication 4, DESIGN.md §6): the catalog the caller may
  * select, and the semantic package cut to what that catalog covers. No credential, no identity.
  */
-export function taskContext(vdb: VirtualDatabase, grants: CallerGrants, semanticPackage: { document: SemanticPackage; digest: string } | undefined): AuthorizedContext {
+export function taskContext({ vdb, sqlFamily, semanticPackage }: TaskContextSource, grants: CallerGrants): AuthorizedContext {
   let byGrants = derived.get(vdb);
   if (!byGrants) derived.set(vdb, (byGrants = new WeakMap()));
   let context = byGrants.get(grants);
@@ -20,6 +29,7 @@ export function taskContext(vdb: VirtualDatabase, grants: CallerGrants, semantic
     context = {
       vdb: catalog.vdb,
       catalogRevision: catalog.catalogRevision,
+      sqlFamily,
       semanticRevision: semanticPackage?.digest ?? null,
       access: catalog.access,
       relations: catalog.relations,

@@ -6,7 +6,7 @@
 import type { AuthorizedRelation } from '../authorization/authorized-context.js';
 import type { AccessLevel } from '../authorization/grants.js';
 import type { CatalogFunction } from '../catalog/catalog-types.js';
-import type { JsonValue, ResultColumn } from '../sql/dialect-contract.js';
+import type { JsonValue, ResultColumn, SqlFamily } from '../sql/dialect-contract.js';
 import type { PackageDataset, PackageMetric, PackageRelationship } from '../semantic/package-types.js';
 
 export const TASK_STATES = ['working', 'input_required', 'completed', 'cancelled', 'budget_exceeded', 'failed'] as const;
@@ -44,6 +44,8 @@ export interface AuthorizedSemantic {
 export interface AuthorizedContext {
   vdb: { name: string; version: string };
   catalogRevision: string;
+  /** The SQL grammar of the VDB's datasource: proposed queries are written in it. */
+  sqlFamily: SqlFamily;
   /** The package digest of the active semantic model; null when the VDB has none active. */
   semanticRevision: string | null;
   access: AccessLevel;

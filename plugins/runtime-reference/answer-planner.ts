@@ -28,6 +28,11 @@ export function planAnswer(goal: string, context: AuthorizedContext): AnswerPlan
     const detail = `${vdb} has no active semantic model, so only a goal that is a SELECT statement can be answered`;
     return { kind: 'input_required', detail, answer: `${capitalized(detail)}.` };
   }
+  // the SQL it compiles quotes names as PostgreSQL does
+  if (context.sqlFamily !== 'postgres') {
+    const detail = `the reference runtime compiles semantic questions for PostgreSQL only, and ${vdb} speaks ${context.sqlFamily}: ask with a SELECT statement`;
+    return { kind: 'input_required', detail, answer: `${capitalized(detail)}.` };
+  }
   const terms = findGoalTerms(text, context.semantic);
   if (terms.length === 0) return unmatched(context.semantic);
   return planSelection(context.semantic, terms);

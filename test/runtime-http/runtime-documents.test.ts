@@ -24,7 +24,7 @@ function startDocument(): TaskStartDocument {
     externalContext: { contentType: 'application/json', data: { previous: ['a', 1, null] } },
     artifactIds: [],
     // The real derivation, so the schema is checked against what the service sends.
-    authorizedContext: structuredClone(taskContext(retailVdb, ANALYST, undefined)),
+    authorizedContext: structuredClone(taskContext({ vdb: retailVdb, sqlFamily: 'postgres', semanticPackage: undefined }, ANALYST)),
     budgets: {
       maxSteps: 8, maxServiceActions: 16, maxObservationRows: 10000, maxObservationBytes: 1048576,
       maxModelCalls: 8, maxInputTokens: 100000, maxOutputTokens: 20000, maxDurationSeconds: 60,

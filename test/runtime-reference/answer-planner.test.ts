@@ -43,6 +43,13 @@ planner('a metric by a dimension on another dataset: the join follows the relati
   });
 });
 
+planner('semantic goals are compiled for PostgreSQL only; on another family a SELECT goal still runs', ({ retail }) => {
+  const mysql = { ...retail, sqlFamily: 'mysql' as const };
+  const plan = planAnswer('revenue by region', mysql);
+  assert.is(plan.kind, 'input_required');
+  assert.is(planAnswer('select 1', mysql).kind, 'query');
+});
+
 planner('synonyms match as well as names: multi-word, any case, plural', ({ retail }) => {
   assert.is(sqlOf(planAnswer('Total Sales by territories', retail)), sqlOf(planAnswer('revenue by region', retail)));
   assert.is(sqlOf(planAnswer('turnover per area', retail)), sqlOf(planAnswer('revenue by region', retail)));

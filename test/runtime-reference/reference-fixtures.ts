@@ -43,6 +43,7 @@ async function fetchContext(): Promise<AuthorizedContext> {
     return {
       vdb: { name: catalog.name, version: catalog.version },
       catalogRevision: catalog.catalogRevision,
+      sqlFamily: 'postgres',
       semanticRevision: digest,
       access: catalog.access,
       relations: catalog.relations.map(({ schema, name, kind, columns, primaryKey, foreignKeys }) => ({

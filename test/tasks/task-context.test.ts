@@ -15,7 +15,7 @@ context.after(async ({ service }) => service?.close());
 function contextFor(service: TestService, roles: string[]) {
   const vdb = service.container.resolve(coreTokens.vdbs).get('retail', '1');
   const semanticPackage = service.container.resolve(coreTokens.semantic).packageOf('retail', '1');
-  return taskContext(vdb, effectiveGrants(vdb, { subject: 'someone', roles, scheme: 'bearer' }), semanticPackage);
+  return taskContext({ vdb, sqlFamily: 'postgres', semanticPackage }, effectiveGrants(vdb, { subject: 'someone', roles, scheme: 'bearer' }));
 }
 
 context('a restricted caller sees neither the column nor the semantic fields over it; the metrics it can compute stay', ({ service }) => {
