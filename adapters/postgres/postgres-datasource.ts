@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { LruCache } from '../../core/authorization/lru-cache.js';
 import type { Knex } from 'knex';
 import type { Catalog } from '../../core/catalog/catalog-types.js';
@@ -24,13 +25,23 @@ export async function runRaw(knex: Knex, sql: string, bindings: readonly unknown
 
 /** What the datasource uses of knex's pg client: its pool and its `?` → `$n` rewriting. */
 interface KnexPgClient {
-  acquireConnection(): Promise<{ query(query: { text: string; values: unknown[] }): Promise<PgResult | PgResult[]> }>;
+  acquireConnection(): Promise<{ query(query: { text: string; values: unknown[]; name?: string }): Promise<PgResult | PgResult[]> }>;
   releaseConnection(connection: unknown): Promise<void>;
   positionBindings(sql: string): string;
 }
 
-/** `$n` texts by `?` text: endpoint queries repeat their text, so each is rewritten once. */
-const nativeTexts = new LruCache<string, string>(1_000);
+/**
+ * `$n` texts by `?` text: endpoint queries repeat their text, so each is rewritten once, and prepared once
+ * per connection under a name derived from it (the server then skips parsing and planning).
+ */
+const nativeTexts = new LruCache<string, { text: string; name: string | undefined }>(1_000);
+/**
+ * The server keeps a prepared statement for the life of the connection: at most this many distinct texts
+ * are prepared (a caller looping over lists of every length must not fill the server's memory); later
+ * texts run unnamed.
+ */
+const MAX_PREPARED_TEXTS = 500;
+let preparedTexts = 0;
 const MAX_CACHED_TEXT = 16_384;
 
 /** A PostgreSQL datasource; PGlite extends it, as it speaks the same protocol and catalog. */
@@ -47,14 +58,19 @@ export class PostgresDatasource extends KnexDatasource {
    */
   protected async pooledQuery(sql: string, bindings: readonly unknown[]): Promise<PgResult> {
     const client = this.knex.client as unknown as KnexPgClient;
-    let text = nativeTexts.get(sql);
-    if (text === undefined) {
-      text = client.positionBindings(sql);
-      if (sql.length <= MAX_CACHED_TEXT) nativeTexts.set(sql, text);
+    let native = nativeTexts.get(sql);
+    if (native === undefined) {
+      const text = client.positionBindings(sql);
+      // only a statement with values is prepared: a text without them may hold several statements
+      const prepared = bindings.length > 0 && sql.length <= MAX_CACHED_TEXT && preparedTexts < MAX_PREPARED_TEXTS;
+      native = { text, name: prepared ? `vdb_${createHash('sha256').update(text).digest('base64url').slice(0, 32)}` : undefined };
+      if (prepared) preparedTexts += 1;
+      if (sql.length <= MAX_CACHED_TEXT) nativeTexts.set(sql, native);
     }
     const connection = await client.acquireConnection();
     try {
-      const result = await connection.query({ text, values: [...bindings] });
+      const query = native.name === undefined ? { text: native.text, values: [...bindings] } : { text: native.text, name: native.name, values: [...bindings] };
+      const result = await connection.query(query);
       // a text of several statements (no values) answers one result each, as knex.raw does
       return (Array.isArray(result) ? result.at(-1) : result) ?? { rows: [], fields: [], rowCount: 0 };
     } finally {
