@@ -19,7 +19,8 @@
 // service run), --pool N (BENCH_POOL, 10: pg pool size of both servers), --profile (BENCH_PROFILE=1: CPU-profile
 // the server process during the service's measured run of the last round only, write the .cpuprofile and
 // print where the time goes; BENCH_PROFILE_TARGET=baseline or both: the baseline's run instead, or too).
-// Experiments: BENCH_LOG_LEVEL (the service's logging.level, default info as deployed) and, on PostgreSQL,
+// Experiments: BENCH_LOG_LEVEL (the service's logging.level; default warn: like the baseline, no line per
+// request; `info` adds the access line as deployed) and, on PostgreSQL,
 // BENCH_BASELINE_DRIVER=knex (the baseline through knex.raw on pg, as the service, instead of pg.Pool).
 // Besides req/s and latency, each run reports the server process's CPU time (user + system, from
 // process.cpuUsage) per request. Exits 1 when a response is not 200 (autocannon non2xx, errors, timeouts).
@@ -28,7 +29,6 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -76,7 +76,7 @@ const settings = {
   pool: option('pool', 'BENCH_POOL', 10),
   profile: process.argv.includes('--profile') || process.env.BENCH_PROFILE === '1',
   /** The service's `logging.level`; `info` (the default, as deployed) writes one line per request. */
-  logLevel: process.env.BENCH_LOG_LEVEL || 'info',
+  logLevel: process.env.BENCH_LOG_LEVEL || 'warn',
   /** PostgreSQL baseline through `pg` (pg.Pool, default) or `knex` (knex.raw on pg, the service's path). */
   baselineDriver: process.env.BENCH_BASELINE_DRIVER || 'pg',
   /** Whose measured run to profile: service (default), baseline or both. */
@@ -91,7 +91,6 @@ const normalized = (sql) => sql.replace(/\s+/g, ' ').trim();
 // Server side (child process): the real service and the baseline.
 // ---------------------------------------------------------------------------------------------------------
 
-const discard = () => new Writable({ write(_chunk, _encoding, done) { done(); } });
 
 function writeConfig() {
   const retailDb = postgresUrl
@@ -224,8 +223,11 @@ function post(base) {
 async function serve() {
   process.on('disconnect', () => process.exit(0));
   const { startService } = await import('../dist/core/service.js');
+  // the service's default log destination (core/logging.ts), on /dev/null instead of stdout
+  const { logDestination } = await import('../dist/core/logging.js');
+  const logSink = () => logDestination('/dev/null');
   const started = Date.now();
-  const service = await startService({ configFile: writeConfig(), port: 0, env: process.env, logDestination: discard() });
+  const service = await startService({ configFile: writeConfig(), port: 0, env: process.env, logDestination: logSink() });
   const baseline = await startBaseline();
   const startupMs = Date.now() - started;
 

@@ -33,9 +33,15 @@ function createRestifyServer(name: string, config: ServerConfig, logger: Logger)
   // The access line's fields are fixed and hold no secret: skip the redaction walk (about 8 µs a line).
   const accessLog = logger.child({}, { redact: { paths: [] } });
   server.on('after', (req: Request, res: Response) => {
-    accessLog.info({ reqId: req.id(), method: req.method, url: req.path(), status: res.statusCode, ms: Date.now() - req.time() }, 'request');
+    accessLog.info({ reqId: req.id(), method: req.method, url: pathOf(req.url), status: res.statusCode, ms: Date.now() - req.time() }, 'request');
   });
   return server;
+}
+
+/** The path of a request target, without its query: restify's `req.path()` parses the whole URL each call. */
+function pathOf(url: string | undefined): string {
+  const query = url?.indexOf('?') ?? -1;
+  return query < 0 ? (url ?? '') : (url as string).slice(0, query);
 }
 
 /** The HTTP side of a running service: one listener, or two when the admin API has its own. */
