@@ -69,8 +69,16 @@ export class PostgresDatasource extends KnexDatasource {
     }
     const connection = await client.acquireConnection();
     try {
-      const query = native.name === undefined ? { text: native.text, values: [...bindings] } : { text: native.text, name: native.name, values: [...bindings] };
-      const result = await connection.query(query);
+      const values = [...bindings];
+      let result: PgResult | PgResult[];
+      try {
+        result = await connection.query(native.name === undefined ? { text: native.text, values } : { text: native.text, name: native.name, values });
+      } catch (error) {
+        // DDL changed what a prepared statement returns: this connection's plan is stale, run it unnamed
+        if (native.name === undefined || (error as { code?: unknown }).code !== '0A000') throw error;
+        nativeTexts.set(sql, { text: native.text, name: undefined });
+        result = await connection.query({ text: native.text, values });
+      }
       // a text of several statements (no values) answers one result each, as knex.raw does
       return (Array.isArray(result) ? result.at(-1) : result) ?? { rows: [], fields: [], rowCount: 0 };
     } finally {
