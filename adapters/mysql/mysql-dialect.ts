@@ -1,18 +1,11 @@
-import type { DatasourceSettings, SqlDialect } from '../../core/sql/dialect-contract.js';
+import type { DatasourceSettings, ServerConnectionFields, SqlDialect } from '../../core/sql/dialect-contract.js';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS, createKnex, knexPool } from '../../core/sql/knex-datasource.js';
 import { MysqlDatasource, quoteMysqlIdentifier } from './mysql-datasource.js';
 import { mysqlLogicalType } from './mysql-types.js';
 
 /** The datasource `connection` of a mysql datasource (plugin.json holds its JSON Schema). */
-export interface MysqlConnection {
-  /** `mysql://user:password@host:3306/db`; the fields below are used when it is absent. */
-  connectionString?: string;
-  host?: string;
-  port?: number;
-  user?: string;
-  password?: string;
-  database?: string;
-}
+/** `mysql://user:password@host:3306/db`, or the fields. */
+export type MysqlConnection = ServerConnectionFields;
 
 /** The callback connection mysql2 gives knex's pool hook. */
 interface PooledConnection {

@@ -1,17 +1,10 @@
-import type { DatasourceSettings, SqlDialect } from '../../core/sql/dialect-contract.js';
+import type { DatasourceSettings, ServerConnectionFields, SqlDialect } from '../../core/sql/dialect-contract.js';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS, createKnex, knexPool } from '../../core/sql/knex-datasource.js';
 import { PostgresDatasource, quotePostgresIdentifier } from './postgres-datasource.js';
 import { postgresLogicalType, postgresTypeParsers } from './postgres-types.js';
 
 /** The datasource `connection` of a postgres datasource (plugin.json holds its JSON Schema). */
-export interface PostgresConnection {
-  /** `postgres://user:password@host:5432/db`; the fields below are used when it is absent. */
-  connectionString?: string;
-  host?: string;
-  port?: number;
-  user?: string;
-  password?: string;
-  database?: string;
+export interface PostgresConnection extends ServerConnectionFields {
   /** Use TLS; `true` verifies the server certificate. */
   ssl?: boolean;
 }

@@ -27,6 +27,19 @@ export interface DatasourceSettings {
   baseDir: string;
 }
 
+/**
+ * The `connection` keys of a server datasource reached by URL or by fields (postgres, mysql): the URL, e.g.
+ * `postgres://user:password@host:5432/db`, wins; the fields are used when it is absent.
+ */
+export interface ServerConnectionFields {
+  connectionString?: string;
+  host?: string;
+  port?: number;
+  user?: string;
+  password?: string;
+  database?: string;
+}
+
 /** A JSON value as responses carry it. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
