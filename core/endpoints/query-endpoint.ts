@@ -39,21 +39,15 @@ export class QueryEndpoint {
     const { sql, bindings } = asServiceError(() => toSql(body.query, rendered.values, { family, origin: rendered.origin }));
     const decision = await authorizeSql({ sql, family, grants: effectiveGrants(vdb, request.caller), catalog: vdb.catalog, readOnly: true });
     if (isDenial(decision)) throw denialError(decision);
-    const datasource = this.datasourceFor(decision.facts.relations);
+    const datasource = this.bound.datasourceFor(decision.facts.relations);
+    if (!datasource) {
+      const names = [...new Set(decision.facts.relations.map((relation) => relation.datasource))];
+      throw new InputError('cross_datasource_query', `query ${this.name} reads relations of ${names.length} datasources (${names.join(', ')}); federation is not available`);
+    }
     const result = await runQuery(this.name, datasource, sql, bindings.map(sqlBinding));
     return { rows: result.rows, rowCount: result.rowCount, columns: result.columns };
   }
 
-  /** The datasource of the relations read; a statement over two datasources cannot run (no federation). */
-  private datasourceFor(relations: readonly { schema: string; name: string; datasource: string }[]): Datasource {
-    const names = new Set(relations.map((relation) => relation.datasource));
-    if (names.size > 1) {
-      throw new InputError('cross_datasource_query', `query ${this.name} reads relations of ${names.size} datasources (${[...names].join(', ')}); federation is not available`);
-    }
-    const [first] = relations;
-    const relation = first && this.bound.relation(`${first.schema}.${first.name}`);
-    return relation ? this.bound.datasourceOf(relation) : this.bound.datasource;
-  }
 }
 
 /** Runs the statement; a value the database refuses is the caller's 400, anything else ours. */

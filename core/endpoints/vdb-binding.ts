@@ -12,6 +12,11 @@ export interface BoundVdb {
   family: SqlFamily;
   /** The datasource holding a relation of the VDB. */
   datasourceOf(relation: VdbRelation): Datasource;
+  /**
+   * Where a statement reading these relations runs: their datasource, or the VDB's default when it reads
+   * none. Undefined when they live in two datasources: no federation, such a statement cannot run.
+   */
+  datasourceFor(relations: readonly { datasource: string }[]): Datasource | undefined;
   /** The relation `<schema>.<name>`; undefined when the catalog has none. */
   relation(entity: string): VdbRelation | undefined;
   /** The render context of a request: `_context` plus the `| identifier` check against this catalog. */
@@ -79,6 +84,12 @@ function bindVdb(vdb: VirtualDatabase, datasourceNamed: (name: string) => Dataso
     datasource,
     family: datasource.dialect.family,
     datasourceOf: (relation) => datasourceNamed(relation.datasource),
+    datasourceFor: (relations) => {
+      const names = new Set(relations.map((relation) => relation.datasource));
+      if (names.size > 1) return undefined;
+      const [name] = names;
+      return name === undefined ? datasource : datasourceNamed(name);
+    },
     relation: (entity) => relations.get(entity) ?? relations.get(entity.toLowerCase()),
     renderContext: (context) => ({ _context: context, identifier }),
   };

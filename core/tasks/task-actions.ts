@@ -3,8 +3,8 @@ import { isDenial } from '../authorization/denial.js';
 import { effectiveGrants } from '../authorization/grants.js';
 import { authorizeSql } from '../authorization/sql-authorizer.js';
 import type { BoundVdb } from '../endpoints/vdb-binding.js';
-import type { Datasource, QueryResult } from '../sql/dialect-contract.js';
 import { sqlStateSuffix } from '../sql/sql-failure.js';
+import { raceDeadline } from './deadline.js';
 import type { Observation, PendingAction } from './task-documents.js';
 
 /** How long one proposed query may run before its observation is `failed`. */
@@ -19,13 +19,11 @@ export async function runPendingAction(action: PendingAction, bound: BoundVdb, c
   const { vdb, family } = bound;
   const decision = await authorizeSql({ sql: action.sql, family, grants: effectiveGrants(vdb, caller), catalog: vdb.catalog, readOnly: true });
   if (isDenial(decision)) return failedObservation(action, 'denied', decision.code, decision.reason);
-  const datasources = new Set(decision.facts.relations.map((relation) => relation.datasource));
-  if (datasources.size > 1) return failedObservation(action, 'denied', 'cross_datasource_query', 'the query reads relations of two datasources');
-  const [first] = decision.facts.relations;
-  const relation = first && bound.relation(`${first.schema}.${first.name}`);
-  const datasource = relation ? bound.datasourceOf(relation) : bound.datasource;
+  const datasource = bound.datasourceFor(decision.facts.relations);
+  if (!datasource) return failedObservation(action, 'denied', 'cross_datasource_query', 'the query reads relations of two datasources');
   try {
-    const result = await withTimeout(datasource, action.sql, maxRows);
+    const result = await raceDeadline(datasource.query(action.sql, [], { maxRows }), ACTION_TIMEOUT_MS,
+      () => new QueryTimeout(`the query ran longer than ${ACTION_TIMEOUT_MS / 1000} s`));
     return { actionId: action.actionId, status: 'ok', ...result, error: null };
   } catch (error) {
     const message = error instanceof QueryTimeout ? error.message : `the query failed${sqlStateSuffix(error)}`;
@@ -34,18 +32,6 @@ export async function runPendingAction(action: PendingAction, bound: BoundVdb, c
 }
 
 class QueryTimeout extends Error {}
-
-async function withTimeout(datasource: Datasource, sql: string, maxRows: number): Promise<QueryResult> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new QueryTimeout(`the query ran longer than ${ACTION_TIMEOUT_MS / 1000} s`)), ACTION_TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([datasource.query(sql, [], { maxRows }), deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 function failedObservation(action: PendingAction, status: 'denied' | 'failed', code: string, message: string): Observation {
   return { actionId: action.actionId, status, columns: [], rows: [], rowCount: 0, truncated: false, error: { code, message } };

@@ -10,6 +10,7 @@ import type { VdbRegistry } from '../vdb/vdb-registry.js';
 import type { VirtualDatabase } from '../vdb/vdb-types.js';
 import type { RuntimeTaskRef, RuntimeTransport } from './runtime-contract.js';
 import { validateRuntimeDocument } from './runtime-documents.js';
+import { raceDeadline } from './deadline.js';
 import { runPendingAction } from './task-actions.js';
 import { BudgetExceeded, TaskMeter } from './task-budget.js';
 import { taskContext } from './task-context.js';
@@ -185,17 +186,9 @@ class TaskRun {
     return checkedSnapshot(await this.beforeDeadline(operation()), this.ref.taskId);
   }
 
-  private async beforeDeadline<T>(work: Promise<T>): Promise<T> {
-    const left = this.deadline - Date.now();
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new BudgetExceeded('deadline', `maxDurationSeconds: the task ran longer than ${this.capability.budgets.maxDurationSeconds} s`)), Math.max(0, left));
-    });
-    try {
-      return await Promise.race([work, expired]);
-    } finally {
-      clearTimeout(timer);
-    }
+  private beforeDeadline<T>(work: Promise<T>): Promise<T> {
+    return raceDeadline(work, this.deadline - Date.now(),
+      () => new BudgetExceeded('deadline', `maxDurationSeconds: the task ran longer than ${this.capability.budgets.maxDurationSeconds} s`));
   }
 
   /** A runtime document larger than the transport limit is refused before it is sent. */
