@@ -1,9 +1,9 @@
 import type { Request, Response } from 'restify';
 import { authorizedContext } from '../../authorization/authorized-context.js';
-import { effectiveGrants } from '../../authorization/grants.js';
+import { effectiveGrants, type CallerGrants } from '../../authorization/grants.js';
 import { ForbiddenError } from '../../errors.js';
 import { coreTokens } from '../../tokens.js';
-import type { VdbRelation } from '../../vdb/vdb-types.js';
+import type { VdbRelation, VirtualDatabase } from '../../vdb/vdb-types.js';
 import { authenticate } from '../authentication.js';
 import { callerOf } from '../request-context.js';
 import type { RouteModule } from '../route-module.js';
@@ -37,23 +37,38 @@ export const catalogRoutes: RouteModule = {
       const vdb = vdbs.get(String(req.params['vdb']), String(req.params['version']));
       const grants = effectiveGrants(vdb, callerOf(req));
       if (grants.access === 'unavailable') throw new ForbiddenError('forbidden', `the caller has no data role on VDB ${vdb.name} version ${vdb.version}`);
-      const visible = authorizedContext(vdb, grants);
-      const relations = grants.access === 'complete' ? vdb.catalog.relations : vdb.catalog.relations.flatMap((relation) => {
-        const seen = visible.relations.find((candidate) => candidate.schema === relation.schema && candidate.name === relation.name);
-        return seen ? [restricted(relation, seen.columns.map((column) => column.name), seen)] : [];
-      });
-      res.json(200, {
-        name: vdb.name,
-        version: vdb.version,
-        catalogRevision: vdb.catalogRevision,
-        access: grants.access,
-        schemas: vdb.catalog.schemas,
-        relations: relations.map(({ datasource: _datasource, ...relation }) => relation),
-        functions: grants.access === 'complete' ? vdb.catalog.functions : vdb.catalog.functions.filter((fn) => visible.functions.some((seen) => seen.schema === fn.schema && seen.name === fn.name)),
-      });
+      res.json(200, catalogView(vdb, grants));
     });
   },
 };
+
+/** Catalog views by VDB and grant set: both are fixed for the life of the process, so each is built once. */
+const views = new WeakMap<VirtualDatabase, WeakMap<CallerGrants, object>>();
+
+/** The catalog as far as the grants let the caller select. */
+function catalogView(vdb: VirtualDatabase, grants: CallerGrants): object {
+  let byGrants = views.get(vdb);
+  if (!byGrants) views.set(vdb, (byGrants = new WeakMap()));
+  let view = byGrants.get(grants);
+  if (!view) {
+    const visible = authorizedContext(vdb, grants);
+    const relations = grants.access === 'complete' ? vdb.catalog.relations : vdb.catalog.relations.flatMap((relation) => {
+      const seen = visible.relations.find((candidate) => candidate.schema === relation.schema && candidate.name === relation.name);
+      return seen ? [restricted(relation, seen.columns.map((column) => column.name), seen)] : [];
+    });
+    view = {
+      name: vdb.name,
+      version: vdb.version,
+      catalogRevision: vdb.catalogRevision,
+      access: grants.access,
+      schemas: vdb.catalog.schemas,
+      relations: relations.map(({ datasource: _datasource, ...relation }) => relation),
+      functions: grants.access === 'complete' ? vdb.catalog.functions : vdb.catalog.functions.filter((fn) => visible.functions.some((seen) => seen.schema === fn.schema && seen.name === fn.name)),
+    };
+    byGrants.set(grants, view);
+  }
+  return view;
+}
 
 /** The relation as far as the caller sees it: its visible columns, and keys only over those. */
 function restricted(relation: VdbRelation, columns: readonly string[], seen: { primaryKey: string[]; foreignKeys: VdbRelation['foreignKeys'] }): VdbRelation {
