@@ -15,7 +15,7 @@ import { stringify } from 'yaml';
 import { pgliteDialect } from '../dist/adapters/pglite/pglite-dialect.js';
 import { guardDatasource } from '../dist/core/sql/guarded-datasource.js';
 import { prepareService } from '../dist/core/service.js';
-import { coreTokens } from '../dist/core/tokens.js';
+import { coreTokens } from '../dist/core/service-tokens.js';
 
 const tasks = Number(process.argv[2] ?? 300);
 const root = fileURLToPath(new URL('..', import.meta.url));

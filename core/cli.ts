@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import { configFileFrom } from './config/config-loader.js';
-import { formatProblem, messageOf, StartupError } from './errors.js';
-import { semanticCommand } from './semantic/scaffold.js';
+import { formatProblem, messageOf, StartupError } from './plugin-api/errors.js';
+import { semanticCommand } from './commands/scaffold-command.js';
 import { prepareService, startService } from './service.js';
-import { coreTokens } from './tokens.js';
+import { coreTokens } from './service-tokens.js';
 
 const USAGE = `usage: vdb-service <command> [--config FILE]
 

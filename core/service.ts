@@ -1,27 +1,27 @@
 import 'reflect-metadata';
 import type { Logger } from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import type { AuthScheme } from './auth/auth-contract.js';
+import type { AuthScheme } from './plugin-api/auth-scheme.js';
 import { loadConfig } from './config/config-loader.js';
 import type { ServiceConfig } from './config/config-types.js';
 import { schemaProblems } from './config/schema-validation.js';
-import { StartupError, type StartupProblem } from './errors.js';
+import { StartupError, type StartupProblem } from './plugin-api/errors.js';
 import { createLogger } from './logging.js';
-import { ExtensionRegistry } from './plugins/extension-registry.js';
+import { ExtensionRegistries } from './plugins/extension-registry.js';
 import { discoverBuiltIns, loadPlugins, locateExtra, type LoadedPlugin } from './plugins/plugin-loader.js';
-import type { PluginManifest } from './plugins/plugin-manifest.js';
+import type { PluginManifest } from './plugin-api/plugin-manifest.js';
 import { HttpListeners } from './server/http-server.js';
 import { routeModules } from './server/routes/route-modules.js';
-import { DatasourcePool } from './sql/datasource-pool.js';
-import type { Datasource } from './sql/dialect-contract.js';
-import { coreTokens, extensionTokens } from './tokens.js';
+import { DatasourceRegistry } from './sql/datasource-registry.js';
+import type { Datasource } from './plugin-api/sql-dialect.js';
+import { coreTokens } from './service-tokens.js';
 import { loadVdbs } from './vdb/vdb-loader.js';
 import { VdbRegistry } from './vdb/vdb-registry.js';
 import { activateSemantics } from './semantic/semantic-activation.js';
 import { loadEndpoints } from './endpoints/endpoint-loader.js';
-import type { TemplateEngine } from './endpoints/template-engine-contract.js';
-import { VdbBinder } from './endpoints/vdb-binding.js';
-import type { RuntimeTransport } from './tasks/runtime-contract.js';
+import type { TemplateEngine } from './plugin-api/template-engine.js';
+import { VdbHandles } from './vdb/vdb-handles.js';
+import type { RuntimeTransport } from './plugin-api/runtime-transport.js';
 import { TaskOrchestrator } from './tasks/task-orchestrator.js';
 
 export interface ServiceOptions {
@@ -60,8 +60,8 @@ function manifestsOfKind(plugins: LoadedPlugin[], kind: PluginManifest['kind']):
   return new Map(plugins.filter((plugin) => plugin.manifest.kind === kind).map((plugin) => [plugin.manifest.id, plugin.manifest]));
 }
 
-async function createAuthScheme(config: ServiceConfig, container: DependencyContainer, plugins: LoadedPlugin[]): Promise<AuthScheme> {
-  const factories = container.resolve(extensionTokens.authSchemes);
+async function createAuthScheme(config: ServiceConfig, extensions: ExtensionRegistries, plugins: LoadedPlugin[]): Promise<AuthScheme> {
+  const factories = extensions.authSchemes;
   const factory = factories.get(config.auth.scheme);
   if (!factory) {
     throw StartupError.of([config.source.problem(['auth', 'scheme'], `auth.scheme: unknown scheme "${config.auth.scheme}" (installed: ${factories.ids().join(', ')})`)]);
@@ -79,31 +79,29 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
   const container = rootContainer.createChildContainer();
   container.register(coreTokens.config, { useValue: config });
   container.register(coreTokens.logger, { useValue: logger });
-  container.register(extensionTokens.sqlDialects, { useValue: new ExtensionRegistry('sqlDialect') });
-  container.register(extensionTokens.authSchemes, { useValue: new ExtensionRegistry('authScheme') });
-  container.register(extensionTokens.templateFunctions, { useValue: new ExtensionRegistry('templateFunctions') });
-  container.register(extensionTokens.semanticProviders, { useValue: new ExtensionRegistry('semanticProvider') });
-  container.register(extensionTokens.templateEngines, { useValue: new ExtensionRegistry('templateEngine') });
-  container.register(extensionTokens.runtimeTransports, { useValue: new ExtensionRegistry('runtimeTransport') });
+  const extensions = new ExtensionRegistries();
+  extensions.registerIn(container);
+  container.register(coreTokens.extensions, { useValue: extensions });
 
   const discovered = [...discoverBuiltIns(), ...config.plugins.map((reference) => locateExtra(reference, config.baseDir))];
   const plugins = await loadPlugins(container, discovered);
-  container.register(coreTokens.authScheme, { useValue: await createAuthScheme(config, container, plugins) });
+  extensions.lock();
+  container.register(coreTokens.authScheme, { useValue: await createAuthScheme(config, extensions, plugins) });
 
   let endpointWarnings: StartupProblem[] = [];
   let transport: RuntimeTransport | undefined;
-  const datasources = new DatasourcePool(config, container.resolve(extensionTokens.sqlDialects), manifestsOfKind(plugins, 'sqlDialect'), options.datasources);
+  const datasources = new DatasourceRegistry(config, extensions.sqlDialects, manifestsOfKind(plugins, 'sqlDialect'), options.datasources);
   container.register(coreTokens.datasources, { useValue: datasources });
   try {
     const vdbs = await loadVdbs(config.descriptors, datasources.names(), (name) => datasources.open(name));
     container.register(coreTokens.vdbs, { useValue: new VdbRegistry(vdbs) });
     container.register(coreTokens.semantic, { useValue: await activateSemantics(vdbs, config, container, logger) });
-    const binder = await VdbBinder.create(container.resolve(coreTokens.vdbs), (name) => datasources.open(name));
+    const handles = await VdbHandles.create(container.resolve(coreTokens.vdbs), (name) => datasources.open(name));
     const endpoints = await loadEndpoints({
       descriptors: config.descriptors,
-      engine: templateEngine(container),
-      functions: container.resolve(extensionTokens.templateFunctions).values(),
-      binder,
+      engine: templateEngine(extensions),
+      functions: extensions.templateFunctions.values(),
+      handles,
       logger,
     });
     const errors = endpoints.problems.filter((problem) => problem.severity !== 'warning');
@@ -111,10 +109,10 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
     endpointWarnings = endpoints.problems.filter((problem) => problem.severity === 'warning');
     for (const warning of endpointWarnings) logger.warn({ file: warning.file, line: warning.line }, warning.message);
     container.register(coreTokens.endpoints, { useValue: endpoints.registry });
-    transport = runtimeTransport(config, container);
+    transport = runtimeTransport(config, extensions);
     container.register(coreTokens.tasks, {
       useValue: new TaskOrchestrator({
-        config, vdbs: container.resolve(coreTokens.vdbs), binder, semantic: container.resolve(coreTokens.semantic), transport, logger,
+        config, vdbs: container.resolve(coreTokens.vdbs), handles, semantic: container.resolve(coreTokens.semantic), transport, logger,
       }),
     });
   } catch (error) {
@@ -129,9 +127,9 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
 }
 
 /** The configured runtime transport, when the runtime is enabled. */
-function runtimeTransport(config: ServiceConfig, container: DependencyContainer): RuntimeTransport | undefined {
+function runtimeTransport(config: ServiceConfig, extensions: ExtensionRegistries): RuntimeTransport | undefined {
   if (!config.runtime.enabled) return undefined;
-  const factories = container.resolve(extensionTokens.runtimeTransports);
+  const factories = extensions.runtimeTransports;
   const factory = factories.get(config.runtime.transport);
   if (!factory) {
     throw StartupError.of([config.source.problem(['runtime', 'transport'],
@@ -141,8 +139,8 @@ function runtimeTransport(config: ServiceConfig, container: DependencyContainer)
 }
 
 /** The `twing` engine, or the only one installed. */
-function templateEngine(container: DependencyContainer): TemplateEngine {
-  const engines = container.resolve(extensionTokens.templateEngines);
+function templateEngine(extensions: ExtensionRegistries): TemplateEngine {
+  const engines = extensions.templateEngines;
   const engine = engines.get('twing') ?? (engines.ids().length === 1 ? engines.values()[0] : undefined);
   if (!engine) throw new StartupError(`no template engine: install the twing plugin (installed: ${engines.ids().join(', ') || 'none'})`);
   return engine;

@@ -1,4 +1,4 @@
-import { defineSqlDialect } from '../../core/plugins/plugin-kinds.js';
+import { defineSqlDialect } from '../../core/plugin-api/index.js';
 import { mssqlDialect } from './mssql-dialect.js';
 
 export default defineSqlDialect((id) => mssqlDialect(id));

@@ -1,5 +1,4 @@
-import type { IntrospectionQueries } from '../../core/sql/catalog-assembly.js';
-import { placeholders } from '../../core/sql/knex-datasource.js';
+import { placeholders, type IntrospectionQueries } from '../../core/plugin-api/index.js';
 
 /**
  * Introspection of SQL Server from sys.* and INFORMATION_SCHEMA (native types with their lengths).

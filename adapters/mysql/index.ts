@@ -1,4 +1,4 @@
-import { defineSqlDialect } from '../../core/plugins/plugin-kinds.js';
+import { defineSqlDialect } from '../../core/plugin-api/index.js';
 import { mysqlDialect } from './mysql-dialect.js';
 
 export default defineSqlDialect((id) => mysqlDialect(id));

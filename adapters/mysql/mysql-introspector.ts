@@ -1,5 +1,4 @@
-import type { IntrospectionQueries } from '../../core/sql/catalog-assembly.js';
-import { placeholders } from '../../core/sql/knex-datasource.js';
+import { placeholders, type IntrospectionQueries } from '../../core/plugin-api/index.js';
 
 /**
  * Introspection of MySQL and MariaDB from information_schema; a schema is a database. MariaDB stores JSON

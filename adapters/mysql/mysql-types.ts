@@ -1,6 +1,4 @@
-import type { LogicalType } from '../../core/catalog/catalog-types.js';
-import { lookupLogicalType, parseNativeType, type LogicalTypeTable } from '../../core/sql/logical-types.js';
-import type { ValueCodec } from '../../core/sql/value-encoding.js';
+import { lookupLogicalType, parseNativeType, type LogicalType, type LogicalTypeTable, type ValueCodec } from '../../core/plugin-api/index.js';
 
 /** MySQL and MariaDB names beyond the standard ones (docs/logical-types.md). */
 const MYSQL_TYPES: LogicalTypeTable = {

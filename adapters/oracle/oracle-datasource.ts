@@ -1,9 +1,5 @@
 import type { Knex } from 'knex';
-import type { Catalog } from '../../core/catalog/catalog-types.js';
-import { readCatalog } from '../../core/sql/catalog-assembly.js';
-import type { QueryOptions, QueryResult } from '../../core/sql/dialect-contract.js';
-import { KnexDatasource, type RowReader } from '../../core/sql/knex-datasource.js';
-import { encodeResult } from '../../core/sql/value-encoding.js';
+import { readCatalog, KnexDatasource, encodeResult, type Catalog, type QueryOptions, type QueryResult, type RowReader } from '../../core/plugin-api/index.js';
 import { oracleIntrospectionQueries } from './oracle-introspector.js';
 import { runOracleStatement } from './oracle-statement.js';
 import { oracleCodec } from './oracle-types.js';

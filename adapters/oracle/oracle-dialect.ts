@@ -1,5 +1,4 @@
-import type { DatasourceSettings, SqlDialect } from '../../core/sql/dialect-contract.js';
-import { DEFAULT_ACQUIRE_TIMEOUT_MS, createKnex, knexPool } from '../../core/sql/knex-datasource.js';
+import { DEFAULT_ACQUIRE_TIMEOUT_MS, createKnex, knexPool, type DatasourceSettings, type SqlDialect } from '../../core/plugin-api/index.js';
 import { OracleDatasource, quoteOracleIdentifier } from './oracle-datasource.js';
 import { ORACLE_SESSION_SQL, type OracleConnection } from './oracle-statement.js';
 import { oracleLogicalType } from './oracle-types.js';

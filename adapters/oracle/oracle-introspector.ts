@@ -1,5 +1,4 @@
-import type { IntrospectionQueries } from '../../core/sql/catalog-assembly.js';
-import { placeholders } from '../../core/sql/knex-datasource.js';
+import { placeholders, type IntrospectionQueries } from '../../core/plugin-api/index.js';
 
 /**
  * Introspection of Oracle from the ALL_* dictionary views; a schema is an owner (usually upper case, as

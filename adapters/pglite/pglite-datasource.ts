@@ -1,6 +1,6 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type { Knex } from 'knex';
-import type { SqlDialect } from '../../core/sql/dialect-contract.js';
+import type { SqlDialect } from '../../core/plugin-api/index.js';
 import { PostgresDatasource, runRaw, type PgResult } from '../postgres/postgres-datasource.js';
 
 /** A PostgreSQL datasource over one embedded PGlite instance, reached through knex's single connection. */

@@ -1,4 +1,4 @@
-import type { SqlDialect } from '../../core/sql/dialect-contract.js';
+import type { SqlDialect } from '../../core/plugin-api/index.js';
 import { quotePostgresIdentifier } from '../postgres/postgres-datasource.js';
 import { postgresLogicalType } from '../postgres/postgres-types.js';
 import { openPglite } from './pglite-open.js';

@@ -3,9 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
-import { StartupError, UnavailableError, messageOf } from '../../core/errors.js';
-import type { DatasourceSettings, SqlDialect } from '../../core/sql/dialect-contract.js';
-import { createKnex } from '../../core/sql/knex-datasource.js';
+import { StartupError, UnavailableError, messageOf, createKnex, type DatasourceSettings, type SqlDialect } from '../../core/plugin-api/index.js';
 import { PgliteDatasource } from './pglite-datasource.js';
 import { pgliteTypeParsers } from './pglite-types.js';
 

@@ -1,4 +1,4 @@
-import { defineSqlDialect } from '../../core/plugins/plugin-kinds.js';
+import { defineSqlDialect } from '../../core/plugin-api/index.js';
 import { postgresDialect } from './postgres-dialect.js';
 
 export default defineSqlDialect((id) => postgresDialect(id));

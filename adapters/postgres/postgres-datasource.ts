@@ -1,11 +1,6 @@
 import { createHash } from 'node:crypto';
-import { LruCache } from '../../core/authorization/lru-cache.js';
+import { LruCache, readCatalog, KnexDatasource, encodeResult, type Catalog, type QueryOptions, type QueryResult, type RowReader } from '../../core/plugin-api/index.js';
 import type { Knex } from 'knex';
-import type { Catalog } from '../../core/catalog/catalog-types.js';
-import { readCatalog } from '../../core/sql/catalog-assembly.js';
-import type { QueryOptions, QueryResult } from '../../core/sql/dialect-contract.js';
-import { KnexDatasource, type RowReader } from '../../core/sql/knex-datasource.js';
-import { encodeResult } from '../../core/sql/value-encoding.js';
 import { postgresIntrospectionQueries } from './postgres-introspector.js';
 import { postgresCodec } from './postgres-types.js';
 

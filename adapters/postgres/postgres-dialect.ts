@@ -1,5 +1,4 @@
-import type { DatasourceSettings, ServerConnectionFields, SqlDialect } from '../../core/sql/dialect-contract.js';
-import { DEFAULT_ACQUIRE_TIMEOUT_MS, createKnex, knexPool } from '../../core/sql/knex-datasource.js';
+import { DEFAULT_ACQUIRE_TIMEOUT_MS, createKnex, knexPool, type DatasourceSettings, type ServerConnectionFields, type SqlDialect } from '../../core/plugin-api/index.js';
 import { PostgresDatasource, quotePostgresIdentifier } from './postgres-datasource.js';
 import { postgresLogicalType, postgresTypeParsers } from './postgres-types.js';
 

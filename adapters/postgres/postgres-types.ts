@@ -1,7 +1,5 @@
 import pg from 'pg';
-import type { LogicalType } from '../../core/catalog/catalog-types.js';
-import { lookupLogicalType, parseNativeType, type LogicalTypeTable } from '../../core/sql/logical-types.js';
-import type { ValueCodec } from '../../core/sql/value-encoding.js';
+import { lookupLogicalType, parseNativeType, type LogicalType, type LogicalTypeTable, type ValueCodec } from '../../core/plugin-api/index.js';
 
 /** PostgreSQL names beyond the standard ones (docs/logical-types.md). PGlite shares this table. */
 const POSTGRES_TYPES: LogicalTypeTable = {

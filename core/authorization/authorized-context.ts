@@ -3,7 +3,7 @@
  * the caller may select, for the runtime to plan with. It identifies the VDB and catalog revision and never
  * holds a credential or the caller's identity. The semantic part is added by the semantic layer.
  */
-import type { CatalogForeignKey, CatalogFunction, LogicalType } from '../catalog/catalog-types.js';
+import type { CatalogForeignKey, CatalogFunction, LogicalType } from '../plugin-api/catalog.js';
 import type { VdbRelation, VirtualDatabase } from '../vdb/vdb-types.js';
 import { allows, type AccessLevel, type CallerGrants } from './grants.js';
 

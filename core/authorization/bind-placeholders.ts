@@ -3,7 +3,7 @@
  * it), `\?` a literal question mark, and `??` an identifier taken from a bound value. The parsers are given
  * the text as the server receives it, with the family's own placeholders, so `?` never fails a parse.
  */
-import type { SqlFamily } from '../sql/dialect-contract.js';
+import type { SqlFamily } from '../plugin-api/sql-dialect.js';
 import { deny, type Denial } from './denial.js';
 
 /** What knex turns the n-th `?` (1-based) into, in a form the family's parser reads. */

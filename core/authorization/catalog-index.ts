@@ -1,6 +1,6 @@
 /** Lookups over a VDB catalog for the authorizer, built once per catalog (catalogs are fixed after startup). */
-import type { CatalogFunction } from '../catalog/catalog-types.js';
-import type { SqlFamily } from '../sql/dialect-contract.js';
+import type { CatalogFunction } from '../plugin-api/catalog.js';
+import type { SqlFamily } from '../plugin-api/sql-dialect.js';
 import type { VdbCatalog, VdbRelation } from '../vdb/vdb-types.js';
 
 export interface CatalogIndex {

@@ -4,7 +4,7 @@
  * server or session administration, sleeping and locking. A deny-list cannot be complete: the database
  * role the service connects as is the last line (docs/authorization.md).
  */
-import type { SqlFamily } from '../sql/dialect-contract.js';
+import type { SqlFamily } from '../plugin-api/sql-dialect.js';
 
 interface RefusedFunctions {
   why: string;

@@ -5,8 +5,8 @@
  * refused, an AST shape the walk does not know is refused, and every table the parser itself lists must
  * have been seen by the walk.
  */
-import type { SqlFamily } from '../sql/dialect-contract.js';
-import { messageOf } from '../errors.js';
+import type { SqlFamily } from '../plugin-api/sql-dialect.js';
+import { messageOf } from '../plugin-api/errors.js';
 import { withServerPlaceholders } from './bind-placeholders.js';
 import { deny, type Denial } from './denial.js';
 import {

@@ -2,7 +2,7 @@
  * The caller's data grants on one VDB (DESIGN.md §3 `dataRoles`) and the check every SQL path uses:
  * the SQL authorizer for text it parses, actions for the statements they build themselves.
  */
-import type { Principal } from '../auth/auth-contract.js';
+import type { Principal } from '../plugin-api/auth-scheme.js';
 import type { DataAction, DataGrant, VirtualDatabase } from '../vdb/vdb-types.js';
 
 /**

@@ -5,7 +5,7 @@
  * is still recorded (as a read of the current query level) rather than missed.
  */
 import { loadModule, parseSync } from 'libpg-query';
-import { messageOf } from '../errors.js';
+import { messageOf } from '../plugin-api/errors.js';
 import { withServerPlaceholders } from './bind-placeholders.js';
 import { deny, type Denial } from './denial.js';
 import {

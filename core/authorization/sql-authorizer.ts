@@ -4,12 +4,12 @@
  * Parsing fails closed. What depends only on the text (the parse and its facts) is cached by family and
  * text; binding to the catalog and checking the grants are cheap and run each time.
  */
-import type { CatalogFunction } from '../catalog/catalog-types.js';
-import type { SqlFamily } from '../sql/dialect-contract.js';
+import type { CatalogFunction } from '../plugin-api/catalog.js';
+import type { SqlFamily } from '../plugin-api/sql-dialect.js';
 import type { DataAction, VdbCatalog, VdbRelation } from '../vdb/vdb-types.js';
 import { catalogIndex } from './catalog-index.js';
 import { deny, isDenial, type Denial } from './denial.js';
-import { LruCache } from './lru-cache.js';
+import { LruCache } from '../caching/lru-cache.js';
 import { genericStatementFacts, prepareGenericParser } from './generic-statement-facts.js';
 import { allows, type CallerGrants } from './grants.js';
 import { postgresStatementFacts, preparePostgresParser } from './postgres-statement-facts.js';

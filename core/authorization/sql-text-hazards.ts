@@ -4,7 +4,7 @@
  * statement is refused before parsing: fail closed. PostgreSQL needs none of this: libpg-query is the
  * server's own lexer.
  */
-import type { SqlFamily } from '../sql/dialect-contract.js';
+import type { SqlFamily } from '../plugin-api/sql-dialect.js';
 
 /** Why the text cannot be authorized in this family, or undefined when it can be parsed safely. */
 export function textHazard(sql: string, family: Exclude<SqlFamily, 'postgres'>): string | undefined {

@@ -4,8 +4,8 @@
  * Where the database could resolve a name more than one way, every way counts: over-counting can refuse a
  * statement that was fine, under-counting could let a column through.
  */
-import type { CatalogFunction } from '../catalog/catalog-types.js';
-import type { SqlFamily } from '../sql/dialect-contract.js';
+import type { CatalogFunction } from '../plugin-api/catalog.js';
+import type { SqlFamily } from '../plugin-api/sql-dialect.js';
 import type { DataAction, VdbRelation } from '../vdb/vdb-types.js';
 import type { CatalogIndex } from './catalog-index.js';
 import { deny, type Denial } from './denial.js';

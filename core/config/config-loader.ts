@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { StartupError, type StartupProblem } from '../errors.js';
+import { StartupError, type StartupProblem } from '../plugin-api/errors.js';
 import { configSchema } from './config-schema.js';
-import type { TaskBudgets } from '../tasks/task-documents.js';
+import type { TaskBudgets } from '../plugin-api/task-documents.js';
 import type { DatasourceConfig, ExtraPluginReference, RuntimeConfig, ServiceConfig } from './config-types.js';
 import { dotted, schemaProblems } from './schema-validation.js';
 import { readYamlFile, type YamlSource } from './yaml-source.js';

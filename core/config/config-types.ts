@@ -1,5 +1,5 @@
-import type { PoolSettings } from '../sql/dialect-contract.js';
-import type { TaskBudgets } from '../tasks/task-documents.js';
+import type { PoolSettings } from '../plugin-api/sql-dialect.js';
+import type { TaskBudgets } from '../plugin-api/task-documents.js';
 import type { YamlSource } from './yaml-source.js';
 
 /** service.yaml after `${env:NAME}` substitution, defaults and path resolution. See docs/configuration.md. */

@@ -1,5 +1,5 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import type { StartupProblem } from '../errors.js';
+import type { StartupProblem } from '../plugin-api/errors.js';
 import type { YamlSource } from './yaml-source.js';
 
 /** One ajv instance for every schema the core checks; `useDefaults` fills defaults in place. */

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { relative } from 'node:path';
 import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
-import { StartupError, type StartupProblem } from '../errors.js';
+import { StartupError, type StartupProblem } from '../plugin-api/errors.js';
 
 /** Descriptor and config files are small; anything larger is a mistake or an attack. */
 const MAX_FILE_BYTES = 4 * 1024 * 1024;

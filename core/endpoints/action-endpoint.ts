@@ -1,22 +1,22 @@
 import type { Logger } from 'pino';
-import { InternalError } from '../errors.js';
+import { InternalError } from '../plugin-api/errors.js';
 import { authorizeActionPlan } from './actions/action-authorization.js';
 import { executeAction, type ActionSuccess } from './actions/action-execution.js';
 import { planAction } from './actions/action-plan.js';
 import { ACTION_BODY_SCHEMA } from './definition-body-schema.js';
 import { renderBody, requireFields, type EndpointRequest } from './endpoint-request.js';
 import type { ActionBody } from './endpoint-types.js';
-import type { CompiledDefinition } from './template-engine-contract.js';
-import type { BoundVdb, VdbBinder } from './vdb-binding.js';
+import type { CompiledDefinition } from '../plugin-api/template-engine.js';
+import type { VdbHandle, VdbHandles } from '../vdb/vdb-handles.js';
 
 /** A registered action definition; `bound` is the VDB its template renders against (`| identifier`). */
 export class ActionEndpoint {
   constructor(
     readonly name: string,
     private readonly definition: CompiledDefinition,
-    readonly bound: BoundVdb,
+    readonly bound: VdbHandle,
     readonly neededFields: readonly string[],
-    private readonly binder: VdbBinder,
+    private readonly handles: VdbHandles,
     private readonly logger: Logger,
   ) {}
 
@@ -24,7 +24,7 @@ export class ActionEndpoint {
   async run(request: EndpointRequest): Promise<ActionSuccess> {
     requireFields(this.neededFields, request.fields);
     const rendered = renderBody(this.definition, ACTION_BODY_SCHEMA, this.bound, request);
-    const outcome = planAction(rendered.document as ActionBody, rendered.values, request.fields, this.binder);
+    const outcome = planAction(rendered.document as ActionBody, rendered.values, request.fields, this.handles);
     if (!outcome.plan) throw new InternalError('definition_error', `${this.definition.file}: ${outcome.problems.join('; ')}`);
     authorizeActionPlan(outcome.plan, request.caller);
     return executeAction(this.name, outcome.plan, this.logger);

@@ -1,9 +1,9 @@
-import { LruCache } from '../authorization/lru-cache.js';
-import type { SqlFamily } from '../sql/dialect-contract.js';
+import { LruCache } from '../caching/lru-cache.js';
+import type { SqlFamily } from '../plugin-api/sql-dialect.js';
 import { DeferredValue } from './deferred-value.js';
 import { DefinitionError } from './definition-error.js';
 import { scanSql, SQL_QUOTING_RULES, UnsupportedSqlConstruct, type SqlRegionKind } from './sql-quoting-scanner.js';
-import type { PlaceholderOrigin } from './template-engine-contract.js';
+import type { PlaceholderOrigin } from '../plugin-api/template-engine.js';
 
 /*
  * A rendered definition holds placeholder tokens `⟦<index>⟧` where request values would have been. The

@@ -1,4 +1,4 @@
-import type { StartupProblem } from '../errors.js';
+import type { StartupProblem } from '../plugin-api/errors.js';
 
 /**
  * A fault of an endpoint definition file, found at compile time (syntax, a forbidden construct) or while

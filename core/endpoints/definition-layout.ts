@@ -1,6 +1,6 @@
 import { PLACEHOLDER_CLOSE, PLACEHOLDER_OPEN } from './bound-text.js';
 import { DefinitionError } from './definition-error.js';
-import type { DefinitionSource } from './template-engine-contract.js';
+import type { DefinitionSource } from '../plugin-api/template-engine.js';
 
 /** The line between header and body; YAML would read it as a document start, so it is blanked. */
 const SEPARATOR = /^---[ \t]*(?=\r?\n|$)/m;

@@ -4,8 +4,8 @@ import type { Logger } from 'pino';
 import { isDenial } from '../authorization/denial.js';
 import { authorizeSql } from '../authorization/sql-authorizer.js';
 import { displayPath } from '../config/yaml-source.js';
-import { InputError, type StartupProblem } from '../errors.js';
-import type { TemplateFunctionModule } from '../plugins/plugin-kinds.js';
+import { InputError, type StartupProblem } from '../plugin-api/errors.js';
+import type { TemplateFunctionModule } from '../plugin-api/template-engine.js';
 import { ActionEndpoint } from './action-endpoint.js';
 import { planAction } from './actions/action-plan.js';
 import { toSql } from './bound-text.js';
@@ -14,14 +14,14 @@ import { DefinitionError } from './definition-error.js';
 import { EndpointRegistry } from './endpoint-registry.js';
 import type { ActionBody, QueryBody } from './endpoint-types.js';
 import { QueryEndpoint } from './query-endpoint.js';
-import type { RenderContext, RenderedDefinition, TemplateEngine } from './template-engine-contract.js';
-import type { BoundVdb, VdbBinder } from './vdb-binding.js';
+import type { RenderContext, RenderedDefinition, TemplateEngine } from '../plugin-api/template-engine.js';
+import type { VdbHandle, VdbHandles } from '../vdb/vdb-handles.js';
 
 export interface EndpointLoading {
   descriptors: string;
   engine: TemplateEngine;
   functions: readonly TemplateFunctionModule[];
-  binder: VdbBinder;
+  handles: VdbHandles;
   logger: Logger;
 }
 
@@ -82,7 +82,7 @@ async function checkDefinition(
     fail(`needed field ${field} is never used by the template`, lineOf(kind === 'query' ? 'neededFields' : 'needed'));
   }
 
-  const bound = bindOf(kind, unchecked.document, loading.binder);
+  const bound = handleOf(kind, unchecked.document, loading.handles);
   if (typeof bound === 'string') return void fail(bound, lineOf('virtualDatabase'));
   const probe = probeContext(bound);
   const rendered = attempt(fail, () => definition.render({}, probe.context));
@@ -93,15 +93,15 @@ async function checkDefinition(
     await checkQuerySql(rendered, bound, probe.dynamicIdentifiers(), fail, warn, lineOf('query'));
     return problems.some((problem) => problem.severity === 'error') ? undefined : new QueryEndpoint(source.name, definition, bound, needed);
   }
-  checkActionPlan(rendered, loading.binder, fail);
+  checkActionPlan(rendered, loading.handles, fail);
   return problems.some((problem) => problem.severity === 'error')
     ? undefined
-    : new ActionEndpoint(source.name, definition, bound, needed, loading.binder, loading.logger);
+    : new ActionEndpoint(source.name, definition, bound, needed, loading.handles, loading.logger);
 }
 
 /** The quoted-placeholder check, then the catalog: every relation and column the SQL names must exist. */
 async function checkQuerySql(
-  rendered: RenderedDefinition, bound: BoundVdb, dynamicIdentifiers: boolean, fail: Fail, warn: Fail, queryLine: number | undefined,
+  rendered: RenderedDefinition, bound: VdbHandle, dynamicIdentifiers: boolean, fail: Fail, warn: Fail, queryLine: number | undefined,
 ): Promise<void> {
   const text = (rendered.document as QueryBody).query;
   const sql = attempt(fail, () => toSql(text, rendered.values, { family: bound.family, origin: rendered.origin }));
@@ -123,7 +123,7 @@ const UNKNOWN_NAME_CODES = new Set(['42703', '42P01', '42883', 'ER_BAD_FIELD_ERR
  * Asks the database to plan the query (EXPLAIN, with null values): it knows every column, alias and function,
  * where the authorizer only knows relations. PostgreSQL and MySQL families; others are checked per request.
  */
-async function explainQuery(bound: BoundVdb, sql: { sql: string; bindings: unknown[] }, fail: Fail, warn: Fail, queryLine: number | undefined): Promise<void> {
+async function explainQuery(bound: VdbHandle, sql: { sql: string; bindings: unknown[] }, fail: Fail, warn: Fail, queryLine: number | undefined): Promise<void> {
   if (bound.family !== 'postgres' && bound.family !== 'mysql') return;
   const explain = `explain ${sql.sql}`;
   try {
@@ -138,9 +138,9 @@ async function explainQuery(bound: BoundVdb, sql: { sql: string; bindings: unkno
   }
 }
 
-function checkActionPlan(rendered: RenderedDefinition, binder: VdbBinder, fail: Fail): void {
+function checkActionPlan(rendered: RenderedDefinition, handles: VdbHandles, fail: Fail): void {
   try {
-    const outcome = planAction(rendered.document as ActionBody, rendered.values, {}, binder);
+    const outcome = planAction(rendered.document as ActionBody, rendered.values, {}, handles);
     for (const problem of outcome.problems) fail(problem);
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
@@ -149,22 +149,22 @@ function checkActionPlan(rendered: RenderedDefinition, binder: VdbBinder, fail: 
 }
 
 /** A query's VDB; an action's top-level VDB, else the one of its first step (for `| identifier`). */
-function bindOf(kind: Kind, document: unknown, binder: VdbBinder): BoundVdb | string {
+function handleOf(kind: Kind, document: unknown, handles: VdbHandles): VdbHandle | string {
   if (kind === 'query') {
     const body = document as QueryBody;
-    return binder.bind(body.virtualDatabase, body.virtualDatabaseVersion);
+    return handles.lookup(body.virtualDatabase, body.virtualDatabaseVersion);
   }
   const body = document as ActionBody;
   const step = body.virtualDatabase === undefined ? [...(body.before ?? []), ...body.operations].find((candidate) => candidate.virtualDatabase !== undefined) : body;
   if (step?.virtualDatabase === undefined) return 'the action names no virtualDatabase';
-  return binder.bind(step.virtualDatabase, step.virtualDatabaseVersion);
+  return handles.lookup(step.virtualDatabase, step.virtualDatabaseVersion);
 }
 
 /**
  * The render context of the startup check. Without a VDB, identifiers are quoted unchecked; with one, a
  * literal name is checked against its catalog and a name from a (null) field is noted as dynamic.
  */
-function probeContext(bound: BoundVdb | undefined): { context: RenderContext; dynamicIdentifiers(): boolean } {
+function probeContext(bound: VdbHandle | undefined): { context: RenderContext; dynamicIdentifiers(): boolean } {
   let dynamic = false;
   const base = bound?.renderContext(probeRequestContext(bound.vdb.name));
   return {

@@ -1,4 +1,4 @@
-import { NotFoundError } from '../errors.js';
+import { NotFoundError } from '../plugin-api/errors.js';
 import type { ActionEndpoint } from './action-endpoint.js';
 import type { QueryEndpoint } from './query-endpoint.js';
 

@@ -1,9 +1,9 @@
-import type { Principal } from '../auth/auth-contract.js';
-import { InputError, InternalError } from '../errors.js';
+import type { Principal } from '../plugin-api/auth-scheme.js';
+import { InputError, InternalError } from '../plugin-api/errors.js';
 import { bodyProblems } from './definition-body-schema.js';
 import { DefinitionError } from './definition-error.js';
-import type { CompiledDefinition, RenderedDefinition } from './template-engine-contract.js';
-import type { BoundVdb } from './vdb-binding.js';
+import type { CompiledDefinition, RenderedDefinition } from '../plugin-api/template-engine.js';
+import type { VdbHandle } from '../vdb/vdb-handles.js';
 
 /** One call of a query or action endpoint: who calls, with which fields. */
 export interface EndpointRequest {
@@ -26,7 +26,7 @@ export function requireFields(needed: readonly string[], fields: Readonly<Record
  * found only now (a loop that produced a bad body) is the service's error, not the caller's: 500
  * `definition_error` naming the file and line.
  */
-export function renderBody(definition: CompiledDefinition, schema: object, bound: BoundVdb, request: EndpointRequest): RenderedDefinition {
+export function renderBody(definition: CompiledDefinition, schema: object, bound: VdbHandle, request: EndpointRequest): RenderedDefinition {
   const context = { vdb: bound.vdb.name, requestId: request.requestId, caller: { subject: request.caller.subject }, now: new Date() };
   const rendered = asServiceError(() => definition.render(request.fields, bound.renderContext(context)));
   const problems = bodyProblems(schema, rendered.document);

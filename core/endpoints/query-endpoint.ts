@@ -1,16 +1,16 @@
 import { denialError, isDenial } from '../authorization/denial.js';
 import { effectiveGrants } from '../authorization/grants.js';
 import { authorizeSql } from '../authorization/sql-authorizer.js';
-import { InputError, InternalError } from '../errors.js';
+import { InputError, InternalError } from '../plugin-api/errors.js';
 import { unavailableError } from '../sql/guarded-datasource.js';
 import { classifySqlFailure, sqlStateSuffix } from '../sql/sql-failure.js';
-import type { Datasource, JsonValue, ResultColumn } from '../sql/dialect-contract.js';
+import type { Datasource, JsonValue, ResultColumn } from '../plugin-api/sql-dialect.js';
 import { toSql } from './bound-text.js';
 import { QUERY_BODY_SCHEMA } from './definition-body-schema.js';
 import { asServiceError, renderBody, requireFields, type EndpointRequest } from './endpoint-request.js';
 import type { QueryBody } from './endpoint-types.js';
-import type { CompiledDefinition } from './template-engine-contract.js';
-import type { BoundVdb } from './vdb-binding.js';
+import type { CompiledDefinition } from '../plugin-api/template-engine.js';
+import type { VdbHandle } from '../vdb/vdb-handles.js';
 import { sqlBinding } from './sql-binding-values.js';
 
 /** The 200 body of `POST /api/v1/query/perform/{name}` (DESIGN.md §5). */
@@ -25,7 +25,7 @@ export class QueryEndpoint {
   constructor(
     readonly name: string,
     private readonly definition: CompiledDefinition,
-    readonly bound: BoundVdb,
+    readonly bound: VdbHandle,
     readonly neededFields: readonly string[],
   ) {}
 

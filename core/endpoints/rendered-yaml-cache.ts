@@ -1,4 +1,4 @@
-import { LruCache } from '../authorization/lru-cache.js';
+import { LruCache } from '../caching/lru-cache.js';
 import { parseBoundedYaml, type BoundedYamlResult } from './bounded-yaml.js';
 
 /** Requests of the same shape render the same text (values are placeholders), so most renders hit. */

@@ -1,4 +1,4 @@
-import { InternalError } from '../errors.js';
+import { InternalError } from '../plugin-api/errors.js';
 import { DeferredValue } from './deferred-value.js';
 
 /**

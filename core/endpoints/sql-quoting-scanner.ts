@@ -1,4 +1,4 @@
-import type { SqlFamily } from '../sql/dialect-contract.js';
+import type { SqlFamily } from '../plugin-api/sql-dialect.js';
 
 /** Where text sits in a SQL statement: code, or a stretch the database does not read as code. */
 export type SqlRegionKind = 'code' | 'string literal' | 'quoted identifier' | 'comment';

@@ -1,15 +1,25 @@
-import { StartupError } from '../errors.js';
+import type { DependencyContainer } from 'tsyringe';
+import type { AuthSchemeFactory } from '../plugin-api/auth-scheme.js';
+import { StartupError } from '../plugin-api/errors.js';
+import type { RuntimeTransportFactory } from '../plugin-api/runtime-transport.js';
+import type { SemanticProvider } from '../plugin-api/semantic-provider.js';
+import type { SqlDialect } from '../plugin-api/sql-dialect.js';
+import type { TemplateEngine, TemplateFunctionModule } from '../plugin-api/template-engine.js';
+import { extensionTokens, type ExtensionPoint } from '../plugin-api/tokens.js';
 
 /**
  * The host side of one plugin kind: plugins add their contribution under their manifest id, the core looks
- * it up by id. Adding the same id twice is a startup error naming both plugins.
+ * it up by id. Adding the same id twice names both plugins; adding after `lock()` (startup has loaded every
+ * plugin) is refused, so nothing changes what a running service dispatches to.
  */
-export class ExtensionRegistry<T> {
+export class ExtensionRegistry<T> implements ExtensionPoint<T> {
   private readonly entries = new Map<string, { value: T; plugin: string }>();
+  private locked = false;
 
   constructor(readonly kind: string) {}
 
   add(id: string, value: T, plugin: string): void {
+    if (this.locked) throw new StartupError(`plugin ${plugin}: the ${this.kind} registry is closed once startup has loaded the plugins`);
     const existing = this.entries.get(id);
     if (existing) {
       throw new StartupError(`plugin ${plugin}: ${this.kind} id "${id}" is already registered by plugin ${existing.plugin}`);
@@ -17,12 +27,12 @@ export class ExtensionRegistry<T> {
     this.entries.set(id, { value, plugin });
   }
 
-  get(id: string): T | undefined {
-    return this.entries.get(id)?.value;
+  lock(): void {
+    this.locked = true;
   }
 
-  has(id: string): boolean {
-    return this.entries.has(id);
+  get(id: string): T | undefined {
+    return this.entries.get(id)?.value;
   }
 
   ids(): string[] {
@@ -31,5 +41,27 @@ export class ExtensionRegistry<T> {
 
   values(): T[] {
     return [...this.entries.values()].map((entry) => entry.value);
+  }
+}
+
+/** Every extension point of the service, created empty and filled by the plugin loader. */
+export class ExtensionRegistries {
+  readonly sqlDialects = new ExtensionRegistry<SqlDialect>('sqlDialect');
+  readonly authSchemes = new ExtensionRegistry<AuthSchemeFactory>('authScheme');
+  readonly templateFunctions = new ExtensionRegistry<TemplateFunctionModule>('templateFunctions');
+  readonly semanticProviders = new ExtensionRegistry<SemanticProvider>('semanticProvider');
+  readonly templateEngines = new ExtensionRegistry<TemplateEngine>('templateEngine');
+  readonly runtimeTransports = new ExtensionRegistry<RuntimeTransportFactory>('runtimeTransport');
+
+  /** Registers each registry under its `extensionTokens` entry, where plugin registrations find it. */
+  registerIn(container: DependencyContainer): void {
+    for (const key of Object.keys(extensionTokens) as (keyof typeof extensionTokens)[]) {
+      container.register(extensionTokens[key], { useValue: this[key] as ExtensionPoint<never> });
+    }
+  }
+
+  /** Closes every registry: called once every plugin has registered. */
+  lock(): void {
+    for (const key of Object.keys(extensionTokens) as (keyof typeof extensionTokens)[]) this[key].lock();
   }
 }

@@ -6,10 +6,11 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { DependencyContainer } from 'tsyringe';
 import type { ExtraPluginReference } from '../config/config-types.js';
 import { displayPath } from '../config/yaml-source.js';
-import { formatProblem, messageOf, StartupError } from '../errors.js';
-import { pluginTokens } from '../tokens.js';
-import { describeAjvError, manifestProblems, type PluginManifest } from './plugin-manifest.js';
-import type { PluginRegistration } from './plugin-kinds.js';
+import { formatProblem, messageOf, StartupError } from '../plugin-api/errors.js';
+import { pluginTokens } from '../plugin-api/tokens.js';
+import { coreVersionProblem, describeAjvError, manifestProblems } from './manifest-validation.js';
+import type { PluginManifest } from '../plugin-api/plugin-manifest.js';
+import type { PluginRegistration } from '../plugin-api/define-plugin.js';
 
 /** A plugin found on disk, before import. */
 export interface DiscoveredPlugin {
@@ -76,7 +77,10 @@ function readManifest(manifestPath: string): PluginManifest {
     const name = typeof (parsed as { name?: unknown }).name === 'string' ? (parsed as { name: string }).name : folder;
     return fail(manifestPath, name, `invalid manifest: ${problems.join('; ')}`);
   }
-  return parsed as PluginManifest;
+  const manifest = parsed as PluginManifest;
+  const incompatible = coreVersionProblem(manifest);
+  if (incompatible) return fail(manifestPath, manifest.name, incompatible);
+  return manifest;
 }
 
 /**

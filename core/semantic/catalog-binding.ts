@@ -3,7 +3,7 @@
  * expression, key or relationship names, declared logical types, and whether declared keys are keys.
  * Field expressions are analysed here, since the columns they name are only known from their parse.
  */
-import type { CatalogColumn, LogicalType } from '../catalog/catalog-types.js';
+import type { CatalogColumn, LogicalType } from '../plugin-api/catalog.js';
 import type { VdbRelation, VirtualDatabase } from '../vdb/vdb-types.js';
 import type { DiagnosticList } from './diagnostic-list.js';
 import type { ColumnReference, ExpressionAnalyzer } from './expression-analysis.js';
@@ -11,7 +11,7 @@ import type { DocumentPath } from './located-document.js';
 import { siteAt } from './module-acquisition.js';
 import type { OsiExpression } from './module-schemas.js';
 import type { DatasetElement, FieldElement, RelationshipElement, SemanticModel } from './model-elements.js';
-import type { ExpressionDialect } from './provider-contract.js';
+import type { ExpressionDialect } from '../plugin-api/semantic-provider.js';
 import { candidateHint, didYouMean, NameTable } from './name-matching.js';
 
 /** Logical types a join may compare without a cast. */

@@ -5,11 +5,11 @@
  * provider and by `vdb-service semantic scaffold`.
  */
 import { Document, isCollection, isPair, isScalar, visit } from 'yaml';
-import type { CatalogColumn } from '../catalog/catalog-types.js';
+import type { CatalogColumn } from '../plugin-api/catalog.js';
 import type { VdbRelation, VirtualDatabase } from '../vdb/vdb-types.js';
 import { sha256Hex } from './digests.js';
 import { ExpressionAnalyzer } from './expression-analysis.js';
-import { OSI_YAML_MEDIA_TYPE, type ExpressionDialect } from './provider-contract.js';
+import { OSI_YAML_MEDIA_TYPE, type ExpressionDialect } from '../plugin-api/semantic-provider.js';
 
 export interface GeneratedModule {
   /** manifest.yaml first, then the document, as path and text. */

@@ -6,16 +6,12 @@
  * compilation can qualify them) and whether it aggregates.
  */
 import { loadModule, parseSync, scanSync } from 'libpg-query';
-import { messageOf } from '../errors.js';
-import type { SqlFamily } from '../sql/dialect-contract.js';
-import { genericColumnSpans } from './sql-identifier-chains.js';
+import { messageOf } from '../plugin-api/errors.js';
+import type { SqlFamily } from '../plugin-api/sql-dialect.js';
+import { genericColumnSpans, type ColumnReference } from './sql-identifier-chains.js';
 
-/** A column reference as written: `total`, `orders.total`; offsets are string indexes in the expression. */
-export interface ColumnReference {
-  parts: string[];
-  start: number;
-  end: number;
-}
+export type { ColumnReference };
+
 
 export interface ExpressionAnalysis {
   references: ColumnReference[];

@@ -1,6 +1,6 @@
 import { parseDocument } from 'yaml';
 import { parseYamlText, YAML_PARSE_OPTIONS, type YamlSource } from '../config/yaml-source.js';
-import { messageOf, StartupError } from '../errors.js';
+import { messageOf, StartupError } from '../plugin-api/errors.js';
 import type { SourceLocation } from './semantic-types.js';
 import { readYamlValue } from './yaml-value-reader.js';
 

@@ -9,7 +9,7 @@ import type { ExpressionAnalyzer } from './expression-analysis.js';
 import type { DocumentPath } from './located-document.js';
 import { siteAt } from './module-acquisition.js';
 import type { MetricElement, MetricReference, SemanticModel } from './model-elements.js';
-import type { ExpressionDialect } from './provider-contract.js';
+import type { ExpressionDialect } from '../plugin-api/semantic-provider.js';
 import type { Lookup, ModelNames } from './model-resolution.js';
 import { candidateHint } from './name-matching.js';
 

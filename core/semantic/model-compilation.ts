@@ -9,7 +9,7 @@ import { JoinGraph, type JoinStep } from './join-paths.js';
 import type { DocumentPath } from './located-document.js';
 import { siteAt } from './module-acquisition.js';
 import type { DatasetElement, FieldElement, MetricElement, MetricReference, SemanticModel } from './model-elements.js';
-import type { ExpressionDialect } from './provider-contract.js';
+import type { ExpressionDialect } from '../plugin-api/semantic-provider.js';
 
 export interface CompiledMetric {
   metric: MetricElement;

@@ -1,4 +1,4 @@
-import type { CatalogColumn, LogicalType } from '../catalog/catalog-types.js';
+import type { CatalogColumn, LogicalType } from '../plugin-api/catalog.js';
 import type { VdbRelation } from '../vdb/vdb-types.js';
 import type { ExpressionAnalysis } from './expression-analysis.js';
 import type { DocumentPath } from './located-document.js';

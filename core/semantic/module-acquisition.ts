@@ -1,4 +1,4 @@
-import { messageOf } from '../errors.js';
+import { messageOf } from '../plugin-api/errors.js';
 import type { SemanticReference } from '../vdb/vdb-types.js';
 import { contentDigest, sha256Hex } from './digests.js';
 import type { DiagnosticList, DiagnosticSite, SiteRef } from './diagnostic-list.js';
@@ -7,7 +7,7 @@ import { manifestSchema, osiDocumentSchema, shapeProblems, type ModuleManifest, 
 import {
   MODULE_MEDIA_TYPE, OSI_JSON_MEDIA_TYPE, OSI_YAML_MEDIA_TYPE, ProviderError,
   type ModuleFile, type ModuleReader, type ModuleRequest, type SemanticProvider,
-} from './provider-contract.js';
+} from '../plugin-api/semantic-provider.js';
 import type { SourceLocation } from './semantic-types.js';
 
 const MANIFEST = 'manifest.yaml';

@@ -1,7 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { LOGICAL_TYPES, type LogicalType } from '../catalog/catalog-types.js';
+import { LOGICAL_TYPES, type LogicalType } from '../plugin-api/catalog.js';
 import { dotted } from '../config/schema-validation.js';
-import type { JsonValue } from './package-types.js';
+import type { JsonValue } from '../plugin-api/sql-dialect.js';
 
 /** Names used inside SQL expressions (`dataset.field`) must be plain SQL identifiers. */
 const identifier = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' } as const;

@@ -9,10 +9,11 @@ import type { JoinStep } from './join-paths.js';
 import type { CompiledMetric } from './model-compilation.js';
 import type { AcquiredModule } from './module-acquisition.js';
 import type { DatasetElement, FieldElement, RelationshipElement, SemanticModel } from './model-elements.js';
-import type { ExpressionDialect } from './provider-contract.js';
+import type { ExpressionDialect } from '../plugin-api/semantic-provider.js';
+import type { JsonValue } from '../plugin-api/sql-dialect.js';
 import type {
-  JsonValue, PackageDataset, PackageField, PackageJoin, PackageMetric, PackageRelationship, SemanticPackage,
-} from './package-types.js';
+  PackageDataset, PackageField, PackageJoin, PackageMetric, PackageRelationship, SemanticPackage,
+} from '../plugin-api/semantic-package.js';
 import type { CompiledPackage } from './semantic-types.js';
 
 interface PackageInput {

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
 import type { ServiceConfig } from '../config/config-types.js';
-import { coreTokens, extensionTokens } from '../tokens.js';
+import { coreTokens } from '../service-tokens.js';
 import type { VirtualDatabase } from '../vdb/vdb-types.js';
-import type { ExpressionDialect } from './provider-contract.js';
+import type { ExpressionDialect } from '../plugin-api/semantic-provider.js';
 import { SemanticRegistry } from './semantic-registry.js';
 import type { VdbActivation } from './semantic-types.js';
 import { activateVdb } from './vdb-activation.js';
@@ -22,7 +22,7 @@ export async function activateSemantics(
   container: DependencyContainer,
   logger: Logger,
 ): Promise<SemanticRegistry> {
-  const providers = container.resolve(extensionTokens.semanticProviders);
+  const providers = container.resolve(coreTokens.extensions).semanticProviders;
   const datasources = container.resolve(coreTokens.datasources);
   const dialects = new Map<string, ExpressionDialect>();
   for (const name of new Set(vdbs.flatMap((vdb) => [vdb.datasource, ...vdb.schemas.map((schema) => schema.datasource)]))) {

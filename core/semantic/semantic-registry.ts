@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { displayPath } from '../config/yaml-source.js';
-import type { StartupProblem } from '../errors.js';
+import type { StartupProblem } from '../plugin-api/errors.js';
 import type {
   CompiledPackage, SemanticAvailability, SemanticHealth, SemanticVdbDetail, SemanticVdbSummary, VdbActivation,
 } from './semantic-types.js';

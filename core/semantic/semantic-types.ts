@@ -1,4 +1,4 @@
-import type { SemanticPackage } from './package-types.js';
+import type { SemanticPackage } from '../plugin-api/semantic-package.js';
 
 /** The activation state of one VDB name+version (spec: "Semantic activation states"). */
 export type SemanticState = 'catalogOnly' | 'invalid' | 'compileFailed' | 'active';

@@ -4,8 +4,14 @@
  * lexer finds the dotted name chains outside strings and comments, and a chain counts as a reference when
  * the parser reported its name and it is not a function call.
  */
-import type { SqlFamily } from '../sql/dialect-contract.js';
-import type { ColumnReference } from './expression-analysis.js';
+import type { SqlFamily } from '../plugin-api/sql-dialect.js';
+
+/** A column reference as written: `total`, `orders.total`; offsets are string indexes in the expression. */
+export interface ColumnReference {
+  parts: string[];
+  start: number;
+  end: number;
+}
 
 interface Token {
   kind: 'name' | 'dot' | 'open' | 'other';

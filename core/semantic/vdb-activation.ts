@@ -6,7 +6,7 @@
  */
 import { relative, sep } from 'node:path';
 import { readYamlFile, type YamlSource } from '../config/yaml-source.js';
-import { messageOf } from '../errors.js';
+import { messageOf } from '../plugin-api/errors.js';
 import type { VirtualDatabase } from '../vdb/vdb-types.js';
 import { bindModel } from './catalog-binding.js';
 import type { ActivationStage } from './diagnostic-catalog.js';
@@ -17,7 +17,7 @@ import { resolveModel } from './model-resolution.js';
 import { resolveMetricReferences } from './metric-references.js';
 import { acquireModule, moduleTarget, normalizeReference, siteAt, type ModuleFileSite } from './module-acquisition.js';
 import { buildPackage } from './package-builder.js';
-import type { ExpressionDialect, SemanticProvider } from './provider-contract.js';
+import type { ExpressionDialect, SemanticProvider } from '../plugin-api/semantic-provider.js';
 import type { ActivationFailurePolicy, CompiledPackage, VdbActivation } from './semantic-types.js';
 
 export interface ActivationContext {

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'restify';
-import { CredentialError, type AuthScheme } from '../auth/auth-contract.js';
-import { AuthenticationError } from '../errors.js';
+import { CredentialError, type AuthScheme } from '../plugin-api/auth-scheme.js';
+import { AuthenticationError } from '../plugin-api/errors.js';
 import { setCaller } from './request-context.js';
 
 /**

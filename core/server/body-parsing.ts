@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { parseDocument } from 'yaml';
 import { YAML_PARSE_OPTIONS } from '../config/yaml-source.js';
-import { InputError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
+import { InputError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../plugin-api/errors.js';
 
 export const JSON_MEDIA_TYPES: readonly string[] = ['application/json'];
 export const YAML_MEDIA_TYPES: readonly string[] = ['application/yaml', 'application/x-yaml', 'text/yaml'];

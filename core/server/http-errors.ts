@@ -1,7 +1,7 @@
 import {
   AuthenticationError, ConflictError, DeadlineError, ForbiddenError, InputError, NotFoundError,
   PayloadTooLargeError, ServiceError, UnavailableError, UnsupportedMediaTypeError, UpstreamError,
-} from '../errors.js';
+} from '../plugin-api/errors.js';
 
 /** The JSON body of every error response of the service's own routes. */
 export interface ErrorBody {

@@ -1,6 +1,6 @@
 import type { Request } from 'restify';
-import type { Principal } from '../auth/auth-contract.js';
-import { AuthenticationError } from '../errors.js';
+import type { Principal } from '../plugin-api/auth-scheme.js';
+import { AuthenticationError } from '../plugin-api/errors.js';
 
 /** Principals live beside the request, not on it, so no body or header parser can ever set one. */
 const principals = new WeakMap<Request, Principal>();

@@ -1,7 +1,7 @@
 import type { Next, Request, RequestHandler, Response } from 'restify';
 import type { DependencyContainer } from 'tsyringe';
-import { UnavailableError } from '../errors.js';
-import { coreTokens } from '../tokens.js';
+import { UnavailableError } from '../plugin-api/errors.js';
+import { coreTokens } from '../service-tokens.js';
 import type { RouteModule } from './route-module.js';
 
 /** What a blocked process still serves: health, and the admin API to diagnose the failure. */

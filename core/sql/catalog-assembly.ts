@@ -1,4 +1,4 @@
-import type { Catalog, CatalogFunction, CatalogRelation, LogicalType } from '../catalog/catalog-types.js';
+import type { Catalog, CatalogFunction, CatalogRelation, LogicalType } from '../plugin-api/catalog.js';
 import type { BoundSql, RowReader } from './knex-datasource.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import type { Catalog } from '../catalog/catalog-types.js';
-import { UnavailableError } from '../errors.js';
-import type { Datasource, QueryOptions, QueryResult, SqlDialect, SqlExecutor } from './dialect-contract.js';
+import type { Catalog } from '../plugin-api/catalog.js';
+import { UnavailableError } from '../plugin-api/errors.js';
+import type { Datasource, QueryOptions, QueryResult, SqlDialect, SqlExecutor } from '../plugin-api/sql-dialect.js';
 
 export interface GuardOptions {
   /** Serialize every call; default: the dialect's `singleConnection` flag. */

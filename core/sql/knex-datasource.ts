@@ -1,6 +1,6 @@
 import knex, { type Knex } from 'knex';
-import type { Catalog } from '../catalog/catalog-types.js';
-import type { Datasource, PoolSettings, QueryOptions, QueryResult, SqlDialect, SqlExecutor } from './dialect-contract.js';
+import type { Catalog } from '../plugin-api/catalog.js';
+import type { Datasource, PoolSettings, QueryOptions, QueryResult, SqlDialect, SqlExecutor } from '../plugin-api/sql-dialect.js';
 import { unavailableError } from './guarded-datasource.js';
 
 /** One SQL text with its positional `?` bindings, as introspection queries are written. */

@@ -1,4 +1,4 @@
-import type { LogicalType } from '../catalog/catalog-types.js';
+import type { LogicalType } from '../plugin-api/catalog.js';
 
 /**
  * Shared pieces of the native type → logical type mapping. Each dialect keeps its own table

@@ -1,4 +1,4 @@
-import { UnavailableError } from '../errors.js';
+import { UnavailableError } from '../plugin-api/errors.js';
 import { isConnectionFailure } from './guarded-datasource.js';
 
 /**

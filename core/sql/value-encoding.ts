@@ -1,5 +1,5 @@
-import type { LogicalType } from '../catalog/catalog-types.js';
-import type { JsonValue, QueryResult } from './dialect-contract.js';
+import type { LogicalType } from '../plugin-api/catalog.js';
+import type { JsonValue, QueryResult } from '../plugin-api/sql-dialect.js';
 
 /**
  * The one mapping of database values to JSON, per logical type (DESIGN.md §3). Every adapter configures its

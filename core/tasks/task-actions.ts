@@ -1,11 +1,11 @@
-import type { Principal } from '../auth/auth-contract.js';
+import type { Principal } from '../plugin-api/auth-scheme.js';
 import { isDenial } from '../authorization/denial.js';
 import { effectiveGrants } from '../authorization/grants.js';
 import { authorizeSql } from '../authorization/sql-authorizer.js';
-import type { BoundVdb } from '../endpoints/vdb-binding.js';
+import type { VdbHandle } from '../vdb/vdb-handles.js';
 import { sqlStateSuffix } from '../sql/sql-failure.js';
 import { raceDeadline } from './deadline.js';
-import type { Observation, PendingAction } from './task-documents.js';
+import type { Observation, PendingAction } from '../plugin-api/task-documents.js';
 
 /** How long one proposed query may run before its observation is `failed`. */
 const ACTION_TIMEOUT_MS = 30_000;
@@ -15,7 +15,7 @@ const ACTION_TIMEOUT_MS = 30_000;
  * read-only statement within the caller's grants, then run with a row limit and a timeout. A denial runs
  * nothing; neither a denial nor a failure ends the task: the runtime reads them as observations.
  */
-export async function runPendingAction(action: PendingAction, bound: BoundVdb, caller: Principal, maxRows: number): Promise<Observation> {
+export async function runPendingAction(action: PendingAction, bound: VdbHandle, caller: Principal, maxRows: number): Promise<Observation> {
   const { vdb, family } = bound;
   const decision = await authorizeSql({ sql: action.sql, family, grants: effectiveGrants(vdb, caller), catalog: vdb.catalog, readOnly: true });
   if (isDenial(decision)) return failedObservation(action, 'denied', decision.code, decision.reason);

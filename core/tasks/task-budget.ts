@@ -1,4 +1,4 @@
-import type { RuntimeUsage, TaskBudgets, TaskUsage } from './task-documents.js';
+import type { RuntimeUsage, TaskBudgets, TaskUsage } from '../plugin-api/task-documents.js';
 
 /** A budget that ran out: the orchestrator cancels the runtime task and answers `budget_exceeded`. */
 export class BudgetExceeded extends Error {

@@ -1,9 +1,9 @@
 import { authorizedContext as catalogContext, type AuthorizedCatalogContext } from '../authorization/authorized-context.js';
 import type { CallerGrants } from '../authorization/grants.js';
-import type { SemanticPackage } from '../semantic/package-types.js';
-import type { SqlFamily } from '../sql/dialect-contract.js';
+import type { SemanticPackage } from '../plugin-api/semantic-package.js';
+import type { SqlFamily } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../vdb/vdb-types.js';
-import type { AuthorizedContext, AuthorizedSemantic } from './task-documents.js';
+import type { AuthorizedContext, AuthorizedSemantic } from '../plugin-api/task-documents.js';
 
 /** Derived once per VDB, grant set and package: all three are fixed for the life of the process. */
 const derived = new WeakMap<VirtualDatabase, WeakMap<CallerGrants, AuthorizedContext>>();

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Principal } from '../auth/auth-contract.js';
+import type { Principal } from '../plugin-api/auth-scheme.js';
 import { effectiveGrants } from '../authorization/grants.js';
 import type { CapabilityConfig, ServiceConfig } from '../config/config-types.js';
-import type { BoundVdb, VdbBinder } from '../endpoints/vdb-binding.js';
-import { ConflictError, InputError, NotFoundError, PayloadTooLargeError, UnavailableError, UpstreamError } from '../errors.js';
+import type { VdbHandle, VdbHandles } from '../vdb/vdb-handles.js';
+import { ConflictError, InputError, NotFoundError, PayloadTooLargeError, UnavailableError, UpstreamError } from '../plugin-api/errors.js';
 import type { SemanticRegistry } from '../semantic/semantic-registry.js';
 import type { VdbRegistry } from '../vdb/vdb-registry.js';
 import type { VirtualDatabase } from '../vdb/vdb-types.js';
-import type { RuntimeTaskRef, RuntimeTransport } from './runtime-contract.js';
+import type { RuntimeTaskRef, RuntimeTransport } from '../plugin-api/runtime-transport.js';
 import { validateRuntimeDocument } from './runtime-documents.js';
 import { raceDeadline } from './deadline.js';
 import { runPendingAction } from './task-actions.js';
@@ -16,7 +16,7 @@ import { BudgetExceeded, TaskMeter } from './task-budget.js';
 import { taskContext } from './task-context.js';
 import type {
   Observation, RuntimeSnapshot, StopReason, TaskAdvanceDocument, TaskSnapshot, TaskStartDocument, TaskState,
-} from './task-documents.js';
+} from '../plugin-api/task-documents.js';
 import { readTaskRequest } from './task-request.js';
 
 export interface TaskCall {
@@ -31,7 +31,7 @@ export interface TaskCall {
 export interface TaskOrchestratorDeps {
   config: ServiceConfig;
   vdbs: VdbRegistry;
-  binder: VdbBinder;
+  handles: VdbHandles;
   semantic: SemanticRegistry;
   /** Absent when `runtime.enabled` is false. */
   transport: RuntimeTransport | undefined;
@@ -88,7 +88,7 @@ export class TaskOrchestrator {
     return capability;
   }
 
-  private bind(name: string, version: string | undefined): BoundVdb {
+  private bind(name: string, version: string | undefined): VdbHandle {
     if (!NAME.test(name) || (version !== undefined && !NAME.test(version))) throw new InputError('invalid_vdb', 'the VDB name and version are 1-128 letters, digits, _ . or -');
     let vdb: VirtualDatabase | undefined;
     if (version === undefined) {
@@ -101,13 +101,13 @@ export class TaskOrchestrator {
       vdb = this.deps.vdbs.find(name, version);
     }
     if (!vdb) throw new NotFoundError('vdb_not_found', version === undefined ? `VDB ${name} is not active` : `VDB ${name} version ${version} is not active`);
-    const bound = this.deps.binder.bind(vdb.name, vdb.version);
+    const bound = this.deps.handles.lookup(vdb.name, vdb.version);
     if (typeof bound === 'string') throw new NotFoundError('vdb_not_found', bound);
     return bound;
   }
 
   /** The data context must be servable: a datasource that does not answer is 503 `context_unavailable`. */
-  private async ensureReachable(bound: BoundVdb): Promise<void> {
+  private async ensureReachable(bound: VdbHandle): Promise<void> {
     try {
       await bound.datasource.ping();
     } catch (error) {
@@ -125,7 +125,7 @@ class TaskRun {
   constructor(
     private readonly ref: RuntimeTaskRef,
     private readonly capability: CapabilityConfig,
-    private readonly bound: BoundVdb,
+    private readonly bound: VdbHandle,
     private readonly caller: Principal,
     private readonly transport: RuntimeTransport,
     private readonly deps: TaskOrchestratorDeps,

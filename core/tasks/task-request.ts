@@ -1,5 +1,5 @@
-import { InputError } from '../errors.js';
-import type { JsonValue } from '../sql/dialect-contract.js';
+import { InputError } from '../plugin-api/errors.js';
+import type { JsonValue } from '../plugin-api/sql-dialect.js';
 
 /** The trusted part of a task request body (spec "Task request"); caller or role fields are ignored. */
 export interface TaskRequest {

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CatalogRelation } from '../catalog/catalog-types.js';
+import type { CatalogRelation } from '../plugin-api/catalog.js';
 import { schemaProblems } from '../config/schema-validation.js';
 import { readYamlFile, type YamlSource } from '../config/yaml-source.js';
-import { messageOf, StartupError, type StartupProblem } from '../errors.js';
-import type { Datasource } from '../sql/dialect-contract.js';
+import { messageOf, StartupError, type StartupProblem } from '../plugin-api/errors.js';
+import type { Datasource } from '../plugin-api/sql-dialect.js';
 import { vdbSchema } from './vdb-schema.js';
 import type { VdbCatalog, VdbDefinition, VdbSchema, VirtualDatabase } from './vdb-types.js';
 

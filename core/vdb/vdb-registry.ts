@@ -1,4 +1,4 @@
-import { NotFoundError } from '../errors.js';
+import { NotFoundError } from '../plugin-api/errors.js';
 import type { VirtualDatabase } from './vdb-types.js';
 
 /** Every VDB of the bundle by name and version. Fixed after startup. */

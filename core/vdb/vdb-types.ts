@@ -1,4 +1,4 @@
-import type { Catalog, CatalogRelation } from '../catalog/catalog-types.js';
+import type { Catalog, CatalogRelation } from '../plugin-api/catalog.js';
 
 export type DataAction = 'select' | 'insert' | 'update' | 'delete';
 

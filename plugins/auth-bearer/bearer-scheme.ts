@@ -1,7 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { CredentialError, type AuthScheme, type AuthSchemeFactory, type Principal } from '../../core/auth/auth-contract.js';
-import { StartupError } from '../../core/errors.js';
-import { BEARER_CHALLENGE, readBearerToken } from '../../core/auth/bearer-header.js';
+import { CredentialError, StartupError, BEARER_CHALLENGE, readBearerToken, type AuthScheme, type AuthSchemeFactory, type Principal } from '../../core/plugin-api/index.js';
 
 /** One entry of `auth.tokens`: the token itself or the hex SHA-256 of it, and who presents it. */
 export interface BearerTokenEntry {

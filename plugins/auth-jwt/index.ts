@@ -1,4 +1,4 @@
-import { defineAuthScheme } from '../../core/plugins/plugin-kinds.js';
+import { defineAuthScheme } from '../../core/plugin-api/index.js';
 import { jwtSchemeFactory } from './jwt-scheme.js';
 
 export default defineAuthScheme(jwtSchemeFactory);

@@ -1,5 +1,5 @@
 import type { JWTPayload } from 'jose';
-import { CredentialError, type Principal } from '../../core/auth/auth-contract.js';
+import { CredentialError, type Principal } from '../../core/plugin-api/index.js';
 
 /** Which claims name the caller; `auth.claims` in service.yaml. */
 export interface ClaimNames {

@@ -2,8 +2,7 @@ import { createPublicKey, X509Certificate, type JsonWebKey, type KeyObject } fro
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createLocalJWKSet, type JWK, type JWTVerifyGetKey, type KeyInput } from 'jose';
-import { displayPath } from '../../core/config/yaml-source.js';
-import { messageOf, StartupError } from '../../core/errors.js';
+import { displayPath, messageOf, StartupError } from '../../core/plugin-api/index.js';
 
 export const JWT_ALGORITHMS = ['HS256', 'RS256', 'ES256'] as const;
 export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];

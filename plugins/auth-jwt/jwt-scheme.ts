@@ -1,7 +1,5 @@
 import type { JWTVerifyOptions } from 'jose';
-import type { AuthScheme, AuthSchemeFactory, Principal } from '../../core/auth/auth-contract.js';
-import { StartupError } from '../../core/errors.js';
-import { BEARER_CHALLENGE, readBearerToken } from '../../core/auth/bearer-header.js';
+import { StartupError, BEARER_CHALLENGE, readBearerToken, type AuthScheme, type AuthSchemeFactory, type Principal } from '../../core/plugin-api/index.js';
 import { principalOf, type ClaimNames } from './jwt-claims.js';
 import { loadVerificationKey, type JwtAlgorithm, type KeySourceConfig, type VerificationKey } from './jwt-keys.js';
 import { verifyJwt } from './jwt-verify.js';

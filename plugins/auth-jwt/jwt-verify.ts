@@ -1,5 +1,5 @@
 import { errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions, type KeyInput } from 'jose';
-import { CredentialError } from '../../core/auth/auth-contract.js';
+import { CredentialError } from '../../core/plugin-api/index.js';
 
 /**
  * The reason code for a jose failure. Messages are ours and name at most a claim: they reach the caller

@@ -1,4 +1,4 @@
-import { defineTemplateFunctions } from '../../core/plugins/plugin-kinds.js';
+import { defineTemplateFunctions } from '../../core/plugin-api/index.js';
 import { stringFunctions } from './string-functions.js';
 
 export default defineTemplateFunctions(() => stringFunctions);

@@ -1,4 +1,4 @@
-import type { TemplateFunction } from '../../core/plugins/plugin-kinds.js';
+import type { TemplateFunction } from '../../core/plugin-api/index.js';
 
 /** null and absent stay null, so `{{ strings__upper(missing) }}` binds null as the variable itself would. */
 function onText(transform: (text: string) => string): TemplateFunction {

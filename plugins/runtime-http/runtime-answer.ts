@@ -1,6 +1,4 @@
-import { UpstreamError } from '../../core/errors.js';
-import { validateRuntimeDocument } from '../../core/tasks/runtime-documents.js';
-import type { PendingAction, RuntimeSnapshot } from '../../core/tasks/task-documents.js';
+import { UpstreamError, validateRuntimeDocument, type PendingAction, type RuntimeSnapshot } from '../../core/plugin-api/index.js';
 import { TransientError } from './runtime-resilience.js';
 
 /** Far above any honest snapshot: a runtime answering more is broken, and the service will not buffer it. */

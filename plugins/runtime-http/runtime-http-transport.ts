@@ -1,8 +1,6 @@
 import { isBrokenCircuitError, isTaskCancelledError } from 'cockatiel';
 import ky from 'ky';
-import { messageOf, ServiceError, StartupError, UnavailableError, UpstreamError } from '../../core/errors.js';
-import type { RuntimeSettings, RuntimeTaskRef, RuntimeTransport } from '../../core/tasks/runtime-contract.js';
-import type { RuntimeSnapshot } from '../../core/tasks/task-documents.js';
+import { messageOf, ServiceError, StartupError, UnavailableError, UpstreamError, type RuntimeSettings, type RuntimeTaskRef, type RuntimeTransport, type RuntimeSnapshot } from '../../core/plugin-api/index.js';
 import { MAX_SNAPSHOT_BYTES, readSnapshot } from './runtime-answer.js';
 import { DEFAULT_TUNING, runtimePolicy, TransientError, type ResilienceTuning } from './runtime-resilience.js';
 

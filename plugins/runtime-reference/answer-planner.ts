@@ -3,8 +3,7 @@
  * that is itself a SELECT (or WITH) runs as written; any other goal is matched against the semantic
  * package's metrics and fields and compiled to one grouped query.
  */
-import type { PackageMetric, PackageRelationship } from '../../core/semantic/package-types.js';
-import type { AuthorizedContext, AuthorizedSemantic } from '../../core/tasks/task-documents.js';
+import type { PackageMetric, PackageRelationship, AuthorizedContext, AuthorizedSemantic } from '../../core/plugin-api/index.js';
 import { findGoalTerms, type GoalTerm } from './goal-terms.js';
 import { baseDatasetOf, compileSemanticQuery, manyToOnePaths, metricDatasetIds, type Dimension } from './semantic-sql.js';
 

@@ -2,8 +2,7 @@
  * The artifacts of the reference runtime, without their ids (the task numbers them): the result as a
  * table (JSON and CSV), the answer for a person (Markdown) and the query that produced it.
  */
-import type { JsonValue, ResultColumn } from '../../core/sql/dialect-contract.js';
-import type { Artifact } from '../../core/tasks/task-documents.js';
+import type { JsonValue, ResultColumn, Artifact } from '../../core/plugin-api/index.js';
 
 export type ArtifactDraft = Omit<Artifact, 'id'>;
 

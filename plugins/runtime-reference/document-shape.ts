@@ -2,9 +2,7 @@
  * The documents the reference runtime receives, checked against the protocol's JSON Schemas
  * (docs/runtime/): the runtime side of "validated on both sides".
  */
-import { InputError } from '../../core/errors.js';
-import { validateRuntimeDocument } from '../../core/tasks/runtime-documents.js';
-import type { TaskAdvanceDocument, TaskStartDocument } from '../../core/tasks/task-documents.js';
+import { InputError, validateRuntimeDocument, type TaskAdvanceDocument, type TaskStartDocument } from '../../core/plugin-api/index.js';
 
 function checked<T>(kind: 'service-task-start' | 'service-task-advance', body: unknown): T {
   const problems = validateRuntimeDocument(kind, body);

@@ -3,8 +3,7 @@
  * Matching is by whole words, case-insensitive, with plurals folded (`regions` = `region`), and longest
  * phrase first, so that "total sales" is one term (revenue) rather than the field `total` and `sales`.
  */
-import type { JsonValue, PackageMetric } from '../../core/semantic/package-types.js';
-import type { AuthorizedSemantic } from '../../core/tasks/task-documents.js';
+import type { JsonValue, PackageMetric, AuthorizedSemantic } from '../../core/plugin-api/index.js';
 import type { Dimension } from './semantic-sql.js';
 
 /** What one phrase of the goal names: a metric, or fields (several when the phrase is ambiguous, e.g. `name`). */

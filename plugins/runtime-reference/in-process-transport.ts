@@ -1,6 +1,4 @@
-import { messageOf, UpstreamError } from '../../core/errors.js';
-import type { RuntimeTransport } from '../../core/tasks/runtime-contract.js';
-import type { RuntimeSnapshot } from '../../core/tasks/task-documents.js';
+import { messageOf, UpstreamError, type RuntimeTransport, type RuntimeSnapshot } from '../../core/plugin-api/index.js';
 import type { ReferenceRuntime } from './reference-runtime.js';
 import { asAdvanceDocument, asStartDocument } from './document-shape.js';
 

@@ -1,4 +1,4 @@
-import { defineRuntimeTransport } from '../../core/plugins/plugin-kinds.js';
+import { defineRuntimeTransport } from '../../core/plugin-api/index.js';
 import { inProcessTransport } from './in-process-transport.js';
 import { ReferenceRuntime } from './reference-runtime.js';
 

@@ -4,11 +4,7 @@
  * observation. Operations are synchronous and return the stored snapshots: callers that hand them on
  * copy them (in-process-transport.ts) or serialize them (standalone.ts).
  */
-import { ConflictError, InputError, NotFoundError } from '../../core/errors.js';
-import type { RuntimeTaskRef } from '../../core/tasks/runtime-contract.js';
-import {
-  TERMINAL_STATES, type PendingAction, type RuntimeSnapshot, type StopReason, type TaskAdvanceDocument, type TaskStartDocument, type TaskState,
-} from '../../core/tasks/task-documents.js';
+import { ConflictError, InputError, NotFoundError, TERMINAL_STATES, type RuntimeTaskRef, type PendingAction, type RuntimeSnapshot, type StopReason, type TaskAdvanceDocument, type TaskStartDocument, type TaskState } from '../../core/plugin-api/index.js';
 import { planAnswer } from './answer-planner.js';
 import { answerArtifact, queryArtifact, resultAnswer, tableArtifacts, type ArtifactDraft } from './artifacts.js';
 

@@ -3,8 +3,7 @@
  * `sql` of the package names datasets by their alias, so the query only adds `FROM`/`JOIN ... AS <alias>`
  * around them. Identifiers are quoted PostgreSQL-style, as the package's own `sql` texts of the demo are.
  */
-import type { AuthorizedSemantic } from '../../core/tasks/task-documents.js';
-import type { PackageDataset, PackageField, PackageMetric, PackageRelationship } from '../../core/semantic/package-types.js';
+import type { AuthorizedSemantic, PackageDataset, PackageField, PackageMetric, PackageRelationship } from '../../core/plugin-api/index.js';
 
 /** A field used to group by, with the dataset it belongs to. */
 export interface Dimension {

@@ -7,12 +7,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { configFileFrom, loadConfig } from '../../core/config/config-loader.js';
-import {
-  AuthenticationError, ConflictError, InputError, messageOf, NotFoundError, PayloadTooLargeError, ServiceError,
-} from '../../core/errors.js';
-import type { RuntimeTaskRef } from '../../core/tasks/runtime-contract.js';
-import type { RuntimeSnapshot, TaskErrorEnvelope } from '../../core/tasks/task-documents.js';
+import { configFileFrom, loadConfig, AuthenticationError, ConflictError, InputError, messageOf, NotFoundError, PayloadTooLargeError, ServiceError, type RuntimeTaskRef, type RuntimeSnapshot, type TaskErrorEnvelope } from '../../core/plugin-api/index.js';
 import { asAdvanceDocument, asStartDocument } from './document-shape.js';
 import { ReferenceRuntime } from './reference-runtime.js';
 

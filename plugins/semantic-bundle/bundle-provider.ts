@@ -1,9 +1,6 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import {
-  DEFAULT_MAX_FILE_BYTES, MODULE_MEDIA_TYPE, ProviderError,
-  type ModuleFile, type ModuleReader, type SemanticProvider,
-} from '../../core/semantic/provider-contract.js';
+import { DEFAULT_MAX_FILE_BYTES, MODULE_MEDIA_TYPE, ProviderError, type ModuleFile, type ModuleReader, type SemanticProvider } from '../../core/plugin-api/index.js';
 
 function toPosix(path: string): string {
   return path.split(sep).join('/');

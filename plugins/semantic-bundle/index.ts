@@ -1,4 +1,4 @@
-import { defineSemanticProvider } from '../../core/plugins/plugin-kinds.js';
+import { defineSemanticProvider } from '../../core/plugin-api/index.js';
 import { bundleProvider } from './bundle-provider.js';
 
 export default defineSemanticProvider((id) => bundleProvider(id));

@@ -1,5 +1,4 @@
-import { catalogModule } from '../../core/semantic/catalog-model.js';
-import { MODULE_MEDIA_TYPE, ProviderError, type ModuleReader, type SemanticProvider } from '../../core/semantic/provider-contract.js';
+import { catalogModule, MODULE_MEDIA_TYPE, ProviderError, type ModuleReader, type SemanticProvider } from '../../core/plugin-api/index.js';
 
 /**
  * A model derived from the VDB's own catalog (core/semantic/catalog-model.ts): `uri` is `catalog:` for

@@ -1,10 +1,6 @@
 import { ExponentialBackoff, handleWhen, isTaskCancelledError, retry, timeout, TimeoutStrategy, wrap } from 'cockatiel';
 import ky from 'ky';
-import { messageOf } from '../../core/errors.js';
-import {
-  DEFAULT_MAX_FILE_BYTES, MODULE_MEDIA_TYPE, ProviderError,
-  type ModuleFile, type ModuleReader, type SemanticProvider,
-} from '../../core/semantic/provider-contract.js';
+import { messageOf, DEFAULT_MAX_FILE_BYTES, MODULE_MEDIA_TYPE, ProviderError, type ModuleFile, type ModuleReader, type SemanticProvider } from '../../core/plugin-api/index.js';
 
 export interface HttpProviderSettings {
   /** Limit of one attempt to fetch one file. */

@@ -1,4 +1,4 @@
-import { defineSemanticProvider } from '../../core/plugins/plugin-kinds.js';
+import { defineSemanticProvider } from '../../core/plugin-api/index.js';
 import { httpProvider, type HttpProviderSettings } from './http-provider.js';
 
 /** Settings come from the plugin's configSchema, whose defaults fill what the config leaves out. */

@@ -3,9 +3,7 @@ import {
   createSynchronousFilter, createSynchronousFunction,
   type TwingSynchronousEnvironment, type TwingSynchronousExecutionContext,
 } from 'twing';
-import { parseBoundedYaml } from '../../core/endpoints/bounded-yaml.js';
-import { DeferredValue } from '../../core/endpoints/deferred-value.js';
-import { InputError } from '../../core/errors.js';
+import { parseBoundedYaml, DeferredValue, InputError } from '../../core/plugin-api/index.js';
 import { SEPARATOR_FILTER } from './binding-executor.js';
 import type { ActiveRender } from './render-session.js';
 import { isTrustedText, trustedText } from './trusted-text.js';

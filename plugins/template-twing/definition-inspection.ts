@@ -1,7 +1,5 @@
 import { getChildrenCount, type TwingBaseNode, type TwingTemplateNode } from 'twing';
-import { DeferredValue } from '../../core/endpoints/deferred-value.js';
-import { DefinitionError } from '../../core/endpoints/definition-error.js';
-import type { StartupProblem } from '../../core/errors.js';
+import { DeferredValue, DefinitionError, type StartupProblem } from '../../core/plugin-api/index.js';
 
 export interface DefinitionInspection {
   warnings: StartupProblem[];

@@ -1,4 +1,4 @@
-import { defineTemplateEngine } from '../../core/plugins/plugin-kinds.js';
+import { defineTemplateEngine } from '../../core/plugin-api/index.js';
 import { createTwingTemplateEngine } from './twing-template-engine.js';
 
 export default defineTemplateEngine((id) => createTwingTemplateEngine(id));

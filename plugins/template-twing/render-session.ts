@@ -1,5 +1,4 @@
-import { placeholderToken } from '../../core/endpoints/bound-text.js';
-import type { RenderContext } from '../../core/endpoints/template-engine-contract.js';
+import { placeholderToken, type RenderContext } from '../../core/plugin-api/index.js';
 
 /** The state of one render: the values captured so far and the file line of each. */
 export class RenderSession {

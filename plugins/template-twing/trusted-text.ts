@@ -1,5 +1,5 @@
 import { createMarkup, isAMarkup, type TwingMarkup } from 'twing';
-import { PLACEHOLDER_CLOSE, PLACEHOLDER_OPEN } from '../../core/endpoints/bound-text.js';
+import { PLACEHOLDER_CLOSE, PLACEHOLDER_OPEN } from '../../core/plugin-api/index.js';
 
 /*
  * Text the binding executor may splice into the output. twing's isAMarkup is duck-typed, so a request

@@ -2,14 +2,7 @@ import {
   createSource, createSynchronousArrayLoader, createSynchronousEnvironment, createSynchronousFunction, createSynchronousTemplate,
   isATwingError as isTwingErrorObject, type TwingError, type TwingSynchronousEnvironment, type TwingSynchronousNodeExecutor, type TwingSynchronousTemplate,
 } from 'twing';
-import { DefinitionError } from '../../core/endpoints/definition-error.js';
-import { layoutDefinition } from '../../core/endpoints/definition-layout.js';
-import { RenderedYamlCache } from '../../core/endpoints/rendered-yaml-cache.js';
-import type {
-  CompiledDefinition, DefinitionSource, RenderContext, RenderedDefinition, TemplateEngine,
-} from '../../core/endpoints/template-engine-contract.js';
-import { ServiceError, type StartupProblem } from '../../core/errors.js';
-import type { TemplateFunction, TemplateFunctionModule } from '../../core/plugins/plugin-kinds.js';
+import { DefinitionError, layoutDefinition, RenderedYamlCache, ServiceError, type CompiledDefinition, type DefinitionSource, type RenderContext, type RenderedDefinition, type TemplateEngine, type StartupProblem, type TemplateFunction, type TemplateFunctionModule } from '../../core/plugin-api/index.js';
 import { createBindingExecutor } from './binding-executor.js';
 import { installBuiltins } from './builtin-functions.js';
 import { installCapturingSetTag } from './capturing-set-tag.js';

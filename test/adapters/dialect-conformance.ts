@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { CatalogRelation } from '../../core/catalog/catalog-types.js';
-import { UnavailableError } from '../../core/errors.js';
-import type { Datasource } from '../../core/sql/dialect-contract.js';
+import type { CatalogRelation } from '../../core/plugin-api/catalog.js';
+import { UnavailableError } from '../../core/plugin-api/errors.js';
+import type { Datasource } from '../../core/plugin-api/sql-dialect.js';
 import { ALL_TYPES_COLUMNS, EXPECTED_ROW, NULL_ROW, SCHEMA, fixtureFor, type ConformanceFixture } from './conformance-fixtures.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Catalog } from '../../core/catalog/catalog-types.js';
-import { InputError, UnavailableError } from '../../core/errors.js';
-import type { Datasource, QueryResult, SqlDialect, SqlExecutor } from '../../core/sql/dialect-contract.js';
+import type { Catalog } from '../../core/plugin-api/catalog.js';
+import { InputError, UnavailableError } from '../../core/plugin-api/errors.js';
+import type { Datasource, QueryResult, SqlDialect, SqlExecutor } from '../../core/plugin-api/sql-dialect.js';
 import { guardDatasource, isConnectionFailure, unavailableError } from '../../core/sql/guarded-datasource.js';
 
 const EMPTY: QueryResult = { columns: [], rows: [], rowCount: 0, truncated: false };

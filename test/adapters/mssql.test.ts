@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { mssqlDialect } from '../../adapters/mssql/mssql-dialect.js';
 import { mssqlIntrospectionQueries } from '../../adapters/mssql/mssql-introspector.js';
 import { mssqlCodec, mssqlLogicalType } from '../../adapters/mssql/mssql-types.js';
-import { UnavailableError } from '../../core/errors.js';
+import { UnavailableError } from '../../core/plugin-api/errors.js';
 import { encodeValue } from '../../core/sql/value-encoding.js';
 import { HOSTILE_SCHEMAS, assertIntrospectionQueries } from './introspection-checks.js';
 

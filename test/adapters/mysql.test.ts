@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mysqlDialect } from '../../adapters/mysql/mysql-dialect.js';
 import { mysqlCodec, mysqlLogicalType } from '../../adapters/mysql/mysql-types.js';
-import type { DatasourceSettings } from '../../core/sql/dialect-contract.js';
+import type { DatasourceSettings } from '../../core/plugin-api/sql-dialect.js';
 import { guardDatasource } from '../../core/sql/guarded-datasource.js';
 import { runDialectConformance } from './dialect-conformance.js';
 

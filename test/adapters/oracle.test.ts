@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { oracleDialect } from '../../adapters/oracle/oracle-dialect.js';
 import { oracleIntrospectionQueries } from '../../adapters/oracle/oracle-introspector.js';
 import { oracleCodec, oracleLogicalType } from '../../adapters/oracle/oracle-types.js';
-import { UnavailableError } from '../../core/errors.js';
+import { UnavailableError } from '../../core/plugin-api/errors.js';
 import { encodeValue } from '../../core/sql/value-encoding.js';
 import { HOSTILE_SCHEMAS, assertIntrospectionQueries } from './introspection-checks.js';
 

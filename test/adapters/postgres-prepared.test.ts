@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { postgresDialect } from '../../adapters/postgres/postgres-dialect.js';
-import type { Datasource } from '../../core/sql/dialect-contract.js';
+import type { Datasource } from '../../core/plugin-api/sql-dialect.js';
 
 const url = process.env['VDB_TEST_POSTGRES_URL'];
 const prepared = suite<{ db: Datasource }>('postgres: statements with values run prepared, and survive DDL');

@@ -1,5 +1,5 @@
 import { postgresDialect } from '../../adapters/postgres/postgres-dialect.js';
-import type { DatasourceSettings } from '../../core/sql/dialect-contract.js';
+import type { DatasourceSettings } from '../../core/plugin-api/sql-dialect.js';
 import { guardDatasource } from '../../core/sql/guarded-datasource.js';
 import { runDialectConformance } from './dialect-conformance.js';
 

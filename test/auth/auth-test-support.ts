@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import * as assert from 'uvu/assert';
-import { CredentialError, type CredentialFailure } from '../../core/auth/auth-contract.js';
-import { StartupError } from '../../core/errors.js';
-import type { PluginManifest } from '../../core/plugins/plugin-manifest.js';
+import { CredentialError, type CredentialFailure } from '../../core/plugin-api/auth-scheme.js';
+import { StartupError } from '../../core/plugin-api/errors.js';
+import type { PluginManifest } from '../../core/plugin-api/plugin-manifest.js';
 
 /** Headers carrying `Authorization: Bearer <token>`. */
 export function bearer(token: string): IncomingHttpHeaders {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { manifestProblems } from '../../core/plugins/plugin-manifest.js';
+import { manifestProblems } from '../../core/plugins/manifest-validation.js';
 import { bearerSchemeFactory } from '../../plugins/auth-bearer/bearer-scheme.js';
 import { bearer, builtInManifest, configValidator, refusedWith, startupMessage } from './auth-test-support.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { base64url, CompactSign, exportJWK, exportPKCS8, exportSPKI, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { manifestProblems } from '../../core/plugins/plugin-manifest.js';
+import { manifestProblems } from '../../core/plugins/manifest-validation.js';
 import { jwtSchemeFactory } from '../../plugins/auth-jwt/jwt-scheme.js';
 import { bearer, builtInManifest, configValidator, refusedWith, startupMessage } from './auth-test-support.js';
 

@@ -1,7 +1,7 @@
 /** A small VDB for the authorization suites: sales (granted in parts to analysts) and hr (not granted). */
-import type { Principal } from '../../core/auth/auth-contract.js';
+import type { Principal } from '../../core/plugin-api/auth-scheme.js';
 import { effectiveGrants, type CallerGrants } from '../../core/authorization/grants.js';
-import type { CatalogColumn, CatalogForeignKey, LogicalType } from '../../core/catalog/catalog-types.js';
+import type { CatalogColumn, CatalogForeignKey, LogicalType } from '../../core/plugin-api/catalog.js';
 import type { DataRole, VdbRelation, VirtualDatabase } from '../../core/vdb/vdb-types.js';
 
 function column(name: string, logicalType: LogicalType, nullable = false): CatalogColumn {

@@ -4,7 +4,7 @@
  * the doc; the suite checks the doc holds exactly this text.
  */
 import { authorizeSql } from '../../core/authorization/sql-authorizer.js';
-import type { SqlFamily } from '../../core/sql/dialect-contract.js';
+import type { SqlFamily } from '../../core/plugin-api/sql-dialect.js';
 import { retailVdb } from './authorization-fixtures.js';
 import { CALLERS, GENERIC_DECISIONS, POSTGRES_DECISIONS, type Caller } from './decision-table.js';
 

@@ -6,7 +6,7 @@
 import type { DenialCode } from '../../core/authorization/denial.js';
 import type { CallerGrants } from '../../core/authorization/grants.js';
 import type { SqlAuthorization } from '../../core/authorization/sql-authorizer.js';
-import type { SqlFamily } from '../../core/sql/dialect-contract.js';
+import type { SqlFamily } from '../../core/plugin-api/sql-dialect.js';
 import { ANALYST, ANYONE, CLERK } from './authorization-fixtures.js';
 
 /** Who asks, and whether the statement must be read-only (task actions and queries are; actions' SQL is not). */

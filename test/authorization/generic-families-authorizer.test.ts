@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { CallerGrants } from '../../core/authorization/grants.js';
 import { authorizeSql, prepareAuthorizer } from '../../core/authorization/sql-authorizer.js';
-import type { CatalogColumn } from '../../core/catalog/catalog-types.js';
+import type { CatalogColumn } from '../../core/plugin-api/catalog.js';
 import type { VdbCatalog } from '../../core/vdb/vdb-types.js';
 import { retailVdb } from './authorization-fixtures.js';
 import { CALLERS, GENERIC_DECISIONS, outcome } from './decision-table.js';

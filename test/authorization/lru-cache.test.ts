@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LruCache } from '../../core/authorization/lru-cache.js';
+import { LruCache } from '../../core/caching/lru-cache.js';
 
 test('the cache keeps at most its capacity and forgets the least recently used entry', () => {
   const cache = new LruCache<string, number>(2);

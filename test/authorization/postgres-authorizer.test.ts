@@ -2,7 +2,7 @@ import { suite, test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { denialError } from '../../core/authorization/denial.js';
 import { authorizeSql, prepareAuthorizer } from '../../core/authorization/sql-authorizer.js';
-import { ForbiddenError } from '../../core/errors.js';
+import { ForbiddenError } from '../../core/plugin-api/errors.js';
 import { ANALYST, CLERK, retailVdb } from './authorization-fixtures.js';
 import { CALLERS, outcome, POSTGRES_DECISIONS } from './decision-table.js';
 

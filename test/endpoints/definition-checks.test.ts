@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { formatProblem, StartupError } from '../../core/errors.js';
+import { formatProblem, StartupError } from '../../core/plugin-api/errors.js';
 import { prepareService } from '../../core/service.js';
 import { sharedPglite } from '../support/shared-pglite.js';
 import { demoConfig, writeBundle } from '../support/test-service.js';

@@ -1,4 +1,4 @@
-import type { SqlFamily } from '../../core/sql/dialect-contract.js';
+import type { SqlFamily } from '../../core/plugin-api/sql-dialect.js';
 
 /**
  * The endpoint suites' own schema `endpoint_test`, created on every backend before the service starts (the

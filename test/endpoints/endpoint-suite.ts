@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Datasource } from '../../core/sql/dialect-contract.js';
+import type { Datasource } from '../../core/plugin-api/sql-dialect.js';
 import { HOSTILE_STRINGS, HOSTILE_VALUES } from '../templates/hostile-inputs.js';
 import { ANALYST_TOKEN, demoConfig, projectRoot, startTestService, type TestService } from '../support/test-service.js';
 import { actionDefinitions, FILTER_CASES, queryDefinitions, schemaSetup, SHOP_VDB, TEST_SCHEMA } from './endpoint-fixtures.js';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { Catalog } from '../../core/catalog/catalog-types.js';
-import type { Datasource, QueryOptions, QueryResult, SqlDialect, SqlExecutor } from '../../core/sql/dialect-contract.js';
+import type { Catalog } from '../../core/plugin-api/catalog.js';
+import type { Datasource, QueryOptions, QueryResult, SqlDialect, SqlExecutor } from '../../core/plugin-api/sql-dialect.js';
 
 /** A connection reset as pg, mysql2 and tedious report it. */
 export function connectionReset(): Error {

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { configFileFrom, loadConfig } from '../../core/config/config-loader.js';
-import { StartupError } from '../../core/errors.js';
+import { StartupError } from '../../core/plugin-api/errors.js';
 import { writeBundle } from '../support/test-service.js';
 
 const minimal = {

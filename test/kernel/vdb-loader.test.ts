@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { StartupError } from '../../core/errors.js';
+import { StartupError } from '../../core/plugin-api/errors.js';
 import { prepareService } from '../../core/service.js';
 import { sharedPglite } from '../support/shared-pglite.js';
 import { demoConfig, writeBundle } from '../support/test-service.js';

@@ -16,8 +16,8 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RuntimeTaskRef } from '../../core/tasks/runtime-contract.js';
-import type { PendingAction, RuntimeSnapshot } from '../../core/tasks/task-documents.js';
+import type { RuntimeTaskRef } from '../../core/plugin-api/runtime-transport.js';
+import type { PendingAction, RuntimeSnapshot } from '../../core/plugin-api/task-documents.js';
 
 export type FakeOperation = 'start' | 'advance' | 'read' | 'cancel';
 

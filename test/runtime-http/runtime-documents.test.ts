@@ -5,7 +5,7 @@ import { RUNTIME_DOCUMENT_KINDS, validateRuntimeDocument, type RuntimeDocumentKi
 import { taskContext } from '../../core/tasks/task-context.js';
 import {
   ARTIFACT_KINDS, STOP_REASONS, TASK_STATES, type TaskAdvanceDocument, type TaskErrorEnvelope, type TaskSnapshot, type TaskStartDocument,
-} from '../../core/tasks/task-documents.js';
+} from '../../core/plugin-api/task-documents.js';
 import { ANALYST, retailVdb } from '../authorization/authorization-fixtures.js';
 import { pendingActions, snapshotFor } from './fake-runtime.js';
 

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { AuthorizedContext } from '../../core/tasks/task-documents.js';
+import type { AuthorizedContext } from '../../core/plugin-api/task-documents.js';
 import { planAnswer, type AnswerPlan } from '../../plugins/runtime-reference/answer-planner.js';
 import { wordsOf } from '../../plugins/runtime-reference/goal-terms.js';
 import { sharedPglite } from '../support/shared-pglite.js';

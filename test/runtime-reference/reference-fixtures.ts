@@ -5,11 +5,11 @@
  */
 import type { AuthorizedRelation } from '../../core/authorization/authorized-context.js';
 import { DEFAULT_BUDGETS } from '../../core/config/config-loader.js';
-import type { SemanticPackage } from '../../core/semantic/package-types.js';
-import type { RuntimeTaskRef } from '../../core/tasks/runtime-contract.js';
+import type { SemanticPackage } from '../../core/plugin-api/semantic-package.js';
+import type { RuntimeTaskRef } from '../../core/plugin-api/runtime-transport.js';
 import type {
   Artifact, AuthorizedContext, Observation, PendingAction, RuntimeSnapshot, TaskAdvanceDocument, TaskStartDocument,
-} from '../../core/tasks/task-documents.js';
+} from '../../core/plugin-api/task-documents.js';
 import { sharedPglite } from '../support/shared-pglite.js';
 import { startTestService } from '../support/test-service.js';
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { validateRuntimeDocument } from '../../core/tasks/runtime-documents.js';
-import type { AuthorizedContext, RuntimeSnapshot } from '../../core/tasks/task-documents.js';
+import type { AuthorizedContext, RuntimeSnapshot } from '../../core/plugin-api/task-documents.js';
 import { MAX_BODY_BYTES, startReferenceRuntimeServer, type ReferenceServer } from '../../plugins/runtime-reference/standalone.js';
 import { demoConfig, projectRoot, writeBundle } from '../support/test-service.js';
 import { advanceDocument, artifactOf, observe, refOf, retailContext, startDocument, textOf } from './reference-fixtures.js';

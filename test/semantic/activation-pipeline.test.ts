@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { canonicalJson, sha256Hex } from '../../core/semantic/digests.js';
-import { ProviderError, type SemanticProvider } from '../../core/semantic/provider-contract.js';
-import type { PackageMetric, SemanticPackage } from '../../core/semantic/package-types.js';
+import { ProviderError, type SemanticProvider } from '../../core/plugin-api/semantic-provider.js';
+import type { PackageMetric, SemanticPackage } from '../../core/plugin-api/semantic-package.js';
 import { activateVdb } from '../../core/semantic/vdb-activation.js';
 import { demoDescriptors } from '../support/test-service.js';
 import {

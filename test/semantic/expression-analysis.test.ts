@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ExpressionAnalyzer, type AnalysisOutcome } from '../../core/semantic/expression-analysis.js';
 import { replaceSpans } from '../../core/semantic/model-compilation.js';
-import type { SqlFamily } from '../../core/sql/dialect-contract.js';
+import type { SqlFamily } from '../../core/plugin-api/sql-dialect.js';
 
 const expressions = suite('field and metric expressions');
 

@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stringify } from 'yaml';
 import { parseYamlText } from '../../core/config/yaml-source.js';
-import { StartupError } from '../../core/errors.js';
+import { StartupError } from '../../core/plugin-api/errors.js';
 import { parseModuleText, type ParseOutcome } from '../../core/semantic/located-document.js';
 import { readYamlValue } from '../../core/semantic/yaml-value-reader.js';
 import { demoDescriptors } from '../support/test-service.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
-import { scaffoldModule } from '../../core/semantic/scaffold.js';
+import { scaffoldModule } from '../../core/commands/scaffold-command.js';
 import { activateVdb } from '../../core/semantic/vdb-activation.js';
 import type { VirtualDatabase } from '../../core/vdb/vdb-types.js';
 import { httpProvider } from '../../plugins/semantic-http/http-provider.js';

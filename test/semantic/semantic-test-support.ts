@@ -3,14 +3,14 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { readYamlFile } from '../../core/config/yaml-source.js';
-import type { CatalogColumn, LogicalType } from '../../core/catalog/catalog-types.js';
-import type { ExpressionDialect, SemanticProvider } from '../../core/semantic/provider-contract.js';
+import type { CatalogColumn, LogicalType } from '../../core/plugin-api/catalog.js';
+import type { ExpressionDialect, SemanticProvider } from '../../core/plugin-api/semantic-provider.js';
 import type { ActivationContext } from '../../core/semantic/vdb-activation.js';
 import type { SemanticReference, VdbCatalog, VdbRelation, VirtualDatabase } from '../../core/vdb/vdb-types.js';
 import { bundleProvider } from '../../plugins/semantic-bundle/bundle-provider.js';
 import { catalogProvider } from '../../plugins/semantic-catalog/catalog-provider.js';
 import { httpProvider } from '../../plugins/semantic-http/http-provider.js';
-import type { Datasource } from '../../core/sql/dialect-contract.js';
+import type { Datasource } from '../../core/plugin-api/sql-dialect.js';
 import { sharedPglite } from '../support/shared-pglite.js';
 import { projectRoot } from '../support/test-service.js';
 

@@ -4,7 +4,7 @@ import type { Request, Response } from 'restify';
 import { container } from 'tsyringe';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ConflictError, UnavailableError } from '../../core/errors.js';
+import { ConflictError, UnavailableError } from '../../core/plugin-api/errors.js';
 import { createLogger } from '../../core/logging.js';
 import { readBody } from '../../core/server/body-parsing.js';
 import { HttpListeners } from '../../core/server/http-server.js';

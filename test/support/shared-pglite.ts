@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { pgliteDialect } from '../../adapters/pglite/pglite-dialect.js';
-import type { Datasource } from '../../core/sql/dialect-contract.js';
+import type { Datasource } from '../../core/plugin-api/sql-dialect.js';
 import { guardDatasource } from '../../core/sql/guarded-datasource.js';
 
 let opening: Promise<Datasource> | undefined;

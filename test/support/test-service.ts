@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import type { Datasource } from '../../core/sql/dialect-contract.js';
+import type { Datasource } from '../../core/plugin-api/sql-dialect.js';
 import { startService, type RunningService } from '../../core/service.js';
 import { sharedPglite } from './shared-pglite.js';
 

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { TaskAdvanceDocument, TaskStartDocument } from '../../core/tasks/task-documents.js';
+import type { TaskAdvanceDocument, TaskStartDocument } from '../../core/plugin-api/task-documents.js';
 import { FaultyDatasource } from '../endpoints/faulty-datasource.js';
 import { FakeRuntime, snapshotFor, type FakeRouteRequest } from '../runtime-http/fake-runtime.js';
 import { sharedPglite } from '../support/shared-pglite.js';

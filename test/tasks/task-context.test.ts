@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { effectiveGrants } from '../../core/authorization/grants.js';
 import { taskContext } from '../../core/tasks/task-context.js';
-import { coreTokens } from '../../core/tokens.js';
+import { coreTokens } from '../../core/service-tokens.js';
 import { ANALYST_TOKEN, startTestService, type TestService } from '../support/test-service.js';
 
 /** The Task API's authorized context comes from the same grants as every SQL path (DESIGN.md §3, §6). */

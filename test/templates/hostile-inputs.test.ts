@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { scalarValue, toSql } from '../../core/endpoints/bound-text.js';
-import type { SqlFamily } from '../../core/sql/dialect-contract.js';
+import type { SqlFamily } from '../../core/plugin-api/sql-dialect.js';
 import { HOSTILE_INPUTS } from './hostile-inputs.js';
 import { compile, fieldsOf, renderContext } from './template-support.js';
 

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { containsPlaceholder, placeholderToken, scalarValue, toSql } from '../../core/endpoints/bound-text.js';
-import type { SqlFamily } from '../../core/sql/dialect-contract.js';
+import type { SqlFamily } from '../../core/plugin-api/sql-dialect.js';
 import { definitionErrorOf } from './template-support.js';
 
 const binding = suite('bound text: SQL bindings per dialect family');

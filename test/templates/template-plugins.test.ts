@@ -3,9 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { container as root } from 'tsyringe';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ExtensionRegistry } from '../../core/plugins/extension-registry.js';
+import { ExtensionRegistries } from '../../core/plugins/extension-registry.js';
 import { loadPlugins } from '../../core/plugins/plugin-loader.js';
-import { extensionTokens } from '../../core/tokens.js';
 import { scalarValue } from '../../core/endpoints/bound-text.js';
 import { stringFunctions } from '../../plugins/functions-strings/string-functions.js';
 import { createTwingTemplateEngine } from '../../plugins/template-twing/twing-template-engine.js';
@@ -17,12 +16,12 @@ const manifest = (folder: string) => fileURLToPath(new URL(`../../plugins/${fold
 
 plugins('the twing engine and the strings module register through their manifests', async () => {
   const container = root.createChildContainer();
-  container.register(extensionTokens.templateEngines, { useValue: new ExtensionRegistry('templateEngine') });
-  container.register(extensionTokens.templateFunctions, { useValue: new ExtensionRegistry('templateFunctions') });
+  const extensions = new ExtensionRegistries();
+  extensions.registerIn(container);
   await loadPlugins(container, ['template-twing', 'functions-strings'].map((folder) => ({ manifestPath: manifest(folder), config: {}, builtIn: true })));
 
-  const engine = container.resolve(extensionTokens.templateEngines).get('twing');
-  const modules = container.resolve(extensionTokens.templateFunctions).values();
+  const engine = extensions.templateEngines.get('twing');
+  const modules = extensions.templateFunctions.values();
   assert.ok(engine);
   assert.equal(modules.map((module) => module.module), ['strings']);
   const rendered = engine.compile({ name: 'slug', file: 'defs/slug.yaml', source: 'slug: {{ strings__slugify(title) }}' }, modules).render({ title: 'A B' }, renderContext());

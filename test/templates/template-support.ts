@@ -1,5 +1,5 @@
 import { DefinitionError } from '../../core/endpoints/definition-error.js';
-import type { CompiledDefinition, RenderContext, RenderedDefinition } from '../../core/endpoints/template-engine-contract.js';
+import type { CompiledDefinition, RenderContext, RenderedDefinition } from '../../core/plugin-api/template-engine.js';
 import { stringFunctions } from '../../plugins/functions-strings/string-functions.js';
 import { createTwingTemplateEngine } from '../../plugins/template-twing/twing-template-engine.js';
 

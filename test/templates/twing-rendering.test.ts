@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { scalarValue, toSql } from '../../core/endpoints/bound-text.js';
 import { DeferredValue } from '../../core/endpoints/deferred-value.js';
-import { InputError } from '../../core/errors.js';
+import { InputError } from '../../core/plugin-api/errors.js';
 import { compile, definitionErrorOf, fieldsOf, render, renderContext } from './template-support.js';
 
 const rendering = suite('twing rendering: values keep their type');

@@ -1,4 +1,4 @@
-import type { Principal } from '../../auth/auth-contract.js';
+import type { Principal } from '../../plugin-api/auth-scheme.js';
 import { deny, denialError } from '../../authorization/denial.js';
 import { allows, effectiveGrants } from '../../authorization/grants.js';
 import type { DataAction } from '../../vdb/vdb-types.js';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import {
   ConflictError, DeadlineError, InputError, InternalError, ServiceError, UnavailableError,
-} from '../../errors.js';
+} from '../../plugin-api/errors.js';
 import { classifySqlFailure, sqlStateSuffix } from '../../sql/sql-failure.js';
 import { unavailableError } from '../../sql/guarded-datasource.js';
 import type { ActionPlan, PlannedAssertion, PlannedOperation, PlannedWrite } from './action-plan.js';

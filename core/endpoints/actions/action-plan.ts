@@ -1,5 +1,5 @@
-import { InputError } from '../../errors.js';
-import type { Datasource } from '../../sql/dialect-contract.js';
+import { InputError } from '../../plugin-api/errors.js';
+import type { Datasource } from '../../plugin-api/sql-dialect.js';
 import type { VdbRelation } from '../../vdb/vdb-types.js';
 import { scalarValue } from '../bound-text.js';
 import { DeferredValue } from '../deferred-value.js';
@@ -7,12 +7,12 @@ import type {
   ActionBody, AssertionBody, DataType, FilterBody, FilterOperation, OperationBody, OperationType, RollbackBody,
   ValueAssignmentBody, VdbReference, WaitBody,
 } from '../endpoint-types.js';
-import type { BoundVdb, VdbBinder } from '../vdb-binding.js';
+import type { VdbHandle, VdbHandles } from '../../vdb/vdb-handles.js';
 import { coerceValue } from './value-coercion.js';
 
 /** A relation an action step reads or writes, and where it lives. */
 export interface ActionTarget {
-  bound: BoundVdb;
+  bound: VdbHandle;
   relation: VdbRelation;
   datasource: Datasource;
   /** `schema.name` as the catalog spells it. */
@@ -77,7 +77,7 @@ export type PlanOutcome = { plan: ActionPlan; problems: [] } | { plan: undefined
  * catalog, request values resolved and coerced. Faults of the definition are collected as problems; a request
  * value of the wrong type is a 400 (InputError) thrown at once.
  */
-export function planAction(body: ActionBody, values: readonly unknown[], fields: Readonly<Record<string, unknown>>, binder: VdbBinder): PlanOutcome {
+export function planAction(body: ActionBody, values: readonly unknown[], fields: Readonly<Record<string, unknown>>, handles: VdbHandles): PlanOutcome {
   const problems: string[] = [];
   const resolve = (value: unknown): unknown => resolveDeep(value, values);
 
@@ -85,7 +85,7 @@ export function planAction(body: ActionBody, values: readonly unknown[], fields:
     const name = step.virtualDatabase ?? body.virtualDatabase;
     if (name === undefined) return void problems.push(`${where}: set virtualDatabase (on the step or the action)`);
     const version = step.virtualDatabaseVersion ?? (name === body.virtualDatabase ? body.virtualDatabaseVersion : undefined);
-    const bound = binder.bind(name, version);
+    const bound = handles.lookup(name, version);
     if (typeof bound === 'string') return void problems.push(`${where}: ${bound}`);
     const relation = bound.relation(entity);
     if (!relation) return void problems.push(`${where}: entity ${entity} is not a relation of VDB ${bound.vdb.name} (write <schema>.<relation>)`);

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { InternalError, InputError } from '../../errors.js';
+import { InternalError, InputError } from '../../plugin-api/errors.js';
 import { DeferredValue } from '../deferred-value.js';
 import { sqlBinding } from '../sql-binding-values.js';
 import type { ActionTarget, PlannedAssertion, PlannedFilter, PlannedWait, PlannedWrite } from './action-plan.js';

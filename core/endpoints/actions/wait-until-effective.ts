@@ -1,6 +1,6 @@
 import { ConstantBackoff, handleWhenResult, isTaskCancelledError, retry, timeout, TimeoutStrategy, wrap } from 'cockatiel';
-import { DeadlineError } from '../../errors.js';
-import type { JsonValue } from '../../sql/dialect-contract.js';
+import { DeadlineError } from '../../plugin-api/errors.js';
+import type { JsonValue } from '../../plugin-api/sql-dialect.js';
 import type { PlannedWait } from './action-plan.js';
 import { waitStatement, type ActionContext } from './action-statements.js';
 

@@ -1,9 +1,9 @@
 import type { Request, Response } from 'restify';
 import type { DependencyContainer } from 'tsyringe';
-import { ForbiddenError, NotFoundError, UnavailableError } from '../../errors.js';
+import { ForbiddenError, NotFoundError, UnavailableError } from '../../plugin-api/errors.js';
 import { detailOf, summaryOf, type SemanticRegistry } from '../../semantic/semantic-registry.js';
 import type { VdbActivation } from '../../semantic/semantic-types.js';
-import { coreTokens } from '../../tokens.js';
+import { coreTokens } from '../../service-tokens.js';
 import { authenticate } from '../authentication.js';
 import { callerOf } from '../request-context.js';
 import type { RouteModule } from '../route-module.js';

@@ -1,8 +1,8 @@
 import type { Request, Response } from 'restify';
 import { authorizedContext } from '../../authorization/authorized-context.js';
 import { effectiveGrants, type CallerGrants } from '../../authorization/grants.js';
-import { ForbiddenError } from '../../errors.js';
-import { coreTokens } from '../../tokens.js';
+import { ForbiddenError } from '../../plugin-api/errors.js';
+import { coreTokens } from '../../service-tokens.js';
 import type { VdbRelation, VirtualDatabase } from '../../vdb/vdb-types.js';
 import { authenticate } from '../authentication.js';
 import { callerOf } from '../request-context.js';

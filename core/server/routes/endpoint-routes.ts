@@ -1,7 +1,7 @@
 import type { Request, Response } from 'restify';
 import type { EndpointRequest } from '../../endpoints/endpoint-request.js';
-import { InputError } from '../../errors.js';
-import { coreTokens } from '../../tokens.js';
+import { InputError } from '../../plugin-api/errors.js';
+import { coreTokens } from '../../service-tokens.js';
 import { authenticate } from '../authentication.js';
 import { readBody } from '../body-parsing.js';
 import { callerOf } from '../request-context.js';

@@ -2,7 +2,7 @@ import type { Request, Response } from 'restify';
 import type { DependencyContainer } from 'tsyringe';
 import { INITIALIZING_HEALTH } from '../../semantic/semantic-registry.js';
 import type { SemanticHealth } from '../../semantic/semantic-types.js';
-import { coreTokens } from '../../tokens.js';
+import { coreTokens } from '../../service-tokens.js';
 import type { RouteModule } from '../route-module.js';
 
 /** Availabilities that make the service DOWN (503); every other one is UP (200). */

@@ -1,8 +1,8 @@
 import type { Request, Response } from 'restify';
-import { CredentialError } from '../../auth/auth-contract.js';
-import { AuthenticationError, InputError, PayloadTooLargeError, ServiceError } from '../../errors.js';
-import type { TaskErrorEnvelope } from '../../tasks/task-documents.js';
-import { coreTokens } from '../../tokens.js';
+import { CredentialError } from '../../plugin-api/auth-scheme.js';
+import { AuthenticationError, InputError, PayloadTooLargeError, ServiceError } from '../../plugin-api/errors.js';
+import type { TaskErrorEnvelope } from '../../plugin-api/task-documents.js';
+import { coreTokens } from '../../service-tokens.js';
 import { readBody } from '../body-parsing.js';
 import { toHttpFailure } from '../http-errors.js';
 import { setCaller } from '../request-context.js';

@@ -2,25 +2,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject } from 'ajv';
-
-export const PLUGIN_KINDS = [
-  'sqlDialect', 'templateEngine', 'templateFunctions', 'semanticProvider', 'runtimeTransport', 'authScheme',
-] as const;
-export type PluginKind = (typeof PLUGIN_KINDS)[number];
-
-/** The contents of a plugin's `plugin.json`; its JSON Schema is `plugin.schema.json` at the project root. */
-export interface PluginManifest {
-  name: string;
-  version: string;
-  kind: PluginKind;
-  id: string;
-  /** Module relative to the manifest whose default export registers the plugin. */
-  entry: string;
-  description: string;
-  coreVersion?: string;
-  /** JSON Schema of the plugin's own config section. */
-  configSchema?: Record<string, unknown>;
-}
+import { satisfies, validRange } from 'semver';
+import type { PluginManifest } from '../plugin-api/plugin-manifest.js';
 
 // dist/core/plugins -> project root
 const schemaPath = fileURLToPath(new URL('../../../plugin.schema.json', import.meta.url));
@@ -48,4 +31,23 @@ export function describeAjvError(error: ErrorObject): string {
     return `${where}: must be one of ${(error.params['allowedValues'] as unknown[]).map(String).join(', ')}`;
   }
   return `${where}: ${error.message ?? 'is invalid'}`;
+}
+
+// dist/core/plugins -> project root, where package.json names the core's version.
+const packagePath = fileURLToPath(new URL('../../../package.json', import.meta.url));
+/** The version of this service that plugins declare compatibility with (`coreVersion`). */
+export const CORE_VERSION = (JSON.parse(readFileSync(packagePath, 'utf8')) as { version: string }).version;
+
+/**
+ * Why the manifest's `coreVersion` range excludes this core, or undefined when it includes it (or names
+ * none). Pre-releases of the core count as the release they lead to.
+ */
+export function coreVersionProblem(manifest: PluginManifest, coreVersion = CORE_VERSION): string | undefined {
+  const range = manifest.coreVersion;
+  if (range === undefined) return undefined;
+  if (validRange(range) === null) return `coreVersion "${range}" is not a semver range (e.g. "^0.1.0")`;
+  if (!satisfies(coreVersion, range, { includePrerelease: true })) {
+    return `needs vdb-service ${range} (coreVersion), but this is ${coreVersion}`;
+  }
+  return undefined;
 }

@@ -1,5 +1,4 @@
-import type { StartupProblem } from '../errors.js';
-import type { TemplateFunctionModule } from '../plugins/plugin-kinds.js';
+import type { StartupProblem } from './errors.js';
 
 /**
  * The contract of a `templateEngine` plugin. An endpoint definition file is a template whose output is YAML;
@@ -76,4 +75,14 @@ export interface PlaceholderOrigin {
   file: string;
   /** `lines[i]`: the file line of the `{{ expr }}` that printed placeholder `i`. */
   lines: readonly number[];
+}
+
+/** A template function receives the call's arguments; it must not touch the template's context. */
+export type TemplateFunction = (...args: unknown[]) => unknown;
+
+/** What a `templateFunctions` plugin provides: functions callable in templates as `<module>__<name>`. */
+export interface TemplateFunctionModule {
+  /** The module name, equal to the manifest id. */
+  module: string;
+  functions: Record<string, TemplateFunction>;
 }

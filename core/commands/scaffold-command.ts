@@ -6,12 +6,12 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { configFileFrom } from '../config/config-loader.js';
-import { StartupError } from '../errors.js';
+import { StartupError } from '../plugin-api/errors.js';
 import { prepareService, type PreparedService } from '../service.js';
-import { coreTokens } from '../tokens.js';
+import { coreTokens } from '../service-tokens.js';
 import type { VirtualDatabase } from '../vdb/vdb-types.js';
-import { catalogModule } from './catalog-model.js';
-import type { ExpressionDialect } from './provider-contract.js';
+import { catalogModule } from '../semantic/catalog-model.js';
+import type { ExpressionDialect } from '../plugin-api/semantic-provider.js';
 
 export const SCAFFOLD_USAGE = 'vdb-service semantic scaffold <vdb> <version> [--out DIR] [--config FILE]';
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Catalog, LogicalType } from '../catalog/catalog-types.js';
+import type { Catalog, LogicalType } from './catalog.js';
 
 /** The SQL grammar a dialect speaks; it selects the parser for authorization and expressions. */
 export type SqlFamily = 'postgres' | 'mysql' | 'mssql' | 'oracle';

@@ -1,11 +1,11 @@
-import { InputError } from '../errors.js';
-import type { Datasource, SqlFamily } from '../sql/dialect-contract.js';
-import type { VdbRegistry } from '../vdb/vdb-registry.js';
-import type { VdbRelation, VirtualDatabase } from '../vdb/vdb-types.js';
-import type { RenderContext, RequestContext } from './template-engine-contract.js';
+import { InputError } from '../plugin-api/errors.js';
+import type { Datasource, SqlFamily } from '../plugin-api/sql-dialect.js';
+import type { VdbRegistry } from './vdb-registry.js';
+import type { VdbRelation, VirtualDatabase } from './vdb-types.js';
+import type { RenderContext, RequestContext } from '../plugin-api/template-engine.js';
 
 /** A VDB a definition names, with the datasources its statements run on. */
-export interface BoundVdb {
+export interface VdbHandle {
   vdb: VirtualDatabase;
   /** The VDB's default datasource. */
   datasource: Datasource;
@@ -24,30 +24,31 @@ export interface BoundVdb {
 }
 
 /**
- * Binds `virtualDatabase` (+ optional `virtualDatabaseVersion`) to a loaded VDB: without a version, the one
- * version of that name; several make the reference ambiguous. Bindings are made once per name and version.
+ * Finds the VDB a definition or a task names (`virtualDatabase` + optional `virtualDatabaseVersion`): without
+ * a version, the one version of that name; several make the reference ambiguous. Each handle is made once
+ * per name and version.
  */
-export class VdbBinder {
-  private readonly bound = new Map<string, BoundVdb | string>();
+export class VdbHandles {
+  private readonly made = new Map<string, VdbHandle | string>();
 
   private constructor(private readonly vdbs: VdbRegistry, private readonly datasources: ReadonlyMap<string, Datasource>) {}
 
-  /** Opens (or reuses) the datasources of every VDB so that binding is synchronous. */
-  static async create(vdbs: VdbRegistry, open: (name: string) => Promise<Datasource>): Promise<VdbBinder> {
+  /** Opens (or reuses) the datasources of every VDB so that a lookup is synchronous. */
+  static async create(vdbs: VdbRegistry, open: (name: string) => Promise<Datasource>): Promise<VdbHandles> {
     const names = new Set(vdbs.list().flatMap((vdb) => [vdb.datasource, ...vdb.schemas.map((schema) => schema.datasource)]));
     const entries = await Promise.all([...names].map(async (name) => [name, await open(name)] as const));
-    return new VdbBinder(vdbs, new Map(entries));
+    return new VdbHandles(vdbs, new Map(entries));
   }
 
-  /** The bound VDB, or the reason it cannot be bound (a sentence for a definition problem). */
-  bind(name: string, version: string | number | undefined): BoundVdb | string {
+  /** The VDB's handle, or why there is none (a sentence for a definition problem). */
+  lookup(name: string, version: string | number | undefined): VdbHandle | string {
     const key = `${name}\u0000${version ?? ''}`;
-    let bound = this.bound.get(key);
-    if (bound === undefined) this.bound.set(key, (bound = this.bindNew(name, version === undefined ? undefined : String(version))));
-    return bound;
+    let handle = this.made.get(key);
+    if (handle === undefined) this.made.set(key, (handle = this.lookupNew(name, version === undefined ? undefined : String(version))));
+    return handle;
   }
 
-  private bindNew(name: string, version: string | undefined): BoundVdb | string {
+  private lookupNew(name: string, version: string | undefined): VdbHandle | string {
     let vdb: VirtualDatabase | undefined;
     if (version !== undefined) {
       vdb = this.vdbs.find(name, version);
@@ -60,7 +61,7 @@ export class VdbBinder {
       }
       vdb = versions[0] as VirtualDatabase;
     }
-    return bindVdb(vdb, (datasource) => {
+    return openHandle(vdb, (datasource) => {
       const open = this.datasources.get(datasource);
       if (!open) throw new Error(`datasource ${datasource} was not opened`);
       return open;
@@ -68,7 +69,7 @@ export class VdbBinder {
   }
 }
 
-function bindVdb(vdb: VirtualDatabase, datasourceNamed: (name: string) => Datasource): BoundVdb {
+function openHandle(vdb: VirtualDatabase, datasourceNamed: (name: string) => Datasource): VdbHandle {
   const datasource = datasourceNamed(vdb.datasource);
   const relations = relationIndex(vdb.catalog.relations);
   const identifiers = identifierIndex(vdb.catalog.relations);

@@ -1,11 +1,11 @@
-import type { RuntimeTransportFactory } from '../tasks/runtime-contract.js';
+import type { RuntimeTransportFactory } from './runtime-transport.js';
 import type { DependencyContainer } from 'tsyringe';
-import type { AuthSchemeFactory } from '../auth/auth-contract.js';
-import type { TemplateEngine } from '../endpoints/template-engine-contract.js';
-import { StartupError } from '../errors.js';
-import type { SemanticProvider } from '../semantic/provider-contract.js';
-import type { SqlDialect } from '../sql/dialect-contract.js';
-import { extensionTokens, pluginTokens } from '../tokens.js';
+import type { AuthSchemeFactory } from './auth-scheme.js';
+import type { TemplateEngine, TemplateFunction } from './template-engine.js';
+import { StartupError } from './errors.js';
+import type { SemanticProvider } from './semantic-provider.js';
+import type { SqlDialect } from './sql-dialect.js';
+import { extensionTokens, pluginTokens } from './tokens.js';
 import type { PluginKind, PluginManifest } from './plugin-manifest.js';
 
 /**
@@ -13,16 +13,6 @@ import type { PluginKind, PluginManifest } from './plugin-manifest.js';
  * config (the `config` of its `plugins` entry; `{}` when none).
  */
 export type PluginRegistration = (container: DependencyContainer, config: Record<string, unknown>) => void | Promise<void>;
-
-/** A template function receives the call's arguments; it must not touch the template's context. */
-export type TemplateFunction = (...args: unknown[]) => unknown;
-
-/** What a `templateFunctions` plugin provides: functions callable in templates as `<module>__<name>`. */
-export interface TemplateFunctionModule {
-  /** The module name, equal to the manifest id. */
-  module: string;
-  functions: Record<string, TemplateFunction>;
-}
 
 function manifestOf(container: DependencyContainer, kind: PluginKind): PluginManifest {
   const manifest = container.resolve(pluginTokens.manifest);

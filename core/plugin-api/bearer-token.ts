@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { CredentialError } from './auth-contract.js';
+import { CredentialError } from './auth-scheme.js';
 
 /** The `WWW-Authenticate` challenge of every scheme that reads bearer tokens. */
 export const BEARER_CHALLENGE = 'Bearer realm="vdb-service"';

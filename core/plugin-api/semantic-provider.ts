@@ -1,4 +1,4 @@
-import type { SqlFamily } from '../sql/dialect-contract.js';
+import type { SqlFamily } from './sql-dialect.js';
 import type { VirtualDatabase } from '../vdb/vdb-types.js';
 
 /** What every provider delivers: a module, i.e. a manifest.yaml and the documents it lists. */

@@ -1,7 +1,5 @@
-import type { LogicalType } from '../catalog/catalog-types.js';
-
-/** A JSON value as the OSI documents carry it (`ai_context` may be a string or an object). */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+import type { LogicalType } from './catalog.js';
+import type { JsonValue } from './sql-dialect.js';
 
 /**
  * The compiled semantic package of one VDB (`format: semantic-package`, `formatVersion: 1`), documented in

@@ -5,9 +5,9 @@
  */
 import type { AuthorizedRelation } from '../authorization/authorized-context.js';
 import type { AccessLevel } from '../authorization/grants.js';
-import type { CatalogFunction } from '../catalog/catalog-types.js';
-import type { JsonValue, ResultColumn, SqlFamily } from '../sql/dialect-contract.js';
-import type { PackageDataset, PackageMetric, PackageRelationship } from '../semantic/package-types.js';
+import type { CatalogFunction } from './catalog.js';
+import type { JsonValue, ResultColumn, SqlFamily } from './sql-dialect.js';
+import type { PackageDataset, PackageMetric, PackageRelationship } from './semantic-package.js';
 
 export const TASK_STATES = ['working', 'input_required', 'completed', 'cancelled', 'budget_exceeded', 'failed'] as const;
 export type TaskState = (typeof TASK_STATES)[number];

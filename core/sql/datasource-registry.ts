@@ -1,17 +1,17 @@
 import { resolve } from 'node:path';
 import type { ServiceConfig } from '../config/config-types.js';
 import { schemaProblems } from '../config/schema-validation.js';
-import { StartupError, type StartupProblem } from '../errors.js';
+import { StartupError, type StartupProblem } from '../plugin-api/errors.js';
 import type { ExtensionRegistry } from '../plugins/extension-registry.js';
-import type { PluginManifest } from '../plugins/plugin-manifest.js';
-import type { Datasource, DatasourceSettings, SqlDialect } from './dialect-contract.js';
+import type { PluginManifest } from '../plugin-api/plugin-manifest.js';
+import type { Datasource, DatasourceSettings, SqlDialect } from '../plugin-api/sql-dialect.js';
 import { guardDatasource } from './guarded-datasource.js';
 
 /**
  * The datasources of service.yaml. Each is opened on first use (a VDB that needs it) and only once;
  * `closeAll` closes what was opened. Tests may hand in already-open datasources by name.
  */
-export class DatasourcePool {
+export class DatasourceRegistry {
   private readonly opening = new Map<string, Promise<Datasource>>();
   private readonly settings = new Map<string, { dialect: SqlDialect; settings: DatasourceSettings }>();
 

@@ -1,0 +1,41 @@
+/**
+ * The plugin API: everything a plugin or a dialect adapter may import from the core, and nothing else.
+ * Contracts of each plugin kind with their declaration helpers, the tokens a registration may resolve, the
+ * domain errors, and the helpers plugins share (knex-backed datasources, catalog reading and JSON encoding
+ * for dialects; placeholder and YAML handling for template engines; document checks for runtimes).
+ * Anything not exported here is internal and may change without notice.
+ */
+export * from './errors.js';
+export * from './plugin-manifest.js';
+export * from './tokens.js';
+export * from './define-plugin.js';
+export * from './catalog.js';
+export * from './sql-dialect.js';
+export * from './auth-scheme.js';
+export * from './bearer-token.js';
+export * from './template-engine.js';
+export * from './semantic-provider.js';
+export * from './semantic-package.js';
+export * from './runtime-transport.js';
+export * from './task-documents.js';
+
+// Shared helpers of dialect adapters.
+export { KnexDatasource, createKnex, knexPool, placeholders, DEFAULT_ACQUIRE_TIMEOUT_MS, type RowReader } from '../sql/knex-datasource.js';
+export { readCatalog, type IntrospectionQueries } from '../sql/catalog-assembly.js';
+export { encodeResult, type ValueCodec } from '../sql/value-encoding.js';
+export { lookupLogicalType, parseNativeType, type LogicalTypeTable } from '../sql/logical-types.js';
+export { LruCache } from '../caching/lru-cache.js';
+
+// Shared helpers of template engines: the placeholder a bound value prints, definition layout, bounded YAML.
+export { PLACEHOLDER_OPEN, PLACEHOLDER_CLOSE, placeholderToken } from '../endpoints/bound-text.js';
+export { DeferredValue } from '../endpoints/deferred-value.js';
+export { DefinitionError } from '../endpoints/definition-error.js';
+export { layoutDefinition } from '../endpoints/definition-layout.js';
+export { RenderedYamlCache } from '../endpoints/rendered-yaml-cache.js';
+export { parseBoundedYaml } from '../endpoints/bounded-yaml.js';
+
+// Shared helpers of semantic providers and runtimes.
+export { catalogModule } from '../semantic/catalog-model.js';
+export { validateRuntimeDocument } from '../tasks/runtime-documents.js';
+export { configFileFrom, loadConfig } from '../config/config-loader.js';
+export { displayPath } from '../config/yaml-source.js';

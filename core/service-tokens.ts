@@ -1,0 +1,32 @@
+import type { InjectionToken } from 'tsyringe';
+import type { Logger } from 'pino';
+import type { AuthScheme } from './plugin-api/auth-scheme.js';
+import type { ServiceConfig } from './config/config-types.js';
+import type { ExtensionRegistries } from './plugins/extension-registry.js';
+import type { DatasourceRegistry } from './sql/datasource-registry.js';
+import type { VdbRegistry } from './vdb/vdb-registry.js';
+import type { SemanticRegistry } from './semantic/semantic-registry.js';
+import type { EndpointRegistry } from './endpoints/endpoint-registry.js';
+import type { TaskOrchestrator } from './tasks/task-orchestrator.js';
+import { pluginTokens } from './plugin-api/tokens.js';
+
+/**
+ * The core's own services in the root container (`core.*`), resolved by the routes and the commands.
+ * Plugins see only `pluginTokens` and `extensionTokens` (core/plugin-api/tokens.ts).
+ */
+export const coreTokens = {
+  config: 'core.config' as InjectionToken<ServiceConfig>,
+  logger: pluginTokens.logger as InjectionToken<Logger>,
+  /** What the plugins registered, by kind; locked once every plugin is loaded. */
+  extensions: 'core.extensions' as InjectionToken<ExtensionRegistries>,
+  /** The configured scheme (`auth.scheme`), ready to authenticate requests. */
+  authScheme: 'core.authScheme' as InjectionToken<AuthScheme>,
+  datasources: 'core.datasources' as InjectionToken<DatasourceRegistry>,
+  vdbs: 'core.vdbs' as InjectionToken<VdbRegistry>,
+  /** Semantic activation of every VDB, done once at startup; absent while the service initializes. */
+  semantic: 'core.semantic' as InjectionToken<SemanticRegistry>,
+  /** The query and action endpoints of the bundle, compiled and checked at startup. */
+  endpoints: 'core.endpoints' as InjectionToken<EndpointRegistry>,
+  /** The Task API's orchestrator, with the configured runtime transport. */
+  tasks: 'core.tasks' as InjectionToken<TaskOrchestrator>,
+} as const;
