@@ -1,9 +1,8 @@
 #!/usr/bin/env node
-import { configFileFrom } from './config/config-loader.js';
 import { formatProblem, messageOf, StartupError } from './plugin-api/errors.js';
 import { semanticCommand } from './commands/scaffold-command.js';
-import { prepareService, startService } from './service.js';
-import { coreTokens } from './service-tokens.js';
+import { startCommand } from './commands/start-command.js';
+import { validateCommand } from './commands/validate-command.js';
 
 const USAGE = `usage: vdb-service <command> [--config FILE]
 
@@ -22,37 +21,11 @@ function reportStartupFailure(error: unknown): void {
   }
 }
 
-async function start(argv: string[]): Promise<number> {
-  const service = await startService({ configFile: configFileFrom(argv, process.env) });
-  service.logger.info({ url: service.url, adminUrl: service.adminUrl }, 'vdb-service listening');
-  const stop = (signal: string) => {
-    service.logger.info({ signal }, 'shutting down: draining requests');
-    void service.close().then(() => process.exit(0));
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  return new Promise<number>(() => undefined);
-}
-
-async function validate(argv: string[]): Promise<number> {
-  const service = await prepareService({ configFile: configFileFrom(argv, process.env), env: process.env });
-  await service.close();
-  const semantic = service.container.resolve(coreTokens.semantic);
-  // An isolated semantic failure is a warning (the service would still serve); a blocking one an error.
-  for (const problem of semantic.problems(service.config.descriptors)) {
-    process.stderr.write(`${formatProblem(problem)}${problem.severity === 'warning' ? ' (warning: isolated by policy)' : ''}\n`);
-  }
-  for (const warning of service.endpointWarnings) process.stderr.write(`${formatProblem(warning)} (warning)\n`);
-  if (semantic.startupBlocked) return 1;
-  process.stdout.write(`ok: ${service.config.file} and its bundle are valid\n`);
-  return 0;
-}
-
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    if (command === 'start') return await start(rest);
-    if (command === 'validate') return await validate(rest);
+    if (command === 'start') return await startCommand(rest);
+    if (command === 'validate') return await validateCommand(rest);
     if (command === 'semantic') return await semanticCommand(rest);
   } catch (error) {
     reportStartupFailure(error);

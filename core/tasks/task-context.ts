@@ -1,12 +1,13 @@
 import { authorizedContext as catalogContext, type AuthorizedCatalogContext } from '../authorization/authorized-context.js';
 import type { CallerGrants } from '../authorization/grants.js';
+import { PerGrantSet } from '../caching/per-grant-set.js';
 import type { SemanticPackage } from '../plugin-api/semantic-package.js';
 import type { SqlFamily } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../vdb/vdb-types.js';
 import type { AuthorizedContext, AuthorizedSemantic } from '../plugin-api/task-documents.js';
 
 /** Derived once per VDB, grant set and package: all three are fixed for the life of the process. */
-const derived = new WeakMap<VirtualDatabase, WeakMap<CallerGrants, AuthorizedContext>>();
+const derived = new PerGrantSet<VirtualDatabase, CallerGrants, AuthorizedContext>();
 
 export interface TaskContextSource {
   vdb: VirtualDatabase;
@@ -21,12 +22,9 @@ export interface TaskContextSource {
  * select, and the semantic package cut to what that catalog covers. No credential, no identity.
  */
 export function taskContext({ vdb, sqlFamily, semanticPackage }: TaskContextSource, grants: CallerGrants): AuthorizedContext {
-  let byGrants = derived.get(vdb);
-  if (!byGrants) derived.set(vdb, (byGrants = new WeakMap()));
-  let context = byGrants.get(grants);
-  if (!context) {
+  return derived.get(vdb, grants, () => {
     const catalog = catalogContext(vdb, grants);
-    context = {
+    return {
       vdb: catalog.vdb,
       catalogRevision: catalog.catalogRevision,
       sqlFamily,
@@ -36,9 +34,7 @@ export function taskContext({ vdb, sqlFamily, semanticPackage }: TaskContextSour
       functions: catalog.functions,
       semantic: semanticPackage ? visibleSemantic(semanticPackage.document, semanticPackage.digest, catalog) : null,
     };
-    byGrants.set(grants, context);
-  }
-  return context;
+  });
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Request, Response } from 'restify';
 import { authorizedContext } from '../../authorization/authorized-context.js';
 import { effectiveGrants, type CallerGrants } from '../../authorization/grants.js';
 import { ForbiddenError } from '../../plugin-api/errors.js';
+import { PerGrantSet } from '../../caching/per-grant-set.js';
 import { coreTokens } from '../../service-tokens.js';
 import type { VdbRelation, VirtualDatabase } from '../../vdb/vdb-types.js';
 import { authenticate } from '../authentication.js';
@@ -43,20 +44,17 @@ export const catalogRoutes: RouteModule = {
 };
 
 /** Catalog views by VDB and grant set: both are fixed for the life of the process, so each is built once. */
-const views = new WeakMap<VirtualDatabase, WeakMap<CallerGrants, object>>();
+const views = new PerGrantSet<VirtualDatabase, CallerGrants, object>();
 
 /** The catalog as far as the grants let the caller select. */
 function catalogView(vdb: VirtualDatabase, grants: CallerGrants): object {
-  let byGrants = views.get(vdb);
-  if (!byGrants) views.set(vdb, (byGrants = new WeakMap()));
-  let view = byGrants.get(grants);
-  if (!view) {
+  return views.get(vdb, grants, () => {
     const visible = authorizedContext(vdb, grants);
     const relations = grants.access === 'complete' ? vdb.catalog.relations : vdb.catalog.relations.flatMap((relation) => {
       const seen = visible.relations.find((candidate) => candidate.schema === relation.schema && candidate.name === relation.name);
       return seen ? [restricted(relation, seen.columns.map((column) => column.name), seen)] : [];
     });
-    view = {
+    return {
       name: vdb.name,
       version: vdb.version,
       catalogRevision: vdb.catalogRevision,
@@ -65,9 +63,7 @@ function catalogView(vdb: VirtualDatabase, grants: CallerGrants): object {
       relations: relations.map(({ datasource: _datasource, ...relation }) => relation),
       functions: grants.access === 'complete' ? vdb.catalog.functions : vdb.catalog.functions.filter((fn) => visible.functions.some((seen) => seen.schema === fn.schema && seen.name === fn.name)),
     };
-    byGrants.set(grants, view);
-  }
-  return view;
+  });
 }
 
 /** The relation as far as the caller sees it: its visible columns, and keys only over those. */
