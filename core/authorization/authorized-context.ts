@@ -1,5 +1,5 @@
 /**
- * The catalog part of the Task API's `authorizedContext` (DESIGN.md §6, spec Authentication rule 4): what
+ * The catalog part of the Task API's `authorizedContext` (docs/authorization.md, docs/tasks.md): what
  * the caller may select, for the runtime to plan with. It identifies the VDB and catalog revision and never
  * holds a credential or the caller's identity. The semantic part is added by the semantic layer.
  */

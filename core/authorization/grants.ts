@@ -1,5 +1,5 @@
 /**
- * The caller's data grants on one VDB (DESIGN.md §3 `dataRoles`) and the check every SQL path uses:
+ * The caller's data grants on one VDB (`dataRoles`, docs/authorization.md) and the check every SQL path uses:
  * the SQL authorizer for text it parses, actions for the statements they build themselves.
  */
 import type { Principal } from '../plugin-api/auth-scheme.js';

@@ -1,5 +1,5 @@
 /**
- * Authorizes one SQL text against the caller's grants (DESIGN.md §3, §6, §7): a single statement,
+ * Authorizes one SQL text against the caller's grants (docs/authorization.md): a single statement,
  * read-only where asked, every relation, column and function within the VDB and within the grants.
  * Parsing fails closed. What depends only on the text (the parse and its facts) is cached by family and
  * text; binding to the catalog and checking the grants are cheap and run each time.

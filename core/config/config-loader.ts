@@ -58,7 +58,7 @@ interface RawConfig {
   logging: ServiceConfig['logging'];
 }
 
-/** DESIGN.md §2: the budgets of a task unless `runtime.budgets` or a capability says otherwise. */
+/** The budgets of a task unless `runtime.budgets` or a capability says otherwise (docs/configuration.md). */
 export const DEFAULT_BUDGETS: TaskBudgets = {
   maxSteps: 8, maxServiceActions: 16, maxObservationRows: 5000, maxObservationBytes: 2_097_152,
   maxModelCalls: 16, maxInputTokens: 200_000, maxOutputTokens: 20_000, maxDurationSeconds: 120,

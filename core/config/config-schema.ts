@@ -1,5 +1,5 @@
 /** JSON Schema (draft 2020-12) of service.yaml. Documented key by key in docs/configuration.md. */
-/** Budgets of a task (DESIGN.md §6): service defaults under `runtime.budgets`, overrides per capability. */
+/** Budgets of a task (docs/tasks.md): service defaults under `runtime.budgets`, overrides per capability. */
 const BUDGETS = {
   type: 'object',
   additionalProperties: false,

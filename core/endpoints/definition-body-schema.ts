@@ -3,7 +3,7 @@ import { dotted } from '../config/schema-validation.js';
 import { DATA_TYPES, FILTER_OPERATIONS, OPERATION_TYPES } from './endpoint-types.js';
 
 /*
- * JSON Schemas of rendered definition bodies (DESIGN.md §5). A rendered body still holds placeholder tokens
+ * JSON Schemas of rendered definition bodies (docs/endpoints.md). A rendered body still holds placeholder tokens
  * `⟦n⟧` where request values go: names (entities, fields, operations, VDBs) must be literal text, so that no
  * request value can choose what is read or written; values may be anything.
  */

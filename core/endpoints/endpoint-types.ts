@@ -1,4 +1,4 @@
-/** Vocabulary of definition bodies (DESIGN.md §5). */
+/** Vocabulary of definition bodies (docs/endpoints.md). */
 export const FILTER_OPERATIONS = [
   'EQUAL', 'NOT_EQUAL', 'GREATER_THAN', 'GREATER_THAN_OR_EQUAL', 'LESS_THAN', 'LESS_THAN_OR_EQUAL',
   'IN', 'NOT_IN', 'LIKE', 'IS_NULL', 'IS_NOT_NULL',

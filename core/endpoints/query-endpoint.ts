@@ -13,7 +13,7 @@ import type { CompiledDefinition } from '../plugin-api/template-engine.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
 import { sqlBinding } from './sql-binding-values.js';
 
-/** The 200 body of `POST /api/v1/query/perform/{name}` (DESIGN.md §5). */
+/** The 200 body of `POST /api/v1/query/perform/{name}` (docs/endpoints.md). */
 export interface QueryResponse {
   rows: Record<string, JsonValue>[];
   rowCount: number;

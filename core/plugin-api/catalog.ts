@@ -1,5 +1,5 @@
 /**
- * The logical types every adapter maps its native types to (DESIGN.md §3). JSON responses encode them the
+ * The logical types every adapter maps its native types to (docs/logical-types.md). JSON responses encode them the
  * same way whatever the backend: see core/sql/value-encoding.ts.
  */
 export const LOGICAL_TYPES = [

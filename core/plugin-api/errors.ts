@@ -1,6 +1,6 @@
 /**
  * Domain errors. None of them knows about HTTP: the server's error handler maps each class to a status
- * (see core/server/error-handler.ts). Every error carries a stable machine `code` from docs/errors.md.
+ * (see core/server/http-errors.ts). Every error carries a stable machine `code`, listed in the docs of its route.
  */
 export interface ErrorOptions {
   /** Extra machine-readable facts for the caller, e.g. `{ missing: ['customerId'] }`. */

@@ -9,7 +9,7 @@ export interface RuntimeTaskRef {
 }
 
 /**
- * The contract of a `runtimeTransport` plugin: the four runtime operations (spec "Runtime integration").
+ * The contract of a `runtimeTransport` plugin: the four runtime operations (docs/runtime/README.md).
  * Every answer is a validated `service-task-snapshot`. Failures are ServiceErrors:
  * - `UnavailableError('runtime_unavailable')` (503, retryable): unreachable, timed out, 5xx after retries,
  *   circuit open;

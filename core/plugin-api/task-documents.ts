@@ -1,6 +1,6 @@
 /**
- * The documents of the Task API and of the runtime boundary (spec "Task API", "Runtime documents";
- * DESIGN.md §6). JSON Schemas of the four runtime documents are in docs/runtime/ and are checked on both
+ * The documents of the Task API and of the runtime boundary (docs/tasks.md, docs/runtime/README.md).
+ * JSON Schemas of the four runtime documents are in docs/runtime/ and are checked on both
  * sides: the service validates what a runtime answers, the reference runtime what the service sends.
  */
 import type { AuthorizedRelation } from '../authorization/authorized-context.js';
@@ -40,7 +40,7 @@ export interface AuthorizedSemantic {
   metrics: PackageMetric[];
 }
 
-/** What the runtime may plan with (spec Authentication 4). Never a credential, never the caller's identity. */
+/** What the runtime may plan with (docs/tasks.md). Never a credential, never the caller's identity. */
 export interface AuthorizedContext {
   vdb: { name: string; version: string };
   catalogRevision: string;
@@ -142,13 +142,13 @@ export interface RuntimeSnapshot extends SnapshotCommon {
   pendingActions: PendingAction[];
 }
 
-/** The terminal snapshot the Task API answers (spec "Task snapshot"). */
+/** The terminal snapshot the Task API answers (docs/tasks.md). */
 export interface TaskSnapshot extends SnapshotCommon {
   usage: TaskUsage;
   stop: { reason: StopReason; detail: string };
 }
 
-/** The Task API's error body (spec "Task error envelope"). */
+/** The Task API's error body (docs/tasks.md). */
 export interface TaskErrorEnvelope {
   format: 'service-task-error';
   formatVersion: 1;

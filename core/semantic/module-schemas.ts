@@ -75,7 +75,7 @@ const expression = {
 const columnList = { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } } as const;
 
 /**
- * OSI 1.0 (shared/reference/osi) with the service's additions: top-level `namespace`, `imports` and
+ * OSI 1.0 (docs/semantic.md) with the service's additions: top-level `namespace`, `imports` and
  * `binding`, and `logical_type` on a field. Strict: an unknown key is an error, so a typo is not ignored.
  */
 export const osiDocumentSchema = {

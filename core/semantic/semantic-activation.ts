@@ -8,7 +8,7 @@ import { SemanticRegistry } from './semantic-registry.js';
 import type { VdbActivation } from './semantic-types.js';
 import { activateVdb } from './vdb-activation.js';
 
-/** The activation a process does at startup; there is no reload (spec rule 3). */
+/** The activation a process does at startup; there is no reload (docs/semantic.md). */
 const STARTUP_GENERATION = 1;
 
 /**

@@ -24,7 +24,7 @@ function failed(activation: VdbActivation): boolean {
 
 /**
  * The activation of every VDB name+version, done once at startup and fixed for the life of the process
- * (spec rule 3). Consumers read packages from here; the admin API and health report from here.
+ * (docs/semantic.md). Consumers read packages from here; the admin API and health report from here.
  */
 export class SemanticRegistry {
   private readonly byKey = new Map<string, VdbActivation>();
@@ -69,7 +69,7 @@ export class SemanticRegistry {
   }
 
   /**
-   * The `semantic` section of the health report. Precedence (DESIGN.md §4): unavailable > degraded >
+   * The `semantic` section of the health report. Precedence (docs/semantic.md): unavailable > degraded >
    * available > catalogOnly > notConfigured; `initializing` is reported before the registry exists.
    */
   health(): SemanticHealth {

@@ -1,6 +1,6 @@
 import type { SemanticPackage } from '../plugin-api/semantic-package.js';
 
-/** The activation state of one VDB name+version (spec: "Semantic activation states"). */
+/** The activation state of one VDB name+version (docs/semantic.md). */
 export type SemanticState = 'catalogOnly' | 'invalid' | 'compileFailed' | 'active';
 
 /** What a failed activation does to startup: `isolate` keeps serving, `blockStartup` gates every route. */
@@ -14,7 +14,7 @@ export interface SourceLocation {
   column: number;
 }
 
-/** One finding of an activation, as the admin API shows it (DESIGN.md §4). */
+/** One finding of an activation, as the admin API shows it (docs/diagnostics.md). */
 export interface Diagnostic {
   /** Stable dotted code, e.g. `bind.column_not_found`; every code is listed in docs/diagnostics.md. */
   code: string;

@@ -2,7 +2,7 @@ import type { LogicalType } from '../plugin-api/catalog.js';
 import type { JsonValue, QueryResult } from '../plugin-api/sql-dialect.js';
 
 /**
- * The one mapping of database values to JSON, per logical type (DESIGN.md §3). Every adapter configures its
+ * The one mapping of database values to JSON, per logical type (docs/logical-types.md). Every adapter configures its
  * driver to hand values over without lossy parsing (temporal values and big numbers as text) and then
  * encodes them here, so the same logical value gives the same JSON on every backend:
  *

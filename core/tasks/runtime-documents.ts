@@ -1,6 +1,6 @@
 /**
- * Validation of the four runtime documents against their published JSON Schemas (docs/runtime/, DESIGN.md
- * §6). The schemas are the contract both sides check, so they are read from the files a runtime author
+ * Validation of the four runtime documents against their published JSON Schemas (docs/runtime/).
+ * The schemas are the contract both sides check, so they are read from the files a runtime author
  * reads rather than restated here.
  */
 import { readFileSync } from 'node:fs';

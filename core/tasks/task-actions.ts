@@ -11,7 +11,7 @@ import type { Observation, PendingAction } from '../plugin-api/task-documents.js
 const ACTION_TIMEOUT_MS = 30_000;
 
 /**
- * Runs one action the runtime proposed, as the caller (spec Authentication 5): re-authorized as a single
+ * Runs one action the runtime proposed, as the caller (docs/tasks.md): re-authorized as a single
  * read-only statement within the caller's grants, then run with a row limit and a timeout. A denial runs
  * nothing; neither a denial nor a failure ends the task: the runtime reads them as observations.
  */

@@ -18,7 +18,7 @@ export interface TaskContextSource {
 }
 
 /**
- * The `authorizedContext` of a task (spec Authentication 4, DESIGN.md §6): the catalog the caller may
+ * The `authorizedContext` of a task (docs/tasks.md): the catalog the caller may
  * select, and the semantic package cut to what that catalog covers. No credential, no identity.
  */
 export function taskContext({ vdb, sqlFamily, semanticPackage }: TaskContextSource, grants: CallerGrants): AuthorizedContext {

@@ -43,7 +43,7 @@ const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const IDLE_PAUSES_MS = [50, 100, 200, 400, 800, 1000];
 
 /**
- * Runs one synchronous task (spec "Task API", DESIGN.md §6): selects the VDB, derives the caller's
+ * Runs one synchronous task (docs/tasks.md): selects the VDB, derives the caller's
  * authorized context, starts the runtime task, then runs each round of pending actions as the caller and
  * advances the task with the observations, until a terminal snapshot, a budget or the deadline. The task
  * goes on when the client disconnects: nothing here listens to the HTTP request.

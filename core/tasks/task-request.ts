@@ -1,7 +1,7 @@
 import { InputError } from '../plugin-api/errors.js';
 import type { JsonValue } from '../plugin-api/sql-dialect.js';
 
-/** The trusted part of a task request body (spec "Task request"); caller or role fields are ignored. */
+/** The trusted part of a task request body (docs/tasks.md); caller or role fields are ignored. */
 export interface TaskRequest {
   goal: string;
   externalContextId: string | null;

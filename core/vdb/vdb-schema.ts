@@ -1,4 +1,4 @@
-/** JSON Schema of a VDB file (`descriptors/vdbs/*.yaml`), DESIGN.md §3. */
+/** JSON Schema of a VDB file (`descriptors/vdbs/*.yaml`); every key is described in docs/vdb-file.md. */
 const identifier = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_$-]*$' } as const;
 const sha256 = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
 

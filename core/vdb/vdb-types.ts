@@ -15,7 +15,7 @@ export interface DataRole {
   grants: DataGrant[];
 }
 
-/** How a VDB refers to its semantic model (DESIGN.md §4); checked by semantic activation. */
+/** How a VDB refers to its semantic model (docs/vdb-file.md); checked by semantic activation. */
 export interface SemanticReference {
   enabled: boolean;
   activationFailurePolicy?: 'isolate' | 'blockStartup';

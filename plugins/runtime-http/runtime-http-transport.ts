@@ -31,7 +31,7 @@ function isTransientStatus(status: number): boolean {
 }
 
 /**
- * The `http` runtime transport (DESIGN.md §6): the four runtime operations over HTTP with ky, made
+ * The `http` runtime transport (docs/runtime/README.md): the four runtime operations over HTTP with ky, made
  * resilient with cockatiel (see runtime-resilience.ts). Every operation is idempotent (start by taskId,
  * advance by sequence), so each is retried. The service's own bearer token is sent, never a caller's.
  */

@@ -1,5 +1,5 @@
 /**
- * Plans the `answer` capability without a model, from the authorized context only (DESIGN.md §6): a goal
+ * Plans the `answer` capability without a model, from the authorized context only (docs/tasks.md): a goal
  * that is itself a SELECT (or WITH) runs as written; any other goal is matched against the semantic
  * package's metrics and fields and compiled to one grouped query.
  */

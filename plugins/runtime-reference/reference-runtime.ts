@@ -1,5 +1,5 @@
 /**
- * The reference agent runtime (DESIGN.md §6): the four runtime operations on an in-memory task table. It
+ * The reference agent runtime (docs/runtime/README.md): the four runtime operations on an in-memory task table. It
  * plans without a model (see answer-planner.ts), asks the service to run one query, and answers from the
  * observation. Operations are synchronous and return the stored snapshots: callers that hand them on
  * copy them (in-process-transport.ts) or serialize them (standalone.ts).

@@ -15,7 +15,7 @@ import { isTrustedText, trustedText } from './trusted-text.js';
 const WITHDRAWN_FILTERS = ['escape', 'e', 'nl2br', 'spaceless'];
 const WITHDRAWN_FUNCTIONS = ['include', 'source', 'template_from_string', 'dump', 'constant'];
 
-/** The spec's built-in functions, plus the `identifier` and `raw` filters. */
+/** The built-in functions of docs/endpoints.md, plus the `identifier` and `raw` filters. */
 export function installBuiltins(environment: TwingSynchronousEnvironment, active: ActiveRender): void {
   for (const name of WITHDRAWN_FILTERS) environment.filters.delete(name);
   for (const name of WITHDRAWN_FUNCTIONS) environment.functions.delete(name);
@@ -29,8 +29,8 @@ export function installBuiltins(environment: TwingSynchronousEnvironment, active
 
 /**
  * `{{ sep | filterValWhenVarFalse('notFirst', true) }}`: null while the context variable is false (or null,
- * or absent), else the filtered value. With `flip`, a false variable is set to true after the call. The
- * spec says "flipped on each call"; read as a toggle it would drop every other separator of a loop, so the
+ * or absent), else the filtered value. With `flip`, a false variable is set to true after the call. It is
+ * not a toggle ("flipped on each call"): a toggle would drop every other separator of a loop, so the
  * flip goes one way: the separator is omitted before the first item only. Reset the variable before a
  * second loop.
  */

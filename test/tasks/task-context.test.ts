@@ -5,7 +5,7 @@ import { taskContext } from '../../core/tasks/task-context.js';
 import { coreTokens } from '../../core/service-tokens.js';
 import { ANALYST_TOKEN, startTestService, type TestService } from '../support/test-service.js';
 
-/** The Task API's authorized context comes from the same grants as every SQL path (DESIGN.md §3, §6). */
+/** The Task API's authorized context comes from the same grants as every SQL path (docs/authorization.md). */
 const context = suite<{ service: TestService }>('the authorized context of a task, derived from the data roles');
 context.before(async (state) => {
   state.service = await startTestService();

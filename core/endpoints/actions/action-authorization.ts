@@ -11,7 +11,7 @@ interface Access {
 }
 
 /**
- * Checks every statement of an action against the caller's grants before anything runs (DESIGN.md §3, §7):
+ * Checks every statement of an action against the caller's grants before anything runs (docs/authorization.md):
  * assertions and waits read (select), operations and rollbacks write their entity and the columns they
  * assign, and the filters of a write read their columns, as PostgreSQL asks for an UPDATE's WHERE.
  * @throws ForbiddenError `forbidden` naming the first relation or column not granted.

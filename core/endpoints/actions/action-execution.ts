@@ -17,7 +17,7 @@ export interface OperationReport {
   affectedRows: number;
 }
 
-/** The 200 body of `POST /api/v1/actions/run/{name}` (DESIGN.md §5). */
+/** The 200 body of `POST /api/v1/actions/run/{name}` (docs/endpoints.md). */
 export interface ActionSuccess {
   action: string;
   status: 'completed';

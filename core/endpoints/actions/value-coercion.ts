@@ -8,7 +8,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export type Coerced = { ok: true; value: unknown } | { ok: false; expected: string };
 
 /**
- * A value assignment's value as the driver should receive it, by `dataType` (DESIGN.md §5). `json` binds
+ * A value assignment's value as the driver should receive it, by `dataType` (docs/endpoints.md). `json` binds
  * the whole value as JSON text; without a dataType only scalars are accepted. Null stays null.
  */
 export function coerceValue(value: unknown, dataType: DataType | undefined): Coerced {

@@ -5,7 +5,7 @@ import type { PlannedWait } from './action-plan.js';
 import { waitStatement, type ActionContext } from './action-statements.js';
 
 /**
- * Polls until the wait's read finds a row (spec: `waitUntilEffective`): first at once, then every
+ * Polls until the wait's read finds a row (`waitUntilEffective`, docs/endpoints.md): first at once, then every
  * `checkEverySeconds` while the next check still falls within `maxSeconds`. A read that hangs is cut off one
  * interval after `maxSeconds`. Resolves with the row (its `fields`).
  * @throws DeadlineError `wait_timeout` when no row appeared in time.

@@ -33,7 +33,7 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 }
 
 /**
- * The read-only semantic admin API (DESIGN.md §4), for callers with a role of `auth.adminRoles`:
+ * The read-only semantic admin API (docs/semantic.md), for callers with a role of `auth.adminRoles`:
  * `GET /api/v1/admin/semantic/vdbs` (summaries), `.../vdbs/{vdb}/versions/{version}` (detail with
  * diagnostics) and `.../package` (200 with the package and its digest as ETag, 409 with the detail when the
  * VDB has no package, 404 when the VDB is not active). Served on the admin listener when there is one.

@@ -8,7 +8,7 @@ import { callerOf } from '../request-context.js';
 import type { RouteModule } from '../route-module.js';
 
 /**
- * The declarative endpoints (DESIGN.md §5): `POST /api/v1/query/perform/{name}` and
+ * The declarative endpoints (docs/endpoints.md): `POST /api/v1/query/perform/{name}` and
  * `POST /api/v1/actions/run/{name}`, with a JSON or YAML body of request fields.
  */
 export const endpointRoutes: RouteModule = {

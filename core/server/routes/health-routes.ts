@@ -15,7 +15,7 @@ function semanticHealth(container: DependencyContainer): SemanticHealth {
 
 /**
  * `GET|HEAD /observe/health`: no authentication and no VDB names, only counts. 200 `UP`, or 503 `DOWN`
- * while initializing or when a semantic failure blocks startup (DESIGN.md §4).
+ * while initializing or when a semantic failure blocks startup (docs/semantic.md).
  */
 export const healthRoutes: RouteModule = {
   name: 'health',

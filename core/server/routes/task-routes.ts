@@ -12,7 +12,7 @@ import type { RouteModule } from '../route-module.js';
 const RETRYABLE = new Set(['runtime_unavailable', 'context_unavailable']);
 
 /**
- * The Task API (spec "Task API", DESIGN.md §6): one synchronous task per call, on the versioned route or on
+ * The Task API (docs/tasks.md): one synchronous task per call, on the versioned route or on
  * the versionless one. Every answer is JSON with `Cache-Control: no-store`, errors in the task error
  * envelope; authentication and the body are handled here so that their errors get the envelope too.
  */
