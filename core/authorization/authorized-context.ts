@@ -3,26 +3,11 @@
  * the caller may select, for the runtime to plan with. It identifies the VDB and catalog revision and never
  * holds a credential or the caller's identity. The semantic part is added by the semantic layer.
  */
-import type { CatalogForeignKey, CatalogFunction, LogicalType } from '../plugin-api/catalog.js';
-import type { VdbRelation, VirtualDatabase } from '../vdb/vdb-types.js';
-import { allows, type AccessLevel, type CallerGrants } from './grants.js';
-
-export interface AuthorizedColumn {
-  name: string;
-  logicalType: LogicalType;
-  nullable: boolean;
-}
-
-export interface AuthorizedRelation {
-  schema: string;
-  name: string;
-  kind: VdbRelation['kind'];
-  columns: AuthorizedColumn[];
-  /** The primary key, when the caller sees all of its columns; else empty. */
-  primaryKey: string[];
-  /** Foreign keys whose columns the caller sees at both ends. */
-  foreignKeys: CatalogForeignKey[];
-}
+import { PerGrantSet } from '../caching/per-grant-set.js';
+import type { CatalogFunction } from '../plugin-api/catalog.js';
+import type { AccessLevel, AuthorizedRelation } from '../plugin-api/task-documents.js';
+import type { VirtualDatabase } from '../vdb/vdb-types.js';
+import { allows, type CallerGrants } from './grants.js';
 
 export interface AuthorizedCatalogContext {
   vdb: { name: string; version: string };
@@ -33,14 +18,10 @@ export interface AuthorizedCatalogContext {
 }
 
 /** Derived once per VDB and grant set (both are fixed for the life of the process), frozen because shared. */
-const contexts = new WeakMap<VirtualDatabase, WeakMap<CallerGrants, AuthorizedCatalogContext>>();
+const contexts = new PerGrantSet<VirtualDatabase, CallerGrants, AuthorizedCatalogContext>();
 
 export function authorizedContext(vdb: VirtualDatabase, grants: CallerGrants): AuthorizedCatalogContext {
-  let byGrants = contexts.get(vdb);
-  if (!byGrants) contexts.set(vdb, (byGrants = new WeakMap()));
-  let context = byGrants.get(grants);
-  if (!context) byGrants.set(grants, (context = deepFreeze(deriveContext(vdb, grants))));
-  return context;
+  return contexts.get(vdb, grants, () => deepFreeze(deriveContext(vdb, grants)));
 }
 
 function deriveContext(vdb: VirtualDatabase, grants: CallerGrants): AuthorizedCatalogContext {

@@ -3,13 +3,8 @@
  * the SQL authorizer for text it parses, actions for the statements they build themselves.
  */
 import type { Principal } from '../plugin-api/auth-scheme.js';
+import type { AccessLevel } from '../plugin-api/task-documents.js';
 import type { DataAction, DataGrant, VirtualDatabase } from '../vdb/vdb-types.js';
-
-/**
- * `complete`: the VDB has no dataRoles, every authenticated caller may do everything;
- * `restricted`: the grants of the caller's matching roles; `unavailable`: no role matched, nothing is allowed.
- */
-export type AccessLevel = 'complete' | 'restricted' | 'unavailable';
 
 export interface CallerGrants {
   readonly access: AccessLevel;

@@ -3,9 +3,7 @@
  * JSON Schemas of the four runtime documents are in docs/runtime/ and are checked on both
  * sides: the service validates what a runtime answers, the reference runtime what the service sends.
  */
-import type { AuthorizedRelation } from '../authorization/authorized-context.js';
-import type { AccessLevel } from '../authorization/grants.js';
-import type { CatalogFunction } from './catalog.js';
+import type { CatalogForeignKey, CatalogFunction, CatalogRelation, LogicalType } from './catalog.js';
 import type { JsonValue, ResultColumn, SqlFamily } from './sql-dialect.js';
 import type { PackageDataset, PackageMetric, PackageRelationship } from './semantic-package.js';
 
@@ -19,6 +17,29 @@ export type ArtifactKind = (typeof ARTIFACT_KINDS)[number];
 
 export const STOP_REASONS = ['completed', 'input_required', 'cancelled', 'budget_exceeded', 'runtime_failed', 'deadline_exceeded'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
+
+/**
+ * `complete`: the VDB has no dataRoles, every authenticated caller may do everything;
+ * `restricted`: the grants of the caller's matching roles; `unavailable`: no role matched, nothing is allowed.
+ */
+export type AccessLevel = 'complete' | 'restricted' | 'unavailable';
+
+export interface AuthorizedColumn {
+  name: string;
+  logicalType: LogicalType;
+  nullable: boolean;
+}
+
+export interface AuthorizedRelation {
+  schema: string;
+  name: string;
+  kind: CatalogRelation['kind'];
+  columns: AuthorizedColumn[];
+  /** The primary key, when the caller sees all of its columns; else empty. */
+  primaryKey: string[];
+  /** Foreign keys whose columns the caller sees at both ends. */
+  foreignKeys: CatalogForeignKey[];
+}
 
 /** Budgets of a task: the service's defaults (`runtime.budgets`) overridden per capability. */
 export interface TaskBudgets {

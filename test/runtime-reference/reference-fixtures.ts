@@ -3,7 +3,7 @@
  * as the running service serves them), start and advance documents, and observations made by running a
  * pending query on the demo database, as the service would.
  */
-import type { AuthorizedRelation } from '../../core/authorization/authorized-context.js';
+import type { AuthorizedRelation } from '../../core/plugin-api/task-documents.js';
 import { DEFAULT_BUDGETS } from '../../core/config/config-loader.js';
 import type { SemanticPackage } from '../../core/plugin-api/semantic-package.js';
 import type { RuntimeTaskRef } from '../../core/plugin-api/runtime-transport.js';

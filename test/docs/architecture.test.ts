@@ -1,0 +1,97 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+
+/** The project root (tests run from dist/test/docs). */
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+
+function sourceFiles(folder: string): string[] {
+  const full = join(root, folder);
+  if (!existsSync(full)) return [];
+  return readdirSync(full).flatMap((name) => {
+    const path = join(folder, name);
+    if (statSync(join(root, path)).isDirectory()) return sourceFiles(path);
+    return name.endsWith('.ts') && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+const files = ['core', 'plugins', 'adapters'].flatMap(sourceFiles);
+const known = new Set(files);
+
+/** Every relative import or re-export of a file, type-only ones included, as project paths of .ts files. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(root, file), 'utf8');
+  const targets: string[] = [];
+  for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s+'(\.[^']+)'/g)) {
+    const target = relative(root, resolve(root, dirname(file), match[1] as string)).replace(/\.js$/, '.ts');
+    if (known.has(target)) targets.push(target);
+  }
+  return targets;
+}
+
+const graph = new Map(files.map((file) => [file, importsOf(file)]));
+
+/** One import cycle as a path of files, or undefined when the graph has none. */
+function findCycle(): string[] | undefined {
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (file: string): string[] | undefined => {
+    state.set(file, 'open');
+    path.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (state.get(next) === 'open') return [...path.slice(path.indexOf(next)), next];
+      if (!state.has(next)) {
+        const cycle = visit(next);
+        if (cycle) return cycle;
+      }
+    }
+    path.pop();
+    state.set(file, 'done');
+    return undefined;
+  };
+  for (const file of files) {
+    if (state.has(file)) continue;
+    const cycle = visit(file);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}
+
+const rules = suite('the import rules of docs/architecture.md');
+
+rules('the source has files to check', () => {
+  assert.ok(files.length > 100, `only ${files.length} source files found under ${root}`);
+  assert.ok((graph.get('core/service.ts') ?? []).length > 5);
+});
+
+rules('no import cycle, type imports included', () => {
+  const cycle = findCycle();
+  assert.is(cycle, undefined, `import cycle: ${(cycle ?? []).join(' -> ')}`);
+});
+
+rules('plugins and adapters reach the core only through core/plugin-api/index.ts', () => {
+  const around = files
+    .filter((file) => /^(plugins|adapters)\//.test(file))
+    .flatMap((file) => (graph.get(file) ?? []).filter((target) => target.startsWith('core/') && target !== 'core/plugin-api/index.ts').map((target) => `${file} -> ${target}`));
+  assert.equal(around, []);
+});
+
+rules('the plugin API contracts import nothing of the core outside core/plugin-api/', () => {
+  const outside = files
+    .filter((file) => file.startsWith('core/plugin-api/') && file !== 'core/plugin-api/index.ts')
+    .flatMap((file) => (graph.get(file) ?? []).filter((target) => !target.startsWith('core/plugin-api/')).map((target) => `${file} -> ${target}`));
+  assert.equal(outside, []);
+});
+
+rules('the core imports no plugin or adapter, and no core file but a plugin imports the facade', () => {
+  const wrong = files
+    .filter((file) => file.startsWith('core/'))
+    .flatMap((file) => (graph.get(file) ?? [])
+      .filter((target) => /^(plugins|adapters)\//.test(target) || target === 'core/plugin-api/index.ts')
+      .map((target) => `${file} -> ${target}`));
+  assert.equal(wrong, []);
+});
+
+rules.run();
