@@ -6,6 +6,7 @@
 import type { AuthorizedRelation } from '../authorization/authorized-context.js';
 import type { AccessLevel } from '../authorization/grants.js';
 import type { CatalogFunction } from './catalog.js';
+import type { ErrorCode } from './error-catalog.js';
 import type { JsonValue, ResultColumn, SqlFamily } from './sql-dialect.js';
 import type { PackageDataset, PackageMetric, PackageRelationship } from './semantic-package.js';
 
@@ -152,7 +153,7 @@ export interface TaskSnapshot extends SnapshotCommon {
 export interface TaskErrorEnvelope {
   format: 'service-task-error';
   formatVersion: 1;
-  code: string;
+  code: ErrorCode;
   message: string;
   retryable: boolean;
 }
