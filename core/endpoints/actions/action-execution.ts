@@ -3,7 +3,8 @@ import type { ErrorCode } from '../../plugin-api/error-catalog.js';
 import {
   ConflictError, InternalError, ServiceError, UnavailableError, type ErrorOptions,
 } from '../../plugin-api/errors.js';
-import { classifySqlFailure, sqlStateSuffix } from '../../sql/sql-failure.js';
+import { driverCodeSuffix } from '../../sql/driver-code.js';
+import { classifySqlFailure } from '../../sql/sql-failure.js';
 import { unavailableError } from '../../sql/guarded-datasource.js';
 import type { ActionPlan, PlannedAssertion, PlannedOperation, PlannedWrite } from './action-plan.js';
 import { existenceStatement, writeStatement, type ActionContext, type BuiltStatement } from './action-statements.js';
@@ -127,14 +128,14 @@ function statementFailure(error: unknown, what: string, datasource: string): Ser
     case 'constraint':
       return new ConflictError('operation_conflict', `${what} violates a constraint${constraintName(error)}`, { cause: error });
     case 'invalid_value':
-      return new ConflictError('operation_conflict', `${what}: a value does not fit its column${sqlStateSuffix(error)}`, { cause: error });
+      return new ConflictError('operation_conflict', `${what}: a value does not fit its column${driverCodeSuffix(error)}`, { cause: error });
     case 'other':
-      return new InternalError('operation_failed', `${what} failed${sqlStateSuffix(error)}`, { cause: error });
+      return new InternalError('operation_failed', `${what} failed${driverCodeSuffix(error)}`, { cause: error });
   }
 }
 
 function constraintName(error: unknown): string {
   const constraint = (error as { constraint?: unknown } | null)?.constraint;
-  return typeof constraint === 'string' ? ` (${constraint})` : sqlStateSuffix(error);
+  return typeof constraint === 'string' ? ` (${constraint})` : driverCodeSuffix(error);
 }
 
