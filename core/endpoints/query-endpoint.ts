@@ -3,7 +3,8 @@ import { effectiveGrants } from '../authorization/grants.js';
 import { authorizeSql } from '../authorization/sql-authorizer.js';
 import { InputError, InternalError } from '../plugin-api/errors.js';
 import { unavailableError } from '../sql/guarded-datasource.js';
-import { classifySqlFailure, sqlStateSuffix } from '../sql/sql-failure.js';
+import { driverCodeSuffix } from '../sql/driver-code.js';
+import { classifySqlFailure } from '../sql/sql-failure.js';
 import type { Datasource, JsonValue, ResultColumn } from '../plugin-api/sql-dialect.js';
 import { toSql } from './bound-text.js';
 import { QUERY_BODY_SCHEMA } from './definition-body-schema.js';
@@ -59,9 +60,9 @@ async function runQuery(name: string, datasource: Datasource, sql: string, bindi
       case 'unavailable':
         throw unavailableError(datasource.name, error);
       case 'invalid_value':
-        throw new InputError('invalid_body', `query ${name}: a request value does not fit the query${sqlStateSuffix(error)}`, { cause: error });
+        throw new InputError('invalid_body', `query ${name}: a request value does not fit the query${driverCodeSuffix(error)}`, { cause: error });
       default:
-        throw new InternalError('query_failed', `query ${name} failed${sqlStateSuffix(error)}`, { cause: error });
+        throw new InternalError('query_failed', `query ${name} failed${driverCodeSuffix(error)}`, { cause: error });
     }
   }
 }

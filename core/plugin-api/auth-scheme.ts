@@ -31,7 +31,10 @@ export interface AuthScheme {
   authenticate(headers: IncomingHttpHeaders): Promise<Principal>;
 }
 
-/** Why credentials were refused. The reason is a machine code; the HTTP edge keeps it as the error code. */
+/**
+ * Why credentials were refused: a 401 code of the error catalog, which the HTTP edge answers (the Task API
+ * answers `unauthenticated` instead).
+ */
 export type CredentialFailure =
   | 'credentials_missing'
   | 'credentials_malformed'

@@ -1,6 +1,8 @@
+import { ERROR_CATALOG, type CodeOfStatus, type ErrorCode, type ErrorStatus } from './error-catalog.js';
+
 /**
- * Domain errors. None of them knows about HTTP: the server's error handler maps each class to a status
- * (see core/server/http-errors.ts). Every error carries a stable machine `code`, listed in the docs of its route.
+ * Domain errors. None of them knows about HTTP: the edge (core/server/http-errors.ts) answers each with the
+ * status its code has in the error catalog. Every error carries a stable machine `code` from that catalog.
  */
 export interface ErrorOptions {
   /** Extra machine-readable facts for the caller, e.g. `{ missing: ['customerId'] }`. */
@@ -12,8 +14,8 @@ export interface ErrorOptions {
 export abstract class ServiceError extends Error {
   readonly details: Record<string, unknown> | undefined;
   constructor(
-    readonly code: string,
-    message: string,
+    readonly code: ErrorCode,
+    message: string = ERROR_CATALOG[code].message,
     options: ErrorOptions = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -22,28 +24,38 @@ export abstract class ServiceError extends Error {
   }
 }
 
+/** The errors of one status: the constructor takes only the catalog's codes of that status. */
+function category<S extends ErrorStatus>() {
+  return class extends ServiceError {
+    declare readonly code: CodeOfStatus<S>;
+    constructor(code: CodeOfStatus<S>, message?: string, options?: ErrorOptions) {
+      super(code, message, options);
+    }
+  };
+}
+
 /** The request is malformed or names something invalid (400). */
-export class InputError extends ServiceError {}
+export class InputError extends category<400>() {}
 /** No effective authenticated caller (401). */
-export class AuthenticationError extends ServiceError {}
+export class AuthenticationError extends category<401>() {}
 /** The caller is known but not allowed (403). */
-export class ForbiddenError extends ServiceError {}
+export class ForbiddenError extends category<403>() {}
 /** The named thing does not exist (404). */
-export class NotFoundError extends ServiceError {}
+export class NotFoundError extends category<404>() {}
 /** The request conflicts with the current state (409). */
-export class ConflictError extends ServiceError {}
+export class ConflictError extends category<409>() {}
 /** The request body exceeds a configured limit (413). */
-export class PayloadTooLargeError extends ServiceError {}
+export class PayloadTooLargeError extends category<413>() {}
 /** The request body has a media type the route does not read (415). */
-export class UnsupportedMediaTypeError extends ServiceError {}
+export class UnsupportedMediaTypeError extends category<415>() {}
 /** A dependency (datasource, runtime) is down or the service is not ready (503). */
-export class UnavailableError extends ServiceError {}
+export class UnavailableError extends category<503>() {}
 /** A dependency answered wrongly (502). */
-export class UpstreamError extends ServiceError {}
+export class UpstreamError extends category<502>() {}
 /** A dependency did not answer in time (504). */
-export class DeadlineError extends ServiceError {}
+export class DeadlineError extends category<504>() {}
 /** Anything else that failed on our side (500). */
-export class InternalError extends ServiceError {}
+export class InternalError extends category<500>() {}
 
 /**
  * A startup problem: bad config, bad plugin, bad descriptor. Printed as one line

@@ -1,10 +1,12 @@
 /**
  * The plugin API: everything a plugin or a dialect adapter may import from the core, and nothing else.
  * Contracts of each plugin kind with their declaration helpers, the tokens a registration may resolve, the
- * domain errors, and the helpers plugins share (knex-backed datasources, catalog reading and JSON encoding
- * for dialects; placeholder and YAML handling for template engines; document checks for runtimes).
+ * domain errors and the catalog of their codes, and the helpers plugins share (knex-backed datasources,
+ * catalog reading and JSON encoding for dialects; placeholder and YAML handling for template engines;
+ * document checks for runtimes).
  * Anything not exported here is internal and may change without notice.
  */
+export * from './error-catalog.js';
 export * from './errors.js';
 export * from './plugin-manifest.js';
 export * from './tokens.js';

@@ -4,6 +4,7 @@
  * sides: the service validates what a runtime answers, the reference runtime what the service sends.
  */
 import type { CatalogForeignKey, CatalogFunction, CatalogRelation, LogicalType } from './catalog.js';
+import type { ErrorCode } from './error-catalog.js';
 import type { JsonValue, ResultColumn, SqlFamily } from './sql-dialect.js';
 import type { PackageDataset, PackageMetric, PackageRelationship } from './semantic-package.js';
 
@@ -173,7 +174,7 @@ export interface TaskSnapshot extends SnapshotCommon {
 export interface TaskErrorEnvelope {
   format: 'service-task-error';
   formatVersion: 1;
-  code: string;
+  code: ErrorCode;
   message: string;
   retryable: boolean;
 }

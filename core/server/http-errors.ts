@@ -1,58 +1,74 @@
-import {
-  AuthenticationError, ConflictError, DeadlineError, ForbiddenError, InputError, NotFoundError,
-  PayloadTooLargeError, ServiceError, UnavailableError, UnsupportedMediaTypeError, UpstreamError,
-} from '../plugin-api/errors.js';
+import { ERROR_CATALOG, type ErrorCode, type ErrorEnvelope } from '../plugin-api/error-catalog.js';
+import { ServiceError } from '../plugin-api/errors.js';
+import type { TaskErrorEnvelope } from '../plugin-api/task-documents.js';
+import { CredentialRefusal } from './authentication.js';
 
-/** The JSON body of every error response of the service's own routes. */
+/** The standard error body: `{code, message, details}`. */
 export interface ErrorBody {
-  code: string;
+  code: ErrorCode;
   message: string;
   details: Record<string, unknown>;
 }
 
 export interface HttpFailure {
   status: number;
-  body: ErrorBody;
+  /** In the envelope the route declared: the task envelope on the Task API, the standard one elsewhere. */
+  body: ErrorBody | TaskErrorEnvelope;
+  /** What the answer must also carry, e.g. the `WWW-Authenticate` challenge of a refused credential. */
+  headers: Record<string, string>;
   /** Whether the failure is ours (5xx): those are logged with their cause, the rest are not. */
   serverSide: boolean;
 }
 
-const STATUS_BY_CLASS: [new (...args: never[]) => ServiceError, number][] = [
-  [InputError, 400],
-  [AuthenticationError, 401],
-  [ForbiddenError, 403],
-  [NotFoundError, 404],
-  [ConflictError, 409],
-  [PayloadTooLargeError, 413],
-  [UnsupportedMediaTypeError, 415],
-  [UpstreamError, 502],
-  [UnavailableError, 503],
-  [DeadlineError, 504],
+interface Failure {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  details: Record<string, unknown>;
+}
+
+/** The codes of restify's own refusals (no route, wrong method, ...), found by their status. */
+const RESTIFY_CODES: readonly ErrorCode[] = [
+  'invalid_request', 'not_found', 'method_not_allowed', 'not_acceptable', 'request_timeout', 'body_too_large', 'unsupported_media_type',
 ];
+/** restify's words for these repeat the request line: the catalog's message says enough. */
+const CATALOG_WORDS: ReadonlySet<ErrorCode> = new Set(['not_found', 'method_not_allowed']);
 
-/** restify's own errors (no route, wrong method, body over the limit) mapped to the service's codes. */
-const CODE_BY_STATUS: Record<number, string> = {
-  400: 'invalid_request', 404: 'not_found', 405: 'method_not_allowed', 406: 'not_acceptable',
-  413: 'body_too_large', 415: 'unsupported_media_type', 408: 'request_timeout',
-};
+/**
+ * The one mapping of anything thrown to an HTTP answer, for every route: the status of its code in the
+ * catalog, the body in the envelope the route answers in, no stack trace or internals.
+ */
+export function toHttpFailure(error: unknown, envelope: ErrorEnvelope): HttpFailure {
+  const own = failureOf(error);
+  const { status, code, message, details } = envelope === 'task' ? inTaskEnvelope(own) : own;
+  const body: ErrorBody | TaskErrorEnvelope = envelope === 'task'
+    ? { format: 'service-task-error', formatVersion: 1, code, message, retryable: ERROR_CATALOG[code].retryable }
+    : { code, message, details };
+  const headers: Record<string, string> = error instanceof CredentialRefusal ? { 'WWW-Authenticate': error.challengeFor(code) } : {};
+  return { status, body, headers, serverSide: status >= 500 };
+}
 
-/** Maps anything thrown to a status and a body without stack traces or internals. */
-export function toHttpFailure(error: unknown): HttpFailure {
+function failureOf(error: unknown): Failure {
   if (error instanceof ServiceError) {
-    const status = STATUS_BY_CLASS.find(([type]) => error instanceof type)?.[1] ?? 500;
-    return { status, body: { code: error.code, message: error.message, details: error.details ?? {} }, serverSide: status >= 500 };
+    return { status: ERROR_CATALOG[error.code].status, code: error.code, message: error.message, details: error.details ?? {} };
   }
   const status = (error as { statusCode?: unknown } | null)?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    const code = CODE_BY_STATUS[status] ?? 'invalid_request';
-    return { status, body: { code, message: publicMessage(error, status), details: {} }, serverSide: false };
+    const code = RESTIFY_CODES.find((candidate) => ERROR_CATALOG[candidate].status === status) ?? 'invalid_request';
+    const message = CATALOG_WORDS.has(code) ? ERROR_CATALOG[code].message : firstLine(error);
+    return { status, code, message, details: {} };
   }
-  return { status: 500, body: { code: 'internal_error', message: 'internal error', details: {} }, serverSide: true };
+  return { status: 500, code: 'internal_error', message: ERROR_CATALOG.internal_error.message, details: {} };
 }
 
-function publicMessage(error: unknown, status: number): string {
-  if (status === 404) return 'no such route';
-  if (status === 405) return 'method not allowed on this route';
-  const message = error instanceof Error ? error.message : '';
-  return message.split('\n')[0] ?? '';
+/** The Task API's own spelling of a failure of the shared request handling, when the catalog gives one. */
+function inTaskEnvelope(failure: Failure): Failure {
+  const spelling = ERROR_CATALOG[failure.code].inTaskEnvelope;
+  if (!spelling) return failure;
+  const { status, message } = ERROR_CATALOG[spelling.code];
+  return { status, code: spelling.code, message: spelling.keepMessage ? failure.message : message, details: failure.details };
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : '').split('\n')[0] ?? '';
 }

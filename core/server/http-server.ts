@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
 import type { ServerConfig } from '../config/config-types.js';
 import { toHttpFailure } from './http-errors.js';
+import { envelopeOf } from './request-context.js';
 import type { RouteModule } from './route-module.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -22,9 +23,10 @@ function createRestifyServer(name: string, config: ServerConfig, logger: Logger)
     next();
   });
   server.on('restifyError', (req: Request, res: Response, error: unknown, callback: () => void) => {
-    const failure = toHttpFailure(error);
+    const failure = toHttpFailure(error, envelopeOf(req));
     if (failure.serverSide) logger.error({ reqId: req.id(), err: error }, 'request failed');
     if (!res.headersSent) {
+      for (const [name, value] of Object.entries(failure.headers)) res.header(name, value);
       res.status(failure.status);
       res.json(failure.body);
     }

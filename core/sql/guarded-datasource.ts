@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Catalog } from '../plugin-api/catalog.js';
 import { UnavailableError } from '../plugin-api/errors.js';
 import type { Datasource, QueryOptions, QueryResult, SqlDialect, SqlExecutor } from '../plugin-api/sql-dialect.js';
+import { driverCodeSuffix } from './driver-code.js';
 
 export interface GuardOptions {
   /** Serialize every call; default: the dialect's `singleConnection` flag. */
@@ -140,15 +141,9 @@ export function isConnectionFailure(error: unknown): boolean {
  */
 export function unavailableError(datasource: string, error: unknown): UnavailableError {
   if (error instanceof UnavailableError) return error;
-  const reason = connectionFailureReason(error) ?? `could not connect${codeSuffix(error)}`;
+  const reason = connectionFailureReason(error) ?? `could not connect${driverCodeSuffix(error)}`;
   return new UnavailableError('datasource_unavailable', `datasource "${datasource}" is unavailable: ${reason}`, {
     details: { datasource },
     cause: error,
   });
-}
-
-/** ` (3D000)` for an error with a short machine code (a SQLSTATE, an errno name); empty otherwise. */
-function codeSuffix(error: unknown): string {
-  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
-  return typeof code === 'string' && /^[A-Za-z0-9_-]{1,40}$/.test(code) ? ` (${code})` : '';
 }

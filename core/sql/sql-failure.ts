@@ -41,9 +41,3 @@ export function classifySqlFailure(error: unknown): SqlFailureKind {
   }
   return 'other';
 }
-
-/** ` (23505)` for a driver error with a short machine code (SQLSTATE, errno name); empty otherwise. */
-export function sqlStateSuffix(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code) ? ` (${code})` : '';
-}

@@ -3,7 +3,7 @@ import { isDenial } from '../authorization/denial.js';
 import { effectiveGrants } from '../authorization/grants.js';
 import { authorizeSql } from '../authorization/sql-authorizer.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
-import { sqlStateSuffix } from '../sql/sql-failure.js';
+import { driverCodeSuffix } from '../sql/driver-code.js';
 import { raceDeadline } from './deadline.js';
 import type { Observation, PendingAction } from '../plugin-api/task-documents.js';
 
@@ -26,7 +26,7 @@ export async function runPendingAction(action: PendingAction, bound: VdbHandle, 
       () => new QueryTimeout(`the query ran longer than ${ACTION_TIMEOUT_MS / 1000} s`));
     return { actionId: action.actionId, status: 'ok', ...result, error: null };
   } catch (error) {
-    const message = error instanceof QueryTimeout ? error.message : `the query failed${sqlStateSuffix(error)}`;
+    const message = error instanceof QueryTimeout ? error.message : `the query failed${driverCodeSuffix(error)}`;
     return failedObservation(action, 'failed', error instanceof QueryTimeout ? 'query_timeout' : 'query_failed', message);
   }
 }

@@ -7,7 +7,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { configFileFrom, loadConfig, AuthenticationError, ConflictError, InputError, messageOf, NotFoundError, PayloadTooLargeError, ServiceError, type RuntimeTaskRef, type RuntimeSnapshot, type TaskErrorEnvelope } from '../../core/plugin-api/index.js';
+import { configFileFrom, loadConfig, AuthenticationError, ERROR_CATALOG, InputError, messageOf, NotFoundError, PayloadTooLargeError, ServiceError, type RuntimeTaskRef, type RuntimeSnapshot, type TaskErrorEnvelope } from '../../core/plugin-api/index.js';
 import { asAdvanceDocument, asStartDocument } from './document-shape.js';
 import { ReferenceRuntime } from './reference-runtime.js';
 
@@ -82,15 +82,6 @@ function readJson(request: IncomingMessage): Promise<unknown> {
   });
 }
 
-function statusOf(error: ServiceError): number {
-  if (error instanceof InputError) return 400;
-  if (error instanceof AuthenticationError) return 401;
-  if (error instanceof NotFoundError) return 404;
-  if (error instanceof ConflictError) return 409;
-  if (error instanceof PayloadTooLargeError) return 413;
-  return 500;
-}
-
 function send(response: ServerResponse, status: number, body: RuntimeSnapshot | TaskErrorEnvelope): void {
   const text = JSON.stringify(body);
   const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) };
@@ -99,14 +90,16 @@ function send(response: ServerResponse, status: number, body: RuntimeSnapshot | 
   response.end(text);
 }
 
+/** A refusal of the request answers with its code's status from the catalog; anything else is a 500 of the runtime. */
 function sendError(response: ServerResponse, error: unknown, request: IncomingMessage): void {
-  const status = error instanceof ServiceError ? statusOf(error) : 500;
-  if (status < 500 && error instanceof ServiceError) {
-    send(response, status, { format: 'service-task-error', formatVersion: 1, code: error.code, message: error.message, retryable: false });
+  const status = error instanceof ServiceError ? ERROR_CATALOG[error.code].status : 500;
+  if (error instanceof ServiceError && status < 500) {
+    send(response, status, { format: 'service-task-error', formatVersion: 1, code: error.code, message: error.message, retryable: ERROR_CATALOG[error.code].retryable });
     return;
   }
   // Only our own failures are worth a log line, and their cause stays in it rather than in the answer.
   console.error(`reference runtime: ${request.method} ${request.url}: ${error instanceof Error ? error.stack : messageOf(error)}`);
+  // retryable, unlike the service's internal_error: a runtime's 5xx is retried by the service anyway
   send(response, 500, { format: 'service-task-error', formatVersion: 1, code: 'internal_error', message: 'the reference runtime failed', retryable: true });
 }
 

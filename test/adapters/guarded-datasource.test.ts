@@ -70,7 +70,7 @@ test('a single-connection dialect gets its calls one at a time; a pooled one run
 test('a failed call does not block the next on a single connection', async () => {
   const inner = new FakeDatasource(dialect(true));
   const guarded = guardDatasource(inner);
-  inner.failWith = new InputError('bad_sql', 'syntax error');
+  inner.failWith = new InputError('invalid_body', 'syntax error');
   const [first, second] = await Promise.all([guarded.query('fail', []).catch((e: unknown) => e), guarded.query('select 1', [])]);
   assert.instance(first, InputError);
   assert.equal(second, EMPTY);

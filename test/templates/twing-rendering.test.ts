@@ -173,7 +173,7 @@ functions('| identifier checks the name and splices it quoted; an unknown name f
 });
 
 functions('an error of the service thrown by the identifier check passes through unchanged', () => {
-  const refusal = new InputError('invalid_identifier', 'no such relation');
+  const refusal = new InputError('unknown_identifier', 'no such relation');
   const context = { ...renderContext(), identifier: () => { throw refusal; } };
   assert.throws(() => compile('query: select * from {{ t | identifier }}').render({ t: 'x' }, context), (error: unknown) => error === refusal);
 });

@@ -1,8 +1,10 @@
 import type { Logger } from 'pino';
+import type { ErrorCode } from '../../plugin-api/error-catalog.js';
 import {
-  ConflictError, DeadlineError, InputError, InternalError, ServiceError, UnavailableError,
+  ConflictError, InternalError, ServiceError, UnavailableError, type ErrorOptions,
 } from '../../plugin-api/errors.js';
-import { classifySqlFailure, sqlStateSuffix } from '../../sql/sql-failure.js';
+import { driverCodeSuffix } from '../../sql/driver-code.js';
+import { classifySqlFailure } from '../../sql/sql-failure.js';
 import { unavailableError } from '../../sql/guarded-datasource.js';
 import type { ActionPlan, PlannedAssertion, PlannedOperation, PlannedWrite } from './action-plan.js';
 import { existenceStatement, writeStatement, type ActionContext, type BuiltStatement } from './action-statements.js';
@@ -112,12 +114,9 @@ function failureOf(action: string, operation: PlannedOperation, error: unknown, 
     operations: reports.map((report, index) => ({ ...report, compensation: compensations[index] ?? 'none' })),
   };
   const cause = statementFailure(error, `operation ${operation.name}`, operation.target.datasource.name);
-  const options = { details: { ...(cause.details ?? {}), ...details }, cause: error };
-  if (cause instanceof InputError) return new InputError(cause.code, cause.message, options);
-  if (cause instanceof ConflictError) return new ConflictError(cause.code, cause.message, options);
-  if (cause instanceof DeadlineError) return new DeadlineError(cause.code, cause.message, options);
-  if (cause instanceof UnavailableError) return new UnavailableError(cause.code, cause.message, options);
-  return new InternalError(cause.code, cause.message, options);
+  // the cause's class, code and message: only the action's report is added
+  const SameKind = cause.constructor as new (code: ErrorCode, message: string, options: ErrorOptions) => ServiceError;
+  return new SameKind(cause.code, cause.message, { details: { ...(cause.details ?? {}), ...details }, cause: error });
 }
 
 /** A driver error as the service's: constraint 409 `operation_conflict`, unreachable 503, other 500 `operation_failed`. */
@@ -129,14 +128,14 @@ function statementFailure(error: unknown, what: string, datasource: string): Ser
     case 'constraint':
       return new ConflictError('operation_conflict', `${what} violates a constraint${constraintName(error)}`, { cause: error });
     case 'invalid_value':
-      return new ConflictError('operation_conflict', `${what}: a value does not fit its column${sqlStateSuffix(error)}`, { cause: error });
+      return new ConflictError('operation_conflict', `${what}: a value does not fit its column${driverCodeSuffix(error)}`, { cause: error });
     case 'other':
-      return new InternalError('operation_failed', `${what} failed${sqlStateSuffix(error)}`, { cause: error });
+      return new InternalError('operation_failed', `${what} failed${driverCodeSuffix(error)}`, { cause: error });
   }
 }
 
 function constraintName(error: unknown): string {
   const constraint = (error as { constraint?: unknown } | null)?.constraint;
-  return typeof constraint === 'string' ? ` (${constraint})` : sqlStateSuffix(error);
+  return typeof constraint === 'string' ? ` (${constraint})` : driverCodeSuffix(error);
 }
 
