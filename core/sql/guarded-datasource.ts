@@ -4,7 +4,7 @@ import { UnavailableError } from '../plugin-api/errors.js';
 import type { Datasource, QueryOptions, QueryResult, SqlDialect, SqlExecutor } from '../plugin-api/sql-dialect.js';
 
 export interface GuardOptions {
-  /** Serialize every call; default: the dialect's `singleConnection` flag. */
+  /** Serialize every call; default: the dialect's `capabilities.singleConnection`. */
   singleConnection?: boolean;
 }
 
@@ -16,7 +16,7 @@ export interface GuardOptions {
  */
 export function guardDatasource(datasource: Datasource, options: GuardOptions = {}): Datasource {
   if (datasource instanceof GuardedDatasource) return datasource;
-  return new GuardedDatasource(datasource, options.singleConnection ?? datasource.dialect.singleConnection ?? false);
+  return new GuardedDatasource(datasource, options.singleConnection ?? datasource.dialect.capabilities.singleConnection);
 }
 
 /** Runs one call at a time, in order; a failed call does not block the next. */
