@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { PostgresDialect } from '../dist/adapters/postgres/postgres-dialect.js';
 import { activateVdb } from '../dist/core/semantic/vdb-activation.js';
 import { bundleProvider } from '../dist/plugins/semantic-bundle/bundle-provider.js';
 
@@ -77,7 +78,7 @@ function writeBundle(syntax) {
   return { dir, file, bytes, manifestSha: sha(manifest) };
 }
 
-const dialect = { family: 'postgres', quoteIdentifier: (name) => `"${name.replaceAll('"', '""')}"` };
+const dialect = new PostgresDialect('postgres');
 const provider = bundleProvider('bundle');
 
 async function activate(bundle, vdbCatalog) {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { pgliteDialect } from '../dist/adapters/pglite/pglite-dialect.js';
+import { PgliteDialect } from '../dist/adapters/pglite/pglite-dialect.js';
 import { guardDatasource } from '../dist/core/sql/guarded-datasource.js';
 import { prepareService } from '../dist/core/service.js';
 import { coreTokens } from '../dist/core/service-tokens.js';
@@ -29,7 +29,7 @@ writeFileSync(configFile, stringify({
   logging: { level: 'warn' },
 }));
 
-const pglite = guardDatasource(await pgliteDialect('pglite').open({
+const pglite = guardDatasource(await new PgliteDialect('pglite').open({
   name: 'retail_db', adapter: 'pglite', connection: {}, pool: {}, init: [join(root, 'descriptors/seed/retail.sql')], baseDir: dir,
 }));
 let databaseMs = 0;

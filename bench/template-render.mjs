@@ -1,5 +1,6 @@
 // Render cost of one endpoint definition: compile once, then render + toSql per request, as the query
 // endpoint does. Runs on the compiled output: `npm run build && node bench/template-render.mjs [N]`.
+import { PostgresDialect } from '../dist/adapters/postgres/postgres-dialect.js';
 import { toSql } from '../dist/core/endpoints/bound-text.js';
 import { createTwingTemplateEngine } from '../dist/plugins/template-twing/twing-template-engine.js';
 
@@ -12,6 +13,7 @@ neededFields: [customerId, tables]
 query: >-
   {% for t in tables %}{{ ' UNION ALL ' | filterValWhenVarFalse('notFirst', true) }}select id, total from {{ t | identifier }} where customer_id = {{ customerId }} and status = {{ status }}{% endfor %}
 `;
+const dialect = new PostgresDialect('postgres');
 const definition = createTwingTemplateEngine('twing').compile({ name: 'orders', file: 'bench/orders.yaml', source }, []);
 const context = {
   _context: { vdb: 'retail', requestId: 'bench', caller: { subject: 'bench' }, now: new Date() },
@@ -20,7 +22,7 @@ const context = {
 
 const renderOnce = (i) => {
   const rendered = definition.render({ customerId: i, status: 'open', tables: ['orders', 'archived_orders'] }, context);
-  return toSql(rendered.document.query, rendered.values, { family: 'postgres', origin: rendered.origin });
+  return toSql(rendered.document.query, rendered.values, { dialect, origin: rendered.origin });
 };
 
 for (let i = 0; i < 2_000; i++) renderOnce(i); // warm up the JIT and the parse caches

@@ -1,4 +1,4 @@
 import { defineSqlDialect } from '../../core/plugin-api/index.js';
-import { mssqlDialect } from './mssql-dialect.js';
+import { MssqlDialect } from './mssql-dialect.js';
 
-export default defineSqlDialect((id) => mssqlDialect(id));
+export default defineSqlDialect((id) => new MssqlDialect(id));

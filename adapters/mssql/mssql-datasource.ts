@@ -18,8 +18,3 @@ export class MssqlDatasource extends KnexDatasource {
     return readCatalog(schemas, mssqlIntrospectionQueries(schemas), read, (type) => this.dialect.logicalType(type));
   }
 }
-
-/** `[order]`, with embedded closing brackets doubled. */
-export function quoteMssqlIdentifier(name: string): string {
-  return `[${name.replaceAll(']', ']]')}]`;
-}

@@ -1,5 +1,9 @@
-import { DEFAULT_ACQUIRE_TIMEOUT_MS, createKnex, knexPool, type DatasourceSettings, type SqlDialect } from '../../core/plugin-api/index.js';
-import { MssqlDatasource, quoteMssqlIdentifier } from './mssql-datasource.js';
+import {
+  DEFAULT_ACQUIRE_TIMEOUT_MS, DialectBase, createKnex, knexPool, nodeSqlParserGrammar,
+  type Datasource, type DatasourceSettings, type FunctionPolicy, type LogicalType, type PlaceholderStyle,
+  type SqlGrammar, type SqlLexicon,
+} from '../../core/plugin-api/index.js';
+import { MssqlDatasource } from './mssql-datasource.js';
 import { mssqlLogicalType } from './mssql-types.js';
 
 /** The datasource `connection` of an mssql datasource (plugin.json holds its JSON Schema). */
@@ -17,39 +21,80 @@ export interface MssqlConnection {
   trustServerCertificate?: boolean;
 }
 
-export function mssqlDialect(id: string): SqlDialect {
-  const dialect: SqlDialect = {
-    id,
-    family: 'mssql',
-    async open(settings: DatasourceSettings) {
-      // Validated against plugin.json's configSchema by the core.
-      const connection = settings.connection as unknown as MssqlConnection;
-      const timeout = settings.pool.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS;
-      const client = createKnex({
-        client: 'mssql',
-        connection: {
-          server: connection.host,
-          ...(connection.port === undefined ? {} : { port: connection.port }),
-          user: connection.user,
-          password: connection.password,
-          database: connection.database,
-          connectionTimeout: timeout,
-          options: {
-            encrypt: connection.encrypt ?? true,
-            trustServerCertificate: connection.trustServerCertificate ?? false,
-            ...(connection.instanceName === undefined ? {} : { instanceName: connection.instanceName }),
-            // Dates carry their wall-clock time in the UTC fields (core/sql/value-encoding.ts).
-            useUTC: true,
-            appName: 'vdb-service',
-          },
-        } as Record<string, unknown>,
-        pool: knexPool(settings.pool),
-        acquireConnectionTimeout: timeout,
-      });
-      return new MssqlDatasource(settings.name, dialect, client).verified();
-    },
-    quoteIdentifier: quoteMssqlIdentifier,
-    logicalType: mssqlLogicalType,
-  };
-  return dialect;
+const MSSQL_LEXICON: SqlLexicon = {
+  stringBackslash: 'never', doubleQuotes: 'identifier', backticks: false, brackets: true, hashComments: false,
+  dashCommentNeedsSpace: false, nestedBlockComments: true, dollarQuotes: false, refuseQQuotes: false,
+  refuseExecutableComments: false,
+};
+
+/** knex's mssql client names the bound values `@p0`, `@p1`… and reads `\?` as a literal `?`. */
+const MSSQL_PLACEHOLDERS: PlaceholderStyle = { numbered: (n) => `@p${n - 1}`, escapedQuestionMark: true };
+
+const MSSQL_FUNCTIONS: FunctionPolicy = {
+  builtinSchemas: [],
+  refused: [
+    { why: 'reaches files, other servers or the operating system', names: ['openrowset', 'opendatasource', 'openquery', 'openxml'], prefixes: ['xp_', 'sp_', 'fn_'] },
+  ],
+};
+
+/** SQL Server nests block comments, node-sql-parser's T-SQL grammar does not: it would end one earlier. */
+function mssqlTextHazard(sql: string): string | undefined {
+  return hasNestedBlockComment(sql) ? 'a nested block comment, which SQL Server ends later than the parser' : undefined;
+}
+
+function hasNestedBlockComment(sql: string): boolean {
+  for (let open = sql.indexOf('/*'); open !== -1; open = sql.indexOf('/*', open + 2)) {
+    const close = sql.indexOf('*/', open + 2);
+    if (close === -1) return false;
+    if (sql.slice(open + 2, close).includes('/*')) return true;
+    open = close;
+  }
+  return false;
+}
+
+/** SQL Server through the mssql driver, parsed with node-sql-parser's TransactSQL grammar. */
+export class MssqlDialect extends DialectBase {
+  readonly family = 'mssql';
+  readonly lexicon = MSSQL_LEXICON;
+  readonly placeholders = MSSQL_PLACEHOLDERS;
+  override readonly identifierQuotes = ['[', ']'] as const;
+  override readonly functionPolicy = MSSQL_FUNCTIONS;
+
+  protected createGrammar(): SqlGrammar {
+    return nodeSqlParserGrammar(this, {
+      database: 'TransactSQL', label: 'T-SQL', load: () => import('node-sql-parser/build/transactsql.js'), textHazard: mssqlTextHazard,
+    });
+  }
+
+  async open(settings: DatasourceSettings): Promise<Datasource> {
+    // Validated against plugin.json's configSchema by the core.
+    const connection = settings.connection as unknown as MssqlConnection;
+    const timeout = settings.pool.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS;
+    const client = createKnex({
+      client: 'mssql',
+      connection: {
+        server: connection.host,
+        ...(connection.port === undefined ? {} : { port: connection.port }),
+        user: connection.user,
+        password: connection.password,
+        database: connection.database,
+        connectionTimeout: timeout,
+        options: {
+          encrypt: connection.encrypt ?? true,
+          trustServerCertificate: connection.trustServerCertificate ?? false,
+          ...(connection.instanceName === undefined ? {} : { instanceName: connection.instanceName }),
+          // Dates carry their wall-clock time in the UTC fields (core/sql/value-encoding.ts).
+          useUTC: true,
+          appName: 'vdb-service',
+        },
+      } as Record<string, unknown>,
+      pool: knexPool(settings.pool),
+      acquireConnectionTimeout: timeout,
+    });
+    return new MssqlDatasource(settings.name, this, client).verified();
+  }
+
+  logicalType(nativeType: string): LogicalType {
+    return mssqlLogicalType(nativeType);
+  }
 }

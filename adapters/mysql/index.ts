@@ -1,4 +1,4 @@
 import { defineSqlDialect } from '../../core/plugin-api/index.js';
-import { mysqlDialect } from './mysql-dialect.js';
+import { MysqlDialect } from './mysql-dialect.js';
 
-export default defineSqlDialect((id) => mysqlDialect(id));
+export default defineSqlDialect((id) => new MysqlDialect(id));

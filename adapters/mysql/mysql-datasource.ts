@@ -55,8 +55,3 @@ export class MysqlDatasource extends KnexDatasource {
     return this.mariadb;
   }
 }
-
-/** `` `order` ``, with embedded backticks doubled. */
-export function quoteMysqlIdentifier(name: string): string {
-  return `\`${name.replaceAll('`', '``')}\``;
-}

@@ -1,4 +1,4 @@
 import { defineSqlDialect } from '../../core/plugin-api/index.js';
-import { oracleDialect } from './oracle-dialect.js';
+import { OracleDialect } from './oracle-dialect.js';
 
-export default defineSqlDialect((id) => oracleDialect(id));
+export default defineSqlDialect((id) => new OracleDialect(id));

@@ -17,8 +17,3 @@ export class OracleDatasource extends KnexDatasource {
     return readCatalog(schemas, oracleIntrospectionQueries(schemas), read, (type) => this.dialect.logicalType(type));
   }
 }
-
-/** `"order"`; Oracle names cannot hold a double quote, doubling it makes the mistake fail in the database. */
-export function quoteOracleIdentifier(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}

@@ -1,4 +1,4 @@
 import { defineSqlDialect } from '../../core/plugin-api/index.js';
-import { pgliteDialect } from './pglite-dialect.js';
+import { PgliteDialect } from './pglite-dialect.js';
 
-export default defineSqlDialect((id) => pgliteDialect(id));
+export default defineSqlDialect((id) => new PgliteDialect(id));

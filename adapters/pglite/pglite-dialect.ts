@@ -1,17 +1,12 @@
-import type { SqlDialect } from '../../core/plugin-api/index.js';
-import { quotePostgresIdentifier } from '../postgres/postgres-datasource.js';
-import { postgresLogicalType } from '../postgres/postgres-types.js';
+import type { Datasource, DatasourceSettings, DialectCapabilities } from '../../core/plugin-api/index.js';
+import { PostgresDialect } from '../postgres/postgres-dialect.js';
 import { openPglite } from './pglite-open.js';
 
-/** Embedded PostgreSQL (PGlite): the PostgreSQL dialect's types and introspection over one in-process connection. */
-export function pgliteDialect(id: string): SqlDialect {
-  const dialect: SqlDialect = {
-    id,
-    family: 'postgres',
-    singleConnection: true,
-    open: (settings) => openPglite(dialect, settings),
-    quoteIdentifier: quotePostgresIdentifier,
-    logicalType: postgresLogicalType,
-  };
-  return dialect;
+/** Embedded PostgreSQL (PGlite): the PostgreSQL dialect, its grammar and rules, over one in-process connection. */
+export class PgliteDialect extends PostgresDialect {
+  override readonly capabilities: DialectCapabilities = { singleConnection: true, explain: true };
+
+  override open(settings: DatasourceSettings): Promise<Datasource> {
+    return openPglite(this, settings);
+  }
 }

@@ -1,4 +1,4 @@
 import { defineSqlDialect } from '../../core/plugin-api/index.js';
-import { postgresDialect } from './postgres-dialect.js';
+import { PostgresDialect } from './postgres-dialect.js';
 
-export default defineSqlDialect((id) => postgresDialect(id));
+export default defineSqlDialect((id) => new PostgresDialect(id));

@@ -86,8 +86,3 @@ export class PostgresDatasource extends KnexDatasource {
     return readCatalog(schemas, postgresIntrospectionQueries(schemas), read, (type) => this.dialect.logicalType(type));
   }
 }
-
-/** `"order"`, with embedded quotes doubled. */
-export function quotePostgresIdentifier(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}

@@ -1,6 +1,6 @@
 /** Lookups over a VDB catalog for the authorizer, built once per catalog (catalogs are fixed after startup). */
 import type { CatalogFunction } from '../plugin-api/catalog.js';
-import type { SqlFamily } from '../plugin-api/sql-dialect.js';
+import type { DialectSyntax } from '../plugin-api/sql-syntax.js';
 import type { VdbCatalog, VdbRelation } from '../vdb/vdb-types.js';
 
 export interface CatalogIndex {
@@ -13,24 +13,25 @@ export interface CatalogIndex {
   functionsNamed(name: string): CatalogFunction[];
   /** Every column name of the relation, in catalog order. */
   columnNames(relation: VdbRelation): string[];
-  /** The catalog spellings of `column` in the relation under the family's rules (PostgreSQL: exact). */
+  /** The catalog spellings of `column` in the relation under the dialect's rules (PostgreSQL: exact). */
   matchColumn(relation: VdbRelation, column: string): string[];
 }
 
-const indexes = new WeakMap<VdbCatalog, Map<SqlFamily, CatalogIndex>>();
+/** Per catalog, then by how names compare: the index depends on nothing else of the dialect. */
+const indexes = new WeakMap<VdbCatalog, Map<boolean, CatalogIndex>>();
 
-export function catalogIndex(catalog: VdbCatalog, family: SqlFamily): CatalogIndex {
-  let byFamily = indexes.get(catalog);
-  if (!byFamily) indexes.set(catalog, (byFamily = new Map()));
-  let index = byFamily.get(family);
-  if (!index) byFamily.set(family, (index = buildIndex(catalog, family)));
+export function catalogIndex(catalog: VdbCatalog, dialect: Pick<DialectSyntax, 'caseInsensitiveNames'>): CatalogIndex {
+  let byCase = indexes.get(catalog);
+  if (!byCase) indexes.set(catalog, (byCase = new Map()));
+  let index = byCase.get(dialect.caseInsensitiveNames);
+  if (!index) byCase.set(dialect.caseInsensitiveNames, (index = buildIndex(catalog, dialect.caseInsensitiveNames)));
   return index;
 }
 
-function buildIndex(catalog: VdbCatalog, family: SqlFamily): CatalogIndex {
-  // PostgreSQL folds unquoted names itself and compares exactly; MySQL, SQL Server (default collations) and
-  // Oracle compare column and function names without case, so a name may match several spellings: all count.
-  const nameKey = family === 'postgres' ? (name: string) => name : (name: string) => name.toLowerCase();
+function buildIndex(catalog: VdbCatalog, caseInsensitive: boolean): CatalogIndex {
+  // Where column and function names compare without case (MySQL, SQL Server default collations), a name may
+  // match several spellings: all count.
+  const nameKey = caseInsensitive ? (name: string) => name.toLowerCase() : (name: string) => name;
   const relations = new Map<string, VdbRelation>();
   const columnsByRelation = new Map<VdbRelation, { names: string[]; byKey: Map<string, string[]> }>();
   for (const relation of catalog.relations) {

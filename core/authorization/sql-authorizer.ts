@@ -1,24 +1,25 @@
 /**
  * Authorizes one SQL text against the caller's grants (docs/authorization.md): a single statement,
  * read-only where asked, every relation, column and function within the VDB and within the grants.
- * Parsing fails closed. What depends only on the text (the parse and its facts) is cached by family and
- * text; binding to the catalog and checking the grants are cheap and run each time.
+ * The dialect's grammar parses, failing closed. What depends only on the text (the parse and its facts) is
+ * cached per grammar and text; binding to the catalog and checking the grants are cheap and run each time.
  */
 import type { CatalogFunction } from '../plugin-api/catalog.js';
-import type { SqlFamily } from '../plugin-api/sql-dialect.js';
+import type { SqlDialect } from '../plugin-api/sql-dialect.js';
+import type { SqlGrammar } from '../plugin-api/sql-grammar.js';
 import type { DataAction, VdbCatalog, VdbRelation } from '../vdb/vdb-types.js';
 import { catalogIndex } from './catalog-index.js';
 import { deny, isDenial, type Denial } from './denial.js';
 import { LruCache } from '../caching/lru-cache.js';
-import { genericStatementFacts, prepareGenericParser } from './generic-statement-facts.js';
 import { allows, type CallerGrants } from './grants.js';
-import { postgresStatementFacts, preparePostgresParser } from './postgres-statement-facts.js';
 import type { StatementFacts, StatementKind } from './statement-facts.js';
 import { resolveStatement, type ResolvedStatement } from './statement-resolver.js';
 
 export interface SqlAuthorizationRequest {
+  /** One statement as knex.raw receives it: `?` per bound value. */
   sql: string;
-  family: SqlFamily;
+  /** The dialect of the datasource the statement runs on: its grammar parses, its rules match names and functions. */
+  dialect: SqlDialect;
   grants: CallerGrants;
   catalog: VdbCatalog;
   /** Allow only a reading SELECT (task actions, queries, assertions, waits). */
@@ -51,28 +52,25 @@ const CACHE_ENTRIES = 1_000;
 /** Longer texts are authorized without caching, so the cache stays small whatever callers send. */
 const CACHED_SQL_MAX_LENGTH = 16_384;
 
-/** Per family, keyed by the text itself (a string keeps its hash, so a repeated text is not hashed again). */
-const factsCaches = new Map<SqlFamily, LruCache<string, StatementFacts | Denial>>();
-
-/** Loads the parsers of these families now rather than on the first statement (optional, e.g. at startup). */
-export async function prepareAuthorizer(families: readonly SqlFamily[]): Promise<void> {
-  await Promise.all(families.map((family) => (family === 'postgres' ? preparePostgresParser() : prepareGenericParser(family))));
-}
+/** Per grammar, keyed by the text itself (a string keeps its hash, so a repeated text is not hashed again). */
+const factsCaches = new WeakMap<SqlGrammar, LruCache<string, StatementFacts | Denial>>();
 
 /**
  * Whole decisions, per catalog and grant set (both fixed for the life of the process and shared by every
- * request of the same callers), then by family, mode and text: a repeated endpoint query skips the
+ * request of the same callers) and dialect, then by mode and text: a repeated endpoint query skips the
  * resolution and the grant checks too.
  */
-const decisionCaches = new WeakMap<VdbCatalog, WeakMap<CallerGrants, LruCache<string, SqlAuthorization>>>();
+const decisionCaches = new WeakMap<VdbCatalog, WeakMap<CallerGrants, WeakMap<SqlDialect, LruCache<string, SqlAuthorization>>>>();
 
 export async function authorizeSql(request: SqlAuthorizationRequest): Promise<SqlAuthorization> {
   if (request.sql.length > CACHED_SQL_MAX_LENGTH) return decide(request);
   let byGrants = decisionCaches.get(request.catalog);
   if (!byGrants) decisionCaches.set(request.catalog, (byGrants = new WeakMap()));
-  let cache = byGrants.get(request.grants);
-  if (!cache) byGrants.set(request.grants, (cache = new LruCache(CACHE_ENTRIES)));
-  const key = `${request.family}\u0000${request.readOnly ? 'r' : 'w'}\u0000${request.sql}`;
+  let byDialect = byGrants.get(request.grants);
+  if (!byDialect) byGrants.set(request.grants, (byDialect = new WeakMap()));
+  let cache = byDialect.get(request.dialect);
+  if (!cache) byDialect.set(request.dialect, (cache = new LruCache(CACHE_ENTRIES)));
+  const key = `${request.readOnly ? 'r' : 'w'}\u0000${request.sql}`;
   const cached = cache.get(key);
   if (cached) return cached;
   const decision = await decide(request);
@@ -81,30 +79,25 @@ export async function authorizeSql(request: SqlAuthorizationRequest): Promise<Sq
 }
 
 async function decide(request: SqlAuthorizationRequest): Promise<SqlAuthorization> {
-  const { grants, readOnly } = request;
-  const facts = await statementFacts(request.sql, request.family);
+  const { grants, readOnly, dialect } = request;
+  const facts = await statementFacts(request.sql, dialect.grammar);
   if (isDenial(facts)) return facts;
   if (grants.access === 'unavailable') return deny('forbidden', 'the caller has no data role on this VDB');
   if (readOnly && facts.kind !== 'select') return deny('not_read_only', `${facts.label} is not read-only: only SELECT can run here`);
   if (readOnly && facts.writes !== undefined) return deny('not_read_only', `${facts.writes}: only reading statements can run here`);
   if (facts.unsupported !== undefined) return deny('forbidden', facts.unsupported);
-  const resolved = resolveStatement(facts, catalogIndex(request.catalog, request.family), request.family);
+  const resolved = resolveStatement(facts, catalogIndex(request.catalog, dialect), dialect);
   if (isDenial(resolved)) return resolved;
   return checkGrants(resolved, grants) ?? { allowed: true, facts: describe(facts, resolved) };
 }
 
-async function statementFacts(sql: string, family: SqlFamily): Promise<StatementFacts | Denial> {
-  let cache = factsCaches.get(family);
-  if (!cache) factsCaches.set(family, (cache = new LruCache(CACHE_ENTRIES)));
+async function statementFacts(sql: string, grammar: SqlGrammar): Promise<StatementFacts | Denial> {
+  let cache = factsCaches.get(grammar);
+  if (!cache) factsCaches.set(grammar, (cache = new LruCache(CACHE_ENTRIES)));
   const cached = cache.get(sql);
   if (cached) return cached;
-  let facts: StatementFacts | Denial;
-  if (family === 'postgres') {
-    await preparePostgresParser();
-    facts = postgresStatementFacts(sql);
-  } else {
-    facts = await genericStatementFacts(sql, family);
-  }
+  await grammar.load();
+  const facts = grammar.statementFacts(sql);
   if (sql.length <= CACHED_SQL_MAX_LENGTH) cache.set(sql, facts);
   return facts;
 }

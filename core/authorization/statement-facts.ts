@@ -1,7 +1,7 @@
 /**
  * What a statement reads and writes, taken from its syntax alone: no catalog, no grants. Both parsers
- * (libpg-query, node-sql-parser) produce this shape; it depends only on the SQL text and its family, so the
- * authorizer caches it by that text. Names are already folded to the family's case rules.
+ * (libpg-query, node-sql-parser) produce this shape; it depends only on the SQL text and the dialect's grammar,
+ * so the authorizer caches it per grammar and text. Names are already folded to the dialect's case rules.
  */
 import type { DataAction } from '../vdb/vdb-types.js';
 

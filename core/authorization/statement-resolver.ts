@@ -5,7 +5,7 @@
  * statement that was fine, under-counting could let a column through.
  */
 import type { CatalogFunction } from '../plugin-api/catalog.js';
-import type { SqlFamily } from '../plugin-api/sql-dialect.js';
+import type { SqlDialect } from '../plugin-api/sql-dialect.js';
 import type { DataAction, VdbRelation } from '../vdb/vdb-types.js';
 import type { CatalogIndex } from './catalog-index.js';
 import { deny, type Denial } from './denial.js';
@@ -38,8 +38,11 @@ export interface ResolvedStatement {
   unattributed: UnattributedColumn[];
 }
 
-export function resolveStatement(facts: StatementFacts, catalog: CatalogIndex, family: SqlFamily): ResolvedStatement | Denial {
-  const resolver = new StatementResolver(catalog, family);
+/** What the resolver asks of the dialect: its function policy, and its case folding for bare names. */
+export type ResolvingDialect = Pick<SqlDialect, 'functionPolicy' | 'foldIdentifier'>;
+
+export function resolveStatement(facts: StatementFacts, catalog: CatalogIndex, dialect: ResolvingDialect): ResolvedStatement | Denial {
+  const resolver = new StatementResolver(catalog, dialect);
   try {
     resolver.relations(facts.root);
     resolver.columns(facts.root, []);
@@ -65,7 +68,7 @@ class StatementResolver {
   private readonly calledFunctions = new Set<CatalogFunction>();
   private readonly unattributed: UnattributedColumn[] = [];
 
-  constructor(private readonly catalog: CatalogIndex, private readonly family: SqlFamily) {}
+  constructor(private readonly catalog: CatalogIndex, private readonly dialect: ResolvingDialect) {}
 
   result(): ResolvedStatement {
     return {
@@ -110,8 +113,8 @@ class StatementResolver {
       if (use.database !== undefined) {
         this.refuse(deny('function_not_allowed', `function ${written} names another database: only functions of the VDB and built-ins can be called`, written));
       }
-      if (use.schema === undefined || isBuiltinSchema(this.family, use.schema)) {
-        const why = refusedBuiltin(this.family, use.name);
+      if (use.schema === undefined || isBuiltinSchema(this.dialect, use.schema)) {
+        const why = refusedBuiltin(this.dialect, use.name);
         if (why) this.refuse(deny('function_not_allowed', `function ${use.name} ${why}, which is not allowed`, written));
         // The search path could send an unqualified call to a VDB function of that name: it needs its grant.
         if (use.schema === undefined) for (const fn of this.catalog.functionsNamed(use.name)) this.calledFunctions.add(fn);
@@ -156,7 +159,7 @@ class StatementResolver {
       return;
     }
     const reference = [...use.qualifier, use.column].join('.');
-    if (bareNameKind(this.family, reference) === 'call') this.refuseBareName(reference);
+    if (bareNameKind(this.dialect, reference) === 'call') this.refuseBareName(reference);
     this.unattributed.push({ reference, candidates: this.relationsIn(visible) });
   }
 
@@ -189,7 +192,7 @@ class StatementResolver {
       if (exact) return;
     }
     if (attributed || use.ifColumn) return;
-    const kind = bareNameKind(this.family, use.column);
+    const kind = bareNameKind(this.dialect, use.column);
     if (kind === 'builtin') return;
     if (kind === 'call') this.refuseBareName(use.column);
     // No relation has the column, so a derived table (whose reads were counted in its own level) must; or the

@@ -1,8 +1,8 @@
 import { LruCache } from '../caching/lru-cache.js';
-import type { SqlFamily } from '../plugin-api/sql-dialect.js';
+import type { SqlDialect } from '../plugin-api/sql-dialect.js';
 import { DeferredValue } from './deferred-value.js';
 import { DefinitionError } from './definition-error.js';
-import { scanSql, SQL_QUOTING_RULES, UnsupportedSqlConstruct, type SqlRegionKind } from './sql-quoting-scanner.js';
+import { scanSql, UnsupportedSqlConstruct, type SqlRegionKind } from './sql-quoting-scanner.js';
 import type { PlaceholderOrigin } from '../plugin-api/template-engine.js';
 
 /*
@@ -36,9 +36,12 @@ export function scalarValue(scalar: unknown, values: readonly unknown[]): unknow
   return scalar.replace(ANY_TOKEN, (_token, index: string) => valueAsText(valueAt(values, Number(index))));
 }
 
+/** What binding reads of the dialect: where its strings and comments end, and whether `\?` is a literal `?`. */
+export type SqlTextDialect = Pick<SqlDialect, 'family' | 'lexicon' | 'placeholders'>;
+
 export interface SqlTextOptions {
-  /** Selects the quoting rules; they must match the server's (see sql-quoting-scanner.ts). */
-  family: SqlFamily;
+  /** The dialect of the datasource the SQL is sent to; its lexicon must match the server's. */
+  dialect: SqlTextDialect;
   /** Lets errors name the definition file and line. */
   origin?: PlaceholderOrigin;
 }
@@ -55,7 +58,7 @@ export interface SqlWithBindings {
  * would be read as text there, or not at all.
  */
 export function toSql(text: string, values: readonly unknown[], options: SqlTextOptions): SqlWithBindings {
-  const compiled = compileSqlText(text, options.family);
+  const compiled = compileSqlText(text, options.dialect);
   if ('fault' in compiled) {
     const { fault } = compiled;
     const line = fault.placeholder === undefined ? undefined : options.origin?.lines[fault.placeholder];
@@ -73,23 +76,25 @@ interface SqlFault {
 
 type CompiledSqlText = { sql: string; order: number[] } | { fault: SqlFault };
 
-/** The same rendered text recurs for every request of the same shape: scan it once. */
-const compiledTexts = new LruCache<string, CompiledSqlText>(500);
+/** The same rendered text recurs for every request of the same shape: scan it once (per dialect). */
+const compiledTexts = new WeakMap<SqlTextDialect, LruCache<string, CompiledSqlText>>();
+const CACHED_TEXTS = 500;
 const MAX_CACHED_SQL_LENGTH = 64 * 1024;
 
-function compileSqlText(text: string, family: SqlFamily): CompiledSqlText {
-  const key = `${family}\u0000${text}`;
-  const cached = compiledTexts.get(key);
+function compileSqlText(text: string, dialect: SqlTextDialect): CompiledSqlText {
+  let cache = compiledTexts.get(dialect);
+  if (!cache) compiledTexts.set(dialect, (cache = new LruCache(CACHED_TEXTS)));
+  const cached = cache.get(text);
   if (cached) return cached;
   let compiled: CompiledSqlText;
   try {
-    compiled = bindPlaceholders(text, family);
+    compiled = bindPlaceholders(text, dialect);
   } catch (error) {
     if (error instanceof SqlTextFault) compiled = { fault: error.fault };
     else if (error instanceof UnsupportedSqlConstruct) compiled = { fault: { message: error.message, remediation: 'rewrite the SQL without it' } };
     else throw error;
   }
-  if (text.length <= MAX_CACHED_SQL_LENGTH) compiledTexts.set(key, compiled);
+  if (text.length <= MAX_CACHED_SQL_LENGTH) cache.set(text, compiled);
   return compiled;
 }
 
@@ -102,19 +107,18 @@ class SqlTextFault extends Error {
 const CODE_MARKS = /\\?(?:⟦(\d+)⟧|[?⟦⟧])/g;
 const QUOTED_MARKS = /\\?[?⟦⟧]/g;
 
-function bindPlaceholders(text: string, family: SqlFamily): { sql: string; order: number[] } {
-  const rules = SQL_QUOTING_RULES[family];
+function bindPlaceholders(text: string, dialect: SqlTextDialect): { sql: string; order: number[] } {
   const order: number[] = [];
   const literalQuestionMark = (mark: string): string => {
     if (mark.startsWith('\\')) {
       throw new SqlTextFault({ message: 'a backslash right before ? is ambiguous for the SQL driver', remediation: 'remove the backslash' });
     }
-    if (rules.literalQuestionMark === 'refuse') {
-      throw new SqlTextFault({ message: `a literal ? cannot be sent to ${family}: the driver reads every ? as a parameter`, remediation: 'write it another way, e.g. CHR(63) or CHAR(63) inside a string' });
+    if (!dialect.placeholders.escapedQuestionMark) {
+      throw new SqlTextFault({ message: `a literal ? cannot be sent to ${dialect.family}: the driver reads every ? as a parameter`, remediation: 'write it another way, e.g. CHR(63) or CHAR(63) inside a string' });
     }
     return '\\?';
   };
-  const sql = scanSql(text, rules).map(({ kind, start, end }) => {
+  const sql = scanSql(text, dialect.lexicon).map(({ kind, start, end }) => {
     const piece = text.slice(start, end);
     if (kind !== 'code') {
       const quoted = firstPlaceholder(piece);

@@ -104,12 +104,12 @@ async function checkQuerySql(
   rendered: RenderedDefinition, bound: VdbHandle, dynamicIdentifiers: boolean, fail: Fail, warn: Fail, queryLine: number | undefined,
 ): Promise<void> {
   const text = (rendered.document as QueryBody).query;
-  const sql = attempt(fail, () => toSql(text, rendered.values, { family: bound.family, origin: rendered.origin }));
+  const sql = attempt(fail, () => toSql(text, rendered.values, { dialect: bound.dialect, origin: rendered.origin }));
   // a query built only by loops over fields is empty without them: it is checked per request
   if (text.trim() === '') return;
   // names chosen per request (`| identifier` over a field) are checked then; the probe cannot know them
   if (!sql || dynamicIdentifiers) return;
-  const decision = await authorizeSql({ sql: sql.sql, family: bound.family, grants: { access: 'complete', roles: [], grants: [] }, catalog: bound.vdb.catalog, readOnly: true });
+  const decision = await authorizeSql({ sql: sql.sql, dialect: bound.dialect, grants: { access: 'complete', roles: [], grants: [] }, catalog: bound.vdb.catalog, readOnly: true });
   if (!isDenial(decision)) return explainQuery(bound, sql, fail, warn, queryLine);
   // loops over absent fields can leave SQL that only parses with values (`in ()`): checked per request
   if (decision.code === 'unparseable') warn(`query: not checked against the catalog, as it does not parse without request fields (${decision.reason})`, queryLine);
@@ -121,10 +121,10 @@ const UNKNOWN_NAME_CODES = new Set(['42703', '42P01', '42883', 'ER_BAD_FIELD_ERR
 
 /**
  * Asks the database to plan the query (EXPLAIN, with null values): it knows every column, alias and function,
- * where the authorizer only knows relations. PostgreSQL and MySQL families; others are checked per request.
+ * where the authorizer only knows relations. Dialects without that capability are checked per request.
  */
 async function explainQuery(bound: VdbHandle, sql: { sql: string; bindings: unknown[] }, fail: Fail, warn: Fail, queryLine: number | undefined): Promise<void> {
-  if (bound.family !== 'postgres' && bound.family !== 'mysql') return;
+  if (!bound.dialect.capabilities.explain) return;
   const explain = `explain ${sql.sql}`;
   try {
     await bound.datasource.query(explain, sql.bindings.map(() => null));

@@ -33,12 +33,12 @@ export class QueryEndpoint {
   /** Renders, binds, authorizes as the caller (a single read-only statement) and runs the query. */
   async perform(request: EndpointRequest): Promise<QueryResponse> {
     requireFields(this.neededFields, request.fields);
-    const { vdb, family } = this.bound;
+    const { vdb, dialect } = this.bound;
     const rendered = renderBody(this.definition, QUERY_BODY_SCHEMA, this.bound, request);
     const body = rendered.document as QueryBody;
     if (body.query.trim() === '') throw new InputError('invalid_body', `query ${this.name} renders no SQL for these fields`);
-    const { sql, bindings } = asServiceError(() => toSql(body.query, rendered.values, { family, origin: rendered.origin }));
-    const decision = await authorizeSql({ sql, family, grants: effectiveGrants(vdb, request.caller), catalog: vdb.catalog, readOnly: true });
+    const { sql, bindings } = asServiceError(() => toSql(body.query, rendered.values, { dialect, origin: rendered.origin }));
+    const decision = await authorizeSql({ sql, dialect, grants: effectiveGrants(vdb, request.caller), catalog: vdb.catalog, readOnly: true });
     if (isDenial(decision)) throw denialError(decision);
     const datasource = this.bound.datasourceFor(decision.facts.relations);
     if (!datasource) {

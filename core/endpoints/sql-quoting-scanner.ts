@@ -1,4 +1,4 @@
-import type { SqlFamily } from '../plugin-api/sql-dialect.js';
+import type { SqlLexicon } from '../plugin-api/sql-syntax.js';
 
 /** Where text sits in a SQL statement: code, or a stretch the database does not read as code. */
 export type SqlRegionKind = 'code' | 'string literal' | 'quoted identifier' | 'comment';
@@ -10,53 +10,6 @@ export interface SqlRegion {
   end: number;
 }
 
-/** How one SQL family quotes and comments. The rules must match the server's, or a region could end early. */
-export interface SqlQuotingRules {
-  /** Inside '...', a backslash escapes the next character: always (MySQL), only in E'...' (PostgreSQL), never. */
-  stringBackslash: 'always' | 'e-prefix' | 'never';
-  /** "..." is a string with the escapes of '...' (MySQL default mode), or an identifier (`""` escape only). */
-  doubleQuotes: 'string' | 'identifier';
-  backticks: boolean;
-  brackets: boolean;
-  hashComments: boolean;
-  /** MySQL reads `--` as a comment only when whitespace follows. */
-  dashCommentNeedsSpace: boolean;
-  nestedBlockComments: boolean;
-  dollarQuotes: boolean;
-  /** Oracle q'[...]' literals: their delimiters are arbitrary, so they are refused rather than guessed. */
-  refuseQQuotes: boolean;
-  /** MySQL/MariaDB executable comments (/*! ... *\/) hold code: refused. */
-  refuseExecutableComments: boolean;
-  /**
-   * A literal `?` in the text: escaped as `\?` for knex (PostgreSQL, SQL Server), or refused where the
-   * driver would still read it as a parameter (mysql2 formats every `?`; knex's Oracle client numbers every `?`).
-   */
-  literalQuestionMark: 'escape' | 'refuse';
-}
-
-export const SQL_QUOTING_RULES: Readonly<Record<SqlFamily, SqlQuotingRules>> = {
-  postgres: {
-    stringBackslash: 'e-prefix', doubleQuotes: 'identifier', backticks: false, brackets: false, hashComments: false,
-    dashCommentNeedsSpace: false, nestedBlockComments: true, dollarQuotes: true, refuseQQuotes: false,
-    refuseExecutableComments: false, literalQuestionMark: 'escape',
-  },
-  mysql: {
-    stringBackslash: 'always', doubleQuotes: 'string', backticks: true, brackets: false, hashComments: true,
-    dashCommentNeedsSpace: true, nestedBlockComments: false, dollarQuotes: false, refuseQQuotes: false,
-    refuseExecutableComments: true, literalQuestionMark: 'refuse',
-  },
-  mssql: {
-    stringBackslash: 'never', doubleQuotes: 'identifier', backticks: false, brackets: true, hashComments: false,
-    dashCommentNeedsSpace: false, nestedBlockComments: true, dollarQuotes: false, refuseQQuotes: false,
-    refuseExecutableComments: false, literalQuestionMark: 'escape',
-  },
-  oracle: {
-    stringBackslash: 'never', doubleQuotes: 'identifier', backticks: false, brackets: false, hashComments: false,
-    dashCommentNeedsSpace: false, nestedBlockComments: false, dollarQuotes: false, refuseQQuotes: true,
-    refuseExecutableComments: false, literalQuestionMark: 'refuse',
-  },
-};
-
 /** A construct the scanner will not guess about; the caller turns it into a definition error. */
 export class UnsupportedSqlConstruct extends Error {}
 
@@ -67,8 +20,8 @@ function isIdentifierChar(char: string | undefined): boolean {
   return char !== undefined && (/[A-Za-z0-9_$]/.test(char) || char.charCodeAt(0) > 0x7f);
 }
 
-/** Splits SQL text into code and the quoted or commented stretches around it. */
-export function scanSql(text: string, rules: SqlQuotingRules): SqlRegion[] {
+/** Splits SQL text into code and the quoted or commented stretches around it, by the dialect's lexicon. */
+export function scanSql(text: string, rules: SqlLexicon): SqlRegion[] {
   const regions: SqlRegion[] = [];
   let codeStart = 0;
   let i = 0;
@@ -86,7 +39,7 @@ export function scanSql(text: string, rules: SqlQuotingRules): SqlRegion[] {
   return regions;
 }
 
-function regionAt(text: string, i: number, rules: SqlQuotingRules): SqlRegion | undefined {
+function regionAt(text: string, i: number, rules: SqlLexicon): SqlRegion | undefined {
   const char = text[i];
   const next = text[i + 1];
   const region = (kind: SqlRegionKind, end: number): SqlRegion => ({ kind, start: i, end });

@@ -4,7 +4,7 @@ import type { AuthSchemeFactory } from './auth-scheme.js';
 import type { TemplateEngine, TemplateFunction } from './template-engine.js';
 import { StartupError } from './errors.js';
 import type { SemanticProvider } from './semantic-provider.js';
-import type { SqlDialect } from './sql-dialect.js';
+import type { DialectBase } from './dialect-base.js';
 import { extensionTokens, pluginTokens } from './tokens.js';
 import type { PluginKind, PluginManifest } from './plugin-manifest.js';
 
@@ -22,8 +22,8 @@ function manifestOf(container: DependencyContainer, kind: PluginKind): PluginMan
   return manifest;
 }
 
-/** Declares a `sqlDialect` plugin: `export default defineSqlDialect((id) => myDialect(id))`. */
-export function defineSqlDialect(create: (id: string) => SqlDialect): PluginRegistration {
+/** Declares a `sqlDialect` plugin: `export default defineSqlDialect((id) => new MyDialect(id))`, `MyDialect` extending `DialectBase`. */
+export function defineSqlDialect(create: (id: string) => DialectBase): PluginRegistration {
   return (container) => {
     const manifest = manifestOf(container, 'sqlDialect');
     container.resolve(extensionTokens.sqlDialects).add(manifest.id, create(manifest.id), manifest.name);

@@ -1,9 +1,9 @@
 /**
  * The plugin API: everything a plugin or a dialect adapter may import from the core, and nothing else.
  * Contracts of each plugin kind with their declaration helpers, the tokens a registration may resolve, the
- * domain errors and the catalog of their codes, and the helpers plugins share (knex-backed datasources,
- * catalog reading and JSON encoding for dialects; placeholder and YAML handling for template engines;
- * document checks for runtimes).
+ * domain errors and the catalog of their codes, and the helpers plugins share (the dialect base, SQL
+ * grammars, knex-backed datasources, catalog reading and JSON encoding for dialects; placeholder and YAML
+ * handling for template engines; document checks for runtimes).
  * Anything not exported here is internal and may change without notice.
  */
 export * from './error-catalog.js';
@@ -13,6 +13,10 @@ export * from './tokens.js';
 export * from './define-plugin.js';
 export * from './catalog.js';
 export * from './sql-dialect.js';
+export * from './sql-syntax.js';
+export * from './sql-grammar.js';
+export * from './builtin-functions.js';
+export * from './dialect-base.js';
 export * from './auth-scheme.js';
 export * from './bearer-token.js';
 export * from './template-engine.js';
@@ -21,7 +25,9 @@ export * from './semantic-package.js';
 export * from './runtime-transport.js';
 export * from './task-documents.js';
 
-// Shared helpers of dialect adapters.
+// Shared helpers of dialect adapters: the grammars a dialect builds its parser from, datasources, catalogs, values.
+export { libpgQueryGrammar } from '../sql-grammar/libpg-query-grammar.js';
+export { nodeSqlParserGrammar, type NodeSqlParserGrammarOptions } from '../sql-grammar/node-sql-parser-grammar.js';
 export { KnexDatasource, createKnex, knexPool, placeholders, DEFAULT_ACQUIRE_TIMEOUT_MS, type RowReader } from '../sql/knex-datasource.js';
 export { readCatalog, type IntrospectionQueries } from '../sql/catalog-assembly.js';
 export { encodeResult, type ValueCodec } from '../sql/value-encoding.js';

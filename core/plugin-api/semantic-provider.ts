@@ -1,4 +1,4 @@
-import type { SqlFamily } from './sql-dialect.js';
+import type { SqlDialect } from './sql-dialect.js';
 import type { VirtualDatabase } from '../vdb/vdb-types.js';
 
 /** What every provider delivers: a module, i.e. a manifest.yaml and the documents it lists. */
@@ -8,12 +8,11 @@ export const MODULE_MEDIA_TYPE = 'application/vnd.vdb.semantic-module+yaml';
 export const OSI_YAML_MEDIA_TYPE = 'application/vnd.osi+yaml';
 export const OSI_JSON_MEDIA_TYPE = 'application/vnd.osi+json';
 
-/** How SQL of one datasource is parsed and written: the part of its SqlDialect that models need. */
-export interface ExpressionDialect {
-  family: SqlFamily;
-  /** Quotes one identifier, e.g. `"Order Lines"` or `` `order` ``. */
-  quoteIdentifier(name: string): string;
-}
+/**
+ * How SQL of one datasource is parsed and written: the part of its SqlDialect that models need (its grammar
+ * parses expressions, its quoting writes them, its name rules match them to the catalog).
+ */
+export type ExpressionDialect = Pick<SqlDialect, 'family' | 'grammar' | 'quoteIdentifier' | 'caseInsensitiveNames'>;
 
 /** Which module a VDB asks a provider for. */
 export interface ModuleRequest {

@@ -1,7 +1,13 @@
 import type { Knex } from 'knex';
+import type { FunctionPolicy } from './builtin-functions.js';
 import type { Catalog, LogicalType } from './catalog.js';
+import type { SqlGrammar } from './sql-grammar.js';
+import type { DialectSyntax } from './sql-syntax.js';
 
-/** The SQL grammar a dialect speaks; it selects the parser for authorization and expressions. */
+/**
+ * The SQL family a dialect belongs to: a label for callers (the Task API's `authorizedContext.sqlFamily`,
+ * messages). What the family means for parsing, quoting and names, the dialect itself answers.
+ */
 export type SqlFamily = 'postgres' | 'mysql' | 'mssql' | 'oracle';
 
 /** Pool settings of `datasources.<name>.pool` in service.yaml. */
@@ -88,20 +94,40 @@ export interface Datasource extends SqlExecutor {
   close(): Promise<void>;
 }
 
-/** What a `sqlDialect` plugin provides. */
-export interface SqlDialect {
-  /** The plugin id, e.g. `postgres`. */
-  readonly id: string;
-  readonly family: SqlFamily;
+/**
+ * What the core may rely on a dialect's server doing. Further capabilities (session role sync, server-side
+ * cancel, cursors, statement limits) belong here as flags, their operations as methods of `DialectBase`.
+ */
+export interface DialectCapabilities {
   /**
    * True when the datasource has one connection (PGlite): the core's guard (core/sql/guarded-datasource.ts)
-   * then runs its calls one at a time. Absent means pooled.
+   * then runs its calls one at a time.
    */
-  readonly singleConnection?: boolean;
+  readonly singleConnection: boolean;
+  /**
+   * True when the server plans `explain <statement>` with null bindings (PostgreSQL, MySQL): endpoint queries
+   * are then checked against the database at startup; otherwise only per request.
+   */
+  readonly explain: boolean;
+}
+
+/**
+ * What a `sqlDialect` plugin provides. Adapters extend `DialectBase` (dialect-base.ts), which answers most of
+ * it with defaults; the core asks the dialect and never branches on its family.
+ */
+export interface SqlDialect extends DialectSyntax {
+  /** The plugin id, e.g. `postgres`. */
+  readonly id: string;
+  /** A label, e.g. for the Task API's `authorizedContext.sqlFamily`; the core branches on the members below, never on it. */
+  readonly family: SqlFamily;
+  /** What the core may rely on the server doing, e.g. planning `explain <statement>`. */
+  readonly capabilities: DialectCapabilities;
+  /** The parser the authorizer and the semantic expression analysis use for this dialect's SQL. */
+  readonly grammar: SqlGrammar;
+  /** Which functions are built-ins and which of them statements may not call. */
+  readonly functionPolicy: FunctionPolicy;
   /** Opens a datasource: knex client and pool, plus init scripts where the dialect is embedded. */
   open(settings: DatasourceSettings): Promise<Datasource>;
-  /** Quotes one identifier for this dialect, e.g. `"order"` or `` `order` ``. */
-  quoteIdentifier(name: string): string;
   /** Maps a native type name (as introspection reports it) to its logical type. */
   logicalType(nativeType: string): LogicalType;
 }

@@ -6,7 +6,8 @@
 import type { CatalogColumn, LogicalType } from '../plugin-api/catalog.js';
 import type { VdbRelation, VirtualDatabase } from '../vdb/vdb-types.js';
 import type { DiagnosticList } from './diagnostic-list.js';
-import type { ColumnReference, ExpressionAnalyzer } from './expression-analysis.js';
+import type { ColumnReference } from '../plugin-api/sql-grammar.js';
+import type { ExpressionAnalyzer } from './expression-analysis.js';
 import type { DocumentPath } from './located-document.js';
 import { siteAt } from './module-acquisition.js';
 import type { OsiExpression } from './module-schemas.js';
@@ -143,13 +144,13 @@ async function analyzeFields(model: SemanticModel, context: BindingContext): Pro
       pending.push({ field, dialect });
     }
   }
-  const families = new Map<ExpressionDialect['family'], string[]>();
+  const byDialect = new Map<ExpressionDialect, string[]>();
   for (const { field, dialect } of pending) {
-    let texts = families.get(dialect.family);
-    if (!texts) families.set(dialect.family, (texts = []));
+    let texts = byDialect.get(dialect);
+    if (!texts) byDialect.set(dialect, (texts = []));
     texts.push(field.expression as string);
   }
-  for (const [family, texts] of families) await analyzer.prepare(family, texts);
+  for (const [dialect, texts] of byDialect) await analyzer.prepare(dialect, texts);
   for (const { field, dialect } of pending) bindField(field, dialect, context);
 }
 
@@ -159,7 +160,7 @@ function bindField(field: FieldElement, dialect: ExpressionDialect, context: Bin
   const relation = dataset.relation as VdbRelation;
   const document = dataset.scope.document;
   const at = () => siteAt(document, field.expressionPath as DocumentPath);
-  const outcome = context.analyzer.analyze(dialect.family, field.expression as string);
+  const outcome = context.analyzer.analyze(dialect, field.expression as string);
   if (!outcome.ok) {
     diagnostics.add('compile.expression_invalid', at, `field:${field.id}`, `field ${field.id}, ${field.expression}: ${outcome.message}`);
     return;
@@ -191,11 +192,11 @@ function bindField(field: FieldElement, dialect: ExpressionDialect, context: Bin
 
 /**
  * The column a field's reference names: `column`, `<dataset or relation>.column` or
- * `schema.relation.column`. PostgreSQL already folded unquoted names, so its names match exactly; the
- * other databases compare unquoted names without case.
+ * `schema.relation.column`, compared as the dialect compares names: exactly where the grammar already
+ * folded unquoted names (PostgreSQL), else without case.
  */
 function columnOf(reference: ColumnReference, dataset: DatasetElement, relation: VdbRelation, columns: NameTable<CatalogColumn>, dialect: ExpressionDialect): CatalogColumn | undefined {
-  const foldCase = dialect.family !== 'postgres';
+  const foldCase = dialect.caseInsensitiveNames;
   const same = (a: string, b: string) => (foldCase ? a.toLowerCase() === b.toLowerCase() : a === b);
   const parts = reference.parts;
   const qualifier = parts.slice(0, -1);

@@ -120,9 +120,9 @@ async function columnExpressions(relations: readonly VdbRelation[], dialectOf: (
   const result = new Map<CatalogColumn, string>();
   for (const relation of relations) {
     const dialect = dialectOf(relation.datasource);
-    await analyzer.prepare(dialect.family, relation.columns.map((column) => column.name));
+    await analyzer.prepare(dialect, relation.columns.map((column) => column.name));
     for (const column of relation.columns) {
-      const outcome = analyzer.analyze(dialect.family, column.name);
+      const outcome = analyzer.analyze(dialect, column.name);
       const bare = outcome.ok && outcome.analysis.plainColumn && outcome.analysis.references[0]?.parts[0] === column.name;
       result.set(column, bare ? column.name : dialect.quoteIdentifier(column.name));
     }

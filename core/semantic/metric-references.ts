@@ -32,14 +32,14 @@ export async function resolveMetricReferences(
     metric.expressionPath = ansi.path;
     pending.push(metric);
   }
-  await analyzer.prepare(dialect.family, pending.map((metric) => metric.expression as string));
+  await analyzer.prepare(dialect, pending.map((metric) => metric.expression as string));
   for (const metric of pending) resolveMetric(metric, names, dialect, analyzer, diagnostics);
 }
 
 function resolveMetric(metric: MetricElement, names: ModelNames, dialect: ExpressionDialect, analyzer: ExpressionAnalyzer, diagnostics: DiagnosticList): void {
   const at = () => siteAt(metric.scope.document, metric.expressionPath as DocumentPath);
   const target = `metric:${metric.id}`;
-  const outcome = analyzer.analyze(dialect.family, metric.expression as string);
+  const outcome = analyzer.analyze(dialect, metric.expression as string);
   if (!outcome.ok) {
     diagnostics.add('compile.expression_invalid', at, target, `metric ${metric.id}, ${metric.expression}: ${outcome.message}`);
     return;

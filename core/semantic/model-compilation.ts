@@ -4,7 +4,7 @@
  * bound without errors; an element whose own expression failed is skipped by those that use it.
  */
 import type { DiagnosticList } from './diagnostic-list.js';
-import type { ColumnReference, ExpressionAnalysis } from './expression-analysis.js';
+import type { ColumnReference, ExpressionAnalysis } from '../plugin-api/sql-grammar.js';
 import { JoinGraph, type JoinStep } from './join-paths.js';
 import type { DocumentPath } from './located-document.js';
 import { siteAt } from './module-acquisition.js';

@@ -1,6 +1,6 @@
 import type { CatalogColumn, LogicalType } from '../plugin-api/catalog.js';
 import type { VdbRelation } from '../vdb/vdb-types.js';
-import type { ExpressionAnalysis } from './expression-analysis.js';
+import type { ExpressionAnalysis } from '../plugin-api/sql-grammar.js';
 import type { DocumentPath } from './located-document.js';
 import type { AcquiredDocument } from './module-acquisition.js';
 import type { OsiDataset, OsiField, OsiMetric, OsiRelationship } from './module-schemas.js';

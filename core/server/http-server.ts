@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import { isIPv6, type AddressInfo } from 'node:net';
 import restify, { type Request, type Response, type Server } from 'restify';
 import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
@@ -92,7 +92,7 @@ function listenOn(server: Server, host: string, port: number): Promise<void> {
 
 function urlOf(server: Server): string {
   const address = server.server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const host = isIPv6(address.address) ? `[${address.address}]` : address.address;
   return `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
 }
 

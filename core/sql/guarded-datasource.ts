@@ -5,7 +5,7 @@ import type { Datasource, QueryOptions, QueryResult, SqlDialect, SqlExecutor } f
 import { driverCodeSuffix } from './driver-code.js';
 
 export interface GuardOptions {
-  /** Serialize every call; default: the dialect's `singleConnection` flag. */
+  /** Serialize every call; default: the dialect's `capabilities.singleConnection`. */
   singleConnection?: boolean;
 }
 
@@ -17,7 +17,7 @@ export interface GuardOptions {
  */
 export function guardDatasource(datasource: Datasource, options: GuardOptions = {}): Datasource {
   if (datasource instanceof GuardedDatasource) return datasource;
-  return new GuardedDatasource(datasource, options.singleConnection ?? datasource.dialect.singleConnection ?? false);
+  return new GuardedDatasource(datasource, options.singleConnection ?? datasource.dialect.capabilities.singleConnection);
 }
 
 /** Runs one call at a time, in order; a failed call does not block the next. */

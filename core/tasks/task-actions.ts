@@ -16,8 +16,8 @@ const ACTION_TIMEOUT_MS = 30_000;
  * nothing; neither a denial nor a failure ends the task: the runtime reads them as observations.
  */
 export async function runPendingAction(action: PendingAction, bound: VdbHandle, caller: Principal, maxRows: number): Promise<Observation> {
-  const { vdb, family } = bound;
-  const decision = await authorizeSql({ sql: action.sql, family, grants: effectiveGrants(vdb, caller), catalog: vdb.catalog, readOnly: true });
+  const { vdb, dialect } = bound;
+  const decision = await authorizeSql({ sql: action.sql, dialect, grants: effectiveGrants(vdb, caller), catalog: vdb.catalog, readOnly: true });
   if (isDenial(decision)) return failedObservation(action, 'denied', decision.code, decision.reason);
   const datasource = bound.datasourceFor(decision.facts.relations);
   if (!datasource) return failedObservation(action, 'denied', 'cross_datasource_query', 'the query reads relations of two datasources');

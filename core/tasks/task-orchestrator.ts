@@ -74,7 +74,7 @@ export class TaskOrchestrator {
       externalContextId: request.externalContextId,
       externalContext: request.externalContext === null ? null : { contentType: 'application/json', data: request.externalContext },
       artifactIds: request.artifactIds,
-      authorizedContext: taskContext({ vdb: bound.vdb, sqlFamily: bound.family, semanticPackage }, effectiveGrants(bound.vdb, call.caller)),
+      authorizedContext: taskContext({ vdb: bound.vdb, sqlFamily: bound.dialect.family, semanticPackage }, effectiveGrants(bound.vdb, call.caller)),
       budgets: capability.budgets,
     };
     return new TaskRun(ref, capability, bound, call.caller, transport, this.deps).execute(start);

@@ -1,5 +1,5 @@
 import { InputError } from '../plugin-api/errors.js';
-import type { Datasource, SqlFamily } from '../plugin-api/sql-dialect.js';
+import type { Datasource, SqlDialect } from '../plugin-api/sql-dialect.js';
 import type { VdbRegistry } from './vdb-registry.js';
 import type { VdbRelation, VirtualDatabase } from './vdb-types.js';
 import type { RenderContext, RequestContext } from '../plugin-api/template-engine.js';
@@ -9,7 +9,8 @@ export interface VdbHandle {
   vdb: VirtualDatabase;
   /** The VDB's default datasource. */
   datasource: Datasource;
-  family: SqlFamily;
+  /** The default datasource's dialect: statements of the VDB are written, scanned and authorized in it. */
+  dialect: SqlDialect;
   /** The datasource holding a relation of the VDB. */
   datasourceOf(relation: VdbRelation): Datasource;
   /**
@@ -83,7 +84,7 @@ function openHandle(vdb: VirtualDatabase, datasourceNamed: (name: string) => Dat
   return {
     vdb,
     datasource,
-    family: datasource.dialect.family,
+    dialect: datasource.dialect,
     datasourceOf: (relation) => datasourceNamed(relation.datasource),
     datasourceFor: (relations) => {
       const names = new Set(relations.map((relation) => relation.datasource));

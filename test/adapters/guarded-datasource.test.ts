@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import { PgliteDialect } from '../../adapters/pglite/pglite-dialect.js';
+import { PostgresDialect } from '../../adapters/postgres/postgres-dialect.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Catalog } from '../../core/plugin-api/catalog.js';
@@ -44,10 +46,7 @@ class FakeDatasource implements Datasource {
   }
 }
 
-const dialect = (singleConnection?: boolean): SqlDialect => ({
-  id: 'fake', family: 'postgres', ...(singleConnection === undefined ? {} : { singleConnection }),
-  open: () => Promise.reject(new Error('not used')), quoteIdentifier: (name) => name, logicalType: () => 'string',
-});
+const dialect = (singleConnection?: boolean): SqlDialect => (singleConnection ? new PgliteDialect('fake') : new PostgresDialect('fake'));
 
 const errorWithCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 

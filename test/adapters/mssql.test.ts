@@ -1,7 +1,7 @@
 import knex from 'knex';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mssqlDialect } from '../../adapters/mssql/mssql-dialect.js';
+import { MssqlDialect } from '../../adapters/mssql/mssql-dialect.js';
 import { mssqlIntrospectionQueries } from '../../adapters/mssql/mssql-introspector.js';
 import { mssqlCodec, mssqlLogicalType } from '../../adapters/mssql/mssql-types.js';
 import { UnavailableError } from '../../core/plugin-api/errors.js';
@@ -74,7 +74,7 @@ test('tedious values (useUTC dates, numeric decimals, upper-case GUIDs) encode l
 });
 
 test('an unreachable SQL Server fails with datasource_unavailable, without the password', async () => {
-  const error = await mssqlDialect('mssql').open({
+  const error = await new MssqlDialect('mssql').open({
     name: 'unreachable', adapter: 'mssql', pool: {}, init: [], baseDir: process.cwd(),
     connection: { host: '127.0.0.1', port: 1, user: 'sa', password: 'ms-secret-pw', encrypt: false },
   }).then(() => undefined, (e: unknown) => e);

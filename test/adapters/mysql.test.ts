@@ -1,13 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mysqlDialect } from '../../adapters/mysql/mysql-dialect.js';
+import { MysqlDialect } from '../../adapters/mysql/mysql-dialect.js';
 import { mysqlCodec, mysqlLogicalType } from '../../adapters/mysql/mysql-types.js';
 import type { DatasourceSettings } from '../../core/plugin-api/sql-dialect.js';
 import { guardDatasource } from '../../core/sql/guarded-datasource.js';
 import { runDialectConformance } from './dialect-conformance.js';
 
 const url = process.env['VDB_TEST_MYSQL_URL'];
-const dialect = mysqlDialect('mysql');
+const dialect = new MysqlDialect('mysql');
 const settings = (name: string, connection: Record<string, unknown>): DatasourceSettings =>
   ({ name, adapter: 'mysql', connection, pool: { max: 4 }, init: [], baseDir: process.cwd() });
 

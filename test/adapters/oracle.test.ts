@@ -1,7 +1,7 @@
 import knex from 'knex';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { oracleDialect } from '../../adapters/oracle/oracle-dialect.js';
+import { OracleDialect } from '../../adapters/oracle/oracle-dialect.js';
 import { oracleIntrospectionQueries } from '../../adapters/oracle/oracle-introspector.js';
 import { oracleCodec, oracleLogicalType } from '../../adapters/oracle/oracle-types.js';
 import { UnavailableError } from '../../core/plugin-api/errors.js';
@@ -74,7 +74,7 @@ test('the text forms of the oracle session settings encode like every adapter', 
 });
 
 test('an unreachable Oracle listener fails with datasource_unavailable, without the password', async () => {
-  const error = await oracleDialect('oracle').open({
+  const error = await new OracleDialect('oracle').open({
     name: 'unreachable', adapter: 'oracle', pool: {}, init: [], baseDir: process.cwd(),
     connection: { host: '127.0.0.1', port: 1, serviceName: 'FREEPDB1', user: 'app', password: 'ora-secret-pw' },
   }).then(() => undefined, (e: unknown) => e);

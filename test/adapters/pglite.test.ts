@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { pgliteDialect } from '../../adapters/pglite/pglite-dialect.js';
+import { PgliteDialect } from '../../adapters/pglite/pglite-dialect.js';
 import { postgresCodec, postgresLogicalType } from '../../adapters/postgres/postgres-types.js';
 import { UnavailableError } from '../../core/plugin-api/errors.js';
 import type { DatasourceSettings } from '../../core/plugin-api/sql-dialect.js';
@@ -38,7 +38,7 @@ test('a file-backed pglite runs its init scripts once, when its data folder is n
     const settings: DatasourceSettings = {
       name: 'file_db', adapter: 'pglite', connection: { dataDir: 'data' }, pool: {}, init: [script], baseDir,
     };
-    const dialect = pgliteDialect('pglite');
+    const dialect = new PgliteDialect('pglite');
     const count = 'select count(*)::integer as n from seeded';
 
     const first = guardDatasource(await dialect.open(settings));

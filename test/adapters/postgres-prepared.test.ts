@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { postgresDialect } from '../../adapters/postgres/postgres-dialect.js';
+import { PostgresDialect } from '../../adapters/postgres/postgres-dialect.js';
 import type { Datasource } from '../../core/plugin-api/sql-dialect.js';
 
 const url = process.env['VDB_TEST_POSTGRES_URL'];
@@ -10,7 +10,7 @@ if (url === undefined) {
   prepared.skip('(VDB_TEST_POSTGRES_URL is not set)', () => undefined);
 } else {
   prepared.before(async (context) => {
-    context.db = await postgresDialect('postgres').open({
+    context.db = await new PostgresDialect('postgres').open({
       name: 'prepared_pg', adapter: 'postgres', connection: { connectionString: url }, pool: { max: 1 }, init: [], baseDir: process.cwd(),
     });
     await context.db.query('drop table if exists prepared_probe', []);

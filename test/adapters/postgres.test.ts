@@ -1,10 +1,10 @@
-import { postgresDialect } from '../../adapters/postgres/postgres-dialect.js';
+import { PostgresDialect } from '../../adapters/postgres/postgres-dialect.js';
 import type { DatasourceSettings } from '../../core/plugin-api/sql-dialect.js';
 import { guardDatasource } from '../../core/sql/guarded-datasource.js';
 import { runDialectConformance } from './dialect-conformance.js';
 
 const url = process.env['VDB_TEST_POSTGRES_URL'];
-const dialect = postgresDialect('postgres');
+const dialect = new PostgresDialect('postgres');
 const settings = (name: string, connection: Record<string, unknown>): DatasourceSettings =>
   ({ name, adapter: 'postgres', connection, pool: { max: 4 }, init: [], baseDir: process.cwd() });
 

@@ -5,6 +5,7 @@
  */
 import { authorizeSql } from '../../core/authorization/sql-authorizer.js';
 import type { SqlFamily } from '../../core/plugin-api/sql-dialect.js';
+import { FAMILY_DIALECTS } from '../support/family-dialects.js';
 import { retailVdb } from './authorization-fixtures.js';
 import { CALLERS, GENERIC_DECISIONS, POSTGRES_DECISIONS, type Caller } from './decision-table.js';
 
@@ -33,7 +34,7 @@ async function rows(cases: Array<[SqlFamily, string, Caller]>): Promise<string[]
   const rendered: string[][] = [];
   for (const [family, sql, caller] of cases) {
     const { grants, readOnly } = CALLERS[caller];
-    const result = await authorizeSql({ sql, family, grants, catalog: retailVdb.catalog, readOnly });
+    const result = await authorizeSql({ sql, dialect: FAMILY_DIALECTS[family], grants, catalog: retailVdb.catalog, readOnly });
     rendered.push([
       family,
       code(sql),

@@ -1,20 +1,19 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { CallerGrants } from '../../core/authorization/grants.js';
-import { authorizeSql, prepareAuthorizer } from '../../core/authorization/sql-authorizer.js';
+import { authorizeSql } from '../../core/authorization/sql-authorizer.js';
 import type { CatalogColumn } from '../../core/plugin-api/catalog.js';
 import type { VdbCatalog } from '../../core/vdb/vdb-types.js';
+import { FAMILY_DIALECTS } from '../support/family-dialects.js';
 import { retailVdb } from './authorization-fixtures.js';
 import { CALLERS, GENERIC_DECISIONS, outcome } from './decision-table.js';
-
-await prepareAuthorizer(['mysql', 'mssql', 'oracle']);
 
 const table = suite('authorizeSql, mysql and mssql families: the decision table');
 
 for (const [family, sql, caller, expected] of GENERIC_DECISIONS) {
   table(`${family}, ${caller}: ${sql.replace(/\n/g, ' ⏎ ')} → ${expected === 'allowed' ? expected : expected.join(' ')}`, async () => {
     const { grants, readOnly } = CALLERS[caller];
-    const result = await authorizeSql({ sql, family, grants, catalog: retailVdb.catalog, readOnly });
+    const result = await authorizeSql({ sql, dialect: FAMILY_DIALECTS[family], grants, catalog: retailVdb.catalog, readOnly });
     assert.equal(outcome(result, expected), expected, result.allowed ? 'allowed' : result.reason);
   });
 }
@@ -48,7 +47,7 @@ const ORACLE_CASES: Array<[string, string]> = [
 
 for (const [sql, expected] of ORACLE_CASES) {
   oracle(`${sql} → ${expected}`, async () => {
-    const result = await authorizeSql({ sql, family: 'oracle', grants: oracleAnalyst, catalog: oracleCatalog, readOnly: true });
+    const result = await authorizeSql({ sql, dialect: FAMILY_DIALECTS.oracle, grants: oracleAnalyst, catalog: oracleCatalog, readOnly: true });
     const got = result.allowed ? 'allowed' : [result.code, result.resource].filter((part) => part !== undefined).join(' ');
     assert.is(got, expected, result.allowed ? 'allowed' : result.reason);
   });

@@ -1,12 +1,11 @@
 import { suite, test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { denialError } from '../../core/authorization/denial.js';
-import { authorizeSql, prepareAuthorizer } from '../../core/authorization/sql-authorizer.js';
+import { authorizeSql } from '../../core/authorization/sql-authorizer.js';
 import { ForbiddenError } from '../../core/plugin-api/errors.js';
+import { FAMILY_DIALECTS } from '../support/family-dialects.js';
 import { ANALYST, CLERK, retailVdb } from './authorization-fixtures.js';
 import { CALLERS, outcome, POSTGRES_DECISIONS } from './decision-table.js';
-
-await prepareAuthorizer(['postgres']);
 
 const table = suite('authorizeSql, postgres family: the decision table');
 
@@ -14,7 +13,7 @@ for (const [sql, caller, expected] of POSTGRES_DECISIONS) {
   const title = `${caller}: ${sql.replace(/\n/g, ' ⏎ ') || '(empty)'} → ${expected === 'allowed' ? expected : expected.join(' ')}`;
   table(title, async () => {
     const { grants, readOnly } = CALLERS[caller];
-    const result = await authorizeSql({ sql, family: 'postgres', grants, catalog: retailVdb.catalog, readOnly });
+    const result = await authorizeSql({ sql, dialect: FAMILY_DIALECTS.postgres, grants, catalog: retailVdb.catalog, readOnly });
     assert.equal(outcome(result, expected), expected, result.allowed ? 'allowed' : result.reason);
   });
 }
@@ -24,7 +23,7 @@ table.run();
 const facts = suite('authorizeSql, postgres family: what an allowed statement does');
 
 async function allowedFacts(sql: string, readOnly: boolean) {
-  const result = await authorizeSql({ sql, family: 'postgres', grants: CLERK, catalog: retailVdb.catalog, readOnly });
+  const result = await authorizeSql({ sql, dialect: FAMILY_DIALECTS.postgres, grants: CLERK, catalog: retailVdb.catalog, readOnly });
   if (!result.allowed) throw new Error(`expected allowed, got ${result.code}: ${result.reason}`);
   return result.facts;
 }
@@ -57,22 +56,22 @@ facts('an insert without a column list assigns every column; a delete asks for t
 });
 
 facts('bound values in knex form (`?`) parse as placeholders; `??` (an identifier from a value) is refused', async () => {
-  const result = await authorizeSql({ sql: 'select id, region from sales.customers where id = ? and region = ?', family: 'postgres', grants: ANALYST, catalog: retailVdb.catalog, readOnly: true });
+  const result = await authorizeSql({ sql: 'select id, region from sales.customers where id = ? and region = ?', dialect: FAMILY_DIALECTS.postgres, grants: ANALYST, catalog: retailVdb.catalog, readOnly: true });
   assert.is(result.allowed, true);
-  const identifier = await authorizeSql({ sql: 'select ?? from sales.customers', family: 'postgres', grants: ANALYST, catalog: retailVdb.catalog, readOnly: true });
+  const identifier = await authorizeSql({ sql: 'select ?? from sales.customers', dialect: FAMILY_DIALECTS.postgres, grants: ANALYST, catalog: retailVdb.catalog, readOnly: true });
   assert.equal(identifier.allowed ? 'allowed' : identifier.code, 'unparseable');
 });
 
 facts('renamed columns (`c(a, b)`) are followed to the column they rename', async () => {
-  const renamed = await authorizeSql({ sql: 'select c.region from sales.customers c(id, region)', family: 'postgres', grants: ANALYST, catalog: retailVdb.catalog, readOnly: true });
+  const renamed = await authorizeSql({ sql: 'select c.region from sales.customers c(id, region)', dialect: FAMILY_DIALECTS.postgres, grants: ANALYST, catalog: retailVdb.catalog, readOnly: true });
   assert.equal(renamed.allowed ? 'allowed' : [renamed.code, renamed.resource], ['forbidden', 'sales.customers.email']);
 });
 
 facts('a repeated text gives the same decision for each caller (the cache holds facts, not decisions)', async () => {
   const sql = 'select sales.discount(total) from sales.orders';
   for (let round = 0; round < 2; round += 1) {
-    const analyst = await authorizeSql({ sql, family: 'postgres', grants: ANALYST, catalog: retailVdb.catalog, readOnly: true });
-    const clerk = await authorizeSql({ sql, family: 'postgres', grants: CLERK, catalog: retailVdb.catalog, readOnly: true });
+    const analyst = await authorizeSql({ sql, dialect: FAMILY_DIALECTS.postgres, grants: ANALYST, catalog: retailVdb.catalog, readOnly: true });
+    const clerk = await authorizeSql({ sql, dialect: FAMILY_DIALECTS.postgres, grants: CLERK, catalog: retailVdb.catalog, readOnly: true });
     assert.equal([analyst.allowed, clerk.allowed], [false, true]);
   }
 });
@@ -80,7 +79,7 @@ facts('a repeated text gives the same decision for each caller (the cache holds 
 facts.run();
 
 test('a denial becomes a 403 `forbidden` error that names the rule and the resource', async () => {
-  const result = await authorizeSql({ sql: 'select * from pg_catalog.pg_authid', family: 'postgres', grants: CLERK, catalog: retailVdb.catalog, readOnly: true });
+  const result = await authorizeSql({ sql: 'select * from pg_catalog.pg_authid', dialect: FAMILY_DIALECTS.postgres, grants: CLERK, catalog: retailVdb.catalog, readOnly: true });
   if (result.allowed) throw new Error('expected a denial');
   const error = denialError(result);
   assert.instance(error, ForbiddenError);

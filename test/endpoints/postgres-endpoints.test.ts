@@ -1,4 +1,4 @@
-import { postgresDialect } from '../../adapters/postgres/postgres-dialect.js';
+import { PostgresDialect } from '../../adapters/postgres/postgres-dialect.js';
 import { guardDatasource } from '../../core/sql/guarded-datasource.js';
 import { runEndpointSuite } from './endpoint-suite.js';
 
@@ -8,7 +8,7 @@ runEndpointSuite({
   name: 'postgres',
   family: 'postgres',
   skip: url === undefined ? 'VDB_TEST_POSTGRES_URL is not set' : undefined,
-  open: async () => guardDatasource(await postgresDialect('postgres').open({
+  open: async () => guardDatasource(await new PostgresDialect('postgres').open({
     name: 'retail_db', adapter: 'postgres', connection: { connectionString: url }, pool: { max: 4 }, init: [], baseDir: process.cwd(),
   })),
   closeAfter: true,

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { MysqlDialect } from '../../adapters/mysql/mysql-dialect.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { canonicalJson, sha256Hex } from '../../core/semantic/digests.js';
@@ -208,7 +209,7 @@ pipeline('a metric over datasets no many-to-one path connects joins across a fan
 });
 
 pipeline('expressions of a MySQL datasource are parsed with its grammar and quoted with backticks', async () => {
-  const mysql = { family: 'mysql' as const, quoteIdentifier: (name: string) => `\`${name}\`` };
+  const mysql = new MysqlDialect('mysql');
   const document = shopDocument().replace('expression: region }', 'expression: "CONCAT(region, \'-\', `id`)" }');
   const activation = await activate({ documents: { 'shop.osi.yaml': document } }, { dialectOf: () => mysql });
   assert.is(activation.state, 'active', JSON.stringify(activation.diagnostics));

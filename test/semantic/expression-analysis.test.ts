@@ -1,15 +1,17 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ExpressionAnalyzer, type AnalysisOutcome } from '../../core/semantic/expression-analysis.js';
+import type { AnalysisOutcome } from '../../core/plugin-api/sql-grammar.js';
+import { ExpressionAnalyzer } from '../../core/semantic/expression-analysis.js';
 import { replaceSpans } from '../../core/semantic/model-compilation.js';
 import type { SqlFamily } from '../../core/plugin-api/sql-dialect.js';
+import { FAMILY_DIALECTS } from '../support/family-dialects.js';
 
 const expressions = suite('field and metric expressions');
 
 async function analyze(family: SqlFamily, text: string, aggregates: string[] = []): Promise<AnalysisOutcome> {
   const analyzer = new ExpressionAnalyzer(aggregates);
-  await analyzer.prepare(family, [text]);
-  return analyzer.analyze(family, text);
+  await analyzer.prepare(FAMILY_DIALECTS[family], [text]);
+  return analyzer.analyze(FAMILY_DIALECTS[family], text);
 }
 
 /** The expression with each reference replaced by `<parts>`: shows the spans found. */

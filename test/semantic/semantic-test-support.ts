@@ -7,6 +7,7 @@ import type { CatalogColumn, LogicalType } from '../../core/plugin-api/catalog.j
 import type { ExpressionDialect, SemanticProvider } from '../../core/plugin-api/semantic-provider.js';
 import type { ActivationContext } from '../../core/semantic/vdb-activation.js';
 import type { SemanticReference, VdbCatalog, VdbRelation, VirtualDatabase } from '../../core/vdb/vdb-types.js';
+import { PostgresDialect } from '../../adapters/postgres/postgres-dialect.js';
 import { bundleProvider } from '../../plugins/semantic-bundle/bundle-provider.js';
 import { catalogProvider } from '../../plugins/semantic-catalog/catalog-provider.js';
 import { httpProvider } from '../../plugins/semantic-http/http-provider.js';
@@ -16,10 +17,7 @@ import { projectRoot } from '../support/test-service.js';
 
 export const fixturesRoot = join(projectRoot, 'test', 'fixtures', 'semantic');
 
-export const postgresDialect: ExpressionDialect = {
-  family: 'postgres',
-  quoteIdentifier: (name) => `"${name.replaceAll('"', '""')}"`,
-};
+export const postgresDialect: ExpressionDialect = new PostgresDialect('postgres');
 
 function column(name: string, logicalType: LogicalType, nativeType: string, nullable = false): CatalogColumn {
   return { name, logicalType, nativeType, nullable };

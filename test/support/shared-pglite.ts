@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { pgliteDialect } from '../../adapters/pglite/pglite-dialect.js';
+import { PgliteDialect } from '../../adapters/pglite/pglite-dialect.js';
 import type { Datasource } from '../../core/plugin-api/sql-dialect.js';
 import { guardDatasource } from '../../core/sql/guarded-datasource.js';
 
@@ -16,7 +16,7 @@ export function sharedPglite(): Promise<Datasource> {
 }
 
 async function open(): Promise<Datasource> {
-  const datasource = guardDatasource(await pgliteDialect('pglite')
+  const datasource = guardDatasource(await new PgliteDialect('pglite')
     .open({ name: 'pglite', adapter: 'pglite', connection: {}, pool: {}, init: [retailSeed], baseDir: process.cwd() }));
   // The first call starts the reaper timer of knex's pool (tarn); unreferenced, it does not keep the
   // process alive once the suites are done, as nobody closes this datasource.

@@ -4,6 +4,7 @@ import { scalarValue, toSql } from '../../core/endpoints/bound-text.js';
 import type { SqlFamily } from '../../core/plugin-api/sql-dialect.js';
 import { HOSTILE_INPUTS } from './hostile-inputs.js';
 import { compile, fieldsOf, renderContext } from './template-support.js';
+import { FAMILY_DIALECTS } from '../support/family-dialects.js';
 
 const hostile = suite('hostile inputs stay data');
 
@@ -22,7 +23,7 @@ const definition = compile([
 
 const families: SqlFamily[] = ['postgres', 'mysql', 'mssql', 'oracle'];
 const baseline = definition.render({ x: null }, renderContext());
-const baselineSql = (family: SqlFamily) => toSql(fieldsOf(baseline)['query'] as string, baseline.values, { family }).sql;
+const baselineSql = (family: SqlFamily) => toSql(fieldsOf(baseline)['query'] as string, baseline.values, { dialect: FAMILY_DIALECTS[family] }).sql;
 
 for (const { name, value } of HOSTILE_INPUTS) {
   hostile(name, () => {
@@ -38,12 +39,12 @@ for (const { name, value } of HOSTILE_INPUTS) {
     if (typeof value === 'string') assert.is(scalarValue(document['message'], rendered.values), `got ${value}!`);
     // the SQL text does not change with the value; the value travels as a binding
     for (const family of families) {
-      const { sql, bindings } = toSql(document['query'] as string, rendered.values, { family });
+      const { sql, bindings } = toSql(document['query'] as string, rendered.values, { dialect: FAMILY_DIALECTS[family] });
       assert.is(sql, baselineSql(family), family);
       assert.equal(bindings, [value]);
       assert.is(bindings[0], value);
     }
-    const loop = toSql(document['loop'] as string, rendered.values, { family: 'postgres' });
+    const loop = toSql(document['loop'] as string, rendered.values, { dialect: FAMILY_DIALECTS.postgres });
     assert.is(loop.sql, 'select ? UNION ALL select ?');
   });
 }

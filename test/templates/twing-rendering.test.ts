@@ -4,6 +4,7 @@ import { scalarValue, toSql } from '../../core/endpoints/bound-text.js';
 import { DeferredValue } from '../../core/endpoints/deferred-value.js';
 import { InputError } from '../../core/plugin-api/errors.js';
 import { compile, definitionErrorOf, fieldsOf, render, renderContext } from './template-support.js';
+import { FAMILY_DIALECTS } from '../support/family-dialects.js';
 
 const rendering = suite('twing rendering: values keep their type');
 
@@ -194,7 +195,7 @@ const sqlOfDefinition = suite('twing rendering: SQL text and bindings');
 
 const sqlOf = (source: string, fields: Record<string, unknown>) => {
   const rendered = render(source, fields);
-  return toSql(fieldsOf(rendered)['query'] as string, rendered.values, { family: 'postgres', origin: rendered.origin });
+  return toSql(fieldsOf(rendered)['query'] as string, rendered.values, { dialect: FAMILY_DIALECTS.postgres, origin: rendered.origin });
 };
 
 sqlOfDefinition('a UNION ALL built with a loop binds values in text order', () => {

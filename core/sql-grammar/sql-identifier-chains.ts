@@ -1,17 +1,11 @@
 /**
- * Where column references sit in the text of a mysql, mssql or oracle expression. node-sql-parser says
+ * Where column references sit in the text of an expression parsed by node-sql-parser. The parser says
  * which references an expression holds but not reliably where (T-SQL nodes carry no location), so a small
  * lexer finds the dotted name chains outside strings and comments, and a chain counts as a reference when
  * the parser reported its name and it is not a function call.
  */
-import type { SqlFamily } from '../plugin-api/sql-dialect.js';
-
-/** A column reference as written: `total`, `orders.total`; offsets are string indexes in the expression. */
-export interface ColumnReference {
-  parts: string[];
-  start: number;
-  end: number;
-}
+import type { ColumnReference } from '../plugin-api/sql-grammar.js';
+import type { SqlLexicon } from '../plugin-api/sql-syntax.js';
 
 interface Token {
   kind: 'name' | 'dot' | 'open' | 'other';
@@ -24,15 +18,19 @@ interface Token {
 const NAME_START = /[A-Za-z_@\u0080-\uffff]/;
 const NAME_PART = /[A-Za-z0-9_@$#\u0080-\uffff]/;
 
-/** Quote characters that delimit identifiers, and whether `\` escapes inside strings, per family. */
-const LEXICON: Readonly<Record<Exclude<SqlFamily, 'postgres'>, { identifierQuotes: Record<string, string>; backslashEscapes: boolean }>> = {
-  mysql: { identifierQuotes: { '`': '`' }, backslashEscapes: true },
-  mssql: { identifierQuotes: { '"': '"', '[': ']' }, backslashEscapes: false },
-  oracle: { identifierQuotes: { '"': '"' }, backslashEscapes: false },
-};
+/** The characters that open a quoted identifier in the lexicon, each with the one that closes it. */
+function identifierQuotesOf(lexicon: SqlLexicon): Record<string, string> {
+  return {
+    ...(lexicon.doubleQuotes === 'identifier' ? { '"': '"' } : {}),
+    ...(lexicon.backticks ? { '`': '`' } : {}),
+    ...(lexicon.brackets ? { '[': ']' } : {}),
+  };
+}
 
-function tokenize(text: string, family: Exclude<SqlFamily, 'postgres'>): Token[] {
-  const { identifierQuotes, backslashEscapes } = LEXICON[family];
+function tokenize(text: string, lexicon: SqlLexicon): Token[] {
+  const identifierQuotes = identifierQuotesOf(lexicon);
+  // Only where backslashes always escape: the tokenizer does not look for E'...' prefixes.
+  const backslashEscapes = lexicon.stringBackslash === 'always';
   const tokens: Token[] = [];
   let i = 0;
   while (i < text.length) {
@@ -88,9 +86,9 @@ function tokenize(text: string, family: Exclude<SqlFamily, 'postgres'>): Token[]
  * The spans of the given references (as the parser named them) in the text. Returns undefined when one of
  * them cannot be found: the caller refuses the expression rather than leave a reference unqualified.
  */
-export function genericColumnSpans(text: string, names: string[][], family: Exclude<SqlFamily, 'postgres'>): ColumnReference[] | undefined {
+export function columnSpans(text: string, names: string[][], lexicon: SqlLexicon): ColumnReference[] | undefined {
   const wanted = new Set(names.map(keyOf));
-  const tokens = tokenize(text, family);
+  const tokens = tokenize(text, lexicon);
   const found: ColumnReference[] = [];
   const seen = new Set<string>();
   for (let i = 0; i < tokens.length; i++) {
@@ -112,7 +110,7 @@ export function genericColumnSpans(text: string, names: string[][], family: Excl
   return [...wanted].every((key) => seen.has(key)) ? found : undefined;
 }
 
-/** These databases compare unquoted names case-insensitively, so chains match the parser's names so too. */
+/** The parser reports names as written, not folded: chains match them without regard to case. */
 function keyOf(parts: string[]): string {
   return parts.map((part) => part.toLowerCase()).join('\u0000');
 }

@@ -1,21 +1,17 @@
 /**
- * Statement facts for the mysql, mssql and oracle families from node-sql-parser. Its grammars are close to,
- * not the same as, the servers' (docs/authorization.md lists the gaps), so this side fails closed: text the
- * grammars read differently is refused first (sql-text-hazards.ts), a statement the grammar cannot parse is
- * refused, an AST shape the walk does not know is refused, and every table the parser itself lists must
- * have been seen by the walk.
+ * Statement facts from a node-sql-parser grammar (MySQL, SQL Server, Oracle). Its grammars are close to, not
+ * the same as, the servers' (docs/authorization.md lists the gaps), so this side fails closed: text the
+ * grammar reads differently is refused first (node-sql-parser-grammar.ts), a statement the grammar cannot
+ * parse is refused, an AST shape the walk does not know is refused, and every table the parser itself lists
+ * must have been seen by the walk.
  */
-import type { SqlFamily } from '../plugin-api/sql-dialect.js';
-import { messageOf } from '../plugin-api/errors.js';
-import { withServerPlaceholders } from './bind-placeholders.js';
-import { deny, type Denial } from './denial.js';
+import { deny, type Denial } from '../authorization/denial.js';
 import {
   ALL_COLUMNS, newScope,
   type ColumnUse, type FunctionUse, type RelationName, type Scope, type Source, type StatementFacts, type StatementKind,
-} from './statement-facts.js';
-import { textHazard } from './sql-text-hazards.js';
-
-export type GenericFamily = Exclude<SqlFamily, 'postgres'>;
+} from '../authorization/statement-facts.js';
+import { messageOf } from '../plugin-api/errors.js';
+import type { DialectSyntax } from '../plugin-api/sql-syntax.js';
 
 type SqlNode = { [field: string]: unknown };
 type CteNames = ReadonlySet<string>;
@@ -25,53 +21,26 @@ interface TableColumnAst {
   ast: unknown;
 }
 
-interface SqlParser {
+/** A loaded node-sql-parser `Parser`, for one of its grammars. */
+export interface NodeSqlParser {
+  /** The AST with the tables the parser saw, which the walk must all have met. */
   parse(sql: string, options: { database: string }): TableColumnAst;
+  /** The AST alone, for expressions. */
+  astify(sql: string, options: { database: string }): unknown;
 }
 
-/**
- * Oracle has no grammar in node-sql-parser: DB2's is the closest (FETCH FIRST, OFFSET … ROWS, DUAL, double
- * quotes for identifiers). PL/SQL blocks and Oracle-only syntax (`(+)` joins, CONNECT BY) do not parse and
- * are refused.
- */
-const GRAMMARS: Readonly<Record<GenericFamily, { database: string; load: () => Promise<{ default: { Parser: new () => SqlParser } }> }>> = {
-  mysql: { database: 'MySQL', load: () => import('node-sql-parser/build/mysql.js') },
-  mssql: { database: 'TransactSQL', load: () => import('node-sql-parser/build/transactsql.js') },
-  oracle: { database: 'DB2', load: () => import('node-sql-parser/build/db2.js') },
-};
-
-const parsers = new Map<GenericFamily, Promise<SqlParser>>();
-
-/** Loads the family's grammar once (each is a separate module of node-sql-parser). */
-export async function prepareGenericParser(family: GenericFamily): Promise<void> {
-  await parserOf(family);
-}
-
-function parserOf(family: GenericFamily): Promise<SqlParser> {
-  let parser = parsers.get(family);
-  if (!parser) {
-    parser = GRAMMARS[family].load().then((module) => new module.default.Parser());
-    parsers.set(family, parser);
-  }
-  return parser;
-}
-
-/** The facts of one statement; the family's grammar is loaded on first use. */
-export async function genericStatementFacts(sql: string, family: GenericFamily): Promise<StatementFacts | Denial> {
-  const hazard = textHazard(sql, family);
-  if (hazard) return deny('unparseable', `the statement holds ${hazard}`);
-  const text = withServerPlaceholders(sql, family);
-  if (typeof text !== 'string') return text;
+/** The facts of one statement, its text already checked for hazards and given the server's placeholders. */
+export function nodeSqlParserStatementFacts(text: string, parser: NodeSqlParser, database: string, syntax: DialectSyntax): StatementFacts | Denial {
   let parsed: TableColumnAst;
   try {
-    parsed = (await parserOf(family)).parse(text, { database: GRAMMARS[family].database });
+    parsed = parser.parse(text, { database });
   } catch (error) {
     return deny('unparseable', `the statement cannot be parsed: ${syntaxError(messageOf(error))}`);
   }
   const statements = (Array.isArray(parsed.ast) ? parsed.ast : [parsed.ast]).filter(isObject);
   if (statements.length === 0) return deny('unparseable', 'the text holds no statement');
   if (statements.length > 1) return deny('multiple_statements', `the text holds ${statements.length} statements; send exactly one`);
-  const builder = new GenericFactsBuilder(family);
+  const builder = new GenericFactsBuilder(syntax);
   try {
     const facts = builder.facts(statements[0] as SqlNode);
     // Other statement kinds are refused whole; their tables need no accounting.
@@ -109,7 +78,7 @@ class GenericFactsBuilder {
   private writes: string | undefined;
   private unsupported: string | undefined;
 
-  constructor(private readonly family: GenericFamily) {}
+  constructor(private readonly syntax: DialectSyntax) {}
 
   facts(statement: SqlNode): StatementFacts {
     const type = String(statement.type);
@@ -322,8 +291,9 @@ class GenericFactsBuilder {
         return;
       case 'double_quote_string':
       case 'backticks_quote_string':
-        // Identifiers for SQL Server and Oracle; a string for MySQL unless ANSI_QUOTES: counted if a column has the name.
-        scope.columns.push({ qualifier: [], column: this.fold(this.text(value.value)), ...(this.family === 'mysql' && value.type === 'double_quote_string' ? { ifColumn: true } : {}) });
+        // Identifiers where the server reads "..." as one (SQL Server, Oracle); where it reads a string (MySQL,
+        // unless ANSI_QUOTES), counted if a column has the name.
+        scope.columns.push({ qualifier: [], column: this.fold(this.text(value.value)), ...(this.syntax.lexicon.doubleQuotes === 'string' && value.type === 'double_quote_string' ? { ifColumn: true } : {}) });
         return;
       case 'function':
         this.functions.push(this.functionUse(value.name));
@@ -394,9 +364,12 @@ class GenericFactsBuilder {
     return typeof value.value === 'string' ? value.value : '';
   }
 
-  /** Oracle folds unquoted names to upper case (quoted ones must already be: sql-text-hazards.ts). */
+  /**
+   * Names as the server folds them (Oracle: upper case). The AST does not say which names were quoted, so a
+   * dialect that folds refuses quoted names its folding would change (its text hazards).
+   */
   private fold(name: string): string {
-    return this.family === 'oracle' ? name.toUpperCase() : name;
+    return this.syntax.foldIdentifier(name);
   }
 }
 

@@ -1,17 +1,18 @@
 /**
- * Statement facts for the postgres family (PostgreSQL, PGlite) from libpg-query, the real PostgreSQL grammar.
+ * Statement facts from libpg-query, the real PostgreSQL grammar (PostgreSQL, PGlite).
  * Its AST is loosely typed JSON: nodes are `{ TypeName: { ...fields } }`, some fields hold a node's fields
  * without the wrapper. The walk visits every object, so a column or relation in a place not handled below
  * is still recorded (as a read of the current query level) rather than missed.
  */
-import { loadModule, parseSync } from 'libpg-query';
-import { messageOf } from '../plugin-api/errors.js';
-import { withServerPlaceholders } from './bind-placeholders.js';
-import { deny, type Denial } from './denial.js';
+import { parseSync } from 'libpg-query';
+import { deny, type Denial } from '../authorization/denial.js';
 import {
   ALL_COLUMNS, newScope,
   type FunctionUse, type Scope, type Source, type StatementFacts, type StatementKind,
-} from './statement-facts.js';
+} from '../authorization/statement-facts.js';
+import { messageOf } from '../plugin-api/errors.js';
+import type { PlaceholderStyle } from '../plugin-api/sql-syntax.js';
+import { withServerPlaceholders } from './server-placeholders.js';
 
 type PgObject = { [field: string]: unknown };
 /** Names of the CTEs visible at a point of the statement. */
@@ -19,17 +20,9 @@ type CteNames = ReadonlySet<string>;
 
 const NO_CTES: CteNames = new Set();
 
-let loading: Promise<void> | undefined;
-
-/** Loads the WASM parser once; every call after the first resolves at once. */
-export function preparePostgresParser(): Promise<void> {
-  loading ??= loadModule();
-  return loading;
-}
-
-/** The facts of one statement; call `preparePostgresParser()` first. */
-export function postgresStatementFacts(sql: string): StatementFacts | Denial {
-  const text = withServerPlaceholders(sql, 'postgres');
+/** The facts of one statement; the WASM module must be loaded. */
+export function libpgQueryStatementFacts(sql: string, placeholders: PlaceholderStyle): StatementFacts | Denial {
+  const text = withServerPlaceholders(sql, placeholders);
   if (typeof text !== 'string') return text;
   let statements: unknown[];
   try {

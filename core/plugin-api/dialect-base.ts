@@ -1,0 +1,57 @@
+/**
+ * The base every dialect adapter extends: what a dialect is, beyond opening datasources. An adapter states
+ * its family, lexicon, placeholders and grammar, overrides the defaults that differ for its server, and
+ * implements `open` and `logicalType`.
+ */
+import { NO_REFUSED_FUNCTIONS, type FunctionPolicy } from './builtin-functions.js';
+import type { LogicalType } from './catalog.js';
+import type { Datasource, DatasourceSettings, DialectCapabilities, SqlDialect, SqlFamily } from './sql-dialect.js';
+import type { SqlGrammar } from './sql-grammar.js';
+import type { PlaceholderStyle, SqlLexicon, UnquotedCase } from './sql-syntax.js';
+
+/** A pooled server without an EXPLAIN the core may use. */
+const POOLED: DialectCapabilities = { singleConnection: false, explain: false };
+
+export abstract class DialectBase implements SqlDialect {
+  abstract readonly family: SqlFamily;
+  abstract readonly lexicon: SqlLexicon;
+  abstract readonly placeholders: PlaceholderStyle;
+  readonly capabilities: DialectCapabilities = POOLED;
+  /** The quotes `quoteIdentifier` writes, open and close: `"` by default, `` ` `` in MySQL, `[` `]` in SQL Server. */
+  readonly identifierQuotes: readonly [open: string, close: string] = ['"', '"'];
+  /** What the server does to unquoted identifiers; `foldIdentifier` applies it. */
+  readonly unquotedCase: UnquotedCase = 'preserve';
+  /** By default names match without case: every spelling counts, so the authorizer errs toward refusing. */
+  readonly caseInsensitiveNames: boolean = true;
+  readonly functionPolicy: FunctionPolicy = NO_REFUSED_FUNCTIONS;
+  private builtGrammar: SqlGrammar | undefined;
+
+  constructor(readonly id: string) {}
+
+  /** Built on first use, when the subclass's fields (which the grammar reads) are set. */
+  get grammar(): SqlGrammar {
+    this.builtGrammar ??= this.createGrammar();
+    return this.builtGrammar;
+  }
+
+  /** The dialect's parser, e.g. `nodeSqlParserGrammar(this, { database: 'MySQL', ... })`. */
+  protected abstract createGrammar(): SqlGrammar;
+
+  abstract open(settings: DatasourceSettings): Promise<Datasource>;
+
+  abstract logicalType(nativeType: string): LogicalType;
+
+  /** Between the identifier quotes, the closing quote doubled: `"a""b"`, `[a]]b]`. */
+  quoteIdentifier(name: string): string {
+    const [open, close] = this.identifierQuotes;
+    return `${open}${name.replaceAll(close, close + close)}${close}`;
+  }
+
+  foldIdentifier(name: string): string {
+    switch (this.unquotedCase) {
+      case 'lower': return name.toLowerCase();
+      case 'upper': return name.toUpperCase();
+      case 'preserve': return name;
+    }
+  }
+}
