@@ -6,7 +6,7 @@
 import { PerGrantSet } from '../caching/per-grant-set.js';
 import type { CatalogFunction } from '../plugin-api/catalog.js';
 import type { AccessLevel, AuthorizedRelation } from '../plugin-api/task-documents.js';
-import type { VirtualDatabase } from '../vdb/vdb-types.js';
+import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { allows, type CallerGrants } from './grants.js';
 
 export interface AuthorizedCatalogContext {

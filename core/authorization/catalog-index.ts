@@ -1,7 +1,7 @@
 /** Lookups over a VDB catalog for the authorizer, built once per catalog (catalogs are fixed after startup). */
 import type { CatalogFunction } from '../plugin-api/catalog.js';
 import type { DialectSyntax } from '../plugin-api/sql-syntax.js';
-import type { VdbCatalog, VdbRelation } from '../vdb/vdb-types.js';
+import type { VdbCatalog, VdbRelation } from '../plugin-api/vdb.js';
 
 export interface CatalogIndex {
   schemas: ReadonlySet<string>;

@@ -4,7 +4,7 @@
  */
 import type { Principal } from '../plugin-api/auth-scheme.js';
 import type { AccessLevel } from '../plugin-api/task-documents.js';
-import type { DataAction, DataGrant, VirtualDatabase } from '../vdb/vdb-types.js';
+import type { DataAction, DataGrant, VirtualDatabase } from '../plugin-api/vdb.js';
 
 export interface CallerGrants {
   readonly access: AccessLevel;

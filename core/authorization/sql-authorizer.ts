@@ -7,12 +7,13 @@
 import type { CatalogFunction } from '../plugin-api/catalog.js';
 import type { SqlDialect } from '../plugin-api/sql-dialect.js';
 import type { SqlGrammar } from '../plugin-api/sql-grammar.js';
-import type { DataAction, VdbCatalog, VdbRelation } from '../vdb/vdb-types.js';
+import type { DataAction, VdbCatalog, VdbRelation } from '../plugin-api/vdb.js';
 import { catalogIndex } from './catalog-index.js';
-import { deny, isDenial, type Denial } from './denial.js';
+import { deny, isDenial, type Denial } from '../plugin-api/denial.js';
 import { LruCache } from '../caching/lru-cache.js';
+import { PerGrantSet } from '../caching/per-grant-set.js';
 import { allows, type CallerGrants } from './grants.js';
-import type { StatementFacts, StatementKind } from './statement-facts.js';
+import type { StatementFacts, StatementKind } from '../plugin-api/statement-facts.js';
 import { resolveStatement, type ResolvedStatement } from './statement-resolver.js';
 
 export interface SqlAuthorizationRequest {
@@ -57,20 +58,15 @@ const factsCaches = new WeakMap<SqlGrammar, LruCache<string, StatementFacts | De
 
 /**
  * Whole decisions, per catalog and grant set (both fixed for the life of the process and shared by every
- * request of the same callers) and dialect, then by mode and text: a repeated endpoint query skips the
+ * request of the same callers), then by dialect, mode and text: a repeated endpoint query skips the
  * resolution and the grant checks too.
  */
-const decisionCaches = new WeakMap<VdbCatalog, WeakMap<CallerGrants, WeakMap<SqlDialect, LruCache<string, SqlAuthorization>>>>();
+const decisionCaches = new PerGrantSet<VdbCatalog, CallerGrants, LruCache<string, SqlAuthorization>>();
 
 export async function authorizeSql(request: SqlAuthorizationRequest): Promise<SqlAuthorization> {
   if (request.sql.length > CACHED_SQL_MAX_LENGTH) return decide(request);
-  let byGrants = decisionCaches.get(request.catalog);
-  if (!byGrants) decisionCaches.set(request.catalog, (byGrants = new WeakMap()));
-  let byDialect = byGrants.get(request.grants);
-  if (!byDialect) byGrants.set(request.grants, (byDialect = new WeakMap()));
-  let cache = byDialect.get(request.dialect);
-  if (!cache) byDialect.set(request.dialect, (cache = new LruCache(CACHE_ENTRIES)));
-  const key = `${request.readOnly ? 'r' : 'w'}\u0000${request.sql}`;
+  const cache = decisionCaches.get(request.catalog, request.grants, () => new LruCache(CACHE_ENTRIES));
+  const key = `${request.dialect.id}\u0000${request.readOnly ? 'r' : 'w'}\u0000${request.sql}`;
   const cached = cache.get(key);
   if (cached) return cached;
   const decision = await decide(request);

@@ -6,14 +6,14 @@
  */
 import type { CatalogFunction } from '../plugin-api/catalog.js';
 import type { SqlDialect } from '../plugin-api/sql-dialect.js';
-import type { DataAction, VdbRelation } from '../vdb/vdb-types.js';
+import type { DataAction, VdbRelation } from '../plugin-api/vdb.js';
 import type { CatalogIndex } from './catalog-index.js';
-import { deny, type Denial } from './denial.js';
+import { deny, type Denial } from '../plugin-api/denial.js';
 import { bareNameKind, isBuiltinSchema, refusedBuiltin } from './function-policy.js';
 import {
   ALL_COLUMNS, formatRelationName,
   type ColumnUse, type FunctionUse, type RelationName, type Scope, type Source, type StatementFacts,
-} from './statement-facts.js';
+} from '../plugin-api/statement-facts.js';
 
 export interface RelationAccess {
   relation: VdbRelation;

@@ -9,7 +9,7 @@ import { configFileFrom } from '../config/config-loader.js';
 import { StartupError } from '../plugin-api/errors.js';
 import { prepareService, type PreparedService } from '../service.js';
 import { coreTokens } from '../service-tokens.js';
-import type { VirtualDatabase } from '../vdb/vdb-types.js';
+import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { catalogModule } from '../semantic/catalog-model.js';
 import type { ExpressionDialect } from '../plugin-api/semantic-provider.js';
 

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import type { Logger } from 'pino';
-import { isDenial } from '../authorization/denial.js';
+import { isDenial } from '../plugin-api/denial.js';
 import { authorizeSql } from '../authorization/sql-authorizer.js';
 import { displayPath } from '../config/yaml-source.js';
 import { InputError, type StartupProblem } from '../plugin-api/errors.js';

@@ -1,4 +1,4 @@
-import { denialError, isDenial } from '../authorization/denial.js';
+import { denialError, isDenial } from '../plugin-api/denial.js';
 import { effectiveGrants } from '../authorization/grants.js';
 import { authorizeSql } from '../authorization/sql-authorizer.js';
 import { InputError, InternalError } from '../plugin-api/errors.js';

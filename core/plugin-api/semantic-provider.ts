@@ -1,5 +1,5 @@
 import type { SqlDialect } from './sql-dialect.js';
-import type { VirtualDatabase } from '../vdb/vdb-types.js';
+import type { VirtualDatabase } from './vdb.js';
 
 /** What every provider delivers: a module, i.e. a manifest.yaml and the documents it lists. */
 export const MODULE_MEDIA_TYPE = 'application/vnd.vdb.semantic-module+yaml';

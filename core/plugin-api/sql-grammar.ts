@@ -3,8 +3,8 @@
  * of a statement, semantic models for the analysis of an expression. A dialect builds its grammar from one
  * of the core's (`libpgQueryGrammar`, `nodeSqlParserGrammar`) with its own parameters.
  */
-import type { Denial } from '../authorization/denial.js';
-import type { StatementFacts } from '../authorization/statement-facts.js';
+import type { Denial } from './denial.js';
+import type { StatementFacts } from './statement-facts.js';
 
 /** A column reference as written: `total`, `orders.total`; offsets are string indexes in the expression. */
 export interface ColumnReference {

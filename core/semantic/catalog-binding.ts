@@ -4,7 +4,7 @@
  * Field expressions are analysed here, since the columns they name are only known from their parse.
  */
 import type { CatalogColumn, LogicalType } from '../plugin-api/catalog.js';
-import type { VdbRelation, VirtualDatabase } from '../vdb/vdb-types.js';
+import type { VdbRelation, VirtualDatabase } from '../plugin-api/vdb.js';
 import type { DiagnosticList } from './diagnostic-list.js';
 import type { ColumnReference } from '../plugin-api/sql-grammar.js';
 import type { ExpressionAnalyzer } from './expression-analysis.js';

@@ -6,7 +6,7 @@
  */
 import { Document, isCollection, isPair, isScalar, visit } from 'yaml';
 import type { CatalogColumn } from '../plugin-api/catalog.js';
-import type { VdbRelation, VirtualDatabase } from '../vdb/vdb-types.js';
+import type { VdbRelation, VirtualDatabase } from '../plugin-api/vdb.js';
 import { sha256Hex } from './digests.js';
 import { ExpressionAnalyzer } from './expression-analysis.js';
 import { OSI_YAML_MEDIA_TYPE, type ExpressionDialect } from '../plugin-api/semantic-provider.js';

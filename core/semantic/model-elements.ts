@@ -1,5 +1,5 @@
 import type { CatalogColumn, LogicalType } from '../plugin-api/catalog.js';
-import type { VdbRelation } from '../vdb/vdb-types.js';
+import type { VdbRelation } from '../plugin-api/vdb.js';
 import type { ExpressionAnalysis } from '../plugin-api/sql-grammar.js';
 import type { DocumentPath } from './located-document.js';
 import type { AcquiredDocument } from './module-acquisition.js';

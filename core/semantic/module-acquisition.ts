@@ -1,5 +1,5 @@
 import { messageOf } from '../plugin-api/errors.js';
-import type { SemanticReference } from '../vdb/vdb-types.js';
+import type { SemanticReference } from '../plugin-api/vdb.js';
 import { contentDigest, sha256Hex } from './digests.js';
 import type { DiagnosticList, DiagnosticSite, SiteRef } from './diagnostic-list.js';
 import { parseModuleText, type DocumentPath, type DocumentSyntax, type LocatedDocument } from './located-document.js';

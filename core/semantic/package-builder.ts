@@ -3,7 +3,7 @@
  * generation), arrays in a fixed order, canonical JSON. The same model over the same catalog gives the
  * same bytes, and so the same digest, on every start and whatever the key order of its sources.
  */
-import type { VirtualDatabase } from '../vdb/vdb-types.js';
+import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { canonicalJson, sha256Hex } from './digests.js';
 import type { JoinStep } from './join-paths.js';
 import type { CompiledMetric } from './model-compilation.js';

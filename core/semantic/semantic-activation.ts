@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
 import type { ServiceConfig } from '../config/config-types.js';
 import { coreTokens } from '../service-tokens.js';
-import type { VirtualDatabase } from '../vdb/vdb-types.js';
+import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import type { ExpressionDialect } from '../plugin-api/semantic-provider.js';
 import { SemanticRegistry } from './semantic-registry.js';
 import type { VdbActivation } from './semantic-types.js';

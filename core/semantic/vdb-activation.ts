@@ -7,7 +7,7 @@
 import { relative, sep } from 'node:path';
 import { readYamlFile, type YamlSource } from '../config/yaml-source.js';
 import { messageOf } from '../plugin-api/errors.js';
-import type { VirtualDatabase } from '../vdb/vdb-types.js';
+import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { bindModel } from './catalog-binding.js';
 import type { ActivationStage } from './diagnostic-catalog.js';
 import { DiagnosticList } from './diagnostic-list.js';

@@ -5,11 +5,11 @@
  * is still recorded (as a read of the current query level) rather than missed.
  */
 import { parseSync } from 'libpg-query';
-import { deny, type Denial } from '../authorization/denial.js';
+import { deny, type Denial } from '../plugin-api/denial.js';
 import {
   ALL_COLUMNS, newScope,
   type FunctionUse, type Scope, type Source, type StatementFacts, type StatementKind,
-} from '../authorization/statement-facts.js';
+} from '../plugin-api/statement-facts.js';
 import { messageOf } from '../plugin-api/errors.js';
 import type { PlaceholderStyle } from '../plugin-api/sql-syntax.js';
 import { withServerPlaceholders } from './server-placeholders.js';

@@ -4,7 +4,7 @@
  * differently from its server is refused before parsing, so the authorizer never sees less than the server
  * runs.
  */
-import { deny } from '../authorization/denial.js';
+import { deny } from '../plugin-api/denial.js';
 import type { SqlGrammar } from '../plugin-api/sql-grammar.js';
 import type { DialectSyntax } from '../plugin-api/sql-syntax.js';
 import { nodeSqlParserExpression } from './node-sql-parser-expressions.js';

@@ -5,11 +5,11 @@
  * parse is refused, an AST shape the walk does not know is refused, and every table the parser itself lists
  * must have been seen by the walk.
  */
-import { deny, type Denial } from '../authorization/denial.js';
+import { deny, type Denial } from '../plugin-api/denial.js';
 import {
   ALL_COLUMNS, newScope,
   type ColumnUse, type FunctionUse, type RelationName, type Scope, type Source, type StatementFacts, type StatementKind,
-} from '../authorization/statement-facts.js';
+} from '../plugin-api/statement-facts.js';
 import { messageOf } from '../plugin-api/errors.js';
 import type { DialectSyntax } from '../plugin-api/sql-syntax.js';
 

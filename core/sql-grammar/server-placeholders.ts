@@ -4,7 +4,7 @@
  * a bound value. The parsers are given the text as the server receives it, with its own placeholders, so
  * `?` never fails a parse.
  */
-import { deny, type Denial } from '../authorization/denial.js';
+import { deny, type Denial } from '../plugin-api/denial.js';
 import type { PlaceholderStyle } from '../plugin-api/sql-syntax.js';
 
 /** The text with each bound value written in the style's numbered form; unchanged where the server reads `?`. */

@@ -1,5 +1,5 @@
 import type { Principal } from '../plugin-api/auth-scheme.js';
-import { isDenial } from '../authorization/denial.js';
+import { isDenial } from '../plugin-api/denial.js';
 import { effectiveGrants } from '../authorization/grants.js';
 import { authorizeSql } from '../authorization/sql-authorizer.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';

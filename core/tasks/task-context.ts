@@ -3,7 +3,7 @@ import type { CallerGrants } from '../authorization/grants.js';
 import { PerGrantSet } from '../caching/per-grant-set.js';
 import type { SemanticPackage } from '../plugin-api/semantic-package.js';
 import type { SqlFamily } from '../plugin-api/sql-dialect.js';
-import type { VirtualDatabase } from '../vdb/vdb-types.js';
+import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import type { AuthorizedContext, AuthorizedSemantic } from '../plugin-api/task-documents.js';
 
 /** Derived once per VDB, grant set and package: all three are fixed for the life of the process. */

@@ -7,7 +7,7 @@ import type { VdbHandle, VdbHandles } from '../vdb/vdb-handles.js';
 import { ConflictError, InputError, NotFoundError, PayloadTooLargeError, UnavailableError, UpstreamError } from '../plugin-api/errors.js';
 import type { SemanticRegistry } from '../semantic/semantic-registry.js';
 import type { VdbRegistry } from '../vdb/vdb-registry.js';
-import type { VirtualDatabase } from '../vdb/vdb-types.js';
+import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import type { RuntimeTaskRef, RuntimeTransport } from '../plugin-api/runtime-transport.js';
 import { validateRuntimeDocument } from './runtime-documents.js';
 import { raceDeadline } from './deadline.js';

@@ -1,7 +1,7 @@
 import { InputError } from '../plugin-api/errors.js';
 import type { Datasource, SqlDialect } from '../plugin-api/sql-dialect.js';
 import type { VdbRegistry } from './vdb-registry.js';
-import type { VdbRelation, VirtualDatabase } from './vdb-types.js';
+import type { VdbRelation, VirtualDatabase } from '../plugin-api/vdb.js';
 import type { RenderContext, RequestContext } from '../plugin-api/template-engine.js';
 
 /** A VDB a definition names, with the datasources its statements run on. */

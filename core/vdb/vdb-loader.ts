@@ -7,7 +7,7 @@ import { readYamlFile, type YamlSource } from '../config/yaml-source.js';
 import { messageOf, StartupError, type StartupProblem } from '../plugin-api/errors.js';
 import type { Datasource } from '../plugin-api/sql-dialect.js';
 import { vdbSchema } from './vdb-schema.js';
-import type { VdbCatalog, VdbDefinition, VdbSchema, VirtualDatabase } from './vdb-types.js';
+import type { VdbCatalog, VdbDefinition, VdbSchema, VirtualDatabase } from '../plugin-api/vdb.js';
 
 /** Opens (once) the datasource of that name; rejects when it is unreachable. */
 export type DatasourceOpener = (name: string) => Promise<Datasource>;

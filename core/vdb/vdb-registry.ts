@@ -1,5 +1,5 @@
 import { NotFoundError } from '../plugin-api/errors.js';
-import type { VirtualDatabase } from './vdb-types.js';
+import type { VirtualDatabase } from '../plugin-api/vdb.js';
 
 /** Every VDB of the bundle by name and version. Fixed after startup. */
 export class VdbRegistry {

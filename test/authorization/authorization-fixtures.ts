@@ -2,7 +2,7 @@
 import type { Principal } from '../../core/plugin-api/auth-scheme.js';
 import { effectiveGrants, type CallerGrants } from '../../core/authorization/grants.js';
 import type { CatalogColumn, CatalogForeignKey, LogicalType } from '../../core/plugin-api/catalog.js';
-import type { DataRole, VdbRelation, VirtualDatabase } from '../../core/vdb/vdb-types.js';
+import type { DataRole, VdbRelation, VirtualDatabase } from '../../core/plugin-api/vdb.js';
 
 function column(name: string, logicalType: LogicalType, nullable = false): CatalogColumn {
   const nativeType: Record<LogicalType, string> = {

@@ -3,7 +3,7 @@
  * docs/authorization.md prints them (scripts/authorization-table.mjs), so doc and tests cannot drift.
  * A row is [sql, caller, expected]: `allowed`, or the denial code and the resource it must name.
  */
-import type { DenialCode } from '../../core/authorization/denial.js';
+import type { DenialCode } from '../../core/plugin-api/denial.js';
 import type { CallerGrants } from '../../core/authorization/grants.js';
 import type { SqlAuthorization } from '../../core/authorization/sql-authorizer.js';
 import type { SqlFamily } from '../../core/plugin-api/sql-dialect.js';

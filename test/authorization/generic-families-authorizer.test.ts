@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { CallerGrants } from '../../core/authorization/grants.js';
 import { authorizeSql } from '../../core/authorization/sql-authorizer.js';
 import type { CatalogColumn } from '../../core/plugin-api/catalog.js';
-import type { VdbCatalog } from '../../core/vdb/vdb-types.js';
+import type { VdbCatalog } from '../../core/plugin-api/vdb.js';
 import { FAMILY_DIALECTS } from '../support/family-dialects.js';
 import { retailVdb } from './authorization-fixtures.js';
 import { CALLERS, GENERIC_DECISIONS, outcome } from './decision-table.js';

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { allows, effectiveGrants, type CallerGrants } from '../../core/authorization/grants.js';
-import type { VirtualDatabase } from '../../core/vdb/vdb-types.js';
+import type { VirtualDatabase } from '../../core/plugin-api/vdb.js';
 import { ANALYST, CLERK, openRetailVdb, principal, retailVdb } from './authorization-fixtures.js';
 
 const matching = suite('effectiveGrants: a principal matched to the VDB data roles');

@@ -1,6 +1,6 @@
 import { suite, test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { denialError } from '../../core/authorization/denial.js';
+import { denialError } from '../../core/plugin-api/denial.js';
 import { authorizeSql } from '../../core/authorization/sql-authorizer.js';
 import { ForbiddenError } from '../../core/plugin-api/errors.js';
 import { FAMILY_DIALECTS } from '../support/family-dialects.js';

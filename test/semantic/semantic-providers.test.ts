@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { scaffoldModule } from '../../core/commands/scaffold-command.js';
 import { activateVdb } from '../../core/semantic/vdb-activation.js';
-import type { VirtualDatabase } from '../../core/vdb/vdb-types.js';
+import type { VirtualDatabase } from '../../core/plugin-api/vdb.js';
 import { httpProvider } from '../../plugins/semantic-http/http-provider.js';
 import { serveFolder, type ServeOptions } from './fixture-server.js';
 import {

@@ -6,7 +6,7 @@ import { readYamlFile } from '../../core/config/yaml-source.js';
 import type { CatalogColumn, LogicalType } from '../../core/plugin-api/catalog.js';
 import type { ExpressionDialect, SemanticProvider } from '../../core/plugin-api/semantic-provider.js';
 import type { ActivationContext } from '../../core/semantic/vdb-activation.js';
-import type { SemanticReference, VdbCatalog, VdbRelation, VirtualDatabase } from '../../core/vdb/vdb-types.js';
+import type { SemanticReference, VdbCatalog, VdbRelation, VirtualDatabase } from '../../core/plugin-api/vdb.js';
 import { PostgresDialect } from '../../adapters/postgres/postgres-dialect.js';
 import { bundleProvider } from '../../plugins/semantic-bundle/bundle-provider.js';
 import { catalogProvider } from '../../plugins/semantic-catalog/catalog-provider.js';

@@ -1,7 +1,7 @@
 import type { Principal } from '../../plugin-api/auth-scheme.js';
-import { deny, denialError } from '../../authorization/denial.js';
+import { deny, denialError } from '../../plugin-api/denial.js';
 import { allows, effectiveGrants } from '../../authorization/grants.js';
-import type { DataAction } from '../../vdb/vdb-types.js';
+import type { DataAction } from '../../plugin-api/vdb.js';
 import type { ActionPlan, ActionTarget, PlannedFilter, PlannedWrite } from './action-plan.js';
 
 interface Access {

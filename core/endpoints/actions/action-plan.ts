@@ -1,6 +1,6 @@
 import { InputError } from '../../plugin-api/errors.js';
 import type { Datasource } from '../../plugin-api/sql-dialect.js';
-import type { VdbRelation } from '../../vdb/vdb-types.js';
+import type { VdbRelation } from '../../plugin-api/vdb.js';
 import { scalarValue } from '../bound-text.js';
 import { DeferredValue } from '../deferred-value.js';
 import type {

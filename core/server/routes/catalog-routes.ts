@@ -4,7 +4,7 @@ import { effectiveGrants, type CallerGrants } from '../../authorization/grants.j
 import { ForbiddenError } from '../../plugin-api/errors.js';
 import { PerGrantSet } from '../../caching/per-grant-set.js';
 import { coreTokens } from '../../service-tokens.js';
-import type { VdbRelation, VirtualDatabase } from '../../vdb/vdb-types.js';
+import type { VdbRelation, VirtualDatabase } from '../../plugin-api/vdb.js';
 import { authenticate } from '../authentication.js';
 import { callerOf } from '../request-context.js';
 import type { RouteModule } from '../route-module.js';

@@ -3,7 +3,7 @@
  * (libpg-query, node-sql-parser) produce this shape; it depends only on the SQL text and the dialect's grammar,
  * so the authorizer caches it per grammar and text. Names are already folded to the dialect's case rules.
  */
-import type { DataAction } from '../vdb/vdb-types.js';
+import type { DataAction } from './vdb.js';
 
 export type StatementKind = 'select' | 'insert' | 'update' | 'delete' | 'other';
 

@@ -1,4 +1,4 @@
-import type { Catalog, CatalogRelation } from '../plugin-api/catalog.js';
+import type { Catalog, CatalogRelation } from './catalog.js';
 
 export type DataAction = 'select' | 'insert' | 'update' | 'delete';
 

@@ -1,4 +1,4 @@
-import { ForbiddenError } from '../plugin-api/errors.js';
+import { ForbiddenError } from './errors.js';
 
 /** Why a statement was refused. Stable machine codes, listed in docs/authorization.md. */
 export type DenialCode =
