@@ -1,8 +1,8 @@
 // Writes the authorizer's decision tables into docs/authorization.md, between its markers, from the compiled
-// test table (test/authorization/decision-table.ts). Run after `npm run build`; a suite checks the doc is current.
+// test table (test/core/authorization/decision-table.ts). Run after `npm run build`; a suite checks the doc is current.
 import { readFileSync, writeFileSync } from 'node:fs';
 
-const { decisionTablesMarkdown, TABLE_START, TABLE_END } = await import('../dist/test/authorization/decision-table-markdown.js');
+const { decisionTablesMarkdown, TABLE_START, TABLE_END } = await import('../dist/test/core/authorization/decision-table-markdown.js');
 
 const file = new URL('../docs/authorization.md', import.meta.url);
 const doc = readFileSync(file, 'utf8');

@@ -1,8 +1,8 @@
 // Writes the error catalog (core/plugin-api/error-catalog.ts) into docs/errors.md, between its markers, through
-// the compiled renderer (test/errors/error-table-markdown.ts). Run after `npm run build`; a suite checks the doc is current.
+// the compiled renderer (test/core/plugin-api/error-table-markdown.ts). Run after `npm run build`; a suite checks the doc is current.
 import { readFileSync, writeFileSync } from 'node:fs';
 
-const { errorTableMarkdown, TABLE_START, TABLE_END } = await import('../dist/test/errors/error-table-markdown.js');
+const { errorTableMarkdown, TABLE_START, TABLE_END } = await import('../dist/test/core/plugin-api/error-table-markdown.js');
 
 const file = new URL('../docs/errors.md', import.meta.url);
 const doc = readFileSync(file, 'utf8');

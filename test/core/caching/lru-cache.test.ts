@@ -1,0 +1,16 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { LruCache } from '../../../core/caching/lru-cache.js';
+
+test('the cache keeps at most its capacity and forgets the least recently used entry', () => {
+  const cache = new LruCache<string, number>(2);
+  cache.set('a', 1);
+  cache.set('b', 2);
+  assert.is(cache.get('a'), 1);
+  cache.set('c', 3);
+  assert.is(cache.size, 2);
+  assert.is(cache.get('b'), undefined);
+  assert.equal([cache.get('a'), cache.get('c')], [1, 3]);
+});
+
+test.run();

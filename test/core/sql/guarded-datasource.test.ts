@@ -1,0 +1,123 @@
+import type { Knex } from 'knex';
+import { PgliteDialect } from '../../../adapters/pglite/pglite-dialect.js';
+import { PostgresDialect } from '../../../adapters/postgres/postgres-dialect.js';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Catalog } from '../../../core/plugin-api/catalog.js';
+import { InputError, UnavailableError } from '../../../core/plugin-api/errors.js';
+import type { Datasource, QueryResult, SqlDialect, SqlExecutor } from '../../../core/plugin-api/sql-dialect.js';
+import { guardDatasource, isConnectionFailure, unavailableError } from '../../../core/sql/guarded-datasource.js';
+
+const EMPTY: QueryResult = { columns: [], rows: [], rowCount: 0, truncated: false };
+
+/** A datasource that records how its calls overlap and fails on demand. */
+class FakeDatasource implements Datasource {
+  readonly name = 'fake_db';
+  readonly knex = {} as Knex;
+  running = 0;
+  maxRunning = 0;
+  closes = 0;
+  failWith: unknown;
+
+  constructor(readonly dialect: SqlDialect) {}
+
+  /** Fails with `failWith` when the SQL is `fail`. */
+  async query(sql: string): Promise<QueryResult> {
+    this.running += 1;
+    this.maxRunning = Math.max(this.maxRunning, this.running);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    this.running -= 1;
+    if (sql === 'fail') throw this.failWith;
+    return EMPTY;
+  }
+
+  async introspect(): Promise<Catalog> {
+    return { schemas: [], relations: [], functions: [] };
+  }
+
+  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T> {
+    return work(this);
+  }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.closes += 1;
+  }
+}
+
+const dialect = (singleConnection?: boolean): SqlDialect => (singleConnection ? new PgliteDialect('fake') : new PostgresDialect('fake'));
+
+const errorWithCode = (message: string, code: string) => Object.assign(new Error(message), { code });
+
+test('a single-connection dialect gets its calls one at a time; a pooled one runs them together', async () => {
+  const single = new FakeDatasource(dialect(true));
+  const guardedSingle = guardDatasource(single);
+  await Promise.all([1, 2, 3].map(() => guardedSingle.query('select 1', [])));
+  assert.is(single.maxRunning, 1);
+
+  const pooled = new FakeDatasource(dialect());
+  const guardedPooled = guardDatasource(pooled);
+  await Promise.all([1, 2, 3].map(() => guardedPooled.query('select 1', [])));
+  assert.is(pooled.maxRunning, 3);
+
+  const forced = new FakeDatasource(dialect());
+  await Promise.all([1, 2].map(() => guardDatasource(forced, { singleConnection: true }).query('select 1', [])));
+  assert.is(forced.maxRunning, 2, 'each guard has its own mutex: guard a datasource once');
+});
+
+test('a failed call does not block the next on a single connection', async () => {
+  const inner = new FakeDatasource(dialect(true));
+  const guarded = guardDatasource(inner);
+  inner.failWith = new InputError('invalid_body', 'syntax error');
+  const [first, second] = await Promise.all([guarded.query('fail', []).catch((e: unknown) => e), guarded.query('select 1', [])]);
+  assert.instance(first, InputError);
+  assert.equal(second, EMPTY);
+});
+
+test('close runs once; calls after it are refused as unavailable; guarding twice returns the same guard', async () => {
+  const inner = new FakeDatasource(dialect(true));
+  const guarded = guardDatasource(inner);
+  assert.is(guardDatasource(guarded), guarded);
+  await Promise.all([guarded.close(), guarded.close()]);
+  await guarded.close();
+  assert.is(inner.closes, 1);
+  const error = await guarded.ping().then(() => undefined, (e: unknown) => e);
+  assert.instance(error, UnavailableError);
+  assert.is((error as UnavailableError).code, 'datasource_unavailable');
+  assert.match((error as Error).message, 'fake_db');
+});
+
+test('connection failures become datasource_unavailable with a short reason, other errors pass through', async () => {
+  const inner = new FakeDatasource(dialect());
+  const guarded = guardDatasource(inner);
+  inner.failWith = errorWithCode('connect ECONNREFUSED 10.0.0.1:5432 user=admin password=hunter2', 'ECONNREFUSED');
+  const error = await guarded.query('fail', []).then(() => undefined, (e: unknown) => e);
+  assert.instance(error, UnavailableError);
+  assert.is((error as Error).message, 'datasource "fake_db" is unavailable: connection refused (ECONNREFUSED)');
+  assert.is((error as Error).cause, inner.failWith);
+
+  const syntax = errorWithCode('syntax error at or near "selec"', '42601');
+  inner.failWith = syntax;
+  assert.is(await guarded.query('fail', []).then(() => undefined, (e: unknown) => e), syntax);
+});
+
+test('what counts as a connection failure, across drivers', () => {
+  const knexTimeout = Object.assign(new Error('Knex: Timeout acquiring a connection'), { name: 'KnexTimeoutError' });
+  const failures = [
+    errorWithCode('x', 'ECONNRESET'), errorWithCode('x', '57P01'), errorWithCode('x', '08006'), errorWithCode('x', '28P01'),
+    errorWithCode('x', 'PROTOCOL_CONNECTION_LOST'), errorWithCode('x', 'ESOCKET'), errorWithCode('x', 'NJS-503'),
+    errorWithCode('x', 'ORA-12541'), knexTimeout, new Error('Connection terminated unexpectedly'),
+    new AggregateError([errorWithCode('x', 'ECONNREFUSED')], 'x'), new Error('wrapped', { cause: errorWithCode('x', 'ENOTFOUND') }),
+  ];
+  for (const error of failures) assert.ok(isConnectionFailure(error), error.message + String((error as { code?: string }).code));
+  for (const error of [errorWithCode('x', '23505'), errorWithCode('x', 'ER_DUP_ENTRY'), new Error('x'), 'text']) {
+    assert.not.ok(isConnectionFailure(error));
+  }
+  assert.is(unavailableError('erp', errorWithCode('x', '28P01')).message, 'datasource "erp" is unavailable: authentication failed (28P01)');
+  assert.is(unavailableError('erp', new Error('odd')).message, 'datasource "erp" is unavailable: could not connect');
+  assert.is(unavailableError('erp', errorWithCode('database "x" does not exist', '3D000')).message,
+    'datasource "erp" is unavailable: could not connect (3D000)');
+});
+
+test.run();

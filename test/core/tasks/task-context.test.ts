@@ -1,0 +1,45 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { effectiveGrants } from '../../../core/authorization/grants.js';
+import { taskContext } from '../../../core/tasks/task-context.js';
+import { coreTokens } from '../../../core/service-tokens.js';
+import { ANALYST_TOKEN, startTestService, type TestService } from '../../support/test-service.js';
+
+/** The Task API's authorized context comes from the same grants as every SQL path (docs/authorization.md). */
+const context = suite<{ service: TestService }>('the authorized context of a task, derived from the data roles');
+context.before(async (state) => {
+  state.service = await startTestService();
+});
+context.after(async ({ service }) => service?.close());
+
+function contextFor(service: TestService, roles: string[]) {
+  const vdb = service.container.resolve(coreTokens.vdbs).get('retail', '1');
+  const semanticPackage = service.container.resolve(coreTokens.semantic).packageOf('retail', '1');
+  return taskContext({ vdb, sqlFamily: 'postgres', semanticPackage }, effectiveGrants(vdb, { subject: 'someone', roles, scheme: 'bearer' }));
+}
+
+context('a restricted caller sees neither the column nor the semantic fields over it; the metrics it can compute stay', ({ service }) => {
+  const analyst = contextFor(service, ['analyst']);
+  assert.is(analyst.access, 'restricted');
+  assert.match(analyst.semanticRevision ?? '', /^sha256:[0-9a-f]{64}$/);
+  const customers = analyst.relations.find((relation) => relation.name === 'customers');
+  assert.not.ok(customers?.columns.some((column) => column.name === 'email'));
+  const dataset = analyst.semantic?.datasets.find((candidate) => candidate.name === 'customers');
+  assert.ok(dataset, 'the customers dataset stays, without email');
+  assert.not.ok(dataset?.fields.some((field) => field.columns.includes('email')));
+  assert.ok(analyst.semantic?.metrics.some((metric) => metric.name === 'revenue'));
+  const clerk = contextFor(service, ['clerk']);
+  assert.ok(clerk.semantic?.datasets.find((candidate) => candidate.name === 'customers')?.fields.some((field) => field.columns.includes('email')));
+});
+
+context('a caller without a data role gets access unavailable and nothing to plan with', ({ service }) => {
+  const outsider = contextFor(service, ['visitor']);
+  assert.equal([outsider.access, outsider.relations, outsider.semantic?.datasets, outsider.semantic?.metrics], ['unavailable', [], [], []]);
+});
+
+context('the context holds no credential and no identity', ({ service }) => {
+  const text = JSON.stringify(contextFor(service, ['analyst']));
+  for (const forbidden of [ANALYST_TOKEN, 'someone', '"subject"', '"roles"', 'analyst']) assert.not.ok(text.includes(forbidden), forbidden);
+});
+
+context.run();
