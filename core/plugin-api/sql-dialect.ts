@@ -67,6 +67,13 @@ export interface QueryResult {
 export interface QueryOptions {
   /** Return at most this many rows; `truncated` tells whether more existed. */
   maxRows?: number;
+  /**
+   * The statement's time limit, enforced by the server (or, for an embedded database that has none, by
+   * ending the statement's worker); over it the statement fails with SQLSTATE 57014 (`query_canceled`).
+   */
+  timeoutMs?: number;
+  /** Aborted when the request or task the statement runs for has ended: the statement is cancelled. */
+  signal?: AbortSignal;
 }
 
 /** Runs statements: a datasource's pool, or one transaction of it. */
@@ -92,6 +99,13 @@ export interface Datasource extends SqlExecutor {
   ping(): Promise<void>;
   /** Drains and closes the pool. Safe to call twice. */
   close(): Promise<void>;
+  /**
+   * For an embedded database whose session would otherwise be a superuser (PGlite): once startup has run
+   * the init scripts and synced the data roles, reopen the session as a non-superuser login that is a
+   * member of `memberOf` (database role names) and nothing else, so that no caller's statement can regain
+   * superuser rights. Absent on servers, whose login is configured.
+   */
+  restrictSession?(memberOf: readonly string[]): Promise<void>;
 }
 
 /**

@@ -35,8 +35,12 @@ class GuardedDatasource implements Datasource {
   private readonly mutex: Mutex | undefined;
   private closing: Promise<void> | undefined;
 
+  readonly restrictSession?: (memberOf: readonly string[]) => Promise<void>;
+
   constructor(private readonly inner: Datasource, singleConnection: boolean) {
     this.mutex = singleConnection ? new Mutex() : undefined;
+    const restrict = inner.restrictSession?.bind(inner);
+    if (restrict) this.restrictSession = (memberOf) => this.run(() => restrict(memberOf));
   }
 
   get name(): string { return this.inner.name; }
