@@ -96,7 +96,7 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
     const vdbs = await loadVdbs(config.descriptors, datasources.names(), (name) => datasources.open(name));
     container.register(coreTokens.vdbs, { useValue: new VdbRegistry(vdbs) });
     container.register(coreTokens.semantic, { useValue: await activateSemantics(vdbs, config, container, logger) });
-    const handles = await VdbHandles.create(container.resolve(coreTokens.vdbs), (name) => datasources.open(name));
+    const handles = await VdbHandles.create(container.resolve(coreTokens.vdbs), (name) => datasources.open(name), config.sql);
     const endpoints = await loadEndpoints({
       descriptors: config.descriptors,
       engine: templateEngine(extensions),

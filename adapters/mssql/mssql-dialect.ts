@@ -1,9 +1,10 @@
 import {
   DEFAULT_ACQUIRE_TIMEOUT_MS, DialectBase, createKnex, knexPool, nodeSqlParserGrammar,
-  type Datasource, type DatasourceSettings, type FunctionPolicy, type LogicalType, type PlaceholderStyle,
+  type Datasource, type DatasourceSettings, type LogicalType, type PlaceholderStyle,
   type SqlGrammar, type SqlLexicon,
 } from '../../core/plugin-api/index.js';
 import { MssqlDatasource } from './mssql-datasource.js';
+import { MSSQL_FUNCTIONS } from './mssql-functions.js';
 import { mssqlLogicalType } from './mssql-types.js';
 
 /** The datasource `connection` of an mssql datasource (plugin.json holds its JSON Schema). */
@@ -30,16 +31,14 @@ const MSSQL_LEXICON: SqlLexicon = {
 /** knex's mssql client names the bound values `@p0`, `@p1`… and reads `\?` as a literal `?`. */
 const MSSQL_PLACEHOLDERS: PlaceholderStyle = { numbered: (n) => `@p${n - 1}`, escapedQuestionMark: true };
 
-const MSSQL_FUNCTIONS: FunctionPolicy = {
-  builtinSchemas: [],
-  refused: [
-    { why: 'reaches files, other servers or the operating system', names: ['openrowset', 'opendatasource', 'openquery', 'openxml'], prefixes: ['xp_', 'sp_', 'fn_'] },
-  ],
-};
-
-/** SQL Server nests block comments, node-sql-parser's T-SQL grammar does not: it would end one earlier. */
+/**
+ * SQL Server nests block comments, node-sql-parser's T-SQL grammar does not: it would end one earlier. The
+ * grammar reads `@@VERSION` as a column `@` named `@VERSION`, where SQL Server calls a function of the
+ * server's state: `@@` is refused anywhere, in a string too (bind such a value as a parameter).
+ */
 function mssqlTextHazard(sql: string): string | undefined {
-  return hasNestedBlockComment(sql) ? 'a nested block comment, which SQL Server ends later than the parser' : undefined;
+  if (hasNestedBlockComment(sql)) return 'a nested block comment, which SQL Server ends later than the parser';
+  return sql.includes('@@') ? '`@@`, a server function (`@@VERSION`) the T-SQL grammar misreads' : undefined;
 }
 
 function hasNestedBlockComment(sql: string): boolean {

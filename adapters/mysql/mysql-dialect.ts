@@ -1,9 +1,10 @@
 import {
   DEFAULT_ACQUIRE_TIMEOUT_MS, DialectBase, createKnex, knexPool, nodeSqlParserGrammar,
-  type Datasource, type DatasourceSettings, type DialectCapabilities, type FunctionPolicy, type LogicalType,
+  type Datasource, type DatasourceSettings, type DialectCapabilities, type LogicalType,
   type PlaceholderStyle, type ServerConnectionFields, type SqlGrammar, type SqlLexicon,
 } from '../../core/plugin-api/index.js';
 import { MysqlDatasource } from './mysql-datasource.js';
+import { MYSQL_FUNCTIONS } from './mysql-functions.js';
 import { mysqlLogicalType } from './mysql-types.js';
 
 /** The datasource `connection` of a mysql datasource (plugin.json holds its JSON Schema). */
@@ -23,18 +24,6 @@ const MYSQL_LEXICON: SqlLexicon = {
 
 /** The server receives `?` itself, and mysql2 formats every `?`: a literal one cannot be written. */
 const MYSQL_PLACEHOLDERS: PlaceholderStyle = { escapedQuestionMark: false };
-
-const MYSQL_FUNCTIONS: FunctionPolicy = {
-  builtinSchemas: [],
-  refused: [
-    { why: 'reads server files', names: ['load_file'] },
-    { why: 'runs system commands', names: ['sys_exec', 'sys_eval'] },
-    {
-      why: 'sleeps or takes locks',
-      names: ['sleep', 'benchmark', 'get_lock', 'release_lock', 'release_all_locks', 'is_free_lock', 'is_used_lock', 'master_pos_wait', 'source_pos_wait', 'wait_for_executed_gtid_set'],
-    },
-  ],
-};
 
 /** Where node-sql-parser's MySQL grammar would see less than the server runs. */
 function mysqlTextHazard(sql: string): string | undefined {

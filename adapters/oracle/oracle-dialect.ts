@@ -1,9 +1,10 @@
 import {
   DEFAULT_ACQUIRE_TIMEOUT_MS, DialectBase, createKnex, knexPool, nodeSqlParserGrammar,
-  type Datasource, type DatasourceSettings, type FunctionPolicy, type LogicalType, type PlaceholderStyle,
+  type Datasource, type DatasourceSettings, type LogicalType, type PlaceholderStyle,
   type SqlGrammar, type SqlLexicon,
 } from '../../core/plugin-api/index.js';
 import { OracleDatasource } from './oracle-datasource.js';
+import { ORACLE_FUNCTIONS } from './oracle-functions.js';
 import { ORACLE_SESSION_SQL, type OracleConnection } from './oracle-statement.js';
 import { oracleLogicalType } from './oracle-types.js';
 
@@ -26,19 +27,6 @@ const ORACLE_LEXICON: SqlLexicon = {
 
 /** knex's Oracle client numbers every `?` as `:1`, `:2`…: it has no `\?` escape. */
 const ORACLE_PLACEHOLDERS: PlaceholderStyle = { numbered: (n) => `:${n}`, escapedQuestionMark: false };
-
-/**
- * Oracle calls a function named without parentheses (`secret_fn`, `pkg.fn`), so there a name that is no
- * column may be a call. These built-ins and pseudo-columns are the bare names allowed.
- */
-const ORACLE_FUNCTIONS: FunctionPolicy = {
-  builtinSchemas: [],
-  refused: [{ why: 'reaches files, the network or the server', prefixes: ['dbms_', 'utl_'] }],
-  bareBuiltins: new Set([
-    'SYSDATE', 'SYSTIMESTAMP', 'CURRENT_DATE', 'CURRENT_TIMESTAMP', 'LOCALTIMESTAMP', 'DBTIMEZONE', 'SESSIONTIMEZONE',
-    'USER', 'UID', 'ROWNUM', 'ROWID', 'LEVEL',
-  ]),
-};
 
 /**
  * Unquoted names fold to upper case, which is how they are matched; the parser does not say which names

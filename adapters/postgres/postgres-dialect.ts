@@ -1,9 +1,10 @@
 import {
   DEFAULT_ACQUIRE_TIMEOUT_MS, DialectBase, createKnex, knexPool, libpgQueryGrammar,
-  type Datasource, type DatasourceSettings, type DialectCapabilities, type FunctionPolicy, type LogicalType, type PlaceholderStyle,
+  type Datasource, type DatasourceSettings, type DialectCapabilities, type LogicalType, type PlaceholderStyle,
   type ServerConnectionFields, type SqlGrammar, type SqlLexicon,
 } from '../../core/plugin-api/index.js';
 import { PostgresDatasource } from './postgres-datasource.js';
+import { POSTGRES_FUNCTIONS } from './postgres-functions.js';
 import { postgresLogicalType, postgresTypeParsers } from './postgres-types.js';
 
 /** The datasource `connection` of a postgres datasource (plugin.json holds its JSON Schema). */
@@ -20,31 +21,6 @@ const POSTGRES_LEXICON: SqlLexicon = {
 
 /** knex's pg client numbers the bound values and reads `\?` as a literal `?`. */
 const POSTGRES_PLACEHOLDERS: PlaceholderStyle = { numbered: (n) => `$${n}`, escapedQuestionMark: true };
-
-/** Built-ins that reach outside the VDB; `pg_catalog` holds the built-ins, so `pg_catalog.pg_sleep` is refused too. */
-const POSTGRES_FUNCTIONS: FunctionPolicy = {
-  builtinSchemas: ['pg_catalog'],
-  refused: [
-    {
-      why: 'reads server files',
-      names: ['pg_stat_file', 'pg_current_logfile'],
-      prefixes: ['pg_read_', 'pg_ls_', 'pg_file_', 'lo_', 'loread', 'lowrite'],
-    },
-    { why: 'reaches another database', prefixes: ['dblink'] },
-    {
-      why: 'runs SQL given as text',
-      names: ['query_to_xml', 'query_to_xmlschema', 'query_to_xml_and_xmlschema', 'cursor_to_xml', 'cursor_to_xmlschema', 'ts_stat', 'ts_rewrite'],
-      prefixes: ['table_to_xml', 'schema_to_xml', 'database_to_xml'],
-    },
-    {
-      why: 'administers the server or other sessions',
-      names: ['pg_reload_conf', 'pg_rotate_logfile', 'pg_terminate_backend', 'pg_cancel_backend', 'pg_switch_wal', 'pg_promote', 'pg_export_snapshot', 'pg_log_backend_memory_contexts', 'pg_import_system_collations'],
-      prefixes: ['pg_stat_reset', 'pg_stat_get_activity', 'pg_stat_get_backend_', 'pg_create_', 'pg_drop_replication', 'pg_replication_', 'pg_logical_', 'pg_backup_', 'pg_wal_replay_', 'binary_upgrade_'],
-    },
-    { why: 'changes session or sequence state', names: ['set_config', 'setval', 'nextval', 'pg_notify'] },
-    { why: 'sleeps or takes locks', prefixes: ['pg_sleep', 'pg_advisory', 'pg_try_advisory'] },
-  ],
-};
 
 /** PostgreSQL: parsed by its own grammar (libpg-query), which folds unquoted names, so names match exactly. */
 export class PostgresDialect extends DialectBase {

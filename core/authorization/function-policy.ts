@@ -1,10 +1,10 @@
 /**
- * Applies a dialect's function policy (its built-in schemas, refused built-ins and bare-name calls) to the
+ * Applies a dialect's function policy (its built-in schemas, allowed built-ins and bare-name calls) to the
  * function uses and unknown names of a statement.
  */
 import type { SqlDialect } from '../plugin-api/sql-dialect.js';
 
-type PolicyDialect = Pick<SqlDialect, 'functionPolicy' | 'foldIdentifier'>;
+type PolicyDialect = Pick<SqlDialect, 'functionPolicy' | 'foldIdentifier' | 'caseInsensitiveNames'>;
 
 /**
  * What a name that is no column of a relation of the statement can be: a column of a derived table (or an
@@ -20,10 +20,12 @@ export function isBuiltinSchema(dialect: PolicyDialect, schema: string): boolean
   return dialect.functionPolicy.builtinSchemas.includes(schema);
 }
 
-/** Why the built-in function `name` is refused, or undefined when it may be called. */
-export function refusedBuiltin(dialect: PolicyDialect, name: string): string | undefined {
-  const lower = name.toLowerCase();
-  const rule = dialect.functionPolicy.refused.find((candidate) =>
-    (candidate.names?.includes(lower) ?? false) || (candidate.prefixes?.some((prefix) => lower.startsWith(prefix)) ?? false));
-  return rule?.why;
+/**
+ * Whether the built-in `name` (as the grammar folded it) may be called: it is on the dialect's allow-list or
+ * among the VDB's `allowFunctions`, which are written as unquoted names and folded as the server folds them.
+ */
+export function isAllowedBuiltin(dialect: PolicyDialect, name: string, allowFunctions: readonly string[]): boolean {
+  const key = dialect.caseInsensitiveNames ? name.toLowerCase() : name;
+  if (dialect.functionPolicy.allowed.has(key)) return true;
+  return allowFunctions.some((extra) => (dialect.caseInsensitiveNames ? extra.toLowerCase() : dialect.foldIdentifier(extra)) === key);
 }

@@ -1,8 +1,9 @@
 /**
- * Authorizes one SQL text against the caller's grants (docs/authorization.md): a single statement,
- * read-only where asked, every relation, column and function within the VDB and within the grants.
- * The dialect's grammar parses, failing closed. What depends only on the text (the parse and its facts) is
- * cached per grammar and text; binding to the catalog and checking the grants are cheap and run each time.
+ * Authorizes one SQL text against the caller's grants (docs/authorization.md): a single statement of
+ * bounded size, read-only where asked, every relation, column and function within the VDB and within the
+ * grants, every built-in on the allow-list. The dialect's grammar parses, failing closed. What depends only
+ * on the text (the parse and its facts) is cached per grammar and text; binding to the catalog and checking
+ * the grants are cheap and run each time.
  */
 import type { CatalogFunction } from '../plugin-api/catalog.js';
 import type { SqlDialect } from '../plugin-api/sql-dialect.js';
@@ -15,6 +16,9 @@ import { PerGrantSet } from '../caching/per-grant-set.js';
 import { allows, type CallerGrants } from './grants.js';
 import type { StatementFacts, StatementKind } from '../plugin-api/statement-facts.js';
 import { resolveStatement, type ResolvedStatement } from './statement-resolver.js';
+import { statementTooLong } from './statement-size.js';
+import { DEFAULT_MAX_STATEMENT_BYTES } from '../config/config-schema.js';
+import type { VdbHandle } from '../vdb/vdb-handles.js';
 
 export interface SqlAuthorizationRequest {
   /** One statement as knex.raw receives it: `?` per bound value. */
@@ -25,6 +29,10 @@ export interface SqlAuthorizationRequest {
   catalog: VdbCatalog;
   /** Allow only a reading SELECT (task actions, queries, assertions, waits). */
   readOnly: boolean;
+  /** The VDB's `allowFunctions`: built-ins it allows beyond the dialect's allow-list. */
+  allowFunctions?: readonly string[];
+  /** Longer texts are refused unparsed (`sql.maxStatementBytes`); default 65536. */
+  maxStatementBytes?: number;
 }
 
 export interface RelationAccessFact {
@@ -58,20 +66,37 @@ const factsCaches = new WeakMap<SqlGrammar, LruCache<string, StatementFacts | De
 
 /**
  * Whole decisions, per catalog and grant set (both fixed for the life of the process and shared by every
- * request of the same callers), then by dialect, mode and text: a repeated endpoint query skips the
- * resolution and the grant checks too.
+ * request of the same callers), then by dialect, mode, allowFunctions and text: a repeated endpoint query
+ * skips the resolution and the grant checks too.
  */
 const decisionCaches = new PerGrantSet<VdbCatalog, CallerGrants, LruCache<string, SqlAuthorization>>();
 
 export async function authorizeSql(request: SqlAuthorizationRequest): Promise<SqlAuthorization> {
+  const tooLong = statementTooLong(request.sql, request.maxStatementBytes ?? DEFAULT_MAX_STATEMENT_BYTES);
+  if (tooLong) return tooLong;
   if (request.sql.length > CACHED_SQL_MAX_LENGTH) return decide(request);
   const cache = decisionCaches.get(request.catalog, request.grants, () => new LruCache(CACHE_ENTRIES));
-  const key = `${request.dialect.id}\u0000${request.readOnly ? 'r' : 'w'}\u0000${request.sql}`;
+  const allowFunctions = request.allowFunctions?.join(',') ?? '';
+  const key = `${request.dialect.id}\u0000${request.readOnly ? 'r' : 'w'}\u0000${allowFunctions}\u0000${request.sql}`;
   const cached = cache.get(key);
   if (cached) return cached;
   const decision = await decide(request);
   cache.set(key, decision);
   return decision;
+}
+
+/**
+ * Authorizes a statement of a VDB for these grants, as routes do: in the VDB's dialect, against its catalog
+ * and `allowFunctions`, within the service's `sql` bounds.
+ */
+export function authorizeVdbStatement(
+  bound: Pick<VdbHandle, 'vdb' | 'dialect' | 'sqlBounds'>, sql: string, grants: CallerGrants, readOnly: boolean,
+): Promise<SqlAuthorization> {
+  const { vdb, dialect, sqlBounds } = bound;
+  return authorizeSql({
+    sql, dialect, grants, catalog: vdb.catalog, readOnly, maxStatementBytes: sqlBounds.maxStatementBytes,
+    ...(vdb.allowFunctions === undefined ? {} : { allowFunctions: vdb.allowFunctions }),
+  });
 }
 
 async function decide(request: SqlAuthorizationRequest): Promise<SqlAuthorization> {
@@ -82,7 +107,7 @@ async function decide(request: SqlAuthorizationRequest): Promise<SqlAuthorizatio
   if (readOnly && facts.kind !== 'select') return deny('not_read_only', `${facts.label} is not read-only: only SELECT can run here`);
   if (readOnly && facts.writes !== undefined) return deny('not_read_only', `${facts.writes}: only reading statements can run here`);
   if (facts.unsupported !== undefined) return deny('forbidden', facts.unsupported);
-  const resolved = resolveStatement(facts, catalogIndex(request.catalog, dialect), dialect);
+  const resolved = resolveStatement(facts, catalogIndex(request.catalog, dialect), dialect, request.allowFunctions);
   if (isDenial(resolved)) return resolved;
   return checkGrants(resolved, grants) ?? { allowed: true, facts: describe(facts, resolved) };
 }

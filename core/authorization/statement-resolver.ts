@@ -8,8 +8,8 @@ import type { CatalogFunction } from '../plugin-api/catalog.js';
 import type { SqlDialect } from '../plugin-api/sql-dialect.js';
 import type { DataAction, VdbRelation } from '../plugin-api/vdb.js';
 import type { CatalogIndex } from './catalog-index.js';
-import { deny, type Denial } from '../plugin-api/denial.js';
-import { bareNameKind, isBuiltinSchema, refusedBuiltin } from './function-policy.js';
+import { deny, statementTooComplex, type Denial } from '../plugin-api/denial.js';
+import { bareNameKind, isAllowedBuiltin, isBuiltinSchema } from './function-policy.js';
 import {
   ALL_COLUMNS, formatRelationName,
   type ColumnUse, type FunctionUse, type RelationName, type Scope, type Source, type StatementFacts,
@@ -38,17 +38,22 @@ export interface ResolvedStatement {
   unattributed: UnattributedColumn[];
 }
 
-/** What the resolver asks of the dialect: its function policy, and its case folding for bare names. */
-export type ResolvingDialect = Pick<SqlDialect, 'functionPolicy' | 'foldIdentifier'>;
+/** What the resolver asks of the dialect: its function policy, and its case rules for names. */
+export type ResolvingDialect = Pick<SqlDialect, 'functionPolicy' | 'foldIdentifier' | 'caseInsensitiveNames'>;
 
-export function resolveStatement(facts: StatementFacts, catalog: CatalogIndex, dialect: ResolvingDialect): ResolvedStatement | Denial {
-  const resolver = new StatementResolver(catalog, dialect);
+/** `allowFunctions`: the VDB's additions to the dialect's allow-list of built-ins. */
+export function resolveStatement(
+  facts: StatementFacts, catalog: CatalogIndex, dialect: ResolvingDialect, allowFunctions: readonly string[] = [],
+): ResolvedStatement | Denial {
+  const resolver = new StatementResolver(catalog, dialect, allowFunctions);
   try {
     resolver.relations(facts.root);
     resolver.columns(facts.root, []);
     resolver.functions(facts.functions);
   } catch (error) {
     if (error instanceof Refusal) return error.denial;
+    // The walk recurses per query level: a nesting the parser took can still exhaust the stack here.
+    if (error instanceof RangeError) return statementTooComplex('nests too deeply to be authorized');
     throw error;
   }
   return resolver.result();
@@ -68,7 +73,11 @@ class StatementResolver {
   private readonly calledFunctions = new Set<CatalogFunction>();
   private readonly unattributed: UnattributedColumn[] = [];
 
-  constructor(private readonly catalog: CatalogIndex, private readonly dialect: ResolvingDialect) {}
+  constructor(
+    private readonly catalog: CatalogIndex,
+    private readonly dialect: ResolvingDialect,
+    private readonly allowFunctions: readonly string[],
+  ) {}
 
   result(): ResolvedStatement {
     return {
@@ -110,14 +119,14 @@ class StatementResolver {
   functions(uses: readonly FunctionUse[]): void {
     for (const use of uses) {
       const written = [use.database, use.schema, use.name].filter((part) => part !== undefined).join('.');
+      if (use.form === 'variable') {
+        this.refuse(deny('function_not_allowed', `${written} reads a server or session variable, which is not allowed`, written));
+      }
       if (use.database !== undefined) {
         this.refuse(deny('function_not_allowed', `function ${written} names another database: only functions of the VDB and built-ins can be called`, written));
       }
       if (use.schema === undefined || isBuiltinSchema(this.dialect, use.schema)) {
-        const why = refusedBuiltin(this.dialect, use.name);
-        if (why) this.refuse(deny('function_not_allowed', `function ${use.name} ${why}, which is not allowed`, written));
-        // The search path could send an unqualified call to a VDB function of that name: it needs its grant.
-        if (use.schema === undefined) for (const fn of this.catalog.functionsNamed(use.name)) this.calledFunctions.add(fn);
+        this.builtin(use, written);
         continue;
       }
       const matches = this.catalog.functions(use.schema, use.name);
@@ -128,6 +137,20 @@ class StatementResolver {
       }
       for (const fn of matches) this.calledFunctions.add(fn);
     }
+  }
+
+  /** An unqualified call, or one qualified with a built-in schema: a built-in, which must be on the allow-list. */
+  private builtin(use: FunctionUse, written: string): void {
+    // An operator of the server's own schema is no function of the list; it reads only its operands.
+    if (use.form === 'operator') return;
+    const namesakes = use.schema === undefined ? this.catalog.functionsNamed(use.name) : [];
+    if (!isAllowedBuiltin(this.dialect, use.name, this.allowFunctions)) {
+      const [namesake] = namesakes;
+      const hint = namesake ? `call the VDB's function as ${namesake.schema}.${namesake.name}` : 'a VDB may add it with allowFunctions';
+      this.refuse(deny('function_not_allowed', `function ${written} is not allowed (not on the allow-list; ${hint})`, written));
+    }
+    // The search path could send an unqualified call to a VDB function of that name: it needs its grant.
+    for (const fn of namesakes) this.calledFunctions.add(fn);
   }
 
   private lookup(name: RelationName): VdbRelation {

@@ -53,6 +53,7 @@ interface RawConfig {
   datasources: Record<string, DatasourceConfig>;
   auth: { scheme: string; adminRoles: string[] } & Record<string, unknown>;
   semantic: ServiceConfig['semantic'];
+  sql: ServiceConfig['sql'];
   runtime: Omit<RuntimeConfig, 'budgets'> & { budgets: Partial<TaskBudgets> };
   capabilities: { name: string; description?: string; budgets?: Partial<TaskBudgets> }[];
   logging: ServiceConfig['logging'];
@@ -114,6 +115,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
     datasources: raw.datasources,
     auth: { scheme, adminRoles, settings: authSettings },
     semantic: raw.semantic,
+    sql: raw.sql,
     runtime: { ...raw.runtime, budgets },
     capabilities: raw.capabilities.map((capability) => ({
       name: capability.name,

@@ -1,4 +1,8 @@
 /** JSON Schema (draft 2020-12) of service.yaml. Documented key by key in docs/configuration.md. */
+
+/** The longest statement authorized, in UTF-8 bytes, unless `sql.maxStatementBytes` says otherwise. */
+export const DEFAULT_MAX_STATEMENT_BYTES = 65_536;
+
 /** Budgets of a task (docs/tasks.md): service defaults under `runtime.budgets`, overrides per capability. */
 const BUDGETS = {
   type: 'object',
@@ -102,6 +106,15 @@ export const configSchema = {
       default: {},
       properties: {
         activationFailurePolicy: { enum: ['isolate', 'blockStartup'], default: 'isolate' },
+      },
+    },
+    sql: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'how the SQL the service authorizes is bounded',
+      properties: {
+        maxStatementBytes: { type: 'integer', minimum: 1024, default: DEFAULT_MAX_STATEMENT_BYTES },
       },
     },
     runtime: {

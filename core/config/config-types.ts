@@ -19,10 +19,17 @@ export interface ServiceConfig {
   datasources: Record<string, DatasourceConfig>;
   auth: AuthConfig;
   semantic: { activationFailurePolicy: 'isolate' | 'blockStartup' };
+  sql: SqlConfig;
   runtime: RuntimeConfig;
   /** The Task API's capabilities, each with its budgets resolved over `runtime.budgets`. */
   capabilities: CapabilityConfig[];
   logging: { level: string };
+}
+
+/** Bounds on the SQL statements the service authorizes and runs. */
+export interface SqlConfig {
+  /** Longer statements are refused before parsing (400 `statement_too_complex`). */
+  maxStatementBytes: number;
 }
 
 export interface RuntimeConfig {

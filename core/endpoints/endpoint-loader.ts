@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { isDenial } from '../plugin-api/denial.js';
-import { authorizeSql } from '../authorization/sql-authorizer.js';
+import { authorizeVdbStatement } from '../authorization/sql-authorizer.js';
 import { displayPath } from '../config/yaml-source.js';
 import { InputError, type StartupProblem } from '../plugin-api/errors.js';
 import type { TemplateFunctionModule } from '../plugin-api/template-engine.js';
@@ -109,7 +109,7 @@ async function checkQuerySql(
   if (text.trim() === '') return;
   // names chosen per request (`| identifier` over a field) are checked then; the probe cannot know them
   if (!sql || dynamicIdentifiers) return;
-  const decision = await authorizeSql({ sql: sql.sql, dialect: bound.dialect, grants: { access: 'complete', roles: [], grants: [] }, catalog: bound.vdb.catalog, readOnly: true });
+  const decision = await authorizeVdbStatement(bound, sql.sql, { access: 'complete', roles: [], grants: [] }, true);
   if (!isDenial(decision)) return explainQuery(bound, sql, fail, warn, queryLine);
   // loops over absent fields can leave SQL that only parses with values (`in ()`): checked per request
   if (decision.code === 'unparseable') warn(`query: not checked against the catalog, as it does not parse without request fields (${decision.reason})`, queryLine);

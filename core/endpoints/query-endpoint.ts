@@ -1,6 +1,6 @@
 import { denialError, isDenial } from '../plugin-api/denial.js';
 import { effectiveGrants } from '../authorization/grants.js';
-import { authorizeSql } from '../authorization/sql-authorizer.js';
+import { authorizeVdbStatement } from '../authorization/sql-authorizer.js';
 import { InputError, InternalError } from '../plugin-api/errors.js';
 import { unavailableError } from '../sql/guarded-datasource.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
@@ -38,7 +38,7 @@ export class QueryEndpoint {
     const body = rendered.document as QueryBody;
     if (body.query.trim() === '') throw new InputError('invalid_body', `query ${this.name} renders no SQL for these fields`);
     const { sql, bindings } = asServiceError(() => toSql(body.query, rendered.values, { dialect, origin: rendered.origin }));
-    const decision = await authorizeSql({ sql, dialect, grants: effectiveGrants(vdb, request.caller), catalog: vdb.catalog, readOnly: true });
+    const decision = await authorizeVdbStatement(this.bound, sql, effectiveGrants(vdb, request.caller), true);
     if (isDenial(decision)) throw denialError(decision);
     const datasource = this.bound.datasourceFor(decision.facts.relations);
     if (!datasource) {

@@ -1,25 +1,21 @@
 /**
- * Which functions are a server's built-ins and which of them a statement may not call. Built-ins are
- * allowed by default (count, lower, date_trunc...); the refused ones reach outside the VDB: server files,
- * other databases, SQL given as text, server or session administration, sleeping and locking. A deny-list
- * cannot be complete: the database role the service connects as is the last line (docs/authorization.md).
+ * Which built-in functions of a server a statement may call: an allow-list per dialect, of what analysts
+ * use (aggregates, math, strings, dates, JSON, arrays, windows, conversions, conditionals). Anything else is
+ * refused, so a built-in nobody thought of (one that reads files, settings or sessions, or changes them)
+ * stays out by default. The database role the statement runs as is the second gate (docs/authorization.md).
  */
 
-/** Built-ins refused for one reason. */
-export interface RefusedFunctions {
-  /** Ends the denial `function <name> <why>, which is not allowed`, e.g. `reads server files`. */
-  why: string;
-  /** Lower-case names refused as they are, e.g. `load_file`. */
-  names?: readonly string[];
-  /** Lower-case prefixes: every name that starts with one is refused, e.g. `pg_read_`. */
-  prefixes?: readonly string[];
-}
-
 export interface FunctionPolicy {
-  /** Schemas whose functions are built-ins, as the grammar spells them (already folded), e.g. `pg_catalog`. */
+  /**
+   * Schemas that hold the built-ins, as the grammar spells them (already folded), e.g. `pg_catalog`: a call
+   * qualified with one is checked against `allowed` like an unqualified call.
+   */
   builtinSchemas: readonly string[];
-  /** Built-ins a statement may not call; names compare in lower case. */
-  refused: readonly RefusedFunctions[];
+  /**
+   * The built-ins a statement may call, in lower case; a VDB widens it with `allowFunctions`. Names compare
+   * in lower case where the dialect's names are case-insensitive, exactly otherwise.
+   */
+  allowed: ReadonlySet<string>;
   /**
    * Set where the server calls a function named without parentheses (Oracle: `secret_fn`, `pkg.fn`): the
    * bare names, after case folding, that are allowed built-ins or pseudo-columns (`SYSDATE`, `ROWNUM`). Any
@@ -28,5 +24,13 @@ export interface FunctionPolicy {
   bareBuiltins?: ReadonlySet<string>;
 }
 
-/** No built-in refused, none called without parentheses: the default of a dialect that states none. */
-export const NO_REFUSED_FUNCTIONS: FunctionPolicy = { builtinSchemas: [], refused: [] };
+/** No built-in allowed, none called without parentheses: the default of a dialect that states none. */
+export const NO_BUILTIN_FUNCTIONS: FunctionPolicy = { builtinSchemas: [], allowed: new Set() };
+
+/**
+ * One allow-list from names grouped by topic (`{ aggregates: [...], math: [...] }`), lower-cased: adapters
+ * keep their lists readable and reviewable per topic.
+ */
+export function allowList(groups: Readonly<Record<string, readonly string[]>>): ReadonlySet<string> {
+  return new Set(Object.values(groups).flat().map((name) => name.toLowerCase()));
+}

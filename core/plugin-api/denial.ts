@@ -1,4 +1,4 @@
-import { ForbiddenError } from './errors.js';
+import { ForbiddenError, InputError } from './errors.js';
 
 /** Why a statement was refused. Stable machine codes, listed in docs/authorization.md. */
 export type DenialCode =
@@ -8,7 +8,8 @@ export type DenialCode =
   | 'unparseable'
   | 'multiple_statements'
   | 'not_read_only'
-  | 'function_not_allowed';
+  | 'function_not_allowed'
+  | 'statement_too_complex';
 
 export interface Denial {
   allowed: false;
@@ -24,10 +25,20 @@ export function deny(code: DenialCode, reason: string, resource?: string): Denia
 }
 
 /**
- * The error a route throws for a denial: 403 `forbidden` whatever the rule, the reason as message, the
- * authorizer's code and the resource in `details`. Nothing has run.
+ * A statement too long, too deep or with too many terms to parse or walk: refused with a clear answer
+ * rather than failing on the parser's or the walk's stack. `why` ends `the statement …`.
  */
-export function denialError(denial: Denial): ForbiddenError {
+export function statementTooComplex(why: string): Denial {
+  return deny('statement_too_complex', `the statement ${why}: simplify it or split it into several`);
+}
+
+/**
+ * The error a route throws for a denial: 403 `forbidden` whatever the rule, the reason as message, the
+ * authorizer's code and the resource in `details`; a statement too complex is the caller's 400
+ * `statement_too_complex` instead, as no grant would let it run. Nothing has run.
+ */
+export function denialError(denial: Denial): ForbiddenError | InputError {
+  if (denial.code === 'statement_too_complex') return new InputError('statement_too_complex', denial.reason);
   return new ForbiddenError('forbidden', denial.reason, {
     details: denial.resource === undefined ? { denial: denial.code } : { denial: denial.code, resource: denial.resource },
   });

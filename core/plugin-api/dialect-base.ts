@@ -3,7 +3,7 @@
  * its family, lexicon, placeholders and grammar, overrides the defaults that differ for its server, and
  * implements `open` and `logicalType`.
  */
-import { NO_REFUSED_FUNCTIONS, type FunctionPolicy } from './builtin-functions.js';
+import { NO_BUILTIN_FUNCTIONS, type FunctionPolicy } from './builtin-functions.js';
 import type { LogicalType } from './catalog.js';
 import type { Datasource, DatasourceSettings, DialectCapabilities, SqlDialect, SqlFamily } from './sql-dialect.js';
 import type { SqlGrammar } from './sql-grammar.js';
@@ -23,7 +23,8 @@ export abstract class DialectBase implements SqlDialect {
   readonly unquotedCase: UnquotedCase = 'preserve';
   /** By default names match without case: every spelling counts, so the authorizer errs toward refusing. */
   readonly caseInsensitiveNames: boolean = true;
-  readonly functionPolicy: FunctionPolicy = NO_REFUSED_FUNCTIONS;
+  /** Deny by default: a dialect that lists no built-ins lets statements call none. */
+  readonly functionPolicy: FunctionPolicy = NO_BUILTIN_FUNCTIONS;
   private builtGrammar: SqlGrammar | undefined;
 
   constructor(readonly id: string) {}

@@ -12,7 +12,8 @@
  * says where a code is answered, `inTaskEnvelope` how the Task API spells the failures it shares.
  *
  * Authorization denials are not codes of their own: they answer `forbidden` with the authorizer's code in
- * `details.denial` (docs/authorization.md). Semantic diagnostics (docs/diagnostics.md) are not HTTP errors.
+ * `details.denial` (docs/authorization.md), except `statement_too_complex`, which is the caller's 400.
+ * Semantic diagnostics (docs/diagnostics.md) are not HTTP errors.
  */
 
 /**
@@ -70,6 +71,10 @@ const CATALOG = {
   cross_datasource_query: {
     status: 400, retryable: false, message: 'the query reads relations of several datasources', envelopes: STANDARD,
     meaning: 'A query reads relations of more than one datasource; federation is not available.',
+  },
+  statement_too_complex: {
+    status: 400, retryable: false, message: 'the statement is too complex to authorize', envelopes: STANDARD,
+    meaning: 'A query\'s SQL is longer than `sql.maxStatementBytes`, or nests too deeply or has too many terms to be parsed and authorized; nothing ran. The Task API reports it as a `denied` observation.',
   },
   invalid_goal: {
     status: 400, retryable: false, message: 'goal must be a non-empty string', envelopes: TASK,

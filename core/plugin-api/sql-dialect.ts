@@ -138,7 +138,7 @@ export interface SqlDialect extends DialectSyntax {
   readonly capabilities: DialectCapabilities;
   /** The parser the authorizer and the semantic expression analysis use for this dialect's SQL. */
   readonly grammar: SqlGrammar;
-  /** Which functions are built-ins and which of them statements may not call. */
+  /** Which built-in functions statements may call (an allow-list), and where built-ins live. */
   readonly functionPolicy: FunctionPolicy;
   /** Opens a datasource: knex client and pool, plus init scripts where the dialect is embedded. */
   open(settings: DatasourceSettings): Promise<Datasource>;

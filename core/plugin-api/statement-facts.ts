@@ -72,6 +72,11 @@ export interface FunctionUse {
   database?: string;
   schema?: string;
   name: string;
+  /**
+   * Absent for a call. `operator`: `OPERATOR(schema.op)`, which names an operator, not a function of the
+   * allow-list. `variable`: a server or session variable read (MySQL `@@version`, `@x`), always refused.
+   */
+  form?: 'operator' | 'variable';
 }
 
 export function newScope(parent?: Scope): Scope {

@@ -39,6 +39,8 @@ export interface VdbDefinition {
   datasource: string;
   schemas: VdbSchema[];
   semantic?: SemanticReference;
+  /** Built-in functions statements may call beyond the dialect's allow-list, e.g. `pg_size_pretty`. */
+  allowFunctions?: string[];
   dataRoles?: DataRole[];
 }
 

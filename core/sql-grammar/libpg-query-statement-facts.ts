@@ -12,6 +12,7 @@ import {
 } from '../plugin-api/statement-facts.js';
 import { messageOf } from '../plugin-api/errors.js';
 import type { PlaceholderStyle } from '../plugin-api/sql-syntax.js';
+import { parserLimitDenial, walkWithinLimits } from './parser-limits.js';
 import { withServerPlaceholders } from './server-placeholders.js';
 
 type PgObject = { [field: string]: unknown };
@@ -28,12 +29,12 @@ export function libpgQueryStatementFacts(sql: string, placeholders: PlaceholderS
   try {
     statements = parseSync(text).stmts ?? [];
   } catch (error) {
-    return deny('unparseable', `the statement cannot be parsed: ${messageOf(error)}`);
+    return parserLimitDenial(error) ?? deny('unparseable', `the statement cannot be parsed: ${messageOf(error)}`);
   }
   if (statements.length === 0) return deny('unparseable', 'the text holds no statement');
   if (statements.length > 1) return deny('multiple_statements', `the text holds ${statements.length} statements; send exactly one`);
   const statement = (statements[0] as PgObject).stmt;
-  return new PostgresFactsBuilder().facts(statement);
+  return walkWithinLimits(() => new PostgresFactsBuilder().facts(statement));
 }
 
 const TOP_LEVEL: Readonly<Record<string, { kind: StatementKind; label: string }>> = {
@@ -270,7 +271,7 @@ class PostgresFactsBuilder {
       case 'A_Expr': {
         // OPERATOR(schema.op) calls the operator's function: a schema outside the VDB must be refused.
         const name = list(node.name).map(stringOf);
-        if (name.length > 1) this.functions.push(functionUse(name));
+        if (name.length > 1) this.functions.push({ ...functionUse(name), form: 'operator' });
         this.visitFields(node, scope, ctes, ['name']);
         return true;
       }

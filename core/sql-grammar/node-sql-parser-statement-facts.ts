@@ -12,6 +12,7 @@ import {
 } from '../plugin-api/statement-facts.js';
 import { messageOf } from '../plugin-api/errors.js';
 import type { DialectSyntax } from '../plugin-api/sql-syntax.js';
+import { parserLimitDenial, walkWithinLimits } from './parser-limits.js';
 
 type SqlNode = { [field: string]: unknown };
 type CteNames = ReadonlySet<string>;
@@ -35,16 +36,19 @@ export function nodeSqlParserStatementFacts(text: string, parser: NodeSqlParser,
   try {
     parsed = parser.parse(text, { database });
   } catch (error) {
-    return deny('unparseable', `the statement cannot be parsed: ${syntaxError(messageOf(error))}`);
+    return parserLimitDenial(error) ?? deny('unparseable', `the statement cannot be parsed: ${syntaxError(messageOf(error))}`);
   }
   const statements = (Array.isArray(parsed.ast) ? parsed.ast : [parsed.ast]).filter(isObject);
   if (statements.length === 0) return deny('unparseable', 'the text holds no statement');
   if (statements.length > 1) return deny('multiple_statements', `the text holds ${statements.length} statements; send exactly one`);
-  const builder = new GenericFactsBuilder(syntax);
+  return walkWithinLimits(() => statementFacts(statements[0] as SqlNode, parsed.tableList, new GenericFactsBuilder(syntax)));
+}
+
+function statementFacts(statement: SqlNode, tableList: readonly string[], builder: GenericFactsBuilder): StatementFacts | Denial {
   try {
-    const facts = builder.facts(statements[0] as SqlNode);
+    const facts = builder.facts(statement);
     // Other statement kinds are refused whole; their tables need no accounting.
-    const missed = facts.kind === 'other' ? undefined : builder.unseenTables(parsed.tableList);
+    const missed = facts.kind === 'other' ? undefined : builder.unseenTables(tableList);
     if (missed) return deny('unparseable', `the statement has a shape the authorizer cannot follow (around ${missed})`);
     return facts;
   } catch (error) {
@@ -67,6 +71,12 @@ function unfollowable(what: string): never {
 }
 
 const TOP_LEVEL: Readonly<Record<string, StatementKind>> = { select: 'select', insert: 'insert', update: 'update', delete: 'delete' };
+
+/**
+ * Syntax the grammars write as a call of a keyword: `EXISTS (subquery)`, `x > ANY (subquery)`, `ROW(1, 2)`.
+ * These words are reserved, so unquoted they never name a function.
+ */
+const SYNTAX_CALLS = new Set(['exists', 'any', 'all', 'some', 'unique', 'row']);
 
 /** T-SQL table hints that take locks a plain read would not. */
 const LOCKING_HINTS = new Set(['updlock', 'xlock', 'tablock', 'tablockx', 'holdlock', 'paglock', 'rowlock', 'serializable', 'repeatableread']);
@@ -296,11 +306,16 @@ class GenericFactsBuilder {
         scope.columns.push({ qualifier: [], column: this.fold(this.text(value.value)), ...(this.syntax.lexicon.doubleQuotes === 'string' && value.type === 'double_quote_string' ? { ifColumn: true } : {}) });
         return;
       case 'function':
-        this.functions.push(this.functionUse(value.name));
+        if (!isSyntaxCall(value.name)) this.functions.push(this.functionUse(value.name));
         return this.visitFields(value, scope, ctes, ['name']);
       case 'aggr_func':
         this.functions.push({ name: this.fold(this.text(value.name)) });
         return this.visitFields(value, scope, ctes, ['name']);
+      case 'var':
+        // `@@version`, `@@session.sql_mode`, `@x` (MySQL): server state, or session state another caller of
+        // the pooled connection may have left. Bound values (`:p1`) are vars with another prefix.
+        if (value.prefix === '@@' || value.prefix === '@') this.functions.push({ name: variableName(value), form: 'variable' });
+        return this.visitFields(value, scope, ctes, []);
       default:
         // A table reference in a place not handled above: record it as read rather than miss it.
         if (value.type === undefined && typeof value.table === 'string' && 'db' in value) {
@@ -371,6 +386,19 @@ class GenericFactsBuilder {
   private fold(name: string): string {
     return this.syntax.foldIdentifier(name);
   }
+}
+
+/** A one-part, unquoted name of `SYNTAX_CALLS`: a predicate or constructor, not a function. */
+function isSyntaxCall(name: unknown): boolean {
+  const parts = isObject(name) && name.schema == null ? list(name.name) : [];
+  const [part] = parts;
+  return parts.length === 1 && isObject(part) && part.type === 'default' && typeof part.value === 'string'
+    && SYNTAX_CALLS.has(part.value.toLowerCase());
+}
+
+/** `@@session.sql_mode` as written, from the parser's `{ prefix, name, members }`. */
+function variableName(node: SqlNode): string {
+  return `${String(node.prefix)}${[node.name, ...list(node.members)].map(String).join('.')}`;
 }
 
 function list(value: unknown): unknown[] {

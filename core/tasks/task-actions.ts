@@ -1,7 +1,7 @@
 import type { Principal } from '../plugin-api/auth-scheme.js';
 import { isDenial } from '../plugin-api/denial.js';
 import { effectiveGrants } from '../authorization/grants.js';
-import { authorizeSql } from '../authorization/sql-authorizer.js';
+import { authorizeVdbStatement } from '../authorization/sql-authorizer.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
 import { raceDeadline } from './deadline.js';
@@ -16,8 +16,7 @@ const ACTION_TIMEOUT_MS = 30_000;
  * nothing; neither a denial nor a failure ends the task: the runtime reads them as observations.
  */
 export async function runPendingAction(action: PendingAction, bound: VdbHandle, caller: Principal, maxRows: number): Promise<Observation> {
-  const { vdb, dialect } = bound;
-  const decision = await authorizeSql({ sql: action.sql, dialect, grants: effectiveGrants(vdb, caller), catalog: vdb.catalog, readOnly: true });
+  const decision = await authorizeVdbStatement(bound, action.sql, effectiveGrants(bound.vdb, caller), true);
   if (isDenial(decision)) return failedObservation(action, 'denied', decision.code, decision.reason);
   const datasource = bound.datasourceFor(decision.facts.relations);
   if (!datasource) return failedObservation(action, 'denied', 'cross_datasource_query', 'the query reads relations of two datasources');

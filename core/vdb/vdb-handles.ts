@@ -1,3 +1,4 @@
+import type { SqlConfig } from '../config/config-types.js';
 import { InputError } from '../plugin-api/errors.js';
 import type { Datasource, SqlDialect } from '../plugin-api/sql-dialect.js';
 import type { VdbRegistry } from './vdb-registry.js';
@@ -20,6 +21,8 @@ export interface VdbHandle {
   datasourceFor(relations: readonly { datasource: string }[]): Datasource | undefined;
   /** The relation `<schema>.<name>`; undefined when the catalog has none. */
   relation(entity: string): VdbRelation | undefined;
+  /** The service's bounds on the statements run for the VDB (`sql` of service.yaml), which the authorizer applies. */
+  sqlBounds: SqlConfig;
   /** The render context of a request: `_context` plus the `| identifier` check against this catalog. */
   renderContext(context: RequestContext): RenderContext;
 }
@@ -32,13 +35,17 @@ export interface VdbHandle {
 export class VdbHandles {
   private readonly made = new Map<string, VdbHandle | string>();
 
-  private constructor(private readonly vdbs: VdbRegistry, private readonly datasources: ReadonlyMap<string, Datasource>) {}
+  private constructor(
+    private readonly vdbs: VdbRegistry,
+    private readonly datasources: ReadonlyMap<string, Datasource>,
+    private readonly sqlBounds: SqlConfig,
+  ) {}
 
   /** Opens (or reuses) the datasources of every VDB so that a lookup is synchronous. */
-  static async create(vdbs: VdbRegistry, open: (name: string) => Promise<Datasource>): Promise<VdbHandles> {
+  static async create(vdbs: VdbRegistry, open: (name: string) => Promise<Datasource>, sqlBounds: SqlConfig): Promise<VdbHandles> {
     const names = new Set(vdbs.list().flatMap((vdb) => [vdb.datasource, ...vdb.schemas.map((schema) => schema.datasource)]));
     const entries = await Promise.all([...names].map(async (name) => [name, await open(name)] as const));
-    return new VdbHandles(vdbs, new Map(entries));
+    return new VdbHandles(vdbs, new Map(entries), sqlBounds);
   }
 
   /** The VDB's handle, or why there is none (a sentence for a definition problem). */
@@ -62,7 +69,7 @@ export class VdbHandles {
       }
       vdb = versions[0] as VirtualDatabase;
     }
-    return openHandle(vdb, (datasource) => {
+    return openHandle(vdb, this.sqlBounds, (datasource) => {
       const open = this.datasources.get(datasource);
       if (!open) throw new Error(`datasource ${datasource} was not opened`);
       return open;
@@ -70,7 +77,7 @@ export class VdbHandles {
   }
 }
 
-function openHandle(vdb: VirtualDatabase, datasourceNamed: (name: string) => Datasource): VdbHandle {
+function openHandle(vdb: VirtualDatabase, sqlBounds: SqlConfig, datasourceNamed: (name: string) => Datasource): VdbHandle {
   const datasource = datasourceNamed(vdb.datasource);
   const relations = relationIndex(vdb.catalog.relations);
   const identifiers = identifierIndex(vdb.catalog.relations);
@@ -93,6 +100,7 @@ function openHandle(vdb: VirtualDatabase, datasourceNamed: (name: string) => Dat
       return name === undefined ? datasource : datasourceNamed(name);
     },
     relation: (entity) => relations.get(entity) ?? relations.get(entity.toLowerCase()),
+    sqlBounds,
     renderContext: (context) => ({ _context: context, identifier }),
   };
 }

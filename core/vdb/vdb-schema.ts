@@ -1,6 +1,8 @@
 /** JSON Schema of a VDB file (`descriptors/vdbs/*.yaml`); every key is described in docs/vdb-file.md. */
 const identifier = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_$-]*$' } as const;
 const sha256 = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
+/** A function name as written unquoted in SQL, without a schema. */
+const functionName = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_$]*$' } as const;
 
 export const vdbSchema = {
   $id: 'https://vdb-service.dev/schemas/vdb.json',
@@ -53,6 +55,7 @@ export const vdbSchema = {
       },
       oneOf: [{ required: ['module'] }, { required: ['provider'] }],
     },
+    allowFunctions: { type: 'array', uniqueItems: true, items: functionName },
     dataRoles: {
       type: 'array',
       items: {

@@ -22,7 +22,7 @@ export async function decisionTablesMarkdown(): Promise<string> {
     '|---|---|---|---|---|',
     ...postgres.map((row, index) => `| ${index + 1} | ${row.slice(1).join(' | ')} |`),
     '',
-    '### MySQL and SQL Server families (node-sql-parser)',
+    '### MySQL, SQL Server and Oracle families (node-sql-parser)',
     '',
     '| # | Family | Statement | Caller | Decision | Reason |',
     '|---|---|---|---|---|---|',

@@ -8,7 +8,7 @@ import { FAMILY_DIALECTS } from '../../support/family-dialects.js';
 import { retailVdb } from './authorization-fixtures.js';
 import { CALLERS, GENERIC_DECISIONS, outcome } from './decision-table.js';
 
-const table = suite('authorizeSql, mysql and mssql families: the decision table');
+const table = suite('authorizeSql, mysql, mssql and oracle families: the decision table');
 
 for (const [family, sql, caller, expected] of GENERIC_DECISIONS) {
   table(`${family}, ${caller}: ${sql.replace(/\n/g, ' ⏎ ')} → ${expected === 'allowed' ? expected : expected.join(' ')}`, async () => {

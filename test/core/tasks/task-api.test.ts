@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import type { TaskAdvanceDocument, TaskStartDocument } from '../../../core/plugin-api/task-documents.js';
 import { FaultyDatasource } from '../endpoints/faulty-datasource.js';
 import { FakeRuntime, snapshotFor, type FakeRouteRequest } from '../../plugins/runtime-http/fake-runtime.js';
+import { longText, manyTerms, nestedSubqueries } from '../../support/hostile-statements.js';
 import { sharedPglite } from '../../support/shared-pglite.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
 
@@ -144,6 +145,19 @@ tasks('proposed queries run as the caller: outside the grants they are denied an
   assert.match(denied?.error?.message ?? '', /sales\.customers/);
   assert.equal({ status: served?.status, rows: served?.rows }, { status: 'ok', rows: [{ name: 'Sparkling Water 1L' }] });
   assert.equal(reply.body['usage'], { inputTokens: 0, outputTokens: 0, modelCalls: 0, serviceActions: 2, observationRows: 1, observationBytes: Buffer.byteLength(JSON.stringify(served?.rows)) });
+});
+
+tasks('a refused built-in and statements too complex are denied observations naming the rule; the task goes on', async ({ service, fake }) => {
+  const hostile = [manyTerms(7_000), nestedSubqueries(1_800), longText(100_000), "select pg_read_file('/etc/passwd')"];
+  fake.script = [...hostile.map((sql) => ({ kind: 'working' as const, actions: 1, sql })), { kind: 'working', actions: 1, sql: 'select count(*) as n from sales.products' }];
+  const reply = await post(service, versioned(), { goal: 'break it' }, ANALYST_TOKEN);
+  assert.is(reply.status, 200, JSON.stringify(reply.body).slice(0, 300));
+  const observations = fake.calls('advance').map((call) => (call.body as TaskAdvanceDocument).observations[0]);
+  assert.equal(observations.map((observation) => [observation?.status, observation?.error?.code]), [
+    ['denied', 'statement_too_complex'], ['denied', 'statement_too_complex'], ['denied', 'statement_too_complex'],
+    ['denied', 'function_not_allowed'], ['ok', undefined],
+  ]);
+  assert.match(observations[3]?.error?.message ?? '', /^function pg_read_file is not allowed/);
 });
 
 tasks('every budget ends the task in budget_exceeded naming it, and cancels the runtime task', async ({ service, fake }) => {

@@ -33,6 +33,15 @@ loader('a VDB file that breaks the schema is reported at the key', async () => {
   ]);
 });
 
+loader('allowFunctions lists function names, unqualified and each once', async () => {
+  const problems = await problemsOf({ 'descriptors/vdbs/shop.yaml': vdb('schemas: [{ name: sales }]\nallowFunctions: [pg_size_pretty, pg_catalog.version, pg_size_pretty]\nallowFunction: [x]\n') });
+  assert.equal(problems, [
+    'vdbs/shop.yaml:6: allowFunction: unknown key',
+    'vdbs/shop.yaml:5: allowFunctions[1]: must match pattern "^[A-Za-z_][A-Za-z0-9_$]*$"',
+    'vdbs/shop.yaml:5: allowFunctions: must NOT have duplicate items (items ## 2 and 0 are identical)',
+  ]);
+});
+
 loader('a duplicate name and version names both files', async () => {
   const body = vdb('schemas: [{ name: sales }]\n');
   const problems = await problemsOf({ 'descriptors/vdbs/a.yaml': body, 'descriptors/vdbs/b.yaml': body });
