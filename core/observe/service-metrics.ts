@@ -19,7 +19,7 @@ const NO_ACTIVATIONS: Readonly<Record<SemanticState, number>> = { catalogOnly: 0
  * states and pool usage are read when the metrics are.
  */
 export class ServiceMetrics implements StatementObserver, TaskObserver {
-  readonly registry = new Registry();
+  private readonly registry = new Registry();
   private readonly datasources = new Map<string, Datasource>();
   private activations: () => readonly { state: SemanticState }[] = () => [];
 

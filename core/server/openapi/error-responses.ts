@@ -13,7 +13,7 @@ const SCHEMA_NAMES: Record<ErrorEnvelope, string> = { standard: 'Error', task: '
 const ALL_CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];
 
 /** The codes a status is answered with in an envelope, in catalog order. */
-export function codesOf(status: ErrorStatus, envelope: ErrorEnvelope): ErrorCode[] {
+function codesOf(status: ErrorStatus, envelope: ErrorEnvelope): ErrorCode[] {
   return ALL_CODES.filter((code) => ERROR_CATALOG[code].status === status && ERROR_CATALOG[code].envelopes.includes(envelope));
 }
 

@@ -6,17 +6,20 @@
 /** A JSON Schema of draft 2020-12, OpenAPI 3.1's schema dialect. */
 export type JsonSchema = { readonly [keyword: string]: unknown };
 
+/** A body in one media type, with named examples (swagger-ui offers them in a list). */
 export interface MediaType {
   schema: JsonSchema;
   examples?: Record<string, { summary?: string; value: unknown }>;
 }
 
+/** The answer of one status. */
 export interface ApiResponse {
   description: string;
   headers?: Record<string, { description: string; schema: JsonSchema }>;
   content?: Record<string, MediaType>;
 }
 
+/** A path, query or header parameter. */
 export interface ApiParameter {
   name: string;
   in: 'path' | 'query' | 'header';
@@ -25,6 +28,7 @@ export interface ApiParameter {
   schema: JsonSchema;
 }
 
+/** One method on one path. */
 export interface ApiOperation {
   operationId: string;
   summary: string;
@@ -37,6 +41,7 @@ export interface ApiOperation {
   responses: Record<string, ApiResponse>;
 }
 
+/** The methods a path item may hold. */
 export type HttpMethod = 'get' | 'head' | 'post' | 'put' | 'patch' | 'delete';
 
 /** One operation a route module serves; `path` in OpenAPI's form, `{name}` where restify has `:name`. */

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { prepareService } from '../../../core/service.js';
@@ -42,6 +43,23 @@ discovery('the document is valid OpenAPI 3.1 (the official schema) and every $re
     const target = ref.slice(2).split('/').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], document);
     assert.ok(target !== undefined, `${ref} does not resolve`);
   }
+});
+
+/** Every Schema Object of the document: the components' and each `schema` of a parameter or media type. */
+function schemasOf(node: unknown, found: object[] = []): object[] {
+  if (node === null || typeof node !== 'object') return found;
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'schema' && value !== null && typeof value === 'object') found.push(value);
+    else schemasOf(value, found);
+  }
+  return found;
+}
+
+discovery('every schema of the document is a valid JSON Schema of draft 2020-12, the 3.1 dialect', ({ document }) => {
+  const ajv = new Ajv2020({ strict: false });
+  const schemas = [...Object.values(document.components.schemas), ...schemasOf(document.paths)];
+  assert.ok(schemas.length > 50);
+  for (const schema of schemas) assert.ok(ajv.validateSchema(schema), `${JSON.stringify(schema).slice(0, 120)}: ${ajv.errorsText()}`);
 });
 
 discovery('each query and action is an operation of its own, its needed fields required, JSON and YAML bodies', ({ document }) => {
