@@ -8,6 +8,7 @@ import type { VdbRegistry } from './vdb/vdb-registry.js';
 import type { SemanticRegistry } from './semantic/semantic-registry.js';
 import type { EndpointRegistry } from './endpoints/endpoint-registry.js';
 import type { TaskOrchestrator } from './tasks/task-orchestrator.js';
+import type { ServiceMetrics } from './observe/service-metrics.js';
 import { pluginTokens } from './plugin-api/tokens.js';
 
 /**
@@ -29,4 +30,6 @@ export const coreTokens = {
   endpoints: 'core.endpoints' as InjectionToken<EndpointRegistry>,
   /** The Task API's orchestrator, with the configured runtime transport. */
   tasks: 'core.tasks' as InjectionToken<TaskOrchestrator>,
+  /** The Prometheus metrics of this service (GET /observe/metrics). */
+  metrics: 'core.metrics' as InjectionToken<ServiceMetrics>,
 } as const;

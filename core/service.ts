@@ -23,6 +23,7 @@ import type { TemplateEngine } from './plugin-api/template-engine.js';
 import { VdbHandles } from './vdb/vdb-handles.js';
 import type { RuntimeTransport } from './plugin-api/runtime-transport.js';
 import { TaskOrchestrator } from './tasks/task-orchestrator.js';
+import { ServiceMetrics } from './observe/service-metrics.js';
 
 export interface ServiceOptions {
   configFile: string;
@@ -82,6 +83,8 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
   const extensions = new ExtensionRegistries();
   extensions.registerIn(container);
   container.register(coreTokens.extensions, { useValue: extensions });
+  const metrics = new ServiceMetrics();
+  container.register(coreTokens.metrics, { useValue: metrics });
 
   const discovered = [...discoverBuiltIns(), ...config.plugins.map((reference) => locateExtra(reference, config.baseDir))];
   const plugins = await loadPlugins(container, discovered);
@@ -90,7 +93,7 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
 
   let endpointWarnings: StartupProblem[] = [];
   let transport: RuntimeTransport | undefined;
-  const datasources = new DatasourceRegistry(config, extensions.sqlDialects, manifestsOfKind(plugins, 'sqlDialect'), options.datasources);
+  const datasources = new DatasourceRegistry(config, extensions.sqlDialects, manifestsOfKind(plugins, 'sqlDialect'), options.datasources, metrics);
   container.register(coreTokens.datasources, { useValue: datasources });
   try {
     const vdbs = await loadVdbs(config.descriptors, datasources.names(), (name) => datasources.open(name));
@@ -112,7 +115,7 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
     transport = runtimeTransport(config, extensions);
     container.register(coreTokens.tasks, {
       useValue: new TaskOrchestrator({
-        config, vdbs: container.resolve(coreTokens.vdbs), handles, semantic: container.resolve(coreTokens.semantic), transport, logger,
+        config, vdbs: container.resolve(coreTokens.vdbs), handles, semantic: container.resolve(coreTokens.semantic), transport, logger, observer: metrics,
       }),
     });
   } catch (error) {

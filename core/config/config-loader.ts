@@ -57,6 +57,7 @@ interface RawConfig {
   runtime: Omit<RuntimeConfig, 'budgets'> & { budgets: Partial<TaskBudgets> };
   capabilities: { name: string; description?: string; budgets?: Partial<TaskBudgets> }[];
   logging: ServiceConfig['logging'];
+  observe: ServiceConfig['observe'];
 }
 
 /** The budgets of a task unless `runtime.budgets` or a capability says otherwise (docs/configuration.md). */
@@ -123,5 +124,6 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
       budgets: { ...budgets, ...capability.budgets },
     })),
     logging: raw.logging,
+    observe: raw.observe,
   };
 }

@@ -160,5 +160,19 @@ export const configSchema = {
         level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
       },
     },
+    observe: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        metrics: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description: 'GET /observe/metrics (docs/observability.md)',
+          properties: { auth: { enum: ['none', 'admin'], default: 'none' } },
+        },
+      },
+    },
   },
 } as const;

@@ -24,6 +24,12 @@ export interface ServiceConfig {
   /** The Task API's capabilities, each with its budgets resolved over `runtime.budgets`. */
   capabilities: CapabilityConfig[];
   logging: { level: string };
+  observe: ObserveConfig;
+}
+
+export interface ObserveConfig {
+  /** `none`: anyone may read the metrics; `admin`: a caller with a role of `auth.adminRoles`, as the admin API. */
+  metrics: { auth: 'none' | 'admin' };
 }
 
 /** Bounds on the SQL statements the service authorizes and runs. */

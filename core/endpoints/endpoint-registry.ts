@@ -22,4 +22,10 @@ export class EndpointRegistry {
     if (!action) throw new NotFoundError('unknown_action', `no action named ${name}`);
     return action;
   }
+
+  /** Every query and action, by name: the OpenAPI document describes each as an operation of its own. */
+  list(): { queries: QueryEndpoint[]; actions: ActionEndpoint[] } {
+    const byName = <T extends { name: string }>(endpoints: Iterable<T>) => [...endpoints].sort((a, b) => a.name.localeCompare(b.name));
+    return { queries: byName(this.queries.values()), actions: byName(this.actions.values()) };
+  }
 }

@@ -3,6 +3,7 @@ import { effectiveGrants } from '../authorization/grants.js';
 import { authorizeVdbStatement } from '../authorization/sql-authorizer.js';
 import { InputError, InternalError } from '../plugin-api/errors.js';
 import { unavailableError } from '../sql/guarded-datasource.js';
+import { recordDenied } from '../sql/observed-datasource.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
 import { classifySqlFailure } from '../sql/sql-failure.js';
 import type { Datasource, JsonValue, ResultColumn } from '../plugin-api/sql-dialect.js';
@@ -39,7 +40,10 @@ export class QueryEndpoint {
     if (body.query.trim() === '') throw new InputError('invalid_body', `query ${this.name} renders no SQL for these fields`);
     const { sql, bindings } = asServiceError(() => toSql(body.query, rendered.values, { dialect, origin: rendered.origin }));
     const decision = await authorizeVdbStatement(this.bound, sql, effectiveGrants(vdb, request.caller), true);
-    if (isDenial(decision)) throw denialError(decision);
+    if (isDenial(decision)) {
+      recordDenied(this.bound.datasource);
+      throw denialError(decision);
+    }
     const datasource = this.bound.datasourceFor(decision.facts.relations);
     if (!datasource) {
       const names = [...new Set(decision.facts.relations.map((relation) => relation.datasource))];

@@ -6,6 +6,8 @@ import type { ExtensionRegistry } from '../plugins/extension-registry.js';
 import type { PluginManifest } from '../plugin-api/plugin-manifest.js';
 import type { Datasource, DatasourceSettings, SqlDialect } from '../plugin-api/sql-dialect.js';
 import { guardDatasource } from './guarded-datasource.js';
+import { observeStatements } from './observed-datasource.js';
+import type { StatementObserver } from './statement-outcome.js';
 
 /**
  * The datasources of service.yaml. Each is opened on first use (a VDB that needs it) and only once;
@@ -20,6 +22,8 @@ export class DatasourceRegistry {
     dialects: ExtensionRegistry<SqlDialect>,
     dialectManifests: ReadonlyMap<string, PluginManifest>,
     private readonly overrides: Readonly<Record<string, Datasource>> = {},
+    /** Told about every statement run on the datasources handed out (the service's metrics). */
+    private readonly observer?: StatementObserver,
   ) {
     const problems: StartupProblem[] = [];
     for (const [name, datasource] of Object.entries(config.datasources)) {
@@ -54,7 +58,7 @@ export class DatasourceRegistry {
   open(name: string): Promise<Datasource> {
     let opening = this.opening.get(name);
     if (!opening) {
-      opening = this.openNew(name);
+      opening = this.openNew(name).then((datasource) => (this.observer ? observeStatements(name, datasource, this.observer) : datasource));
       this.opening.set(name, opening);
     }
     return opening;

@@ -4,6 +4,7 @@ import { effectiveGrants } from '../authorization/grants.js';
 import { authorizeVdbStatement } from '../authorization/sql-authorizer.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
+import { recordDenied } from '../sql/observed-datasource.js';
 import { raceDeadline } from './deadline.js';
 import type { Observation, PendingAction } from '../plugin-api/task-documents.js';
 
@@ -17,7 +18,10 @@ const ACTION_TIMEOUT_MS = 30_000;
  */
 export async function runPendingAction(action: PendingAction, bound: VdbHandle, caller: Principal, maxRows: number): Promise<Observation> {
   const decision = await authorizeVdbStatement(bound, action.sql, effectiveGrants(bound.vdb, caller), true);
-  if (isDenial(decision)) return failedObservation(action, 'denied', decision.code, decision.reason);
+  if (isDenial(decision)) {
+    recordDenied(bound.datasource);
+    return failedObservation(action, 'denied', decision.code, decision.reason);
+  }
   const datasource = bound.datasourceFor(decision.facts.relations);
   if (!datasource) return failedObservation(action, 'denied', 'cross_datasource_query', 'the query reads relations of two datasources');
   try {

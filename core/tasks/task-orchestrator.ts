@@ -18,6 +18,7 @@ import type {
   Observation, RuntimeSnapshot, StopReason, TaskAdvanceDocument, TaskSnapshot, TaskStartDocument, TaskState,
 } from '../plugin-api/task-documents.js';
 import { readTaskRequest } from './task-request.js';
+import type { TaskObserver } from './task-observer.js';
 
 export interface TaskCall {
   capability: string;
@@ -36,6 +37,7 @@ export interface TaskOrchestratorDeps {
   /** Absent when `runtime.enabled` is false. */
   transport: RuntimeTransport | undefined;
   logger: Logger;
+  observer?: TaskObserver;
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -201,6 +203,7 @@ class TaskRun {
   }
 
   private terminal(snapshot: RuntimeSnapshot): TaskSnapshot {
+    this.deps.observer?.taskEnded(this.capability.name, snapshot.state);
     return {
       format: 'service-task-snapshot',
       formatVersion: 1,
@@ -215,6 +218,7 @@ class TaskRun {
 
   /** Cancels the runtime task and answers `budget_exceeded` naming the budget (or the deadline). */
   private async stopForBudget(exceeded: BudgetExceeded, last: RuntimeSnapshot | undefined): Promise<TaskSnapshot> {
+    this.deps.observer?.taskEnded(this.capability.name, 'budget_exceeded', exceeded.budget);
     let cancelled = last;
     try {
       cancelled = checkedSnapshot(await this.transport.cancel(this.ref), this.ref.taskId);

@@ -9,9 +9,11 @@ export interface TaskRequest {
   artifactIds: string[];
 }
 
-const MAX_GOAL_LENGTH = 16_384;
-const MAX_ID_LENGTH = 512;
-const MAX_ARTIFACT_IDS = 100;
+/** Limits of a task request, exported for the OpenAPI document to state them. */
+export const MAX_GOAL_LENGTH = 16_384;
+/** Of `externalContextId` and of each artifact id. */
+export const MAX_ID_LENGTH = 512;
+export const MAX_ARTIFACT_IDS = 100;
 
 /** Reads a task request; 400 `invalid_goal` or `invalid_request` naming the field at fault. */
 export function readTaskRequest(body: unknown): TaskRequest {

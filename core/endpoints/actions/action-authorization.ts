@@ -2,6 +2,7 @@ import type { Principal } from '../../plugin-api/auth-scheme.js';
 import { deny, denialError } from '../../plugin-api/denial.js';
 import { allows, effectiveGrants } from '../../authorization/grants.js';
 import type { DataAction } from '../../plugin-api/vdb.js';
+import { recordDenied } from '../../sql/observed-datasource.js';
 import type { ActionPlan, ActionTarget, PlannedFilter, PlannedWrite } from './action-plan.js';
 
 interface Access {
@@ -26,7 +27,10 @@ export function authorizeActionPlan(plan: ActionPlan, caller: Principal): void {
   }
   for (const { target, action, columns } of accesses) {
     const check = allows(effectiveGrants(target.bound.vdb, caller), action, { schema: target.relation.schema, relation: target.relation.name, columns });
-    if (!check.allowed) throw denialError(deny('forbidden', check.reason, check.resource));
+    if (!check.allowed) {
+      recordDenied(target.datasource);
+      throw denialError(deny('forbidden', check.reason, check.resource));
+    }
   }
 }
 

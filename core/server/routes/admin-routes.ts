@@ -1,11 +1,15 @@
 import type { Request, Response } from 'restify';
 import type { DependencyContainer } from 'tsyringe';
-import { ForbiddenError, NotFoundError, UnavailableError } from '../../plugin-api/errors.js';
+import type { ErrorCode } from '../../plugin-api/error-catalog.js';
+import { NotFoundError, UnavailableError } from '../../plugin-api/errors.js';
 import { detailOf, summaryOf, type SemanticRegistry } from '../../semantic/semantic-registry.js';
 import type { VdbActivation } from '../../semantic/semantic-types.js';
 import { coreTokens } from '../../service-tokens.js';
+import { requireAdminRole } from '../admin-role.js';
 import { authenticate } from '../authentication.js';
-import { callerOf } from '../request-context.js';
+import { CREDENTIAL_ERRORS, errorResponses } from '../openapi/error-responses.js';
+import { cacheControl, jsonResponse, VDB_PARAMETERS } from '../openapi/operation-parts.js';
+import type { ApiOperation, DescribedRoute, JsonSchema } from '../openapi/openapi-types.js';
 import type { RouteModule } from '../route-module.js';
 
 function registryOf(container: DependencyContainer): SemanticRegistry {
@@ -42,13 +46,8 @@ export const adminRoutes: RouteModule = {
   name: 'admin',
   listener: 'admin',
   register(server, container) {
-    const adminRoles = new Set(container.resolve(coreTokens.config).auth.adminRoles);
     const auth = authenticate(container.resolve(coreTokens.authScheme));
-    const requireAdmin = async (req: Request) => {
-      if (!callerOf(req).roles.some((role) => adminRoles.has(role))) {
-        throw new ForbiddenError('forbidden', 'the semantic admin API needs an admin role (auth.adminRoles)');
-      }
-    };
+    const requireAdmin = requireAdminRole(container.resolve(coreTokens.config).auth.adminRoles, 'the semantic admin API needs an admin role (auth.adminRoles)');
 
     server.get('/api/v1/admin/semantic/vdbs', auth, requireAdmin, async (_req: Request, res: Response) => {
       res.header('Cache-Control', 'no-store');
@@ -80,4 +79,84 @@ export const adminRoutes: RouteModule = {
       res.sendRaw(200, activation.package.canonicalJson);
     });
   },
+  describe(container) {
+    const separate = container.resolve(coreTokens.config).server.admin !== undefined;
+    return describeAdminRoutes(separate ? ' Served on the admin listener (`server.admin`), not on this one.' : '');
+  },
 };
+
+const SUMMARY_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['name', 'version', 'state', 'packageAvailable', 'packageDigest'],
+  properties: {
+    name: { type: 'string' },
+    version: { type: 'string' },
+    generation: { type: 'integer' },
+    state: { enum: ['catalogOnly', 'invalid', 'compileFailed', 'active'] },
+    activationFailurePolicy: { enum: ['isolate', 'blockStartup'] },
+    packageAvailable: { type: 'boolean' },
+    packageDigest: { type: ['string', 'null'] },
+    diagnosticCount: { type: 'integer' },
+    errorCount: { type: 'integer' },
+    warningCount: { type: 'integer' },
+  },
+};
+
+const DETAIL_SCHEMA: JsonSchema = {
+  allOf: [SUMMARY_SCHEMA],
+  properties: {
+    diagnostics: { type: 'array', items: { type: 'object' }, description: 'Every diagnostic, root cause first (docs/diagnostics.md).' },
+    compilationFailure: { type: ['object', 'null'] },
+  },
+};
+
+function describeAdminRoutes(listenerNote: string): DescribedRoute[] {
+  const errors = (...more: ErrorCode[]) => errorResponses({ standard: [...CREDENTIAL_ERRORS, 'forbidden', 'semantic_initializing', ...more] });
+  const operation = (fields: Omit<ApiOperation, 'tags'>): ApiOperation => ({ ...fields, description: `${fields.description ?? ''}${listenerNote}`, tags: ['admin'] });
+  return [
+    {
+      method: 'get',
+      path: '/api/v1/admin/semantic/vdbs',
+      operation: operation({
+        operationId: 'listSemanticVdbs',
+        summary: 'The semantic state of every VDB version',
+        description: 'One summary per VDB name and version.',
+        responses: {
+          '200': jsonResponse('The summaries.', { type: 'object', required: ['vdbs'], properties: { vdbs: { type: 'array', items: SUMMARY_SCHEMA } } }, cacheControl('no-store')),
+          ...errors(),
+        },
+      }),
+    },
+    {
+      method: 'get',
+      path: '/api/v1/admin/semantic/vdbs/{vdb}/versions/{version}',
+      operation: operation({
+        operationId: 'getSemanticVdb',
+        summary: 'The semantic state of one VDB version, with its diagnostics',
+        description: 'The summary, every diagnostic and the compilation failure, if any.',
+        parameters: VDB_PARAMETERS,
+        responses: { '200': jsonResponse('The detail.', DETAIL_SCHEMA, cacheControl('no-store')), ...errors('vdb_not_found') },
+      }),
+    },
+    {
+      method: 'get',
+      path: '/api/v1/admin/semantic/vdbs/{vdb}/versions/{version}/package',
+      operation: operation({
+        operationId: 'getSemanticPackage',
+        summary: 'The compiled semantic package of one VDB version',
+        description: 'The canonical JSON of the package; its digest is the strong `ETag`, so `If-None-Match` answers 304 while it is the same.',
+        parameters: VDB_PARAMETERS,
+        responses: {
+          '200': {
+            description: 'The package (canonical JSON, RFC 8785).',
+            headers: { ETag: { description: 'The package digest, quoted.', schema: { type: 'string' } }, ...cacheControl('no-cache') },
+            content: { 'application/json': { schema: { type: 'object' } } },
+          },
+          '304': { description: 'The package is the one of the `If-None-Match` tag.' },
+          ...errors('vdb_not_found'),
+          '409': jsonResponse('The VDB has no package (its state is not `active`): the detail, whose diagnostics say why.', DETAIL_SCHEMA, cacheControl('no-store')),
+        },
+      }),
+    },
+  ];
+}

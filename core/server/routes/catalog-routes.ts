@@ -5,7 +5,11 @@ import { ForbiddenError } from '../../plugin-api/errors.js';
 import { PerGrantSet } from '../../caching/per-grant-set.js';
 import { coreTokens } from '../../service-tokens.js';
 import type { VdbRelation, VirtualDatabase } from '../../plugin-api/vdb.js';
+import { LOGICAL_TYPES } from '../../plugin-api/catalog.js';
 import { authenticate } from '../authentication.js';
+import { CREDENTIAL_ERRORS, errorResponses } from '../openapi/error-responses.js';
+import { jsonResponse, VDB_PARAMETERS } from '../openapi/operation-parts.js';
+import type { DescribedRoute, JsonSchema } from '../openapi/openapi-types.js';
 import { callerOf } from '../request-context.js';
 import type { RouteModule } from '../route-module.js';
 
@@ -41,7 +45,93 @@ export const catalogRoutes: RouteModule = {
       res.json(200, catalogView(vdb, grants));
     });
   },
+  describe: describeCatalogRoutes,
 };
+
+const ACCESS_SCHEMA: JsonSchema = {
+  enum: ['complete', 'restricted', 'unavailable'],
+  description: '`complete`: the VDB has no data roles; `restricted`: the grants of the caller\'s roles; `unavailable`: no role of the caller matches.',
+};
+
+const STRINGS: JsonSchema = { type: 'array', items: { type: 'string' } };
+
+const RELATION_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['schema', 'name', 'kind', 'columns'],
+  properties: {
+    schema: { type: 'string' },
+    name: { type: 'string' },
+    kind: { enum: ['table', 'view'] },
+    columns: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name', 'logicalType', 'nullable'],
+        properties: { name: { type: 'string' }, nativeType: { type: 'string' }, logicalType: { enum: LOGICAL_TYPES }, nullable: { type: 'boolean' } },
+      },
+    },
+    primaryKey: STRINGS,
+    uniqueKeys: { type: 'array', items: STRINGS },
+    foreignKeys: { type: 'array', items: { type: 'object' } },
+  },
+};
+
+function describeCatalogRoutes(): DescribedRoute[] {
+  const errors = errorResponses({ standard: [...CREDENTIAL_ERRORS, 'startup_blocked'] });
+  return [
+    {
+      method: 'get',
+      path: '/api/v1/vdbs',
+      operation: {
+        operationId: 'listVdbs',
+        summary: 'Every VDB, with the caller\'s access',
+        tags: ['catalog'],
+        responses: {
+          '200': jsonResponse('The VDBs.', {
+            type: 'object',
+            required: ['vdbs'],
+            properties: {
+              vdbs: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['name', 'version', 'catalogRevision', 'access'],
+                  properties: {
+                    name: { type: 'string' }, version: { type: 'string' }, description: { type: ['string', 'null'] },
+                    catalogRevision: { type: 'string', description: 'sha256 of the catalog: changes when the catalog does.' }, access: ACCESS_SCHEMA,
+                  },
+                },
+              },
+            },
+          }),
+          ...errors,
+        },
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/v1/vdbs/{vdb}/versions/{version}/catalog',
+      operation: {
+        operationId: 'getCatalog',
+        summary: 'The catalog of one VDB version, as far as the caller may select',
+        description: 'Only the relations, columns and functions the caller\'s data roles let it select.',
+        tags: ['catalog'],
+        parameters: VDB_PARAMETERS,
+        responses: {
+          '200': jsonResponse('The catalog.', {
+            type: 'object',
+            required: ['name', 'version', 'catalogRevision', 'access', 'schemas', 'relations', 'functions'],
+            properties: {
+              name: { type: 'string' }, version: { type: 'string' }, catalogRevision: { type: 'string' }, access: ACCESS_SCHEMA,
+              schemas: STRINGS, relations: { type: 'array', items: RELATION_SCHEMA }, functions: { type: 'array', items: { type: 'object' } },
+            },
+          }),
+          ...errorResponses({ standard: [...CREDENTIAL_ERRORS, 'forbidden', 'vdb_not_found', 'startup_blocked'] }),
+        },
+      },
+    },
+  ];
+}
 
 /** Catalog views by VDB and grant set: both are fixed for the life of the process, so each is built once. */
 const views = new PerGrantSet<VirtualDatabase, CallerGrants, object>();

@@ -1,9 +1,16 @@
 import type { Request, Response } from 'restify';
+import type { ActionEndpoint } from '../../endpoints/action-endpoint.js';
 import type { EndpointRequest } from '../../endpoints/endpoint-request.js';
+import type { QueryEndpoint } from '../../endpoints/query-endpoint.js';
+import { LOGICAL_TYPES } from '../../plugin-api/catalog.js';
+import type { ErrorCode } from '../../plugin-api/error-catalog.js';
 import { InputError } from '../../plugin-api/errors.js';
 import { coreTokens } from '../../service-tokens.js';
 import { authenticate } from '../authentication.js';
 import { readBody } from '../body-parsing.js';
+import { BODY_ERRORS, CREDENTIAL_ERRORS, errorResponses } from '../openapi/error-responses.js';
+import { bodyContent, jsonResponse } from '../openapi/operation-parts.js';
+import type { ApiOperation, DescribedRoute, JsonSchema } from '../openapi/openapi-types.js';
 import { callerOf } from '../request-context.js';
 import type { RouteModule } from '../route-module.js';
 
@@ -30,6 +37,13 @@ export const endpointRoutes: RouteModule = {
       res.json(200, await action.run(endpointRequest(req, await readBody(req, maxBodyBytes))));
     });
   },
+  describe(container) {
+    const { queries, actions } = container.resolve(coreTokens.endpoints).list();
+    return [
+      ...queries.map((query): DescribedRoute => ({ method: 'post', path: `/api/v1/query/perform/${query.name}`, operation: queryOperation(query) })),
+      ...actions.map((action): DescribedRoute => ({ method: 'post', path: `/api/v1/actions/run/${action.name}`, operation: actionOperation(action) })),
+    ];
+  },
 };
 
 /** The body must be a mapping of field names to values; no body is no fields. */
@@ -39,4 +53,87 @@ function endpointRequest(req: Request, body: unknown): EndpointRequest {
     throw new InputError('invalid_body', 'the body must be a mapping of field names to values');
   }
   return { fields: fields as Record<string, unknown>, caller: callerOf(req), requestId: req.id() };
+}
+
+/** What every endpoint answers besides its own failures. */
+const COMMON_ERRORS: readonly ErrorCode[] = [
+  ...CREDENTIAL_ERRORS, ...BODY_ERRORS, 'missing_fields', 'unknown_identifier', 'forbidden', 'definition_error', 'datasource_unavailable', 'startup_blocked',
+];
+
+/**
+ * The body of one definition: its needed fields required; any other field it reads is optional, so others
+ * are allowed (an absent field is null in the template).
+ */
+function fieldsSchema(needed: readonly string[]): JsonSchema {
+  return {
+    type: 'object',
+    description: 'The request fields, a mapping of names to values; values are bound, never spliced into SQL.',
+    required: [...needed],
+    properties: Object.fromEntries(needed.map((field) => [field, { description: 'A needed field: absent or null answers 400 `missing_fields`.' }])),
+    additionalProperties: true,
+  };
+}
+
+function endpointOperation(kind: 'query' | 'action', endpoint: QueryEndpoint | ActionEndpoint): Omit<ApiOperation, 'responses'> {
+  const { vdb } = endpoint.bound;
+  const needed = endpoint.neededFields.length > 0 ? `needed fields: ${endpoint.neededFields.map((field) => `\`${field}\``).join(', ')}` : 'no needed field';
+  return {
+    operationId: `${kind}_${endpoint.name}`,
+    summary: `${kind === 'query' ? 'Query' : 'Action'} ${endpoint.name}`,
+    description: `The ${kind} definition \`${kind === 'query' ? 'queries' : 'actions'}/${endpoint.name}\` on VDB ${vdb.name} version ${vdb.version}; ${needed}. `
+      + 'Every statement runs within the caller\'s data roles.',
+    tags: [kind === 'query' ? 'queries' : 'actions'],
+    requestBody: { required: endpoint.neededFields.length > 0, content: bodyContent(fieldsSchema(endpoint.neededFields)) },
+  };
+}
+
+const QUERY_RESULT_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['rows', 'rowCount', 'columns'],
+  properties: {
+    rows: { type: 'array', items: { type: 'object' }, description: 'Values encoded by logical type (docs/logical-types.md).' },
+    rowCount: { type: 'integer', minimum: 0 },
+    columns: {
+      type: 'array',
+      items: { type: 'object', required: ['name', 'logicalType'], properties: { name: { type: 'string' }, logicalType: { enum: LOGICAL_TYPES } } },
+    },
+  },
+};
+
+const ACTION_RESULT_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['action', 'status', 'operations', 'context'],
+  properties: {
+    action: { type: 'string' },
+    status: { const: 'completed' },
+    operations: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name', 'status', 'affectedRows'],
+        properties: { name: { type: 'string' }, status: { enum: ['done', 'skipped', 'failed', 'not_run'] }, affectedRows: { type: 'integer' } },
+      },
+    },
+    context: { type: 'object', description: 'What `waitUntilEffective` steps read back, by `putInContextVar`.' },
+  },
+};
+
+function queryOperation(query: QueryEndpoint): ApiOperation {
+  return {
+    ...endpointOperation('query', query),
+    responses: {
+      '200': jsonResponse('The rows, with the logical type of each column.', QUERY_RESULT_SCHEMA),
+      ...errorResponses({ standard: [...COMMON_ERRORS, 'cross_datasource_query', 'query_failed'] }),
+    },
+  };
+}
+
+function actionOperation(action: ActionEndpoint): ApiOperation {
+  return {
+    ...endpointOperation('action', action),
+    responses: {
+      '200': jsonResponse('Every operation ran (or was skipped).', ACTION_RESULT_SCHEMA),
+      ...errorResponses({ standard: [...COMMON_ERRORS, 'assertion_failed', 'operation_conflict', 'operation_failed', 'wait_timeout'] }),
+    },
+  };
 }

@@ -1,0 +1,131 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Datasource } from '../plugin-api/sql-dialect.js';
+import type { TaskBudgets, TaskState } from '../plugin-api/task-documents.js';
+import type { SemanticState } from '../semantic/semantic-types.js';
+import { poolUsage } from '../sql/pool-usage.js';
+import { STATEMENT_OUTCOMES, type StatementObserver, type StatementOutcome } from '../sql/statement-outcome.js';
+import type { TaskObserver } from '../tasks/task-observer.js';
+
+/** Seconds: from a cached answer to the Task API's default deadline. */
+const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+/** Every activation state, so that each is reported, zeros included; a new state fails to compile here. */
+const NO_ACTIVATIONS: Readonly<Record<SemanticState, number>> = { catalogOnly: 0, invalid: 0, compileFailed: 0, active: 0 };
+
+/**
+ * The Prometheus metrics of one service (docs/observability.md), in a registry of its own: tests start
+ * several services in one process, and prom-client's global registry would mix them. The core reports to
+ * it through the observers it declares (statements, tasks); the HTTP edge through `request`; activation
+ * states and pool usage are read when the metrics are.
+ */
+export class ServiceMetrics implements StatementObserver, TaskObserver {
+  private readonly registry = new Registry();
+  private readonly datasources = new Map<string, Datasource>();
+  private activations: () => readonly { state: SemanticState }[] = () => [];
+
+  private readonly httpRequests = new Counter({
+    name: 'vdb_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly httpDuration = new Histogram({
+    name: 'vdb_http_request_duration_seconds',
+    help: 'Time from receiving a request to the end of its answer, by method and route pattern',
+    labelNames: ['method', 'route'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  private readonly statements = new Counter({
+    name: 'vdb_statements_total',
+    help: 'SQL statements of endpoints and tasks, by datasource and outcome (ok, denied, timeout, cancelled, failed)',
+    labelNames: ['datasource', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly statementDuration = new Histogram({
+    name: 'vdb_statement_duration_seconds',
+    help: 'Time the database took for a statement that reached it, by datasource',
+    labelNames: ['datasource'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  private readonly tasks = new Counter({
+    name: 'vdb_tasks_total',
+    help: 'Tasks of the Task API that answered a final snapshot, by capability and state',
+    labelNames: ['capability', 'state'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly budgetStops = new Counter({
+    name: 'vdb_task_budget_stops_total',
+    help: 'Tasks stopped by a budget, by capability and budget (deadline: maxDurationSeconds)',
+    labelNames: ['capability', 'budget'] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    const metrics = this;
+    new Gauge({
+      name: 'vdb_semantic_activations',
+      help: 'VDB versions by semantic activation state',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      collect() {
+        const counts = { ...NO_ACTIVATIONS };
+        for (const activation of metrics.activations()) counts[activation.state] += 1;
+        for (const [state, count] of Object.entries(counts)) this.set({ state }, count);
+      },
+    });
+    new Gauge({
+      name: 'vdb_datasource_pool_connections',
+      help: 'Connections of a datasource pool: used, free, and pending (requests waiting for one)',
+      labelNames: ['datasource', 'state'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [name, datasource] of metrics.datasources) {
+          const usage = poolUsage(datasource);
+          if (!usage) continue;
+          for (const [state, count] of Object.entries(usage)) this.set({ datasource: name, state }, count);
+        }
+      },
+    });
+  }
+
+  /** Where activation states are read from: the semantic registry, once activation has made it. */
+  watchActivations(read: () => readonly { state: SemanticState }[]): void {
+    this.activations = read;
+  }
+
+  /** One answered request; `route` is the route's pattern (`/api/v1/query/perform/:name`), never the URL. */
+  request(method: string, route: string, status: number, seconds: number): void {
+    this.httpRequests.inc({ method, route, status: String(status) });
+    this.httpDuration.observe({ method, route }, seconds);
+  }
+
+  opened(name: string, datasource: Datasource): void {
+    this.datasources.set(name, datasource);
+    // every outcome is reported from the start, zeros included, so that rates over them are defined
+    for (const outcome of STATEMENT_OUTCOMES) this.statements.inc({ datasource: name, outcome }, 0);
+  }
+
+  statement(datasource: string, outcome: StatementOutcome, seconds?: number): void {
+    this.statements.inc({ datasource, outcome });
+    if (seconds !== undefined) this.statementDuration.observe({ datasource }, seconds);
+  }
+
+  taskEnded(capability: string, state: TaskState, budget?: keyof TaskBudgets | 'deadline'): void {
+    this.tasks.inc({ capability, state });
+    if (budget !== undefined) this.budgetStops.inc({ capability, budget });
+  }
+
+  /** The text exposition format, with its content type. */
+  async exposition(): Promise<{ contentType: string; text: string }> {
+    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+}

@@ -1,0 +1,78 @@
+import type { Knex } from 'knex';
+import type { Catalog } from '../plugin-api/catalog.js';
+import type { Datasource, QueryOptions, QueryResult, SqlDialect, SqlExecutor } from '../plugin-api/sql-dialect.js';
+import { failureOutcome, type StatementObserver } from './statement-outcome.js';
+
+/**
+ * One service's view of a datasource: every statement it runs, in a transaction or not, is reported to the
+ * service's observer with its outcome. The datasource registry puts it over each (guarded) datasource it
+ * hands out, so it is the one place every statement of the service passes; the datasource under it may be
+ * shared with other services in the same process, each seeing its own. Statements are reported under `name`,
+ * the datasource's key in the config (a datasource handed in by a test may call itself otherwise).
+ */
+export function observeStatements(name: string, datasource: Datasource, observer: StatementObserver): Datasource {
+  observer.opened(name, datasource);
+  return new ObservedDatasource(datasource, name, observer);
+}
+
+/**
+ * Counts a statement the authorizer refused as `denied` on `datasource`: it never reaches the database, so
+ * the call sites of the authorizer report it. Does nothing for a datasource no service observes.
+ */
+export function recordDenied(datasource: Datasource): void {
+  if (datasource instanceof ObservedDatasource) datasource.denied();
+}
+
+class ObservedDatasource implements Datasource {
+  readonly restrictSession?: (memberOf: readonly string[]) => Promise<void>;
+
+  constructor(private readonly inner: Datasource, private readonly label: string, private readonly observer: StatementObserver) {
+    const restrict = inner.restrictSession?.bind(inner);
+    if (restrict) this.restrictSession = restrict;
+  }
+
+  get name(): string { return this.inner.name; }
+  get dialect(): SqlDialect { return this.inner.dialect; }
+  get knex(): Knex { return this.inner.knex; }
+
+  query(sql: string, bindings: readonly unknown[], options?: QueryOptions): Promise<QueryResult> {
+    return observed(this.inner, this.label, this.observer, sql, bindings, options);
+  }
+
+  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.inner.transaction((transaction) => work({
+      query: (sql, bindings, options) => observed(transaction, this.label, this.observer, sql, bindings, options),
+    }));
+  }
+
+  introspect(schemas: readonly string[]): Promise<Catalog> {
+    return this.inner.introspect(schemas);
+  }
+
+  ping(): Promise<void> {
+    return this.inner.ping();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  denied(): void {
+    this.observer.statement(this.label, 'denied');
+  }
+}
+
+async function observed(
+  executor: SqlExecutor, datasource: string, observer: StatementObserver, sql: string, bindings: readonly unknown[], options: QueryOptions | undefined,
+): Promise<QueryResult> {
+  const started = process.hrtime.bigint();
+  const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+  try {
+    const result = await executor.query(sql, bindings, options);
+    observer.statement(datasource, 'ok', seconds());
+    return result;
+  } catch (error) {
+    observer.statement(datasource, failureOutcome(error, options), seconds());
+    throw error;
+  }
+}

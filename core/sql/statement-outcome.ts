@@ -1,0 +1,35 @@
+import type { Datasource, QueryOptions } from '../plugin-api/sql-dialect.js';
+
+/** How a statement ended, as the metrics count it (docs/observability.md). */
+export const STATEMENT_OUTCOMES = ['ok', 'denied', 'timeout', 'cancelled', 'failed'] as const;
+export type StatementOutcome = (typeof STATEMENT_OUTCOMES)[number];
+
+/**
+ * Told about the statements of one service, so that the metrics of each service count its own: tests run
+ * several services in one process over one shared datasource.
+ */
+export interface StatementObserver {
+  /** A datasource the service opened or was handed, by its name in the config; its pool is read when the metrics are. */
+  opened(name: string, datasource: Datasource): void;
+  /** One statement; `seconds` is how long the database took, absent for a denial, which never reached it. */
+  statement(datasource: string, outcome: StatementOutcome, seconds?: number): void;
+}
+
+/** PostgreSQL's `query_canceled`, which the plugin API asks every dialect to fail a statement over its time limit with. */
+const QUERY_CANCELED = '57014';
+
+/**
+ * The outcome of a statement that failed: `cancelled` when the request or task it ran for ended (its signal
+ * aborted) or the server cancelled it unasked, `timeout` when it outran its own time limit, else `failed`.
+ */
+export function failureOutcome(error: unknown, options: QueryOptions | undefined): StatementOutcome {
+  if (options?.signal?.aborted) return 'cancelled';
+  if (!hasCode(error, QUERY_CANCELED)) return 'failed';
+  return options?.timeoutMs === undefined ? 'cancelled' : 'timeout';
+}
+
+/** Whether the error or one of its causes carries `code`: the guard and knex wrap drivers' errors. */
+function hasCode(error: unknown, code: string, depth = 0): boolean {
+  if (!(error instanceof Error) || depth > 4) return false;
+  return (error as { code?: unknown }).code === code || hasCode(error.cause, code, depth + 1);
+}
