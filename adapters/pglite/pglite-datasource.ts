@@ -1,22 +1,92 @@
-import type { PGlite } from '@electric-sql/pglite';
 import type { Knex } from 'knex';
-import type { SqlDialect } from '../../core/plugin-api/index.js';
-import { PostgresDatasource, runRaw, type PgResult } from '../postgres/postgres-datasource.js';
+import {
+  encodeResult, readCatalog,
+  type Catalog, type Datasource, type QueryOptions, type QueryResult, type RowReader, type SqlDialect, type SqlExecutor,
+} from '../../core/plugin-api/index.js';
+import { postgresIntrospectionQueries } from '../postgres/postgres-introspector.js';
+import { postgresCodec } from '../postgres/postgres-types.js';
+import type { PgliteHost, StatementOptions } from './pglite-host.js';
+import { AUTHENTICATOR, grantAuthenticator } from './pglite-session.js';
 
-/** A PostgreSQL datasource over one embedded PGlite instance, reached through knex's single connection. */
-export class PgliteDatasource extends PostgresDatasource {
-  constructor(name: string, dialect: SqlDialect, knex: Knex, private readonly db: PGlite) {
-    super(name, dialect, knex);
+/**
+ * A PostgreSQL datasource over one embedded PGlite instance in a worker thread (pglite-host.ts): every
+ * statement is bounded by its time limit, and the event loop stays free while it runs. Statements take
+ * knex's `?` bindings, numbered by the knex instance; values and types map as for PostgreSQL.
+ */
+export class PgliteDatasource implements Datasource {
+  private closing: Promise<void> | undefined;
+
+  constructor(readonly name: string, readonly dialect: SqlDialect, readonly knex: Knex, private readonly host: PgliteHost) {}
+
+  query(sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
+    return this.execute(sql, bindings, options);
   }
 
-  /** knex-pglite's connection is no pg client: go through knex. */
-  protected override pooledQuery(sql: string, bindings: readonly unknown[]): Promise<PgResult> {
-    return runRaw(this.knex, sql, bindings);
+  /**
+   * BEGIN and COMMIT on the single session. A statement of `work` over its limit ends the worker, and the
+   * transaction with it: its later statements and its COMMIT fail with 25P02.
+   */
+  async transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T> {
+    const epoch = await this.host.begin();
+    let result: T;
+    try {
+      result = await work({ query: (sql, bindings, options = {}) => this.execute(sql, bindings, { ...options, epoch }) });
+    } catch (error) {
+      await this.host.query('rollback', [], { epoch }).catch(() => undefined);
+      throw error;
+    }
+    await this.host.query('commit', [], { epoch });
+    return result;
   }
 
-  /** knex closes PGlite when it had opened its connection; close it here when it never did. */
-  protected override async release(): Promise<void> {
-    await super.release();
-    if (!this.db.closed) await this.db.close();
+  introspect(schemas: readonly string[]): Promise<Catalog> {
+    const read: RowReader = async ({ sql, bindings }) => (await this.host.query(...this.numbered(sql, bindings))).rows;
+    return readCatalog(schemas, postgresIntrospectionQueries(schemas), read, (type) => this.dialect.logicalType(type));
+  }
+
+  async ping(): Promise<void> {
+    await this.host.query('select 1', []);
+  }
+
+  /**
+   * Reopens the session as AUTHENTICATOR (pglite-session.ts), a member of `memberOf` and nothing else, for
+   * good: the reopen after a statement over its limit opens it so too. The role changes need the superuser
+   * session, so a session restricted before is reopened as the superuser first, and restricted again as it
+   * was when the changes fail.
+   */
+  async restrictSession(memberOf: readonly string[]): Promise<void> {
+    const before = this.host.sessionUser;
+    if (before !== undefined) await this.host.reopenAs(undefined);
+    try {
+      await this.transaction((transaction) => grantAuthenticator(transaction, memberOf, (name) => this.dialect.quoteIdentifier(name)));
+    } catch (error) {
+      if (before !== undefined) await this.host.reopenAs(before);
+      throw error;
+    }
+    await this.host.reopenAs(AUTHENTICATOR);
+  }
+
+  /** Ends the worker thread and frees its database; the process may exit once every datasource is closed. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      try {
+        await this.knex.destroy();
+      } finally {
+        await this.host.close();
+      }
+    })();
+    return this.closing;
+  }
+
+  private async execute(sql: string, bindings: readonly unknown[], options: StatementOptions): Promise<QueryResult> {
+    const result = await this.host.query(...this.numbered(sql, bindings), options);
+    const columns = result.fields.map((field) => ({ name: field.name, ...postgresCodec(field.dataTypeID) }));
+    return encodeResult(columns, result.rows, { maxRows: options.maxRows, affectedRows: result.affectedRows });
+  }
+
+  /** `?` → `$n` and the values as knex's pg client prepares them. */
+  private numbered(sql: string, bindings: readonly unknown[]): [string, unknown[]] {
+    const native = this.knex.raw(sql, bindings as Knex.RawBinding[]).toSQL().toNative();
+    return [native.sql, [...native.bindings]];
   }
 }

@@ -1,11 +1,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import type { Knex } from 'knex';
-import ClientPgLite from 'knex-pglite';
-import { StartupError, UnavailableError, messageOf, createKnex, type DatasourceSettings, type SqlDialect } from '../../core/plugin-api/index.js';
+import { StartupError, UnavailableError, messageOf, type DatasourceSettings, type SqlDialect } from '../../core/plugin-api/index.js';
 import { PgliteDatasource } from './pglite-datasource.js';
-import { pgliteTypeParsers } from './pglite-types.js';
+import { PgliteHost, SETUP_LIMIT_MS } from './pglite-host.js';
+import { pgliteKnex } from './pglite-knex.js';
 
 /** The datasource `connection` of a pglite datasource (plugin.json holds its JSON Schema). */
 export interface PgliteConnection {
@@ -14,59 +12,57 @@ export interface PgliteConnection {
 }
 
 /**
- * Opens the embedded database. Init scripts run once, when the database is new (in memory, or a data
- * folder that is absent or empty), all in one transaction; if one fails, the new folder is removed so the
- * next start tries again from scratch.
+ * Opens the embedded database in its worker thread. Init scripts run once, when the database is new (in
+ * memory, or a data folder that is absent or empty), all in one transaction; if one fails, the new folder
+ * is removed so the next start tries again from scratch. An in-memory database then keeps a snapshot of
+ * itself: a worker reopened after a statement over its limit starts from it.
  */
 export async function openPglite(dialect: SqlDialect, settings: DatasourceSettings): Promise<PgliteDatasource> {
   const { dataDir } = settings.connection as PgliteConnection;
   const dir = dataDir === undefined ? undefined : resolve(settings.baseDir, dataDir);
   const isNew = dir === undefined || !existsSync(dir) || readdirSync(dir).length === 0;
 
-  let db: PGlite;
+  const host = new PgliteHost(dir, settings.name);
   try {
     // PGlite creates the data folder but not its parents (a fresh clone has no .data/).
     if (dir !== undefined) mkdirSync(dirname(dir), { recursive: true });
-    db = await PGlite.create({ ...(dir === undefined ? {} : { dataDir: dir }), parsers: pgliteTypeParsers });
+    await host.start();
   } catch (error) {
+    await host.close();
     throw new UnavailableError('datasource_unavailable', `datasource "${settings.name}" could not open its embedded database`, {
       details: { datasource: settings.name },
       cause: error,
     });
   }
 
-  if (isNew && settings.init.length > 0) {
-    try {
-      await runInitScripts(db, settings);
-    } catch (error) {
-      await db.close().catch(() => undefined);
-      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-      throw error;
-    }
+  try {
+    if (isNew && settings.init.length > 0) await runInitScripts(host, settings);
+    await host.keepSnapshot();
+  } catch (error) {
+    await host.close();
+    if (isNew && dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    throw error;
   }
-
-  const client = createKnex({
-    client: ClientPgLite,
-    // knex-pglite takes an open instance through a connection function.
-    connection: (() => ({ pglite: db })) as unknown as Knex.Config['connection'],
-  });
-  return new PgliteDatasource(settings.name, dialect, client, db);
+  return new PgliteDatasource(settings.name, dialect, pgliteKnex(host), host);
 }
 
-async function runInitScripts(db: PGlite, settings: DatasourceSettings): Promise<void> {
-  await db.transaction(async (tx) => {
-    for (const script of settings.init) {
-      let sql: string;
-      try {
-        sql = readFileSync(script, 'utf8');
-      } catch (error) {
-        throw StartupError.of([{ file: script, message: `datasource ${settings.name}: cannot read init script: ${messageOf(error)}` }]);
-      }
-      try {
-        await tx.exec(sql);
-      } catch (error) {
-        throw StartupError.of([{ file: script, message: `datasource ${settings.name}: init script failed: ${messageOf(error)}` }]);
-      }
+/** Init scripts are the operator's own and may load much: each is bounded by the setup limit, not a statement's. */
+async function runInitScripts(host: PgliteHost, settings: DatasourceSettings): Promise<void> {
+  const scripts = settings.init.map((script) => {
+    try {
+      return { script, sql: readFileSync(script, 'utf8') };
+    } catch (error) {
+      throw StartupError.of([{ file: script, message: `datasource ${settings.name}: cannot read init script: ${messageOf(error)}` }]);
     }
   });
+  await host.exec('begin');
+  for (const { script, sql } of scripts) {
+    try {
+      await host.exec(sql, { timeoutMs: SETUP_LIMIT_MS });
+    } catch (error) {
+      await host.exec('rollback').catch(() => undefined);
+      throw StartupError.of([{ file: script, message: `datasource ${settings.name}: init script failed: ${messageOf(error)}` }]);
+    }
+  }
+  await host.exec('commit');
 }

@@ -4,15 +4,15 @@ import type { Knex } from 'knex';
 import { postgresIntrospectionQueries } from './postgres-introspector.js';
 import { postgresCodec } from './postgres-types.js';
 
-/** The part of a pg (or PGlite) result that knex.raw hands back. */
-export interface PgResult {
+/** The part of a pg result that knex.raw hands back. */
+interface PgResult {
   rows: Record<string, unknown>[];
   fields: { name: string; dataTypeID: number }[];
   rowCount?: number | null;
 }
 
 /** knex.raw on pg returns one result, or one per statement when the text holds several. */
-export async function runRaw(knex: Knex, sql: string, bindings: readonly unknown[]): Promise<PgResult> {
+async function runRaw(knex: Knex, sql: string, bindings: readonly unknown[]): Promise<PgResult> {
   const raw = (await knex.raw(sql, bindings as Knex.RawBinding[])) as PgResult | PgResult[];
   const last = Array.isArray(raw) ? raw[raw.length - 1] : raw;
   return last ?? { rows: [], fields: [], rowCount: 0 };
@@ -39,7 +39,7 @@ const MAX_PREPARED_TEXTS = 500;
 let preparedTexts = 0;
 const MAX_CACHED_TEXT = 16_384;
 
-/** A PostgreSQL datasource; PGlite extends it, as it speaks the same protocol and catalog. */
+/** A PostgreSQL datasource over knex's pg pool (PGlite reuses its introspection and type mapping). */
 export class PostgresDatasource extends KnexDatasource {
   protected async execute(runner: Knex, sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
     const result = runner === this.knex ? await this.pooledQuery(sql, bindings) : await runRaw(runner, sql, bindings);

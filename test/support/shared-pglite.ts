@@ -15,12 +15,8 @@ export function sharedPglite(): Promise<Datasource> {
   return opening;
 }
 
+/** Its worker thread holds the process only while a statement runs, so the process exits once the suites are done. */
 async function open(): Promise<Datasource> {
-  const datasource = guardDatasource(await new PgliteDialect('pglite')
+  return guardDatasource(await new PgliteDialect('pglite')
     .open({ name: 'pglite', adapter: 'pglite', connection: {}, pool: {}, init: [retailSeed], baseDir: process.cwd() }));
-  // The first call starts the reaper timer of knex's pool (tarn); unreferenced, it does not keep the
-  // process alive once the suites are done, as nobody closes this datasource.
-  await datasource.ping();
-  (datasource.knex.client as { pool?: { interval?: NodeJS.Timeout } }).pool?.interval?.unref();
-  return datasource;
 }

@@ -1,0 +1,227 @@
+import { TEXT_OIDS } from '../postgres/postgres-types.js';
+import { statementCanceled, transactionAborted, connectionFailure } from './pglite-errors.js';
+import type { PgliteRows, PgliteSetup } from './pglite-messages.js';
+import { PgliteThread, type RequestLimit } from './pglite-thread.js';
+
+/** A statement's time limit when its caller gives none: nothing may hold the single connection forever. */
+export const DEFAULT_STATEMENT_LIMIT_MS = 30_000;
+/** Opening (a cold start takes seconds), an init script, a snapshot: one that never ends must not hang startup. */
+export const SETUP_LIMIT_MS = 300_000;
+/** A clean close; past it the thread is terminated anyway. */
+const CLOSE_LIMIT_MS = 10_000;
+
+/** What bounds one statement, and where it belongs. */
+export interface StatementOptions {
+  /** Over it the statement fails with 57014; absent (or not a positive number): DEFAULT_STATEMENT_LIMIT_MS. */
+  timeoutMs?: number | undefined;
+  /** Aborted: the statement is canceled (57014), also while it waits its turn. */
+  signal?: AbortSignal | undefined;
+  /** Only this many rows (plus one, to tell a cut) cross from the worker. */
+  maxRows?: number | undefined;
+  /** The transaction's epoch (from `begin`): the statement fails (25P02) if its worker was ended since. */
+  epoch?: number | undefined;
+}
+
+interface Job {
+  run(): Promise<void>;
+}
+
+/**
+ * The main thread's side of a PGlite datasource: one worker thread at a time (pglite-thread.ts), fed one
+ * request at a time in call order. A statement over its limit ends its worker; the same database is then
+ * reopened in a new worker, where the calls queued behind it run. A file-backed database loses only the
+ * canceled statement and its open transaction; an in-memory one starts again from its snapshot.
+ */
+export class PgliteHost {
+  private opening: Promise<PgliteThread> | undefined;
+  private epochs = 0;
+  private readonly queue: Job[] = [];
+  private running = false;
+  private snapshot: Uint8Array | undefined;
+  private user: string | undefined;
+  private closing: Promise<void> | undefined;
+
+  /**
+   * @param dataDir absolute folder of the database files; undefined: in memory
+   * @param name the datasource's name, which names the worker thread
+   */
+  constructor(private readonly dataDir: string | undefined, private readonly name: string) {}
+
+  /** The login the session runs as once restricted (`reopenAs`); undefined: the bootstrap superuser. */
+  get sessionUser(): string | undefined {
+    return this.user;
+  }
+
+  /** True once `close` was called: calls are refused from then on. */
+  get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
+  /** Opens the first worker; rejects (08006, the cause attached) when PGlite cannot open the database. */
+  start(): Promise<void> {
+    return this.enqueue(async () => {
+      await this.current();
+    });
+  }
+
+  /** One statement with `$n` parameters. */
+  query(sql: string, params: unknown[], options: StatementOptions = {}): Promise<PgliteRows> {
+    const command = { kind: 'query' as const, sql, params, ...(options.maxRows === undefined ? {} : { maxRows: options.maxRows }) };
+    return this.onThread(options, (thread) => thread.request(command, limitOf(options)));
+  }
+
+  /** A script of any number of statements, without parameters. */
+  exec(sql: string, options: StatementOptions = {}): Promise<void> {
+    return this.onThread(options, async (thread) => {
+      await thread.request({ kind: 'exec', sql }, limitOf(options));
+    });
+  }
+
+  /** Runs BEGIN; resolves with the epoch the transaction's statements must give. */
+  begin(options: StatementOptions = {}): Promise<number> {
+    return this.onThread(options, async (thread) => {
+      await thread.request({ kind: 'query', sql: 'begin', params: [] }, limitOf(options));
+      return thread.epoch;
+    });
+  }
+
+  /** In memory: keeps the present state as the one a reopened worker starts from. A file-backed database needs none. */
+  keepSnapshot(): Promise<void> {
+    if (this.dataDir !== undefined) return Promise.resolve();
+    return this.onThread({}, async (thread) => {
+      this.snapshot = await thread.request({ kind: 'dump' }, { timeoutMs: SETUP_LIMIT_MS });
+    });
+  }
+
+  /**
+   * Ends the worker and opens the database in a new one whose session runs as `user` (undefined: the
+   * superuser); every later reopen does likewise. In memory, the new worker starts from the present state,
+   * which becomes the snapshot. Rejects when the database cannot be opened so: later calls then fail too
+   * (503), never falling back to the superuser.
+   */
+  reopenAs(user: string | undefined): Promise<void> {
+    return this.onThread({}, async (thread) => {
+      if (this.dataDir === undefined) this.snapshot = await thread.request({ kind: 'dump' }, { timeoutMs: SETUP_LIMIT_MS });
+      await retire(thread);
+      this.user = user;
+      await this.open();
+    });
+  }
+
+  /** Closes after the calls already queued; later calls fail as on a closed PGlite. Safe to call twice. */
+  close(): Promise<void> {
+    this.closing ??= this.enqueue(async () => {
+      const opening = this.opening;
+      this.opening = undefined;
+      const thread = await opening?.catch(() => undefined);
+      if (thread) await retire(thread);
+    }, undefined, true);
+    return this.closing;
+  }
+
+  /**
+   * Runs `work` on the current worker, in turn. A worker that its statement ended (over its limit, aborted,
+   * crashed) is replaced at once, before the next call runs.
+   */
+  private onThread<T>(options: StatementOptions, work: (thread: PgliteThread) => Promise<T>): Promise<T> {
+    return this.enqueue(async () => {
+      const thread = await this.current();
+      if (options.epoch !== undefined && options.epoch !== thread.epoch) throw transactionAborted();
+      try {
+        return await work(thread);
+      } finally {
+        if (thread.stopped && thread.epoch === this.epochs && this.closing === undefined) this.open(thread.terminate());
+      }
+    }, options.signal);
+  }
+
+  /** FIFO of calls; a call whose signal aborts while it waits leaves the queue at once. */
+  private enqueue<T>(job: () => Promise<T>, signal?: AbortSignal, last = false): Promise<T> {
+    if (this.closing !== undefined && !last) return Promise.reject(new Error('PGlite is closed'));
+    if (signal?.aborted) return Promise.reject(statementCanceled('user request'));
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => {
+        const at = this.queue.indexOf(item);
+        if (at < 0) return;
+        this.queue.splice(at, 1);
+        reject(statementCanceled('user request'));
+      };
+      const item: Job = {
+        run: async () => {
+          signal?.removeEventListener('abort', onAbort);
+          await job().then(resolve, reject);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(item);
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    if (this.running) return;
+    const next = this.queue.shift();
+    if (next === undefined) return;
+    this.running = true;
+    void next.run().finally(() => {
+      this.running = false;
+      this.pump();
+    });
+  }
+
+  /** The open worker; one that failed to open, or stopped between calls (crashed), is replaced first. */
+  private async current(): Promise<PgliteThread> {
+    let opening = this.opening ?? this.open();
+    try {
+      const thread = await opening;
+      if (!thread.stopped) return thread;
+      opening = this.open(thread.terminate());
+      return await opening;
+    } catch (error) {
+      // the next call tries again
+      if (this.opening === opening) this.opening = undefined;
+      throw error;
+    }
+  }
+
+  /** Opens a new worker once `after` (the old one's end) resolved: never two PGlite on one folder at once. */
+  private open(after: Promise<void> = Promise.resolve()): Promise<PgliteThread> {
+    const epoch = ++this.epochs;
+    const opening = after.then(() => this.spawn(epoch));
+    // a failed reopen is reported to the next call
+    opening.catch(() => undefined);
+    this.opening = opening;
+    return opening;
+  }
+
+  private async spawn(epoch: number): Promise<PgliteThread> {
+    const thread = new PgliteThread(epoch, `pglite ${this.name}`);
+    const setup: PgliteSetup = {
+      textOids: TEXT_OIDS,
+      ...(this.dataDir === undefined ? {} : { dataDir: this.dataDir }),
+      ...(this.snapshot === undefined ? {} : { snapshot: this.snapshot }),
+      ...(this.user === undefined ? {} : { sessionUser: this.user }),
+    };
+    try {
+      await thread.request({ kind: 'open', setup }, { timeoutMs: SETUP_LIMIT_MS });
+      return thread;
+    } catch (error) {
+      await thread.terminate();
+      throw connectionFailure('the embedded database could not be opened', error);
+    }
+  }
+}
+
+function limitOf(options: StatementOptions): RequestLimit {
+  const { timeoutMs } = options;
+  return {
+    timeoutMs: timeoutMs !== undefined && Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : DEFAULT_STATEMENT_LIMIT_MS,
+    signal: options.signal,
+  };
+}
+
+/** A clean close lets PGlite finish its files; the thread is terminated either way. */
+async function retire(thread: PgliteThread): Promise<void> {
+  await thread.request({ kind: 'close' }, { timeoutMs: CLOSE_LIMIT_MS }).catch(() => undefined);
+  await thread.terminate();
+}

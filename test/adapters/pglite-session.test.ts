@@ -1,0 +1,92 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { PgliteDialect } from '../../adapters/pglite/pglite-dialect.js';
+import type { Datasource } from '../../core/plugin-api/sql-dialect.js';
+import { guardDatasource } from '../../core/sql/guarded-datasource.js';
+
+const SEED = `create schema shop;
+create table shop.items (id integer primary key, name text not null, secret text);
+insert into shop.items values (1, 'tea', 's1'), (2, 'cake', 's2');
+create table shop.audit (note text);
+`;
+const WHO = 'select current_user as current, session_user as session, (select rolsuper from pg_roles where rolname = session_user) as superuser';
+const RUNAWAY = 'select count(*) from generate_series(1, 10000000000)';
+
+const test = suite<{ baseDir: string; datasource: Datasource }>('pglite: restrictSession reopens as a non-superuser login', {
+  baseDir: '',
+  datasource: undefined as unknown as Datasource,
+});
+
+test.before(async (context) => {
+  context.baseDir = mkdtempSync(join(tmpdir(), 'vdb-pglite-session-'));
+  const seed = join(context.baseDir, 'seed.sql');
+  writeFileSync(seed, SEED);
+  // in memory: a reopen starts from the snapshot taken at open, and again at restrictSession
+  context.datasource = guardDatasource(await new PgliteDialect('pglite').open({
+    name: 'shop_db', adapter: 'pglite', connection: {}, pool: {}, init: [seed], baseDir: context.baseDir,
+  }));
+});
+
+test.after(async ({ baseDir, datasource }) => {
+  await datasource?.close();
+  if (baseDir) rmSync(baseDir, { recursive: true, force: true });
+});
+
+const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (error: unknown) => (error as { code?: unknown }).code);
+
+test('restricted, the session user is vdb_authenticator; SET ROLE reaches only granted roles, and PGlite enforces their privileges', async ({ datasource }) => {
+  const rows = async (sql: string) => (await datasource.query(sql, [])).rows;
+  // nobody restricted it yet: the superuser session of today
+  assert.equal(await rows(WHO), [{ current: 'postgres', session: 'postgres', superuser: true }]);
+  for (const statement of [
+    'create role vdb_test_reader nologin',
+    'create role vdb_test_writer nologin',
+    'grant usage on schema shop to vdb_test_reader, vdb_test_writer',
+    'grant select (id, name) on shop.items to vdb_test_reader',
+    'grant select, insert on shop.audit to vdb_test_writer',
+  ]) await datasource.query(statement, []);
+
+  assert.ok(datasource.restrictSession, 'the pglite datasource restricts its session');
+  await datasource.restrictSession(['vdb_test_reader', 'vdb_test_writer']);
+  assert.equal(await rows(WHO), [{ current: 'vdb_authenticator', session: 'vdb_authenticator', superuser: false }]);
+
+  await datasource.query('set role vdb_test_reader', []);
+  assert.equal(await rows('select id, name from shop.items order by id'), [{ id: 1, name: 'tea' }, { id: 2, name: 'cake' }]);
+  assert.is(await codeOf(datasource.query('select secret from shop.items', [])), '42501');
+  assert.is(await codeOf(datasource.query('insert into shop.audit values (?)', ['x'])), '42501');
+
+  await datasource.query('reset role', []);
+  assert.equal(await rows(WHO), [{ current: 'vdb_authenticator', session: 'vdb_authenticator', superuser: false }]);
+  assert.is(await codeOf(datasource.query('select id from shop.items', [])), '42501');
+  assert.is(await codeOf(datasource.query('set role postgres', [])), '42501');
+  assert.is(await codeOf(datasource.query('create role vdb_test_intruder', [])), '42501');
+});
+
+test('a reopen after a runaway opens as vdb_authenticator again, from the snapshot taken at restrictSession', async ({ datasource }) => {
+  await datasource.query('set role vdb_test_writer', []);
+  await datasource.query('insert into shop.audit values (?)', ['written after the snapshot']);
+  assert.is(await codeOf(datasource.query(RUNAWAY, [], { timeoutMs: 1_000 })), '57014');
+  assert.equal((await datasource.query(WHO, [])).rows, [{ current: 'vdb_authenticator', session: 'vdb_authenticator', superuser: false }]);
+  await datasource.query('set role vdb_test_writer', []);
+  // in memory, what was written since the snapshot is gone; roles and grants were in it
+  assert.equal((await datasource.query('select count(*)::integer as n from shop.audit', [])).rows, [{ n: 0 }]);
+  await datasource.query('reset role', []);
+});
+
+test('restricting again revokes the memberships no longer listed; a list reaching a superuser is refused and the session stays restricted', async ({ datasource }) => {
+  await datasource.restrictSession?.(['vdb_test_reader']);
+  assert.is(await codeOf(datasource.query('set role vdb_test_writer', [])), '42501');
+  assert.is(await codeOf(datasource.query('set role vdb_test_reader', [])), 'ok');
+  await datasource.query('reset role', []);
+
+  const refused = await datasource.restrictSession?.(['postgres']).then(() => undefined, (error: unknown) => error);
+  assert.instance(refused, Error);
+  assert.equal((await datasource.query(WHO, [])).rows, [{ current: 'vdb_authenticator', session: 'vdb_authenticator', superuser: false }]);
+  assert.is(await codeOf(datasource.query('set role vdb_test_reader', [])), 'ok');
+  await datasource.query('reset role', []);
+});
+
+test.run();
