@@ -16,6 +16,8 @@ import { DatasourceRegistry } from './sql/datasource-registry.js';
 import type { Datasource } from './plugin-api/sql-dialect.js';
 import { coreTokens } from './service-tokens.js';
 import { loadVdbs } from './vdb/vdb-loader.js';
+import { syncDatabaseRoles } from './authorization/role-sync.js';
+import type { VirtualDatabase } from './plugin-api/vdb.js';
 import { VdbRegistry } from './vdb/vdb-registry.js';
 import { activateSemantics } from './semantic/semantic-activation.js';
 import { loadEndpoints } from './endpoints/endpoint-loader.js';
@@ -33,6 +35,11 @@ export interface ServiceOptions {
   datasources?: Record<string, Datasource>;
   /** Listen on this port instead of `server.port` (tests use 0). */
   port?: number;
+  /**
+   * Prepare for `validate`: nothing is written to a database; the database roles the operator manages
+   * (`roles.sync: false`) are checked, the others left to `start`.
+   */
+  checkOnly?: boolean;
 }
 
 /** Everything built before the server listens: what `validate` checks and `start` serves. */
@@ -43,6 +50,8 @@ export interface PreparedService {
   plugins: LoadedPlugin[];
   /** Warnings of the endpoint definitions (each `| raw`), which `validate` prints. */
   endpointWarnings: StartupProblem[];
+  /** Warnings of the database roles (drift, a superuser login), which `validate` prints. */
+  roleWarnings: StartupProblem[];
   /** Closes the datasources opened so far. */
   close(): Promise<void>;
 }
@@ -89,11 +98,13 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
   container.register(coreTokens.authScheme, { useValue: await createAuthScheme(config, extensions, plugins) });
 
   let endpointWarnings: StartupProblem[] = [];
+  let roleWarnings: StartupProblem[] = [];
   let transport: RuntimeTransport | undefined;
   const datasources = new DatasourceRegistry(config, extensions.sqlDialects, manifestsOfKind(plugins, 'sqlDialect'), options.datasources);
   container.register(coreTokens.datasources, { useValue: datasources });
   try {
     const vdbs = await loadVdbs(config.descriptors, datasources.names(), (name) => datasources.open(name));
+    roleWarnings = await governDatasources(vdbs, config, datasources, logger, options.checkOnly ?? false);
     container.register(coreTokens.vdbs, { useValue: new VdbRegistry(vdbs) });
     container.register(coreTokens.semantic, { useValue: await activateSemantics(vdbs, config, container, logger) });
     const handles = await VdbHandles.create(container.resolve(coreTokens.vdbs), (name) => datasources.open(name));
@@ -123,7 +134,24 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
     await transport?.close?.();
     await datasources.closeAll();
   };
-  return { config, logger, container, plugins, endpointWarnings, close };
+  return { config, logger, container, plugins, endpointWarnings, roleWarnings, close };
+}
+
+/**
+ * Syncs (or checks) the database roles of the data roles, then reopens the session of each embedded
+ * database the service opened as a login that can only become those roles. Handed-in datasources (tests)
+ * belong to their owner: their session stays as it is. Returns the warnings, already logged.
+ */
+async function governDatasources(
+  vdbs: readonly VirtualDatabase[], config: ServiceConfig, datasources: DatasourceRegistry, logger: Logger, checkOnly: boolean,
+): Promise<StartupProblem[]> {
+  const outcome = await syncDatabaseRoles({ vdbs, config, open: (name) => datasources.open(name), write: !checkOnly, logger });
+  for (const warning of outcome.warnings) logger.warn({ file: warning.file, line: warning.line }, warning.message);
+  if (checkOnly) return outcome.warnings;
+  for (const { name, datasource, roles } of outcome.datasources) {
+    if (typeof datasource.restrictSession === 'function' && !datasources.isHandedIn(name)) await datasource.restrictSession(roles);
+  }
+  return outcome.warnings;
 }
 
 /** The configured runtime transport, when the runtime is enabled. */
