@@ -104,7 +104,8 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
   container.register(coreTokens.datasources, { useValue: datasources });
   try {
     const vdbs = await loadVdbs(config.descriptors, datasources.names(), (name) => datasources.open(name));
-    roleWarnings = await governDatasources(vdbs, config, datasources, logger, options.checkOnly ?? false);
+    const governance = await governDatasources(vdbs, config, datasources, logger, options.checkOnly ?? false);
+    roleWarnings = governance.warnings;
     container.register(coreTokens.vdbs, { useValue: new VdbRegistry(vdbs) });
     container.register(coreTokens.semantic, { useValue: await activateSemantics(vdbs, config, container, logger) });
     const handles = await VdbHandles.create(container.resolve(coreTokens.vdbs), (name) => datasources.open(name));
@@ -113,6 +114,7 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
       engine: templateEngine(extensions),
       functions: extensions.templateFunctions.values(),
       handles,
+      governed: governance.governed,
       logger,
     });
     const errors = endpoints.problems.filter((problem) => problem.severity !== 'warning');
@@ -140,18 +142,20 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
 /**
  * Syncs (or checks) the database roles of the data roles, then reopens the session of each embedded
  * database the service opened as a login that can only become those roles. Handed-in datasources (tests)
- * belong to their owner: their session stays as it is. Returns the warnings, already logged.
+ * belong to their owner: their session stays as it is. Returns the warnings, already logged, and the
+ * datasources whose roles are in place.
  */
 async function governDatasources(
   vdbs: readonly VirtualDatabase[], config: ServiceConfig, datasources: DatasourceRegistry, logger: Logger, checkOnly: boolean,
-): Promise<StartupProblem[]> {
+): Promise<{ warnings: StartupProblem[]; governed: ReadonlySet<Datasource> }> {
   const outcome = await syncDatabaseRoles({ vdbs, config, open: (name) => datasources.open(name), write: !checkOnly, logger });
   for (const warning of outcome.warnings) logger.warn({ file: warning.file, line: warning.line }, warning.message);
-  if (checkOnly) return outcome.warnings;
+  const governed = new Set(outcome.datasources.map((entry) => entry.datasource));
+  if (checkOnly) return { warnings: outcome.warnings, governed };
   for (const { name, datasource, roles } of outcome.datasources) {
     if (typeof datasource.restrictSession === 'function' && !datasources.isHandedIn(name)) await datasource.restrictSession(roles);
   }
-  return outcome.warnings;
+  return { warnings: outcome.warnings, governed };
 }
 
 /** The configured runtime transport, when the runtime is enabled. */

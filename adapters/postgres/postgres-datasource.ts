@@ -74,6 +74,8 @@ const TRANSACTION_SCOPE_SQL = `select pg_catalog.set_config('role', ?, true),
 export class PostgresDatasource extends KnexDatasource {
   /** The pools of the scopes in use, by role, read-only mode and time limit. */
   private readonly pinned = new Map<string, Knex>();
+  /** The same pools by scope object and time limit: the core reuses its scope objects, a request builds no key. */
+  private readonly pinnedByScope = new WeakMap<ExecutionScope, Map<number | undefined, Knex>>();
 
   constructor(name: string, dialect: SqlDialect, knex: Knex, private readonly openPinned?: (setup: SessionSetup) => Knex) {
     super(name, dialect, knex);
@@ -104,9 +106,15 @@ export class PostgresDatasource extends KnexDatasource {
 
   /** Opened on first use; closed with the datasource (an idle connection leaves the pool after its idle timeout). */
   private pinnedPool(open: (setup: SessionSetup) => Knex, scope: ExecutionScope, timeoutMs: number | undefined): Knex {
-    const key = `${scope.role}\u0000${scope.readOnly}\u0000${timeoutMs ?? ''}`;
-    let pool = this.pinned.get(key);
-    if (!pool) this.pinned.set(key, (pool = open(sessionSetup(scope, timeoutMs))));
+    let byLimit = this.pinnedByScope.get(scope);
+    if (!byLimit) this.pinnedByScope.set(scope, (byLimit = new Map()));
+    let pool = byLimit.get(timeoutMs);
+    if (!pool) {
+      const key = `${scope.role}\u0000${scope.readOnly}\u0000${timeoutMs ?? ''}`;
+      pool = this.pinned.get(key);
+      if (!pool) this.pinned.set(key, (pool = open(sessionSetup(scope, timeoutMs))));
+      byLimit.set(timeoutMs, pool);
+    }
     return pool;
   }
 

@@ -15,6 +15,7 @@ export async function readPostgresRoles(executor: SqlExecutor, request: RoleStat
   const text = (row: Row, column: string) => String(row[column]);
   // syncs of several instances run one after another, each reading what the previous one wrote
   if (request.lock) await rows(`select pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('vdb-service data roles'))`, []);
+  // `in ()` does not parse: an empty list stands as the empty name, which no role has
   const roles = request.roles.length > 0 ? request.roles : [''];
   const inRoles = `in (${placeholders(roles)})`;
   const schemas = request.schemas.length > 0 ? request.schemas : [''];

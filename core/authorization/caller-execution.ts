@@ -39,6 +39,9 @@ export function callerExecutor(datasource: Datasource, vdb: VirtualDatabase, gra
   };
 }
 
+/** One scope object per role and mode: adapters may keep what they set up for a scope by its identity. */
+const scopes = new Map<string, { readOnly: ExecutionScope; readWrite: ExecutionScope }>();
+
 function executionScope(datasource: Datasource, vdb: VirtualDatabase, grants: CallerGrants, readOnly: boolean): ExecutionScope | undefined {
   if (!datasource.dialect.capabilities.enforcesRoles) return undefined;
   const role = callerRole(vdb, grants);
@@ -48,5 +51,7 @@ function executionScope(datasource: Datasource, vdb: VirtualDatabase, grants: Ca
       : `the caller holds ${grants.roles.length} data roles of VDB ${vdb.name}, which has too many to combine in one database role`;
     throw denialError(deny('forbidden', reason));
   }
-  return { role, readOnly };
+  let pair = scopes.get(role);
+  if (!pair) scopes.set(role, (pair = { readOnly: Object.freeze({ role, readOnly: true }), readWrite: Object.freeze({ role, readOnly: false }) }));
+  return readOnly ? pair.readOnly : pair.readWrite;
 }

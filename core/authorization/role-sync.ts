@@ -9,7 +9,6 @@ import type { PlannedRole, RoleChange, RoleState } from '../plugin-api/database-
 import { messageOf, StartupError, type StartupProblem } from '../plugin-api/errors.js';
 import type { Datasource } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
-import { driverCodeSuffix } from '../sql/driver-code.js';
 import { describePrivilege, describeRoleChange, roleChanges } from './role-changes.js';
 import { MAX_COMBINED_DATA_ROLES, planVdbRoles, type PlannedVdbRole, type VdbRolePlan } from './role-plan.js';
 
@@ -77,14 +76,17 @@ export async function syncDatabaseRoles(options: RoleSyncOptions): Promise<RoleS
     try {
       ({ state, changes } = sync ? await writeRoles(datasource, roles, request) : await readRoles(datasource, roles, request));
     } catch (error) {
-      problems.push(at(`datasources.${name}: cannot ${sync ? 'sync' : 'read'} the database roles of the data roles: ${messageOf(error)}${driverCodeSuffix(error)}`, 'error'));
+      problems.push(at(`datasources.${name}: cannot ${sync ? 'sync' : 'read'} the database roles of the data roles: ${messageOf(error)}`, 'error'));
       continue;
     }
     if (sync) {
       logger.info({ datasource: name, roles: roles.length, changes: changes.length }, 'database roles of the data roles synced');
     } else {
+      const missing = new Set(changes.flatMap((change) => (change.kind === 'create' ? [change.role] : [])));
       for (const change of changes) {
         const fix = datasource.dialect.roleChangeSql(change).join('; ');
+        // a missing role is one problem, not one per privilege it lacks
+        if (change.kind !== 'create' && (missing.has(change.role) || (change.kind === 'grantMembership' && missing.has(change.memberOf)))) continue;
         if (change.kind === 'create') {
           problems.push(at(`datasources.${name}.roles.sync is false and database role ${change.role} (${standsFor(roles, change.role)}) does not exist: create it (docs/governed-execution.md) or set roles.sync: true`, 'error'));
         } else if (change.kind === 'grantMembership' && change.role === state.login.name) {
