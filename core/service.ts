@@ -16,6 +16,8 @@ import { DatasourceRegistry } from './sql/datasource-registry.js';
 import type { Datasource } from './plugin-api/sql-dialect.js';
 import { coreTokens } from './service-tokens.js';
 import { loadVdbs } from './vdb/vdb-loader.js';
+import { syncDatabaseRoles } from './authorization/role-sync.js';
+import type { VirtualDatabase } from './plugin-api/vdb.js';
 import { VdbRegistry } from './vdb/vdb-registry.js';
 import { activateSemantics } from './semantic/semantic-activation.js';
 import { loadEndpoints } from './endpoints/endpoint-loader.js';
@@ -34,6 +36,11 @@ export interface ServiceOptions {
   datasources?: Record<string, Datasource>;
   /** Listen on this port instead of `server.port` (tests use 0). */
   port?: number;
+  /**
+   * Prepare for `validate`: nothing is written to a database; the database roles the operator manages
+   * (`roles.sync: false`) are checked, the others left to `start`.
+   */
+  checkOnly?: boolean;
 }
 
 /** Everything built before the server listens: what `validate` checks and `start` serves. */
@@ -44,6 +51,8 @@ export interface PreparedService {
   plugins: LoadedPlugin[];
   /** Warnings of the endpoint definitions (each `| raw`), which `validate` prints. */
   endpointWarnings: StartupProblem[];
+  /** Warnings of the database roles (drift, a superuser login), which `validate` prints. */
+  roleWarnings: StartupProblem[];
   /** Closes the datasources opened so far. */
   close(): Promise<void>;
 }
@@ -92,11 +101,14 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
   container.register(coreTokens.authScheme, { useValue: await createAuthScheme(config, extensions, plugins) });
 
   let endpointWarnings: StartupProblem[] = [];
+  let roleWarnings: StartupProblem[] = [];
   let transport: RuntimeTransport | undefined;
   const datasources = new DatasourceRegistry(config, extensions.sqlDialects, manifestsOfKind(plugins, 'sqlDialect'), options.datasources, metrics);
   container.register(coreTokens.datasources, { useValue: datasources });
   try {
     const vdbs = await loadVdbs(config.descriptors, datasources.names(), (name) => datasources.open(name));
+    const governance = await governDatasources(vdbs, config, datasources, logger, options.checkOnly ?? false);
+    roleWarnings = governance.warnings;
     container.register(coreTokens.vdbs, { useValue: new VdbRegistry(vdbs) });
     container.register(coreTokens.semantic, { useValue: await activateSemantics(vdbs, config, container, logger) });
     const handles = await VdbHandles.create(container.resolve(coreTokens.vdbs), (name) => datasources.open(name), config.sql);
@@ -105,6 +117,7 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
       engine: templateEngine(extensions),
       functions: extensions.templateFunctions.values(),
       handles,
+      governed: governance.governed,
       logger,
     });
     const errors = endpoints.problems.filter((problem) => problem.severity !== 'warning');
@@ -126,7 +139,26 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
     await transport?.close?.();
     await datasources.closeAll();
   };
-  return { config, logger, container, plugins, endpointWarnings, close };
+  return { config, logger, container, plugins, endpointWarnings, roleWarnings, close };
+}
+
+/**
+ * Syncs (or checks) the database roles of the data roles, then reopens the session of each embedded
+ * database the service opened as a login that can only become those roles. Handed-in datasources (tests)
+ * belong to their owner: their session stays as it is. Returns the warnings, already logged, and the
+ * datasources whose roles are in place.
+ */
+async function governDatasources(
+  vdbs: readonly VirtualDatabase[], config: ServiceConfig, datasources: DatasourceRegistry, logger: Logger, checkOnly: boolean,
+): Promise<{ warnings: StartupProblem[]; governed: ReadonlySet<Datasource> }> {
+  const outcome = await syncDatabaseRoles({ vdbs, config, open: (name) => datasources.open(name), write: !checkOnly, logger });
+  for (const warning of outcome.warnings) logger.warn({ file: warning.file, line: warning.line }, warning.message);
+  const governed = new Set(outcome.datasources.map((entry) => entry.datasource));
+  if (checkOnly) return { warnings: outcome.warnings, governed };
+  for (const { name, datasource, roles } of outcome.datasources) {
+    if (typeof datasource.restrictSession === 'function' && !datasources.isHandedIn(name)) await datasource.restrictSession(roles);
+  }
+  return { warnings: outcome.warnings, governed };
 }
 
 /** The configured runtime transport, when the runtime is enabled. */

@@ -39,7 +39,7 @@ export class MysqlDialect extends DialectBase {
   readonly family = 'mysql';
   readonly lexicon = MYSQL_LEXICON;
   readonly placeholders = MYSQL_PLACEHOLDERS;
-  override readonly capabilities: DialectCapabilities = { singleConnection: false, explain: true };
+  override readonly capabilities: DialectCapabilities = { singleConnection: false, explain: true, enforcesRoles: false };
   override readonly identifierQuotes = ['`', '`'] as const;
   override readonly functionPolicy = MYSQL_FUNCTIONS;
 

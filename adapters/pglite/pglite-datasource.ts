@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import {
   encodeResult, readCatalog,
-  type Catalog, type Datasource, type QueryOptions, type QueryResult, type RowReader, type SqlDialect, type SqlExecutor,
+  type Catalog, type Datasource, type ExecutionScope, type QueryOptions, type QueryResult, type RowReader, type SqlDialect, type SqlExecutor,
+  type TransactionOptions,
 } from '../../core/plugin-api/index.js';
 import { postgresIntrospectionQueries } from '../postgres/postgres-introspector.js';
 import { postgresCodec } from '../postgres/postgres-types.js';
@@ -12,6 +13,9 @@ import { AUTHENTICATOR, grantAuthenticator } from './pglite-session.js';
  * A PostgreSQL datasource over one embedded PGlite instance in a worker thread (pglite-host.ts): every
  * statement is bounded by its time limit, and the event loop stays free while it runs. Statements take
  * knex's `?` bindings, numbered by the knex instance; values and types map as for PostgreSQL.
+ *
+ * A caller's statement (`QueryOptions.scope`, docs/governed-execution.md) runs in a transaction of its own
+ * set to the caller's role and read-only mode: the one connection cannot be pinned to a role.
  */
 export class PgliteDatasource implements Datasource {
   private closing: Promise<void> | undefined;
@@ -19,24 +23,41 @@ export class PgliteDatasource implements Datasource {
   constructor(readonly name: string, readonly dialect: SqlDialect, readonly knex: Knex, private readonly host: PgliteHost) {}
 
   query(sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
-    return this.execute(sql, bindings, options);
+    const { scope, ...statement } = options;
+    if (scope === undefined) return this.execute(sql, bindings, statement);
+    return this.transaction((transaction) => transaction.query(sql, bindings, statement), { scope, timeoutMs: options.timeoutMs });
   }
 
   /**
    * BEGIN and COMMIT on the single session. A statement of `work` over its limit ends the worker, and the
    * transaction with it: its later statements and its COMMIT fail with 25P02.
    */
-  async transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     const epoch = await this.host.begin();
     let result: T;
     try {
-      result = await work({ query: (sql, bindings, options = {}) => this.execute(sql, bindings, { ...options, epoch }) });
+      if (options.scope) await this.enterScope(options.scope, epoch);
+      result = await work({
+        query: (sql, bindings, statement = {}) => this.execute(sql, bindings, { timeoutMs: options.timeoutMs, ...statement, epoch }),
+      });
     } catch (error) {
       await this.host.query('rollback', [], { epoch }).catch(() => undefined);
       throw error;
     }
     await this.host.query('commit', [], { epoch });
     return result;
+  }
+
+  /**
+   * `SET LOCAL ROLE` and the read-only mode in one statement with bound values. Read-only may be set after
+   * this first query of the transaction; only read-write could not.
+   */
+  private async enterScope(scope: ExecutionScope, epoch: number): Promise<void> {
+    await this.host.query(
+      "select pg_catalog.set_config('role', $1, true), pg_catalog.set_config('transaction_read_only', $2, true)",
+      [scope.role, scope.readOnly ? 'on' : 'off'],
+      { epoch },
+    );
   }
 
   introspect(schemas: readonly string[]): Promise<Catalog> {

@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
-import { LruCache, readCatalog, KnexDatasource, encodeResult, type Catalog, type QueryOptions, type QueryResult, type RowReader } from '../../core/plugin-api/index.js';
+import {
+  LruCache, readCatalog, KnexDatasource, encodeResult, type Catalog, type ExecutionScope, type QueryOptions, type QueryResult, type RowReader,
+  type SqlDialect, type SqlExecutor, type TransactionOptions,
+} from '../../core/plugin-api/index.js';
 import type { Knex } from 'knex';
 import { postgresIntrospectionQueries } from './postgres-introspector.js';
 import { postgresCodec } from './postgres-types.js';
@@ -39,20 +42,93 @@ const MAX_PREPARED_TEXTS = 500;
 let preparedTexts = 0;
 const MAX_CACHED_TEXT = 16_384;
 
-/** A PostgreSQL datasource over knex's pg pool (PGlite reuses its introspection and type mapping). */
+/** The statement that sets a new session to a scope; its values are bound, it names no identifier. */
+export interface SessionSetup {
+  sql: string;
+  bindings: readonly unknown[];
+}
+
+/**
+ * `SET ROLE`, `SET default_transaction_read_only`, `SET statement_timeout` for the life of a pooled
+ * connection, as one statement with bound values. Without a time limit the login's own stays.
+ */
+function sessionSetup(scope: ExecutionScope, timeoutMs: number | undefined): SessionSetup {
+  return {
+    sql: `select pg_catalog.set_config('role', $1, false), pg_catalog.set_config('default_transaction_read_only', $2, false),
+  pg_catalog.set_config('statement_timeout', coalesce($3, pg_catalog.current_setting('statement_timeout')), false)`,
+    bindings: [scope.role, scope.readOnly ? 'on' : 'off', timeoutMs === undefined ? null : String(timeoutMs)],
+  };
+}
+
+/** `SET LOCAL ROLE` and `SET LOCAL statement_timeout` for one transaction, which knex begins read-only where asked. */
+const TRANSACTION_SCOPE_SQL = `select pg_catalog.set_config('role', ?, true),
+  pg_catalog.set_config('statement_timeout', coalesce(?, pg_catalog.current_setting('statement_timeout')), true)`;
+
+/**
+ * A PostgreSQL datasource over knex's pg pool (PGlite reuses its introspection and type mapping).
+ *
+ * A caller's statement (`QueryOptions.scope`, docs/governed-execution.md) runs on a pool of connections set
+ * once to that scope (role, read-only, time limit): the statement costs no more round trips than the login's.
+ * Without `openPinned` it runs in a transaction of its own set to the scope.
+ */
 export class PostgresDatasource extends KnexDatasource {
+  /** The pools of the scopes in use, by role, read-only mode and time limit. */
+  private readonly pinned = new Map<string, Knex>();
+  /** The same pools by scope object and time limit: the core reuses its scope objects, a request builds no key. */
+  private readonly pinnedByScope = new WeakMap<ExecutionScope, Map<number | undefined, Knex>>();
+
+  constructor(name: string, dialect: SqlDialect, knex: Knex, private readonly openPinned?: (setup: SessionSetup) => Knex) {
+    super(name, dialect, knex);
+  }
+
+  override query(sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
+    const { scope } = options;
+    if (scope === undefined) return this.execute(this.knex, sql, bindings, options);
+    if (this.openPinned) return this.execute(this.pinnedPool(this.openPinned, scope, options.timeoutMs), sql, bindings, options);
+    return this.transaction((transaction) => transaction.query(sql, bindings, { maxRows: options.maxRows }), { scope, timeoutMs: options.timeoutMs });
+  }
+
+  override transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    const { scope, timeoutMs } = options;
+    if (scope === undefined) return super.transaction(work);
+    if (this.openPinned) return this.pinnedPool(this.openPinned, scope, timeoutMs).transaction((trx) => work(this.executorOf(trx)));
+    return this.knex.transaction(async (trx) => {
+      await runRaw(trx, TRANSACTION_SCOPE_SQL, [scope.role, timeoutMs === undefined ? null : String(timeoutMs)]);
+      return work(this.executorOf(trx));
+    }, { readOnly: scope.readOnly });
+  }
+
   protected async execute(runner: Knex, sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
-    const result = runner === this.knex ? await this.pooledQuery(sql, bindings) : await runRaw(runner, sql, bindings);
+    const result = runner.isTransaction === true ? await runRaw(runner, sql, bindings) : await this.pooledQuery(sql, bindings, runner);
     const columns = result.fields.map((field) => ({ name: field.name, ...postgresCodec(field.dataTypeID) }));
     return encodeResult(columns, result.rows, { maxRows: options.maxRows, affectedRows: result.rowCount ?? 0 });
+  }
+
+  /** Opened on first use; closed with the datasource (an idle connection leaves the pool after its idle timeout). */
+  private pinnedPool(open: (setup: SessionSetup) => Knex, scope: ExecutionScope, timeoutMs: number | undefined): Knex {
+    let byLimit = this.pinnedByScope.get(scope);
+    if (!byLimit) this.pinnedByScope.set(scope, (byLimit = new Map()));
+    let pool = byLimit.get(timeoutMs);
+    if (!pool) {
+      const key = `${scope.role}\u0000${scope.readOnly}\u0000${timeoutMs ?? ''}`;
+      pool = this.pinned.get(key);
+      if (!pool) this.pinned.set(key, (pool = open(sessionSetup(scope, timeoutMs))));
+      byLimit.set(timeoutMs, pool);
+    }
+    return pool;
+  }
+
+  protected override async release(): Promise<void> {
+    await Promise.allSettled([...this.pinned.values()].map((pool) => pool.destroy()));
+    await super.release();
   }
 
   /**
    * A statement outside a transaction, on a pooled pg connection directly: knex.raw's query pipeline costs
    * about as much as a simple indexed query (bench/README.md). Transactions keep going through knex.
    */
-  protected async pooledQuery(sql: string, bindings: readonly unknown[]): Promise<PgResult> {
-    const client = this.knex.client as unknown as KnexPgClient;
+  protected async pooledQuery(sql: string, bindings: readonly unknown[], pool: Knex = this.knex): Promise<PgResult> {
+    const client = pool.client as unknown as KnexPgClient;
     let native = nativeTexts.get(sql);
     if (native === undefined) {
       const text = client.positionBindings(sql);

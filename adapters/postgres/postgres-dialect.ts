@@ -1,11 +1,18 @@
+import type { Knex } from 'knex';
 import {
   DEFAULT_ACQUIRE_TIMEOUT_MS, DialectBase, createKnex, knexPool, libpgQueryGrammar,
   type Datasource, type DatasourceSettings, type DialectCapabilities, type LogicalType, type PlaceholderStyle,
-  type ServerConnectionFields, type SqlGrammar, type SqlLexicon,
+  type RoleChange, type RoleState, type RoleStateRequest, type ServerConnectionFields, type SqlExecutor, type SqlGrammar, type SqlLexicon,
 } from '../../core/plugin-api/index.js';
-import { PostgresDatasource } from './postgres-datasource.js';
+import { PostgresDatasource, type SessionSetup } from './postgres-datasource.js';
 import { POSTGRES_FUNCTIONS } from './postgres-functions.js';
+import { postgresRoleChangeSql, readPostgresRoles } from './postgres-roles.js';
 import { postgresLogicalType, postgresTypeParsers } from './postgres-types.js';
+
+/** The part of a pg client a pool's `afterCreate` uses. */
+interface PgConnection {
+  query(query: { text: string; values: unknown[] }, callback: (error: Error | undefined) => void): void;
+}
 
 /** The datasource `connection` of a postgres datasource (plugin.json holds its JSON Schema). */
 export interface PostgresConnection extends ServerConnectionFields {
@@ -27,7 +34,7 @@ export class PostgresDialect extends DialectBase {
   readonly family = 'postgres';
   readonly lexicon = POSTGRES_LEXICON;
   readonly placeholders = POSTGRES_PLACEHOLDERS;
-  override readonly capabilities: DialectCapabilities = { singleConnection: false, explain: true };
+  override readonly capabilities: DialectCapabilities = { singleConnection: false, explain: true, enforcesRoles: true };
   override readonly unquotedCase = 'lower';
   override readonly caseInsensitiveNames = false;
   override readonly functionPolicy = POSTGRES_FUNCTIONS;
@@ -38,7 +45,7 @@ export class PostgresDialect extends DialectBase {
 
   async open(settings: DatasourceSettings): Promise<Datasource> {
     const connection = settings.connection as PostgresConnection;
-    const client = createKnex({
+    const config: Knex.Config = {
       client: 'pg',
       connection: {
         ...(connection.connectionString === undefined
@@ -51,8 +58,26 @@ export class PostgresDialect extends DialectBase {
       },
       pool: knexPool(settings.pool),
       acquireConnectionTimeout: settings.pool.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
+    };
+    // a pool per scope: each new connection is set once to the scope's role, read-only mode and time limit
+    const openPinned = (setup: SessionSetup): Knex => createKnex({
+      ...config,
+      pool: {
+        ...knexPool(settings.pool),
+        afterCreate: (raw: PgConnection, done: (error: Error | null, raw: PgConnection) => void) => {
+          raw.query({ text: setup.sql, values: [...setup.bindings] }, (error) => done(error ?? null, raw));
+        },
+      },
     });
-    return new PostgresDatasource(settings.name, this, client).verified();
+    return new PostgresDatasource(settings.name, this, createKnex(config), openPinned).verified();
+  }
+
+  override readRoles(executor: SqlExecutor, request: RoleStateRequest): Promise<RoleState> {
+    return readPostgresRoles(executor, request);
+  }
+
+  override roleChangeSql(change: RoleChange): string[] {
+    return postgresRoleChangeSql(change, (name) => this.quoteIdentifier(name));
   }
 
   logicalType(nativeType: string): LogicalType {

@@ -89,6 +89,12 @@ export const configSchema = {
             },
           },
           init: { type: 'array', items: { type: 'string', minLength: 1 }, default: [] },
+          roles: {
+            type: 'object',
+            additionalProperties: false,
+            default: {},
+            properties: { sync: { type: 'boolean', default: true } },
+          },
         },
       },
     },

@@ -81,6 +81,11 @@ export interface DatasourceConfig {
   pool: PoolSettings;
   /** Init scripts as written, relative to the descriptor bundle. */
   init: string[];
+  /**
+   * The database roles of the data roles (docs/governed-execution.md): `sync` true, the service creates them
+   * and sets their privileges at startup; false, the operator did, and startup only checks they exist.
+   */
+  roles: { sync: boolean };
 }
 
 export interface AuthConfig {

@@ -4,7 +4,10 @@ import type { Logger } from 'pino';
 import { isDenial } from '../plugin-api/denial.js';
 import { authorizeVdbStatement } from '../authorization/sql-authorizer.js';
 import { displayPath } from '../config/yaml-source.js';
-import { InputError, type StartupProblem } from '../plugin-api/errors.js';
+import { callerExecutor } from '../authorization/caller-execution.js';
+import { effectiveGrants } from '../authorization/grants.js';
+import { ForbiddenError, InputError, type StartupProblem } from '../plugin-api/errors.js';
+import type { Datasource, SqlExecutor } from '../plugin-api/sql-dialect.js';
 import type { TemplateFunctionModule } from '../plugin-api/template-engine.js';
 import { ActionEndpoint } from './action-endpoint.js';
 import { planAction } from './actions/action-plan.js';
@@ -22,6 +25,8 @@ export interface EndpointLoading {
   engine: TemplateEngine;
   functions: readonly TemplateFunctionModule[];
   handles: VdbHandles;
+  /** The datasources whose database roles are in place: queries are planned there as the data roles. */
+  governed: ReadonlySet<Datasource>;
   logger: Logger;
 }
 
@@ -90,7 +95,7 @@ async function checkDefinition(
 
   if (kind === 'query') {
     const warn: Fail = (message, line) => problems.push({ file: source.file, ...(line === undefined ? {} : { line }), message, severity: 'warning' });
-    await checkQuerySql(rendered, bound, probe.dynamicIdentifiers(), fail, warn, lineOf('query'));
+    await checkQuerySql(rendered, bound, loading.governed, probe.dynamicIdentifiers(), fail, warn, lineOf('query'));
     return problems.some((problem) => problem.severity === 'error') ? undefined : new QueryEndpoint(source.name, definition, bound, needed);
   }
   checkActionPlan(rendered, loading.handles, fail);
@@ -101,7 +106,8 @@ async function checkDefinition(
 
 /** The quoted-placeholder check, then the catalog: every relation and column the SQL names must exist. */
 async function checkQuerySql(
-  rendered: RenderedDefinition, bound: VdbHandle, dynamicIdentifiers: boolean, fail: Fail, warn: Fail, queryLine: number | undefined,
+  rendered: RenderedDefinition, bound: VdbHandle, governed: ReadonlySet<Datasource>, dynamicIdentifiers: boolean, fail: Fail, warn: Fail,
+  queryLine: number | undefined,
 ): Promise<void> {
   const text = (rendered.document as QueryBody).query;
   const sql = attempt(fail, () => toSql(text, rendered.values, { dialect: bound.dialect, origin: rendered.origin }));
@@ -110,7 +116,7 @@ async function checkQuerySql(
   // names chosen per request (`| identifier` over a field) are checked then; the probe cannot know them
   if (!sql || dynamicIdentifiers) return;
   const decision = await authorizeVdbStatement(bound, sql.sql, { access: 'complete', roles: [], grants: [] }, true);
-  if (!isDenial(decision)) return explainQuery(bound, sql, fail, warn, queryLine);
+  if (!isDenial(decision)) return explainQuery(governed.has(bound.datasource) ? plannerOf(bound) : bound.datasource, bound, sql, fail, warn, queryLine);
   // loops over absent fields can leave SQL that only parses with values (`in ()`): checked per request
   if (decision.code === 'unparseable') warn(`query: not checked against the catalog, as it does not parse without request fields (${decision.reason})`, queryLine);
   else fail(`query: ${decision.reason}`, queryLine);
@@ -123,11 +129,13 @@ const UNKNOWN_NAME_CODES = new Set(['42703', '42P01', '42883', 'ER_BAD_FIELD_ERR
  * Asks the database to plan the query (EXPLAIN, with null values): it knows every column, alias and function,
  * where the authorizer only knows relations. Dialects without that capability are checked per request.
  */
-async function explainQuery(bound: VdbHandle, sql: { sql: string; bindings: unknown[] }, fail: Fail, warn: Fail, queryLine: number | undefined): Promise<void> {
+async function explainQuery(
+  planner: SqlExecutor, bound: VdbHandle, sql: { sql: string; bindings: unknown[] }, fail: Fail, warn: Fail, queryLine: number | undefined,
+): Promise<void> {
   if (!bound.dialect.capabilities.explain) return;
   const explain = `explain ${sql.sql}`;
   try {
-    await bound.datasource.query(explain, sql.bindings.map(() => null));
+    await planner.query(explain, sql.bindings.map(() => null));
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     // knex prefixes the driver's message with the statement
@@ -135,6 +143,26 @@ async function explainQuery(bound: VdbHandle, sql: { sql: string; bindings: unkn
     const reason = (message.startsWith(`${explain} - `) ? message.slice(explain.length + 3) : message).split('\n')[0];
     if (typeof code === 'string' && UNKNOWN_NAME_CODES.has(code)) fail(`query: ${reason}`, queryLine);
     else warn(`query: the database could not plan it without request values (${reason})`, queryLine);
+  }
+}
+
+/** How long the startup EXPLAIN of one query may take. */
+const EXPLAIN_TIMEOUT_MS = 10_000;
+
+/**
+ * Where the data roles' database roles are in place, EXPLAIN runs as the role of every data role of the VDB
+ * at once (or the VDB's role), as the database checks privileges when it plans: the login itself may hold
+ * none (docs/governed-execution.md). Without such a role (an empty `dataRoles`, too many to combine), as the
+ * login.
+ */
+function plannerOf(bound: VdbHandle): SqlExecutor {
+  const { vdb, datasource } = bound;
+  const everyRole = effectiveGrants(vdb, { subject: 'startup-check', roles: (vdb.dataRoles ?? []).map((role) => role.name), scheme: 'startup-check' });
+  try {
+    return callerExecutor(datasource, vdb, everyRole, { readOnly: true, timeoutMs: EXPLAIN_TIMEOUT_MS });
+  } catch (error) {
+    if (!(error instanceof ForbiddenError)) throw error;
+    return datasource;
   }
 }
 

@@ -11,6 +11,8 @@ export interface EndpointRequest {
   fields: Readonly<Record<string, unknown>>;
   caller: Principal;
   requestId: string;
+  /** The time limit of each statement run for the request (`server.requestTimeoutMs`). */
+  timeoutMs: number;
 }
 
 /** 400 `missing_fields` naming each needed field the body lacks (absent or null). */

@@ -1,12 +1,13 @@
 import { denialError, isDenial } from '../plugin-api/denial.js';
+import { callerExecutor } from '../authorization/caller-execution.js';
 import { effectiveGrants } from '../authorization/grants.js';
 import { authorizeVdbStatement } from '../authorization/sql-authorizer.js';
 import { InputError, InternalError } from '../plugin-api/errors.js';
 import { unavailableError } from '../sql/guarded-datasource.js';
 import { recordDenied } from '../sql/observed-datasource.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
-import { classifySqlFailure } from '../sql/sql-failure.js';
-import type { Datasource, JsonValue, ResultColumn } from '../plugin-api/sql-dialect.js';
+import { classifySqlFailure, databaseDenialError } from '../sql/sql-failure.js';
+import type { JsonValue, ResultColumn, SqlExecutor } from '../plugin-api/sql-dialect.js';
 import { toSql } from './bound-text.js';
 import { QUERY_BODY_SCHEMA } from './definition-body-schema.js';
 import { asServiceError, renderBody, requireFields, type EndpointRequest } from './endpoint-request.js';
@@ -39,7 +40,8 @@ export class QueryEndpoint {
     const body = rendered.document as QueryBody;
     if (body.query.trim() === '') throw new InputError('invalid_body', `query ${this.name} renders no SQL for these fields`);
     const { sql, bindings } = asServiceError(() => toSql(body.query, rendered.values, { dialect, origin: rendered.origin }));
-    const decision = await authorizeVdbStatement(this.bound, sql, effectiveGrants(vdb, request.caller), true);
+    const grants = effectiveGrants(vdb, request.caller);
+    const decision = await authorizeVdbStatement(this.bound, sql, grants, true);
     if (isDenial(decision)) {
       recordDenied(this.bound.datasource);
       throw denialError(decision);
@@ -49,20 +51,23 @@ export class QueryEndpoint {
       const names = [...new Set(decision.facts.relations.map((relation) => relation.datasource))];
       throw new InputError('cross_datasource_query', `query ${this.name} reads relations of ${names.length} datasources (${names.join(', ')}); federation is not available`);
     }
-    const result = await runQuery(this.name, datasource, sql, bindings.map(sqlBinding));
+    const executor = callerExecutor(datasource, vdb, grants, { readOnly: true, timeoutMs: request.timeoutMs });
+    const result = await runQuery(this.name, datasource.name, executor, sql, bindings.map(sqlBinding));
     return { rows: result.rows, rowCount: result.rowCount, columns: result.columns };
   }
 
 }
 
-/** Runs the statement; a value the database refuses is the caller's 400, anything else ours. */
-async function runQuery(name: string, datasource: Datasource, sql: string, bindings: unknown[]) {
+/** Runs the statement as the caller; a value the database refuses is the caller's 400, anything else ours. */
+async function runQuery(name: string, datasource: string, executor: SqlExecutor, sql: string, bindings: unknown[]) {
   try {
-    return await datasource.query(sql, bindings);
+    return await executor.query(sql, bindings);
   } catch (error) {
     switch (classifySqlFailure(error)) {
+      case 'denied':
+        throw databaseDenialError(error);
       case 'unavailable':
-        throw unavailableError(datasource.name, error);
+        throw unavailableError(datasource, error);
       case 'invalid_value':
         throw new InputError('invalid_body', `query ${name}: a request value does not fit the query${driverCodeSuffix(error)}`, { cause: error });
       default:

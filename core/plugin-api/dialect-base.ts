@@ -5,12 +5,13 @@
  */
 import { NO_BUILTIN_FUNCTIONS, type FunctionPolicy } from './builtin-functions.js';
 import type { LogicalType } from './catalog.js';
-import type { Datasource, DatasourceSettings, DialectCapabilities, SqlDialect, SqlFamily } from './sql-dialect.js';
+import type { RoleChange, RoleState, RoleStateRequest } from './database-roles.js';
+import type { Datasource, DatasourceSettings, DialectCapabilities, SqlDialect, SqlExecutor, SqlFamily } from './sql-dialect.js';
 import type { SqlGrammar } from './sql-grammar.js';
 import type { PlaceholderStyle, SqlLexicon, UnquotedCase } from './sql-syntax.js';
 
-/** A pooled server without an EXPLAIN the core may use. */
-const POOLED: DialectCapabilities = { singleConnection: false, explain: false };
+/** A pooled server without an EXPLAIN the core may use, whose database does not enforce the data roles. */
+const POOLED: DialectCapabilities = { singleConnection: false, explain: false, enforcesRoles: false };
 
 export abstract class DialectBase implements SqlDialect {
   abstract readonly family: SqlFamily;
@@ -46,6 +47,16 @@ export abstract class DialectBase implements SqlDialect {
   quoteIdentifier(name: string): string {
     const [open, close] = this.identifierQuotes;
     return `${open}${name.replaceAll(close, close + close)}${close}`;
+  }
+
+  /** Overridden, with `capabilities.enforcesRoles`, by dialects whose database enforces the data roles. */
+  readRoles(_executor: SqlExecutor, _request: RoleStateRequest): Promise<RoleState> {
+    return Promise.reject(new Error(`dialect ${this.id} does not enforce data roles`));
+  }
+
+  /** Overridden with `readRoles`. */
+  roleChangeSql(_change: RoleChange): string[] {
+    throw new Error(`dialect ${this.id} does not enforce data roles`);
   }
 
   foldIdentifier(name: string): string {

@@ -130,7 +130,7 @@ const CATALOG = {
   },
   forbidden: {
     status: 403, retryable: false, message: 'the caller is not allowed', envelopes: STANDARD,
-    meaning: 'The caller\'s roles do not allow it: a statement outside its grants (`details.denial`, `details.resource`), no data role on the VDB, or the admin API without an admin role.',
+    meaning: 'The caller\'s roles do not allow it: a statement outside its grants (`details.denial`, `details.resource`), refused by the authorizer or by the database as the caller\'s role, no data role on the VDB, or the admin API without an admin role.',
   },
   not_found: {
     status: 404, retryable: false, message: 'no such route', envelopes: STANDARD,

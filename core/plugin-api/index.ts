@@ -14,6 +14,7 @@ export * from './define-plugin.js';
 export * from './catalog.js';
 export * from './vdb.js';
 export * from './sql-dialect.js';
+export * from './database-roles.js';
 export * from './sql-syntax.js';
 export * from './sql-grammar.js';
 export * from './statement-facts.js';

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { FunctionPolicy } from './builtin-functions.js';
 import type { Catalog, LogicalType } from './catalog.js';
+import type { RoleChange, RoleState, RoleStateRequest } from './database-roles.js';
 import type { SqlGrammar } from './sql-grammar.js';
 import type { DialectSyntax } from './sql-syntax.js';
 
@@ -74,6 +75,32 @@ export interface QueryOptions {
   timeoutMs?: number;
   /** Aborted when the request or task the statement runs for has ended: the statement is cancelled. */
   signal?: AbortSignal;
+  /**
+   * Run as a caller: under the caller's database role, read-only when the route is (docs/governed-execution.md).
+   * Only the datasources of a dialect whose `capabilities.enforcesRoles` is true take it; the statements of a
+   * transaction run under the transaction's scope, not their own.
+   */
+  scope?: ExecutionScope;
+}
+
+/**
+ * Who a caller's statement runs as. The core picks the role from the caller's grants (a role the startup sync
+ * created with exactly those privileges); the adapter makes the database run the statement as that role, so
+ * that the database, not only the SQL analyzer, refuses what the grants do not cover.
+ */
+export interface ExecutionScope {
+  /** The database role, as the database spells it, e.g. `vdb_retail_v1_analyst`. */
+  readonly role: string;
+  /** The database refuses any write (a read-only transaction): set where the route only reads. */
+  readonly readOnly: boolean;
+}
+
+/** How `Datasource.transaction` runs its statements. */
+export interface TransactionOptions {
+  /** Every statement of the transaction runs under this scope (see `QueryOptions.scope`). */
+  scope?: ExecutionScope;
+  /** The time limit of each statement of the transaction (see `QueryOptions.timeoutMs`). */
+  timeoutMs?: number;
 }
 
 /** Runs statements: a datasource's pool, or one transaction of it. */
@@ -92,7 +119,7 @@ export interface Datasource extends SqlExecutor {
   /** The knex instance for query builders (actions build their statements with it). */
   readonly knex: Knex;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it rejects. */
-  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T>;
+  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Reads relations, columns, keys and functions of the given schemas. */
   introspect(schemas: readonly string[]): Promise<Catalog>;
   /** Resolves when the datasource answers a trivial query; rejects when it is unreachable. */
@@ -109,8 +136,8 @@ export interface Datasource extends SqlExecutor {
 }
 
 /**
- * What the core may rely on a dialect's server doing. Further capabilities (session role sync, server-side
- * cancel, cursors, statement limits) belong here as flags, their operations as methods of `DialectBase`.
+ * What the core may rely on a dialect's server doing. Further capabilities (server-side cancel, cursors)
+ * belong here as flags, their operations as methods of `DialectBase`.
  */
 export interface DialectCapabilities {
   /**
@@ -123,6 +150,13 @@ export interface DialectCapabilities {
    * are then checked against the database at startup; otherwise only per request.
    */
   readonly explain: boolean;
+  /**
+   * True when the database enforces the data roles (docs/governed-execution.md): the dialect syncs one
+   * database role per data role (`DialectBase.readRoles`, `roleChangeSql`) and its datasources run a
+   * statement under `QueryOptions.scope`. False (MySQL, SQL Server, Oracle for now): the SQL analyzer is the
+   * only gate and statements run as the service's login.
+   */
+  readonly enforcesRoles: boolean;
 }
 
 /**
@@ -144,4 +178,11 @@ export interface SqlDialect extends DialectSyntax {
   open(settings: DatasourceSettings): Promise<Datasource>;
   /** Maps a native type name (as introspection reports it) to its logical type. */
   logicalType(nativeType: string): LogicalType;
+  /**
+   * Reads what the database holds for the planned roles (docs/governed-execution.md), inside the
+   * transaction `executor` runs. Only where `capabilities.enforcesRoles`.
+   */
+  readRoles(executor: SqlExecutor, request: RoleStateRequest): Promise<RoleState>;
+  /** The statements of one change, identifiers quoted: the sync runs them, `validate` shows them. */
+  roleChangeSql(change: RoleChange): string[];
 }

@@ -13,6 +13,11 @@ export interface DataGrant {
 export interface DataRole {
   name: string;
   grants: DataGrant[];
+  /**
+   * The database role that holds this data role's grants (docs/governed-execution.md); by default
+   * `vdb_<vdb>_v<version>_<name>`.
+   */
+  dbRole?: string;
 }
 
 /** How a VDB refers to its semantic model (docs/vdb-file.md); checked by semantic activation. */

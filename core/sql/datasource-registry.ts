@@ -72,6 +72,11 @@ export class DatasourceRegistry {
     return guardDatasource(await entry.dialect.open(entry.settings));
   }
 
+  /** Whether the datasource was handed in (tests): it belongs to its owner, who closes it. */
+  isHandedIn(name: string): boolean {
+    return this.overrides[name] !== undefined;
+  }
+
   /** Closes every datasource this pool opened (not the ones handed in). */
   async closeAll(): Promise<void> {
     const opened = [...this.opening.entries()].filter(([name]) => !this.overrides[name]);

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Catalog } from '../plugin-api/catalog.js';
 import { UnavailableError } from '../plugin-api/errors.js';
-import type { Datasource, QueryOptions, QueryResult, SqlDialect, SqlExecutor } from '../plugin-api/sql-dialect.js';
+import type { Datasource, QueryOptions, QueryResult, SqlDialect, SqlExecutor, TransactionOptions } from '../plugin-api/sql-dialect.js';
 import { driverCodeSuffix } from './driver-code.js';
 
 export interface GuardOptions {
@@ -52,8 +52,8 @@ class GuardedDatasource implements Datasource {
   }
 
   /** Statements inside `work` use the transaction's connection, so they are not queued behind it. */
-  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T> {
-    return this.run(() => this.inner.transaction(work));
+  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T> {
+    return this.run(() => this.inner.transaction(work, options));
   }
 
   introspect(schemas: readonly string[]): Promise<Catalog> {

@@ -1,6 +1,6 @@
 import knex, { type Knex } from 'knex';
 import type { Catalog } from '../plugin-api/catalog.js';
-import type { Datasource, PoolSettings, QueryOptions, QueryResult, SqlDialect, SqlExecutor } from '../plugin-api/sql-dialect.js';
+import type { Datasource, PoolSettings, QueryOptions, QueryResult, SqlDialect, SqlExecutor, TransactionOptions } from '../plugin-api/sql-dialect.js';
 import { unavailableError } from './guarded-datasource.js';
 
 /** One SQL text with its positional `?` bindings, as introspection queries are written. */
@@ -55,12 +55,26 @@ export abstract class KnexDatasource implements Datasource {
     private readonly pingSql = 'select 1',
   ) {}
 
+  /** Dialects whose database enforces the data roles override it to honour `options.scope`. */
   query(sql: string, bindings: readonly unknown[], options?: QueryOptions): Promise<QueryResult> {
+    if (options?.scope) return Promise.reject(this.scopeRefused());
     return this.execute(this.knex, sql, bindings, options);
   }
 
-  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T> {
-    return this.knex.transaction((trx) => work({ query: (sql, bindings, options) => this.execute(trx, sql, bindings, options) }));
+  /** Overridden with `query`, for `options.scope`. */
+  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T> {
+    if (options?.scope) return Promise.reject(this.scopeRefused());
+    return this.knex.transaction((trx) => work(this.executorOf(trx)));
+  }
+
+  /** The statements of one open transaction; a statement's own `scope` is the transaction's. */
+  protected executorOf(trx: Knex.Transaction): SqlExecutor {
+    return { query: (sql, bindings, options) => this.execute(trx, sql, bindings, options) };
+  }
+
+  /** A scope never runs as the login: the core asks for one only where `capabilities.enforcesRoles`. */
+  private scopeRefused(): Error {
+    return new Error(`datasource ${this.name}: dialect ${this.dialect.id} cannot run a statement under a database role`);
   }
 
   /** Runs one statement on `runner`: the knex instance, or a transaction of it. */

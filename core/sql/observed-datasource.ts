@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Catalog } from '../plugin-api/catalog.js';
-import type { Datasource, QueryOptions, QueryResult, SqlDialect, SqlExecutor } from '../plugin-api/sql-dialect.js';
+import type { Datasource, QueryOptions, QueryResult, SqlDialect, SqlExecutor, TransactionOptions } from '../plugin-api/sql-dialect.js';
 import { failureOutcome, type StatementObserver } from './statement-outcome.js';
 
 /**
@@ -39,10 +39,10 @@ class ObservedDatasource implements Datasource {
     return observed(this.inner, this.label, this.observer, sql, bindings, options);
   }
 
-  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T> {
+  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T> {
     return this.inner.transaction((transaction) => work({
-      query: (sql, bindings, options) => observed(transaction, this.label, this.observer, sql, bindings, options),
-    }));
+      query: (sql, bindings, statement) => observed(transaction, this.label, this.observer, sql, bindings, statement),
+    }), options);
   }
 
   introspect(schemas: readonly string[]): Promise<Catalog> {

@@ -1,11 +1,38 @@
-import { UnavailableError } from '../plugin-api/errors.js';
+import { denialError, deny, type Denial, type DenialCode } from '../plugin-api/denial.js';
+import { UnavailableError, type ForbiddenError, type InputError } from '../plugin-api/errors.js';
 import { isConnectionFailure } from './guarded-datasource.js';
 
 /**
- * What a failed statement means for the caller, whatever the driver: a constraint refused the data (409),
- * a value the column cannot hold (400), the datasource is unreachable (503), or anything else (500).
+ * What a failed statement means for the caller, whatever the driver: the database refused it as the
+ * caller's role (403, like the analyzer's denials), a constraint refused the data (409), a value the column
+ * cannot hold (400), the datasource is unreachable (503), or anything else (500).
  */
-export type SqlFailureKind = 'constraint' | 'invalid_value' | 'unavailable' | 'other';
+export type SqlFailureKind = 'denied' | 'constraint' | 'invalid_value' | 'unavailable' | 'other';
+
+/**
+ * SQLSTATEs of a statement the database refused as the caller's database role (docs/governed-execution.md):
+ * a privilege the role lacks (42501, PostgreSQL and PGlite), a write in a read-only transaction (25006).
+ */
+const DENIED_STATES: Readonly<Record<string, { code: DenialCode; reason: string }>> = {
+  '42501': { code: 'forbidden', reason: 'the database refused the statement: the caller\'s data roles do not grant a privilege it needs' },
+  '25006': { code: 'not_read_only', reason: 'the database refused the statement: it writes, and only reading statements can run here' },
+};
+
+/**
+ * The denial a failed statement stands for when the database refused it as the caller's role: every route
+ * answers it as it answers the analyzer's (403 `forbidden`, a `denied` task observation). The database's
+ * message is left out, as for every driver error.
+ */
+export function databaseDenial(error: unknown): Denial | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  const denied = typeof code === 'string' ? DENIED_STATES[code] : undefined;
+  return denied && deny(denied.code, `${denied.reason} (${code as string})`);
+}
+
+/** The 403 of a statement `classifySqlFailure` calls `denied`, as the analyzer's denials answer. */
+export function databaseDenialError(error: unknown): ForbiddenError | InputError {
+  return denialError(databaseDenial(error) ?? deny('forbidden', 'the database refused the statement'));
+}
 
 /** MySQL/MariaDB errno: duplicate key, foreign keys, not null, check (MySQL 3819, MariaDB 4025). */
 const MYSQL_CONSTRAINT = new Set([1062, 1216, 1217, 1451, 1452, 1048, 3819, 4025]);
@@ -21,6 +48,7 @@ const ORACLE_INVALID = new Set([1722, 1830, 1840, 1841, 1861, 12899, 1438]);
 export function classifySqlFailure(error: unknown): SqlFailureKind {
   if (error instanceof UnavailableError || isConnectionFailure(error)) return 'unavailable';
   if (!(error instanceof Error)) return 'other';
+  if (databaseDenial(error)) return 'denied';
   const { code, errno, number, errorNum } = error as { code?: unknown; errno?: unknown; number?: unknown; errorNum?: unknown };
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) {
     // a PostgreSQL SQLSTATE: class 23 integrity constraint violation, class 22 data exception

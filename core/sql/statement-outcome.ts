@@ -1,4 +1,5 @@
 import type { Datasource, QueryOptions } from '../plugin-api/sql-dialect.js';
+import { databaseDenial } from './sql-failure.js';
 
 /** How a statement ended, as the metrics count it (docs/observability.md). */
 export const STATEMENT_OUTCOMES = ['ok', 'denied', 'timeout', 'cancelled', 'failed'] as const;
@@ -20,10 +21,12 @@ const QUERY_CANCELED = '57014';
 
 /**
  * The outcome of a statement that failed: `cancelled` when the request or task it ran for ended (its signal
- * aborted) or the server cancelled it unasked, `timeout` when it outran its own time limit, else `failed`.
+ * aborted) or the server cancelled it unasked, `timeout` when it outran its own time limit, `denied` when the
+ * database refused it as the caller's role, else `failed`.
  */
 export function failureOutcome(error: unknown, options: QueryOptions | undefined): StatementOutcome {
   if (options?.signal?.aborted) return 'cancelled';
+  if (databaseDenial(error)) return 'denied';
   if (!hasCode(error, QUERY_CANCELED)) return 'failed';
   return options?.timeoutMs === undefined ? 'cancelled' : 'timeout';
 }

@@ -64,6 +64,8 @@ export const vdbSchema = {
         required: ['name', 'grants'],
         properties: {
           name: { type: 'string', minLength: 1 },
+          // a PostgreSQL identifier that needs no quoting to read (the dialect quotes it anyway): at most 63 bytes
+          dbRole: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,62}$' },
           grants: {
             type: 'array',
             items: {

@@ -1,12 +1,15 @@
 import type { Logger } from 'pino';
+import type { Principal } from '../../plugin-api/auth-scheme.js';
+import { callerExecutor, type CallerExecutor } from '../../authorization/caller-execution.js';
+import { effectiveGrants } from '../../authorization/grants.js';
 import type { ErrorCode } from '../../plugin-api/error-catalog.js';
 import {
   ConflictError, InternalError, ServiceError, UnavailableError, type ErrorOptions,
 } from '../../plugin-api/errors.js';
 import { driverCodeSuffix } from '../../sql/driver-code.js';
-import { classifySqlFailure } from '../../sql/sql-failure.js';
+import { classifySqlFailure, databaseDenialError } from '../../sql/sql-failure.js';
 import { unavailableError } from '../../sql/guarded-datasource.js';
-import type { ActionPlan, PlannedAssertion, PlannedOperation, PlannedWrite } from './action-plan.js';
+import type { ActionPlan, ActionTarget, PlannedAssertion, PlannedOperation, PlannedWrite } from './action-plan.js';
 import { existenceStatement, writeStatement, type ActionContext, type BuiltStatement } from './action-statements.js';
 import { waitUntilEffective } from './wait-until-effective.js';
 
@@ -27,14 +30,22 @@ export interface ActionSuccess {
   context: ActionContext;
 }
 
+/** Who an action runs for, and the time limit of each of its statements (`server.requestTimeoutMs`). */
+export interface ActionCaller {
+  caller: Principal;
+  timeoutMs: number;
+}
+
 /**
  * Runs a planned action: every assertion first (a failing one stops everything, 409 `assertion_failed`),
  * then the operations in order, each in its own transaction, waiting where asked. When an operation fails,
  * the rollbacks of the operations done run in reverse order and the error lists each operation with its
  * compensation status. Compensation moves toward the desired state; it is not a database rollback.
+ * Every statement runs as the caller's database role (docs/governed-execution.md): assertions and waits
+ * read-only, operations and rollbacks read-write.
  */
-export async function executeAction(action: string, plan: ActionPlan, logger: Logger): Promise<ActionSuccess> {
-  for (const assertion of plan.assertions) await checkAssertion(action, assertion);
+export async function executeAction(action: string, plan: ActionPlan, by: ActionCaller, logger: Logger): Promise<ActionSuccess> {
+  for (const assertion of plan.assertions) await checkAssertion(action, assertion, by);
 
   const context: ActionContext = {};
   const reports: OperationReport[] = plan.operations.map((operation) => ({ name: operation.name, status: 'not_run', affectedRows: 0 }));
@@ -45,26 +56,31 @@ export async function executeAction(action: string, plan: ActionPlan, logger: Lo
       continue;
     }
     try {
-      report.affectedRows = await runWrite(operation, context);
+      report.affectedRows = await runWrite(operation, context, by);
       report.status = 'done';
       if (operation.wait) {
-        const row = await waitUntilEffective(operation.name, operation.wait, context);
+        const row = await waitUntilEffective(operation.name, operation.wait, context, executorFor(operation.wait.target, true, by));
         if (operation.wait.putInContextVar) context[operation.wait.putInContextVar] = row;
       }
     } catch (error) {
       if (report.status === 'not_run') report.status = 'failed';
-      const compensations = await compensate(action, plan.operations, reports, context, logger);
+      const compensations = await compensate(action, plan.operations, reports, context, by, logger);
       throw failureOf(action, operation, error, reports, compensations);
     }
   }
   return { action, status: 'completed', operations: reports, context };
 }
 
-async function checkAssertion(action: string, assertion: PlannedAssertion): Promise<void> {
+/** The caller's statements on the target's datasource, as the role of their grants on the target's VDB. */
+function executorFor(target: ActionTarget, readOnly: boolean, by: ActionCaller): CallerExecutor {
+  return callerExecutor(target.datasource, target.bound.vdb, effectiveGrants(target.bound.vdb, by.caller), { readOnly, timeoutMs: by.timeoutMs });
+}
+
+async function checkAssertion(action: string, assertion: PlannedAssertion, by: ActionCaller): Promise<void> {
   const statement = existenceStatement(assertion, {});
   let exists: boolean;
   try {
-    exists = (await assertion.target.datasource.query(statement.sql, statement.bindings, { maxRows: 1 })).rows.length > 0;
+    exists = (await executorFor(assertion.target, true, by).query(statement.sql, statement.bindings, { maxRows: 1 })).rows.length > 0;
   } catch (error) {
     throw statementFailure(error, `assertion ${assertion.name}`, assertion.target.datasource.name);
   }
@@ -74,15 +90,15 @@ async function checkAssertion(action: string, assertion: PlannedAssertion): Prom
 }
 
 /** One operation or rollback in its own transaction; resolves with the rows it affected. */
-async function runWrite(write: PlannedWrite, context: ActionContext): Promise<number> {
+async function runWrite(write: PlannedWrite, context: ActionContext, by: ActionCaller): Promise<number> {
   const statement = writeStatement(write, context);
-  const result = await write.target.datasource.transaction((transaction) => transaction.query(statement.sql, statement.bindings));
+  const result = await executorFor(write.target, false, by).transaction((transaction) => transaction.query(statement.sql, statement.bindings));
   return result.rowCount;
 }
 
 /** Runs the rollbacks of the operations done, last first; returns each operation's compensation status. */
 async function compensate(
-  action: string, operations: readonly PlannedOperation[], reports: readonly OperationReport[], context: ActionContext, logger: Logger,
+  action: string, operations: readonly PlannedOperation[], reports: readonly OperationReport[], context: ActionContext, by: ActionCaller, logger: Logger,
 ): Promise<CompensationStatus[]> {
   const statuses: CompensationStatus[] = operations.map(() => 'none');
   for (let index = operations.length - 1; index >= 0; index--) {
@@ -92,7 +108,7 @@ async function compensate(
     try {
       statement = writeStatement(operation.rollback, context);
       const built = statement;
-      await operation.rollback.target.datasource.transaction((transaction) => transaction.query(built.sql, built.bindings));
+      await executorFor(operation.rollback.target, false, by).transaction((transaction) => transaction.query(built.sql, built.bindings));
       statuses[index] = 'compensated';
     } catch (error) {
       statuses[index] = 'failed';
@@ -119,10 +135,15 @@ function failureOf(action: string, operation: PlannedOperation, error: unknown, 
   return new SameKind(cause.code, cause.message, { details: { ...(cause.details ?? {}), ...details }, cause: error });
 }
 
-/** A driver error as the service's: constraint 409 `operation_conflict`, unreachable 503, other 500 `operation_failed`. */
+/**
+ * A driver error as the service's: refused by the database as the caller's role 403 `forbidden` (as the
+ * analyzer's denials), constraint 409 `operation_conflict`, unreachable 503, other 500 `operation_failed`.
+ */
 function statementFailure(error: unknown, what: string, datasource: string): ServiceError {
   if (error instanceof ServiceError && !(error instanceof UnavailableError)) return error;
   switch (classifySqlFailure(error)) {
+    case 'denied':
+      return databaseDenialError(error);
     case 'unavailable':
       return unavailableError(datasource, error);
     case 'constraint':

@@ -25,16 +25,16 @@ export const endpointRoutes: RouteModule = {
     const endpoints = container.resolve(coreTokens.endpoints);
     const config = container.resolve(coreTokens.config);
     const auth = authenticate(container.resolve(coreTokens.authScheme));
-    const { maxBodyBytes } = config.server;
+    const { maxBodyBytes, requestTimeoutMs } = config.server;
 
     server.post('/api/v1/query/perform/:name', auth, async (req: Request, res: Response) => {
       const query = endpoints.query(String(req.params['name']));
-      res.json(200, await query.perform(endpointRequest(req, await readBody(req, maxBodyBytes))));
+      res.json(200, await query.perform(endpointRequest(req, await readBody(req, maxBodyBytes), requestTimeoutMs)));
     });
 
     server.post('/api/v1/actions/run/:name', auth, async (req: Request, res: Response) => {
       const action = endpoints.action(String(req.params['name']));
-      res.json(200, await action.run(endpointRequest(req, await readBody(req, maxBodyBytes))));
+      res.json(200, await action.run(endpointRequest(req, await readBody(req, maxBodyBytes), requestTimeoutMs)));
     });
   },
   describe(container) {
@@ -47,12 +47,12 @@ export const endpointRoutes: RouteModule = {
 };
 
 /** The body must be a mapping of field names to values; no body is no fields. */
-function endpointRequest(req: Request, body: unknown): EndpointRequest {
+function endpointRequest(req: Request, body: unknown, timeoutMs: number): EndpointRequest {
   const fields: unknown = body ?? {};
   if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) {
     throw new InputError('invalid_body', 'the body must be a mapping of field names to values');
   }
-  return { fields: fields as Record<string, unknown>, caller: callerOf(req), requestId: req.id() };
+  return { fields: fields as Record<string, unknown>, caller: callerOf(req), requestId: req.id(), timeoutMs };
 }
 
 /** What every endpoint answers besides its own failures. */

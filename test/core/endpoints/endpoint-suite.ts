@@ -4,6 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { HOSTILE_STRINGS, HOSTILE_VALUES } from '../../plugins/template-twing/hostile-inputs.js';
+import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ANALYST_TOKEN, demoConfig, projectRoot, startTestService, type TestService } from '../../support/test-service.js';
 import { actionDefinitions, FILTER_CASES, queryDefinitions, schemaSetup, SHOP_VDB, TEST_SCHEMA } from './endpoint-fixtures.js';
 import { FaultyDatasource } from './faulty-datasource.js';
@@ -60,6 +61,7 @@ export function runEndpointSuite(backend: EndpointBackend): void {
 
   test.after(async ({ service, raw }) => {
     await service?.close();
+    if (raw) await dropSyncedRoles(service, raw);
     if (backend.closeAfter) await raw?.close();
   });
 

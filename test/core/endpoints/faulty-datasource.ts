@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Catalog } from '../../../core/plugin-api/catalog.js';
-import type { Datasource, QueryOptions, QueryResult, SqlDialect, SqlExecutor } from '../../../core/plugin-api/sql-dialect.js';
+import type { Datasource, QueryOptions, QueryResult, SqlDialect, SqlExecutor, TransactionOptions } from '../../../core/plugin-api/sql-dialect.js';
 
 /** A connection reset as pg, mysql2 and tedious report it. */
 export function connectionReset(): Error {
@@ -36,10 +36,10 @@ export class FaultyDatasource implements Datasource {
     return this.guarded(sql, () => this.inner.query(sql, bindings, options));
   }
 
-  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T> {
+  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T> {
     return this.inner.transaction((transaction) => work({
-      query: (sql, bindings, options) => this.guarded(sql, () => transaction.query(sql, bindings, options)),
-    }));
+      query: (sql, bindings, queryOptions) => this.guarded(sql, () => transaction.query(sql, bindings, queryOptions)),
+    }), options);
   }
 
   introspect(schemas: readonly string[]): Promise<Catalog> { return this.inner.introspect(schemas); }

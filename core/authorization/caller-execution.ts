@@ -1,0 +1,57 @@
+/**
+ * The second gate (docs/governed-execution.md): every statement run for a caller runs as the database role
+ * of the caller's grants, so the database refuses what the grants do not cover even when the SQL analyzer,
+ * the first gate, let it through.
+ */
+import { deny, denialError } from '../plugin-api/denial.js';
+import type { Datasource, ExecutionScope, SqlExecutor } from '../plugin-api/sql-dialect.js';
+import type { VirtualDatabase } from '../plugin-api/vdb.js';
+import type { CallerGrants } from './grants.js';
+import { callerRole } from './role-plan.js';
+
+/** How a route runs a caller's statements. */
+export interface CallerRun {
+  /** The route only reads (query endpoints, assertions, waits, task queries): the database refuses writes. */
+  readOnly: boolean;
+  /** Each statement's time limit: `server.requestTimeoutMs` on endpoints, the action timeout in tasks. */
+  timeoutMs: number;
+}
+
+/** A caller's statements on one datasource. */
+export interface CallerExecutor extends SqlExecutor {
+  /** Runs `work` in one transaction, its statements under the same role and limits. */
+  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T>;
+}
+
+/**
+ * Runs a caller's statements on `datasource` as the database role of their grants on `vdb`. Where the
+ * dialect's database does not enforce roles yet (`capabilities.enforcesRoles` false), as the service's login,
+ * the analyzer being the only gate.
+ * @throws ForbiddenError when no database role stands for the grants: no data role of the VDB, or several
+ *   of a VDB with too many to combine.
+ */
+export function callerExecutor(datasource: Datasource, vdb: VirtualDatabase, grants: CallerGrants, run: CallerRun): CallerExecutor {
+  const scope = executionScope(datasource, vdb, grants, run.readOnly);
+  const { timeoutMs } = run;
+  return {
+    query: (sql, bindings, options) => datasource.query(sql, bindings, { ...options, timeoutMs, scope }),
+    transaction: (work) => datasource.transaction(work, { scope, timeoutMs }),
+  };
+}
+
+/** One scope object per role and mode: adapters may keep what they set up for a scope by its identity. */
+const scopes = new Map<string, { readOnly: ExecutionScope; readWrite: ExecutionScope }>();
+
+function executionScope(datasource: Datasource, vdb: VirtualDatabase, grants: CallerGrants, readOnly: boolean): ExecutionScope | undefined {
+  if (!datasource.dialect.capabilities.enforcesRoles) return undefined;
+  const role = callerRole(vdb, grants);
+  if (role === undefined) {
+    const reason = grants.access === 'unavailable'
+      ? 'the caller has no data role on this VDB'
+      : `the caller holds ${grants.roles.length} data roles of VDB ${vdb.name}, which has too many to combine in one database role`;
+    throw denialError(deny('forbidden', reason));
+  }
+  let pair = scopes.get(role);
+  if (!pair) scopes.set(role, (pair = { readOnly: Object.freeze({ role, readOnly: true }), readWrite: Object.freeze({ role, readOnly: false }) }));
+  return readOnly ? pair.readOnly : pair.readWrite;
+}

@@ -1,0 +1,157 @@
+/**
+ * The startup step between loading the VDBs and serving (docs/governed-execution.md): on every datasource
+ * whose database enforces the data roles, the database roles of the VDBs' data roles are made to hold
+ * exactly their grants (`roles.sync: true`), or checked to exist (`roles.sync: false`, the operator's).
+ */
+import type { Logger } from 'pino';
+import type { ServiceConfig } from '../config/config-types.js';
+import type { PlannedRole, RoleChange, RoleState } from '../plugin-api/database-roles.js';
+import { messageOf, StartupError, type StartupProblem } from '../plugin-api/errors.js';
+import type { Datasource } from '../plugin-api/sql-dialect.js';
+import type { VirtualDatabase } from '../plugin-api/vdb.js';
+import { describePrivilege, describeRoleChange, roleChanges } from './role-changes.js';
+import { MAX_COMBINED_DATA_ROLES, planVdbRoles, type PlannedVdbRole, type VdbRolePlan } from './role-plan.js';
+
+export interface RoleSyncOptions {
+  vdbs: readonly VirtualDatabase[];
+  config: ServiceConfig;
+  open: (name: string) => Promise<Datasource>;
+  /** False for `validate`: nothing is written, and datasources with `roles.sync: true` are left to `start`. */
+  write: boolean;
+  logger: Logger;
+}
+
+/** A datasource whose database roles were synced or checked. */
+export interface GovernedDatasource {
+  name: string;
+  datasource: Datasource;
+  /** Every planned database role: the roles the service's session may switch to. */
+  roles: string[];
+}
+
+export interface RoleSyncOutcome {
+  datasources: GovernedDatasource[];
+  /** Drift, a superuser login, privileges PUBLIC holds: one warning each, logged at start, printed by `validate`. */
+  warnings: StartupProblem[];
+}
+
+/**
+ * Syncs or checks the database roles of every datasource the VDBs use.
+ * @throws StartupError naming the datasource when a sync fails, and each missing role when the operator
+ *   manages them.
+ */
+export async function syncDatabaseRoles(options: RoleSyncOptions): Promise<RoleSyncOutcome> {
+  const { vdbs, config, logger } = options;
+  const problems: StartupProblem[] = [];
+  const warnings: StartupProblem[] = [];
+  const datasources: GovernedDatasource[] = [];
+  const names = [...new Set(vdbs.flatMap((vdb) => vdb.schemas.map((schema) => schema.datasource)))];
+  for (const name of names) {
+    const at = (message: string, severity: 'error' | 'warning') => ({ ...config.source.problem(['datasources', name], message), severity });
+    const datasource = await options.open(name);
+    const plans = vdbs.map((vdb) => planVdbRoles(vdb, name)).filter((plan): plan is VdbRolePlan => plan !== undefined);
+    if (!datasource.dialect.capabilities.enforcesRoles) {
+      if (plans.some((plan) => plan.vdb.dataRoles !== undefined)) {
+        logger.warn({ datasource: name, adapter: datasource.dialect.id }, 'the database of this datasource does not enforce the data roles yet: the SQL analyzer is the only gate');
+      }
+      continue;
+    }
+    for (const plan of plans) {
+      if (new Set(plan.vdb.dataRoles?.map((role) => role.name)).size > MAX_COMBINED_DATA_ROLES) {
+        logger.warn({ vdb: plan.vdb.name, version: plan.vdb.version },
+          `this VDB has more than ${MAX_COMBINED_DATA_ROLES} data roles: a caller holding several of them is refused (no database role combines them)`);
+      }
+    }
+    const roles = plans.flatMap((plan) => plan.roles);
+    const clash = clashes(plans);
+    if (clash.length > 0) {
+      problems.push(...clash.map((message) => at(message, 'error')));
+      continue;
+    }
+    const sync = config.datasources[name]?.roles.sync ?? true;
+    if (sync && !options.write) continue;
+    const request = { roles: roles.map((role) => role.name), schemas: [...new Set(plans.flatMap((plan) => plan.schemas))] };
+    let state: RoleState;
+    let changes: RoleChange[];
+    try {
+      ({ state, changes } = sync ? await writeRoles(datasource, roles, request) : await readRoles(datasource, roles, request));
+    } catch (error) {
+      problems.push(at(`datasources.${name}: cannot ${sync ? 'sync' : 'read'} the database roles of the data roles: ${messageOf(error)}`, 'error'));
+      continue;
+    }
+    if (sync) {
+      logger.info({ datasource: name, roles: roles.length, changes: changes.length }, 'database roles of the data roles synced');
+    } else {
+      const missing = new Set(changes.flatMap((change) => (change.kind === 'create' ? [change.role] : [])));
+      for (const change of changes) {
+        const fix = datasource.dialect.roleChangeSql(change).join('; ');
+        // a missing role is one problem, not one per privilege it lacks
+        if (change.kind !== 'create' && (missing.has(change.role) || (change.kind === 'grantMembership' && missing.has(change.memberOf)))) continue;
+        if (change.kind === 'create') {
+          problems.push(at(`datasources.${name}.roles.sync is false and database role ${change.role} (${standsFor(roles, change.role)}) does not exist: create it (docs/governed-execution.md) or set roles.sync: true`, 'error'));
+        } else if (change.kind === 'grantMembership' && change.role === state.login.name) {
+          problems.push(at(`datasources.${name}: the login ${state.login.name} cannot switch to database role ${change.memberOf}: ${fix}`, 'error'));
+        } else {
+          warnings.push(at(`datasources.${name}: ${describeRoleChange(change)}; to match the grants: ${fix}`, 'warning'));
+        }
+      }
+    }
+    for (const privilege of state.publicPrivileges) {
+      warnings.push(at(`datasources.${name}: PUBLIC holds ${describePrivilege(privilege)}: every database role has it, whatever the grants; revoke it`, 'warning'));
+    }
+    if (state.login.superuser && !datasource.restrictSession) {
+      warnings.push(at(`datasources.${name}: the service connects as ${state.login.name}, a superuser, which may leave any role its statements run as; `
+        + 'connect as a login that is a member of the data roles only (docs/governed-execution.md)', 'warning'));
+    }
+    datasources.push({ name, datasource, roles: request.roles });
+  }
+  if (problems.length > 0) throw StartupError.of(problems);
+  return { datasources, warnings };
+}
+
+interface RoleRequest {
+  roles: string[];
+  schemas: string[];
+}
+
+/** In one transaction, after the lock that serializes the syncs of several instances: read, then change. */
+function writeRoles(datasource: Datasource, planned: readonly PlannedRole[], request: RoleRequest): Promise<{ state: RoleState; changes: RoleChange[] }> {
+  return datasource.transaction(async (transaction) => {
+    const state = await datasource.dialect.readRoles(transaction, { ...request, lock: true });
+    const changes = roleChanges(planned, state);
+    for (const change of changes) {
+      for (const sql of datasource.dialect.roleChangeSql(change)) await transaction.query(sql, []);
+    }
+    return { state, changes };
+  });
+}
+
+async function readRoles(datasource: Datasource, planned: readonly PlannedRole[], request: RoleRequest): Promise<{ state: RoleState; changes: RoleChange[] }> {
+  const state = await datasource.dialect.readRoles(datasource, { ...request, lock: false });
+  return { state, changes: roleChanges(planned, state) };
+}
+
+/** Two data roles (of one VDB or of two) whose database roles would have the same name. */
+function clashes(plans: readonly VdbRolePlan[]): string[] {
+  const seen = new Map<string, string>();
+  const found: string[] = [];
+  for (const plan of plans) {
+    for (const role of plan.roles) {
+      const what = describeRole(plan.vdb, role);
+      const first = seen.get(role.name);
+      if (first === undefined) seen.set(role.name, what);
+      else found.push(`database role ${role.name} would stand for both ${first} and ${what}: set dataRoles[].dbRole to tell them apart`);
+    }
+  }
+  return found;
+}
+
+function standsFor(roles: readonly PlannedVdbRole[], name: string): string {
+  const role = roles.find((candidate) => candidate.name === name);
+  return role === undefined ? name : role.dataRoles.length === 0 ? 'every caller of its VDB' : `data role${role.dataRoles.length > 1 ? 's' : ''} ${role.dataRoles.join(', ')}`;
+}
+
+function describeRole(vdb: VirtualDatabase, role: PlannedVdbRole): string {
+  const of = `VDB ${vdb.name} version ${vdb.version}`;
+  return role.dataRoles.length === 0 ? of : `data role${role.dataRoles.length > 1 ? 's' : ''} ${role.dataRoles.join(', ')} of ${of}`;
+}

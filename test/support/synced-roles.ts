@@ -1,0 +1,24 @@
+import { planVdbRoles } from '../../core/authorization/role-plan.js';
+import type { Datasource } from '../../core/plugin-api/sql-dialect.js';
+import { coreTokens } from '../../core/service-tokens.js';
+import type { TestService } from './test-service.js';
+
+/**
+ * Drops the database roles a service synced for its VDBs (the service's one datasource being `datasource`),
+ * and `others`: PostgreSQL roles
+ * belong to the whole cluster and would outlive the suite. Their privileges go first (`drop owned by`).
+ */
+export async function dropSyncedRoles(service: TestService | undefined, datasource: Datasource, others: readonly string[] = []): Promise<void> {
+  if (!datasource.dialect.capabilities.enforcesRoles) return;
+  const vdbs = service?.container.resolve(coreTokens.vdbs).list() ?? [];
+  const planned = vdbs.flatMap((vdb) => [...new Set(vdb.schemas.map((schema) => schema.datasource))]
+    .flatMap((name) => planVdbRoles(vdb, name)?.roles.map((role) => role.name) ?? []));
+  const names = [...new Set([...planned, ...others])];
+  if (names.length === 0) return;
+  const existing = (await datasource.query(`select rolname from pg_catalog.pg_roles where rolname in (${names.map(() => '?').join(', ')})`, names)).rows;
+  for (const row of existing) {
+    const role = datasource.dialect.quoteIdentifier(String(row['rolname']));
+    await datasource.query(`drop owned by ${role}`, []);
+    await datasource.query(`drop role ${role}`, []);
+  }
+}
