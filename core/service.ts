@@ -151,12 +151,13 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
 async function governDatasources(
   vdbs: readonly VirtualDatabase[], config: ServiceConfig, datasources: DatasourceRegistry, logger: Logger, checkOnly: boolean,
 ): Promise<{ warnings: StartupProblem[]; governed: ReadonlySet<Datasource> }> {
-  const outcome = await syncDatabaseRoles({ vdbs, config, open: (name) => datasources.open(name), write: !checkOnly, logger });
+  const restricts = (name: string) => !datasources.isHandedIn(name);
+  const outcome = await syncDatabaseRoles({ vdbs, config, open: (name) => datasources.open(name), write: !checkOnly, restricts, logger });
   for (const warning of outcome.warnings) logger.warn({ file: warning.file, line: warning.line }, warning.message);
   const governed = new Set(outcome.datasources.map((entry) => entry.datasource));
   if (checkOnly) return { warnings: outcome.warnings, governed };
   for (const { name, datasource, roles } of outcome.datasources) {
-    if (typeof datasource.restrictSession === 'function' && !datasources.isHandedIn(name)) await datasource.restrictSession(roles);
+    if (typeof datasource.restrictSession === 'function' && restricts(name)) await datasource.restrictSession(roles);
   }
   return { warnings: outcome.warnings, governed };
 }

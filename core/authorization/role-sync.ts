@@ -18,6 +18,11 @@ export interface RoleSyncOptions {
   open: (name: string) => Promise<Datasource>;
   /** False for `validate`: nothing is written, and datasources with `roles.sync: true` are left to `start`. */
   write: boolean;
+  /**
+   * Whether startup will reopen this datasource's session as a non-superuser (`Datasource.restrictSession`):
+   * a superuser login is then no risk. Not for a datasource handed in by a test, which stays as it was given.
+   */
+  restricts: (name: string) => boolean;
   logger: Logger;
 }
 
@@ -99,7 +104,7 @@ export async function syncDatabaseRoles(options: RoleSyncOptions): Promise<RoleS
     for (const privilege of state.publicPrivileges) {
       warnings.push(at(`datasources.${name}: PUBLIC holds ${describePrivilege(privilege)}: every database role has it, whatever the grants; revoke it`, 'warning'));
     }
-    if (state.login.superuser && !datasource.restrictSession) {
+    if (state.login.superuser && !(datasource.restrictSession && options.restricts(name))) {
       warnings.push(at(`datasources.${name}: the service connects as ${state.login.name}, a superuser, which may leave any role its statements run as; `
         + 'connect as a login that is a member of the data roles only (docs/governed-execution.md)', 'warning'));
     }

@@ -129,7 +129,7 @@ export function runGovernedSuite(backend: GovernedBackend): void {
     for (const { form, sql } of ATTACKS) {
       const { snapshot, text, answer } = await task(service, sql, ANALYST_TOKEN);
       assert.equal([snapshot.state, snapshot.stop.reason], ['failed', 'runtime_failed'], `${form}: ${JSON.stringify(snapshot.stop)}`);
-      assert.match(answer, /\(denied, (forbidden|not_read_only)\)/, form);
+      assert.match(answer, /\(denied, (forbidden|not_read_only|function_not_allowed)\)/, form);
       assert.not.match(text, EMAIL, form);
     }
     const served = await task(service, `select id, region from ${SCHEMA}.customers order by id`, ANALYST_TOKEN);
