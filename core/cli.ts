@@ -4,10 +4,11 @@ import { semanticCommand } from './commands/scaffold-command.js';
 import { startCommand } from './commands/start-command.js';
 import { validateCommand } from './commands/validate-command.js';
 
-const USAGE = `usage: vdb-service <command> [--config FILE]
+const USAGE = `usage: vdb-service <command> [--config FILE] [--port N] [--strict]
 
 commands:
-  start      serve the descriptor bundle (config: --config FILE, else $VDB_CONFIG, else ./service.yaml)
+  start      serve the descriptor bundle (config: --config FILE, else $VDB_CONFIG, else ./service.yaml;
+             port: --port N, else $PORT, else server.port)
   validate   load config, plugins and bundle, introspect, and print every problem as file:line: message
   semantic scaffold <vdb> <version> [--out DIR]
              write the catalog-derived starter model of a VDB as a semantic module`;
