@@ -61,14 +61,14 @@ cli('validate: a bad config stops with one line naming the file and the key', as
   const configFile = writeBundle({ ...baseConfig, server: { port: 'eighty' } }, tinyBundle);
   const run = await runCli(['validate', '--config', configFile]);
   assert.is(run.code, 1);
-  assert.equal(run.stderr.trim().split('\n'), [`${configFile}:2: server.port: must be integer`]);
+  assert.equal(run.stdout.trim().split('\n'), [`${configFile}:2: server.port: must be integer`]);
 });
 
 cli('validate: a bad plugin manifest stops with one line naming the manifest and the problem', async () => {
   const configFile = writeBundle({ ...baseConfig, plugins: [join(fixtures, 'bad-schema')] }, tinyBundle);
   const run = await runCli(['validate', '--config', configFile]);
   assert.is(run.code, 1);
-  const lines = run.stderr.trim().split('\n');
+  const lines = run.stdout.trim().split('\n');
   assert.is(lines.length, 1);
   assert.match(lines[0] ?? '', /bad-schema\/plugin\.json: plugin bad-schema: invalid manifest: .*kind: must be one of/);
 });
@@ -77,7 +77,7 @@ cli('validate: a bad VDB file stops with one line naming the file, the line and 
   const configFile = writeBundle(baseConfig, { ...tinyBundle, 'descriptors/vdbs/shop.yaml': 'name: shop\nversion: "1"\ndatasource: db\nschemas: [{ name: shop, colour: red }]\n' });
   const run = await runCli(['validate', '--config', configFile]);
   assert.is(run.code, 1);
-  assert.equal(run.stderr.trim().split('\n'), [`${configFile.replace('service.yaml', 'descriptors/vdbs/shop.yaml')}:4: schemas[0].colour: unknown key`]);
+  assert.equal(run.stdout.trim().split('\n'), [`${configFile.replace('service.yaml', 'descriptors/vdbs/shop.yaml')}:4: schemas[0].colour: unknown key`]);
 });
 
 cli('start: a bad VDB file stops startup the same way, without a stack trace', async () => {
@@ -192,7 +192,15 @@ cli('validate: an isolated semantic failure of the demo is a warning at its file
   const configFile = writeBundle(demoConfig());
   const run = await runCli(['validate', '--config', configFile]);
   assert.is(run.code, 0, run.stderr);
-  assert.match(run.stderr, /descriptors\/semantic\/retail-v2\/customers\.osi\.yaml:\d+: semantic model of retail 2: bind\.column_not_found: .* \(warning: isolated by policy\)/);
+  assert.match(run.stdout, /descriptors\/semantic\/retail-v2\/customers\.osi\.yaml:\d+: semantic model of retail 2: bind\.column_not_found: .* \(warning: isolated by policy\)/);
+  // logs go to stderr, so stdout holds nothing but problems and the verdict
+  assert.ok(run.stdout.trim().split('\n').every((line) => !line.startsWith('{')), run.stdout);
+  assert.ok(run.stderr.trim().split('\n').every((line) => line.startsWith('{')), run.stderr);
+
+  const strict = await runCli(['validate', '--strict', '--config', configFile]);
+  assert.is(strict.code, 1, 'with --strict an isolated semantic error fails');
+  assert.match(strict.stdout, /customers\.osi\.yaml:\d+: semantic model of retail 2: bind\.column_not_found: .* \(isolated by policy; an error with --strict\)/);
+  assert.not.match(strict.stdout, /^ok: /m);
 });
 
 cli('validate: endpoint definitions print every problem as file:line: message, and | raw as a warning', async () => {
@@ -200,7 +208,7 @@ cli('validate: endpoint definitions print every problem as file:line: message, a
   const trusted = writeBundle(baseConfig, { ...tinyBundle, 'descriptors/queries/sorted.yaml': query("select id from shop.items order by {{ 'name' | raw }}") });
   const warned = await runCli(['validate', '--config', trusted]);
   assert.is(warned.code, 0, warned.stderr);
-  assert.match(warned.stderr, /descriptors\/queries\/sorted\.yaml:4: \| raw splices text unchecked: it must never carry request data \(warning\)/);
+  assert.match(warned.stdout, /descriptors\/queries\/sorted\.yaml:4: \| raw splices text unchecked: it must never carry request data \(warning\)/);
 
   const broken = writeBundle(baseConfig, {
     ...tinyBundle,
@@ -209,8 +217,8 @@ cli('validate: endpoint definitions print every problem as file:line: message, a
   });
   const run = await runCli(['validate', '--config', broken]);
   assert.is(run.code, 1);
-  const lines = run.stderr.trim().split('\n').map((line) => line.replace(/^.*descriptors\//, ''));
-  assert.equal(lines.length, 2, run.stderr);
+  const lines = run.stdout.trim().split('\n').map((line) => line.replace(/^.*descriptors\//, ''));
+  assert.equal(lines.length, 2, run.stdout);
   assert.match(lines[0] ?? '', /^queries\/quoted\.yaml:4: quoted placeholder: bind the value, drop the quotes/);
   assert.match(lines[1] ?? '', /^queries\/unknown\.yaml:4: query: column "colour" does not exist/);
 });
