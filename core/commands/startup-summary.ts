@@ -58,15 +58,12 @@ function count(n: number, one: string, many: string): string {
  */
 function demoTokenLines(config: ServiceConfig, url: string): string[] {
   if (config.auth.scheme !== 'bearer') return [];
-  const entries = Array.isArray(config.auth.settings['tokens']) ? config.auth.settings['tokens'] as unknown[] : [];
-  const demo = entries.filter((entry): entry is { token: string; subject?: unknown; roles?: unknown } =>
-    typeof (entry as { token?: unknown } | null)?.token === 'string' && DEMO_TOKEN.test((entry as { token: string }).token));
+  // the scheme validated `tokens` against its manifest: entries with `token` (or `sha256`), `subject`, `roles`
+  const entries = (config.auth.settings['tokens'] ?? []) as { token?: string; subject: string; roles?: string[] }[];
+  const demo = entries.filter((entry) => entry.token !== undefined && DEMO_TOKEN.test(entry.token));
   if (demo.length === 0) return [];
-  const lines = demo.map((entry) => {
-    const roles = Array.isArray(entry.roles) ? entry.roles.map(String).join(', ') : '';
-    return `local token: Authorization: Bearer ${entry.token} (subject ${String(entry.subject)}, roles ${roles})`;
-  });
-  const example = demo.find((entry) => Array.isArray(entry.roles) && !entry.roles.includes('admin')) ?? demo[0];
+  const lines = demo.map((entry) => `local token: Authorization: Bearer ${entry.token} (subject ${entry.subject}, roles ${(entry.roles ?? []).join(', ')})`);
+  const example = demo.find((entry) => !(entry.roles ?? []).includes('admin')) ?? demo[0];
   return [
     ...lines,
     'these local tokens are public defaults: set VDB_ADMIN_TOKEN / VDB_ANALYST_TOKEN anywhere but your laptop',
