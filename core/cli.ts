@@ -4,20 +4,23 @@ import { semanticCommand } from './commands/scaffold-command.js';
 import { startCommand } from './commands/start-command.js';
 import { validateCommand } from './commands/validate-command.js';
 
-const USAGE = `usage: vdb-service <command> [--config FILE]
+const USAGE = `usage: vdb-service <command> [--config FILE] (else $VDB_CONFIG, else ./service.yaml)
 
 commands:
-  start      serve the descriptor bundle (config: --config FILE, else $VDB_CONFIG, else ./service.yaml)
-  validate   load config, plugins and bundle, introspect, and print every problem as file:line: message
+  start [--port N]
+             serve the descriptor bundle; the port: --port N, else $PORT, else server.port
+  validate [--strict]
+             load config, plugins and bundle, introspect, and print every problem on stdout as
+             file:line: message; exit 1 when startup would fail (--strict: on any semantic error too)
   semantic scaffold <vdb> <version> [--out DIR]
              write the catalog-derived starter model of a VDB as a semantic module`;
 
-/** Prints a startup failure as plain lines on stderr: one per problem, never a stack. */
-function reportStartupFailure(error: unknown): void {
+/** Prints a startup failure as plain lines, one per problem, never a stack: `validate` lists them on stdout. */
+function reportStartupFailure(error: unknown, out: NodeJS.WritableStream): void {
   if (error instanceof StartupError && error.problems.length > 0) {
-    for (const problem of error.problems) process.stderr.write(`${formatProblem(problem)}\n`);
+    for (const problem of error.problems) out.write(`${formatProblem(problem)}\n`);
   } else {
-    process.stderr.write(`${messageOf(error)}\n`);
+    out.write(`${messageOf(error)}\n`);
   }
 }
 
@@ -28,7 +31,7 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'validate') return await validateCommand(rest);
     if (command === 'semantic') return await semanticCommand(rest);
   } catch (error) {
-    reportStartupFailure(error);
+    reportStartupFailure(error, command === 'validate' && error instanceof StartupError ? process.stdout : process.stderr);
     return 1;
   }
   process.stderr.write(`${USAGE}\n`);

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import type { AuthScheme } from './plugin-api/auth-scheme.js';
 import { loadConfig } from './config/config-loader.js';
+import { displayPath } from './config/yaml-source.js';
 import type { ServiceConfig } from './config/config-types.js';
 import { schemaProblems } from './config/schema-validation.js';
 import { StartupError, type StartupProblem } from './plugin-api/errors.js';
@@ -11,6 +12,7 @@ import { ExtensionRegistries } from './plugins/extension-registry.js';
 import { discoverBuiltIns, loadPlugins, locateExtra, type LoadedPlugin } from './plugins/plugin-loader.js';
 import type { PluginManifest } from './plugin-api/plugin-manifest.js';
 import { HttpListeners } from './server/http-server.js';
+import { ListenFailure, listenFailureMessage } from './server/listen-failure.js';
 import { routeModules } from './server/routes/route-modules.js';
 import { DatasourceRegistry } from './sql/datasource-registry.js';
 import type { Datasource } from './plugin-api/sql-dialect.js';
@@ -41,6 +43,8 @@ export interface ServiceOptions {
    * (`roles.sync: false`) are checked, the others left to `start`.
    */
   checkOnly?: boolean;
+  /** What gave `port` (`--port 9000`, `PORT=9000`), so a port that is taken names it instead of `server.port`. */
+  portSetBy?: string;
 }
 
 /** Everything built before the server listens: what `validate` checks and `start` serves. */
@@ -191,8 +195,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   try {
     await listeners.listen(serverConfig);
   } catch (error) {
+    // the main listener may be up when the admin one fails: an open server would keep the process alive
+    await listeners.close(0);
     await prepared.close();
-    throw new StartupError(`cannot listen on ${serverConfig.host}:${serverConfig.port}: ${(error as Error).message}`, [], { cause: error });
+    if (!(error instanceof ListenFailure)) throw error;
+    throw new StartupError(listenFailureMessage(error, { configFile: displayPath(config.file), overriddenBy: options.portSetBy }), [], { cause: error });
   }
   let closing: Promise<void> | undefined;
   const close = () => {

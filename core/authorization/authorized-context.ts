@@ -56,7 +56,21 @@ function deriveContext(vdb: VirtualDatabase, grants: CallerGrants): AuthorizedCa
     .filter((fn) => allows(grants, 'select', { schema: fn.schema, relation: fn.name }).allowed)
     .map(({ schema, name, kind, returnType }) => ({ schema, name, kind, returnType }));
 
-  return { vdb: { name: vdb.name, version: vdb.version }, catalogRevision: vdb.catalogRevision, access: grants.access, relations, functions };
+  return { vdb: { name: vdb.name, version: vdb.version }, catalogRevision: vdb.catalogRevision, access: accessLevel(vdb, grants, visibleColumns), relations, functions };
+}
+
+/**
+ * `complete` also for data roles whose grants let the caller select every column of every relation: the
+ * runtime may then plan as if nothing were hidden. Any column left out keeps `restricted`. (Writes are
+ * still checked against the grants: this is what the caller may read, not a lifted check.)
+ */
+function accessLevel(vdb: VirtualDatabase, grants: CallerGrants, visibleColumns: ReadonlyMap<string, ReadonlySet<string>>): AccessLevel {
+  if (grants.access !== 'restricted') return grants.access;
+  const everything = vdb.catalog.relations.every((relation) => {
+    const visible = visibleColumns.get(relationKey(relation.schema, relation.name));
+    return visible !== undefined && relation.columns.every((column) => visible.has(column.name));
+  });
+  return everything ? 'complete' : 'restricted';
 }
 
 function deepFreeze<T>(value: T): T {

@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { configFileFrom } from '../config/config-loader.js';
+import { logDestination } from '../logging.js';
 import { StartupError } from '../plugin-api/errors.js';
 import { prepareService, type PreparedService } from '../service.js';
 import { coreTokens } from '../service-tokens.js';
@@ -70,7 +71,8 @@ export async function semanticCommand(argv: string[]): Promise<number> {
   const outFlag = options.indexOf('--out');
   const out = outFlag >= 0 ? options[outFlag + 1] : options.find((option) => option.startsWith('--out='))?.slice('--out='.length);
   if (outFlag >= 0 && (!out || out.startsWith('--'))) throw new StartupError('--out needs a folder path');
-  const service = await prepareService({ configFile: configFileFrom(options, process.env), env: process.env });
+  // stdout says what was written and the section to paste: the JSON logs go to stderr
+  const service = await prepareService({ configFile: configFileFrom(options, process.env), env: process.env, logDestination: logDestination(2) });
   try {
     const result = await scaffoldFromService(service, name, version, out === undefined ? undefined : resolve(out));
     process.stdout.write(`wrote ${result.files.join(', ')}\nadd to the VDB file:\n\n${result.reference}`);

@@ -1,15 +1,25 @@
 import { configFileFrom } from '../config/config-loader.js';
+import { logDestination } from '../logging.js';
 import { startService } from '../service.js';
+import { portOverride } from './port-override.js';
+import { startupSummary } from './startup-summary.js';
 
-/** `vdb-service start [--config FILE]`: serves until SIGTERM or SIGINT, then drains requests and exits 0. */
+/**
+ * `vdb-service start [--config FILE] [--port N]`: serves until SIGTERM or SIGINT, then drains requests and
+ * exits 0. After the JSON log line, a few lines for people go to stderr (stdout holds only JSON logs).
+ */
 export async function startCommand(argv: string[]): Promise<number> {
-  const service = await startService({ configFile: configFileFrom(argv, process.env) });
-  service.logger.info({ url: service.url, adminUrl: service.adminUrl }, 'vdb-service listening');
+  const port = portOverride(argv, process.env);
+  const logs = logDestination();
+  const service = await startService({ configFile: configFileFrom(argv, process.env), logDestination: logs, ...(port && { port: port.port, portSetBy: port.setBy }) });
   const stop = (signal: string) => {
     service.logger.info({ signal }, 'shutting down: draining requests');
     void service.close().then(() => process.exit(0));
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  // the destination writes asynchronously and says `drain` once the line is out: the lines for people follow it
+  logs.once('drain', () => process.stderr.write(startupSummary(service).map((line) => `${line}\n`).join('')));
+  service.logger.info({ url: service.url, adminUrl: service.adminUrl }, 'vdb-service listening');
   return new Promise<number>(() => undefined);
 }

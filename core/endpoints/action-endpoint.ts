@@ -25,7 +25,7 @@ export class ActionEndpoint {
     requireFields(this.neededFields, request.fields);
     const rendered = renderBody(this.definition, ACTION_BODY_SCHEMA, this.bound, request);
     const outcome = planAction(rendered.document as ActionBody, rendered.values, request.fields, this.handles);
-    if (!outcome.plan) throw new InternalError('definition_error', `${this.definition.file}: ${outcome.problems.join('; ')}`);
+    if (!outcome.plan) throw new InternalError('definition_error', `${this.definition.file}: ${outcome.problems.map((problem) => problem.message).join('; ')}`);
     authorizeActionPlan(outcome.plan, request.caller);
     return executeAction(this.name, outcome.plan, { caller: request.caller, timeoutMs: request.timeoutMs }, this.logger);
   }

@@ -139,36 +139,53 @@ export function bodyProblems(schema: object, document: unknown): string[] {
   if (document === null || typeof document !== 'object') return ['the body must be a YAML mapping'];
   const known = verdicts.get(document);
   if (known) return known;
-  let validate = validators.get(schema);
-  if (!validate) validators.set(schema, (validate = ajv.compile(schema)));
-  const problems = validate(document) ? [] : describeErrors(validate.errors ?? []);
+  const problems = bodyProblemsAt(schema, document).map((problem) => problem.message);
   verdicts.set(document, problems);
   return problems;
 }
 
-function describeErrors(errors: readonly ErrorObject[]): string[] {
-  // `if`/`then` and `oneOf` repeat what their branches said; keep the specific messages
-  const specific = errors.filter((error) => error.keyword !== 'if');
-  return [...new Set(specific.map(describe))];
+/** A problem of a rendered body and the path of the part at fault, so startup can name its file line. */
+export interface BodyProblem {
+  message: string;
+  path: (string | number)[];
 }
 
-function describe(error: ErrorObject): string {
+/** The problems of a rendered body with their paths (startup checks; requests use the cached `bodyProblems`). */
+export function bodyProblemsAt(schema: object, document: unknown): BodyProblem[] {
+  if (document === null || typeof document !== 'object') return [{ message: 'the body must be a YAML mapping', path: [] }];
+  let validate = validators.get(schema);
+  if (!validate) validators.set(schema, (validate = ajv.compile(schema)));
+  return validate(document) ? [] : describeErrors(validate.errors ?? []);
+}
+
+function describeErrors(errors: readonly ErrorObject[]): BodyProblem[] {
+  // `if`/`then` and `oneOf` repeat what their branches said; keep the specific messages
+  const seen = new Set<string>();
+  return errors.filter((error) => error.keyword !== 'if').map(describe).filter((problem) => !seen.has(problem.message) && seen.add(problem.message));
+}
+
+function describe(error: ErrorObject): BodyProblem {
   const path = error.instancePath.slice(1).split('/').filter((part) => part !== '').map((part) => (/^\d+$/.test(part) ? Number(part) : part));
   const where = path.length === 0 ? 'body' : dotted(path);
   switch (error.keyword) {
-    case 'additionalProperties':
-      return `${where}: unknown key "${String(error.params['additionalProperty'])}"`;
+    case 'additionalProperties': {
+      const key = String(error.params['additionalProperty']);
+      return { message: `${where}: unknown key "${key}"`, path: [...path, key] };
+    }
     case 'required':
-      return `${where}: missing "${String(error.params['missingProperty'])}"`;
+      return { message: `${where}: missing "${String(error.params['missingProperty'])}"`, path };
     case 'enum':
-      return `${where}: must be one of ${(error.params['allowedValues'] as unknown[]).map(String).join(', ')}`;
+      return { message: `${where}: must be one of ${(error.params['allowedValues'] as unknown[]).map(String).join(', ')}`, path };
     case 'oneOf':
-      return `${where}: give exactly one of usingFilterFieldValuePairs, usingFilterFields`;
+      return { message: `${where}: give exactly one of usingFilterFieldValuePairs, usingFilterFields`, path };
     case 'pattern':
-      return error.params['pattern'] === LITERAL
-        ? `${where}: must be written literally in the definition, not come from a request value`
-        : `${where}: must be a plain name (letters, digits, _)`;
+      return {
+        message: error.params['pattern'] === LITERAL
+          ? `${where}: must be written literally in the definition, not come from a request value`
+          : `${where}: must be a plain name (letters, digits, _)`,
+        path,
+      };
     default:
-      return `${where}: ${error.message ?? 'is invalid'}`;
+      return { message: `${where}: ${error.message ?? 'is invalid'}`, path };
   }
 }

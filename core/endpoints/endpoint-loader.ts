@@ -12,7 +12,8 @@ import type { TemplateFunctionModule } from '../plugin-api/template-engine.js';
 import { ActionEndpoint } from './action-endpoint.js';
 import { planAction } from './actions/action-plan.js';
 import { toSql } from './bound-text.js';
-import { ACTION_BODY_SCHEMA, bodyProblems, QUERY_BODY_SCHEMA } from './definition-body-schema.js';
+import { ACTION_BODY_SCHEMA, bodyProblemsAt, QUERY_BODY_SCHEMA } from './definition-body-schema.js';
+import { definitionLine } from './definition-lines.js';
 import { DefinitionError } from './definition-error.js';
 import { EndpointRegistry } from './endpoint-registry.js';
 import type { ActionBody, QueryBody } from './endpoint-types.js';
@@ -69,8 +70,11 @@ export async function loadEndpoints(loading: EndpointLoading): Promise<LoadedEnd
 type Fail = (message: string, line?: number) => void;
 
 async function checkDefinition(
-  kind: Kind, source: { name: string; file: string; source: string }, loading: EndpointLoading, problems: StartupProblem[], fail: Fail,
+  kind: Kind, source: { name: string; file: string; source: string }, loading: EndpointLoading, problems: StartupProblem[], failAnywhere: Fail,
 ): Promise<QueryEndpoint | ActionEndpoint | undefined> {
+  // a problem found nowhere more precise points at the first line of the body
+  const bodyLine = definitionLine(source.source, { document: undefined, origin: { file: source.file, lines: [] } }, { path: [] });
+  const fail: Fail = (message, line) => failAnywhere(message, line ?? bodyLine);
   const definition = attempt(fail, () => loading.engine.compile(source, loading.functions));
   if (!definition) return undefined;
   problems.push(...definition.warnings);
@@ -78,8 +82,8 @@ async function checkDefinition(
 
   const unchecked = attempt(fail, () => definition.render({}, probeContext(undefined).context));
   if (!unchecked) return undefined;
-  const schemaProblems = bodyProblems(kind === 'query' ? QUERY_BODY_SCHEMA : ACTION_BODY_SCHEMA, unchecked.document);
-  for (const problem of schemaProblems) fail(problem, lineOf(/unknown key "([^"]+)"/.exec(problem)?.[1] ?? problem.split(/[.:[ ]/)[0] ?? ''));
+  const schemaProblems = bodyProblemsAt(kind === 'query' ? QUERY_BODY_SCHEMA : ACTION_BODY_SCHEMA, unchecked.document);
+  for (const problem of schemaProblems) fail(problem.message, definitionLine(source.source, unchecked, problem));
   if (schemaProblems.length > 0) return undefined;
 
   const needed = kind === 'query' ? ((unchecked.document as QueryBody).neededFields ?? []) : ((unchecked.document as ActionBody).needed?.fields ?? []);
@@ -98,7 +102,7 @@ async function checkDefinition(
     await checkQuerySql(rendered, bound, loading.governed, probe.dynamicIdentifiers(), fail, warn, lineOf('query'));
     return problems.some((problem) => problem.severity === 'error') ? undefined : new QueryEndpoint(source.name, definition, bound, needed);
   }
-  checkActionPlan(rendered, loading.handles, fail);
+  checkActionPlan(rendered, source.source, loading.handles, fail);
   return problems.some((problem) => problem.severity === 'error')
     ? undefined
     : new ActionEndpoint(source.name, definition, bound, needed, loading.handles, loading.logger);
@@ -166,10 +170,11 @@ function plannerOf(bound: VdbHandle): SqlExecutor {
   }
 }
 
-function checkActionPlan(rendered: RenderedDefinition, handles: VdbHandles, fail: Fail): void {
+/** Plans the action with no request fields: every entity and column it names must be in the catalog. */
+function checkActionPlan(rendered: RenderedDefinition, source: string, handles: VdbHandles, fail: Fail): void {
   try {
     const outcome = planAction(rendered.document as ActionBody, rendered.values, {}, handles);
-    for (const problem of outcome.problems) fail(problem);
+    for (const problem of outcome.problems) fail(problem.message, definitionLine(source, rendered, problem));
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     fail(error.message);

@@ -14,6 +14,7 @@ import { asServiceError, renderBody, requireFields, type EndpointRequest } from 
 import type { QueryBody } from './endpoint-types.js';
 import type { CompiledDefinition } from '../plugin-api/template-engine.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
+import { refusedValueError } from './refused-value.js';
 import { sqlBinding } from './sql-binding-values.js';
 
 /** The 200 body of `POST /api/v1/query/perform/{name}` (docs/endpoints.md). */
@@ -52,14 +53,14 @@ export class QueryEndpoint {
       throw new InputError('cross_datasource_query', `query ${this.name} reads relations of ${names.length} datasources (${names.join(', ')}); federation is not available`);
     }
     const executor = callerExecutor(datasource, vdb, grants, { readOnly: true, timeoutMs: request.timeoutMs });
-    const result = await runQuery(this.name, datasource.name, executor, sql, bindings.map(sqlBinding));
+    const result = await runQuery(this.name, datasource.name, executor, sql, bindings.map(sqlBinding), request.fields);
     return { rows: result.rows, rowCount: result.rowCount, columns: result.columns };
   }
 
 }
 
 /** Runs the statement as the caller; a value the database refuses is the caller's 400, anything else ours. */
-async function runQuery(name: string, datasource: string, executor: SqlExecutor, sql: string, bindings: unknown[]) {
+async function runQuery(name: string, datasource: string, executor: SqlExecutor, sql: string, bindings: unknown[], fields: EndpointRequest['fields']) {
   try {
     return await executor.query(sql, bindings);
   } catch (error) {
@@ -69,7 +70,7 @@ async function runQuery(name: string, datasource: string, executor: SqlExecutor,
       case 'unavailable':
         throw unavailableError(datasource, error);
       case 'invalid_value':
-        throw new InputError('invalid_body', `query ${name}: a request value does not fit the query${driverCodeSuffix(error)}`, { cause: error });
+        throw refusedValueError(name, error, fields);
       default:
         throw new InternalError('query_failed', `query ${name} failed${driverCodeSuffix(error)}`, { cause: error });
     }

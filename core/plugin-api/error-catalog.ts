@@ -180,6 +180,10 @@ const CATALOG = {
     status: 409, retryable: false, message: 'an operation broke a constraint', envelopes: STANDARD,
     meaning: 'An operation broke a constraint or a value did not fit its column, after compensation; `details.operations` lists each.',
   },
+  semantic_package_unavailable: {
+    status: 409, retryable: false, message: 'the VDB has no semantic package', envelopes: STANDARD,
+    meaning: 'Admin API: the package of a VDB whose semantic state is not `active`; `details` is the VDB detail, whose diagnostics say why.',
+  },
   sequence_out_of_order: {
     status: 409, retryable: false, message: 'the advance is out of order', envelopes: TASK,
     meaning: 'Reference runtime: an advance whose `sequence` is not the next one.',

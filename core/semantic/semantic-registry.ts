@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { displayPath } from '../config/yaml-source.js';
 import type { StartupProblem } from '../plugin-api/errors.js';
 import type {
-  CompiledPackage, SemanticAvailability, SemanticHealth, SemanticVdbDetail, SemanticVdbSummary, VdbActivation,
+  CompiledPackage, Diagnostic, SemanticAvailability, SemanticHealth, SemanticVdbDetail, SemanticVdbSummary, VdbActivation,
 } from './semantic-types.js';
 
 /** Health while the semantic registry does not exist yet. */
@@ -59,13 +59,16 @@ export class SemanticRegistry {
   problems(descriptors: string): StartupProblem[] {
     return this.list().flatMap((activation) => activation.diagnostics
       .filter((diagnostic) => diagnostic.severity === 'error')
-      .map((diagnostic) => ({
-        // Bundle paths are shown from the working directory; URLs and catalog: names as they are.
-        file: /^[a-z]+:/.test(diagnostic.document) ? diagnostic.document : displayPath(join(descriptors, diagnostic.document)),
-        line: diagnostic.location.line,
-        message: `semantic model of ${activation.name} ${activation.version}: ${diagnostic.code}: ${diagnostic.message}`,
-        severity: activation.activationFailurePolicy === 'blockStartup' ? 'error' as const : 'warning' as const,
-      })));
+      .map((diagnostic) => {
+        const problem = problemOf(activation, diagnostic, descriptors);
+        return { ...problem, message: `semantic model of ${activation.name} ${activation.version}: ${problem.message}` };
+      }));
+  }
+
+  /** The root cause of a failed activation (diagnostics are sorted root first) as `file:line: code: message`. */
+  firstProblem(activation: VdbActivation, descriptors: string): StartupProblem | undefined {
+    const cause = activation.diagnostics.find((diagnostic) => diagnostic.severity === 'error');
+    return cause && problemOf(activation, cause, descriptors);
   }
 
   /**
@@ -91,6 +94,16 @@ export class SemanticRegistry {
     else if (activations.some((activation) => activation.semanticConfigured)) semanticAvailability = 'catalogOnly';
     return { semanticAvailability, ...counts, generation: this.generation };
   }
+}
+
+function problemOf(activation: VdbActivation, diagnostic: Diagnostic, descriptors: string): StartupProblem {
+  return {
+    // Bundle paths are shown from the working directory; URLs and catalog: names as they are.
+    file: /^[a-z]+:/.test(diagnostic.document) ? diagnostic.document : displayPath(join(descriptors, diagnostic.document)),
+    line: diagnostic.location.line,
+    message: `${diagnostic.code}: ${diagnostic.message}`,
+    severity: activation.activationFailurePolicy === 'blockStartup' ? 'error' : 'warning',
+  };
 }
 
 export function summaryOf(activation: VdbActivation): SemanticVdbSummary {

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
 import type { ServerConfig } from '../config/config-types.js';
 import { toHttpFailure } from './http-errors.js';
+import { ListenFailure, type ListenerKey } from './listen-failure.js';
 import { envelopeOf } from './request-context.js';
 import type { RouteModule } from './route-module.js';
 
@@ -60,9 +61,10 @@ export class HttpListeners {
     return new HttpListeners(main, admin, logger);
   }
 
+  /** @throws ListenFailure naming the listener (its config key) that could not bind. */
   async listen(config: ServerConfig): Promise<void> {
-    await listenOn(this.main, config.host, config.port);
-    if (this.admin && config.admin) await listenOn(this.admin, config.admin.host, config.admin.port);
+    await listenOn(this.main, config.host, config.port, 'server');
+    if (this.admin && config.admin) await listenOn(this.admin, config.admin.host, config.admin.port, 'server.admin');
   }
 
   /** The base URL of the main listener, e.g. `http://127.0.0.1:8282`. */
@@ -80,11 +82,13 @@ export class HttpListeners {
   }
 }
 
-function listenOn(server: Server, host: string, port: number): Promise<void> {
+function listenOn(server: Server, host: string, port: number, key: ListenerKey): Promise<void> {
   return new Promise((resolve, reject) => {
-    server.server.once('error', reject);
+    const fail = (error: unknown) => reject(new ListenFailure(host, port, key, error));
+    // restify re-emits the Node server's errors on itself: unheard there, a taken port would crash with a stack
+    server.once('error', fail);
     server.listen(port, host, () => {
-      server.server.off('error', reject);
+      server.removeListener('error', fail);
       resolve();
     });
   });

@@ -5,6 +5,7 @@ import { StartupError, type StartupProblem } from '../plugin-api/errors.js';
 import type { ExtensionRegistry } from '../plugins/extension-registry.js';
 import type { PluginManifest } from '../plugin-api/plugin-manifest.js';
 import type { Datasource, DatasourceSettings, SqlDialect } from '../plugin-api/sql-dialect.js';
+import { datasourceOpenFailure } from './datasource-open-failure.js';
 import { guardDatasource } from './guarded-datasource.js';
 import { observeStatements } from './observed-datasource.js';
 import type { StatementObserver } from './statement-outcome.js';
@@ -18,7 +19,7 @@ export class DatasourceRegistry {
   private readonly settings = new Map<string, { dialect: SqlDialect; settings: DatasourceSettings }>();
 
   constructor(
-    config: ServiceConfig,
+    private readonly config: ServiceConfig,
     dialects: ExtensionRegistry<SqlDialect>,
     dialectManifests: ReadonlyMap<string, PluginManifest>,
     private readonly overrides: Readonly<Record<string, Datasource>> = {},
@@ -54,7 +55,7 @@ export class DatasourceRegistry {
     return new Set(this.settings.keys());
   }
 
-  /** Opens the datasource once; later calls share the same promise. */
+  /** Opens the datasource once; later calls share the same promise. A failure is a StartupError at its `connection`. */
   open(name: string): Promise<Datasource> {
     let opening = this.opening.get(name);
     if (!opening) {
@@ -69,7 +70,11 @@ export class DatasourceRegistry {
     if (given) return given;
     const entry = this.settings.get(name);
     if (!entry) throw new StartupError(`unknown datasource "${name}"`);
-    return guardDatasource(await entry.dialect.open(entry.settings));
+    try {
+      return guardDatasource(await entry.dialect.open(entry.settings));
+    } catch (error) {
+      throw datasourceOpenFailure(this.config, name, error);
+    }
   }
 
   /** Whether the datasource was handed in (tests): it belongs to its owner, who closes it. */

@@ -116,7 +116,7 @@ const CONNECTION_MESSAGE = /^(Connection terminated|timeout exceeded when trying
  * Whether an error (or its cause, or one of an AggregateError's errors) says the datasource is unreachable.
  * Returns the reason to show, never the driver's message, which may hold a host name or a user.
  */
-function connectionFailureReason(error: unknown, depth = 0): string | undefined {
+export function connectionFailureReason(error: unknown, depth = 0): string | undefined {
   if (!(error instanceof Error) || depth > 4) return undefined;
   if (error.name === 'KnexTimeoutError') return 'timed out waiting for a connection';
   const code = (error as { code?: unknown }).code;

@@ -243,7 +243,8 @@ function checkedSnapshot(snapshot: RuntimeSnapshot, taskId: string): RuntimeSnap
   const problems = validateRuntimeDocument('service-task-snapshot', snapshot);
   if (problems.length > 0) throw new UpstreamError('runtime_protocol_error', `the runtime answered an invalid snapshot: ${problems.slice(0, 3).join('; ')}`);
   if (snapshot.task.taskId !== taskId) throw new UpstreamError('runtime_protocol_error', `the runtime answered a snapshot of another task (${snapshot.task.taskId})`);
-  return { ...snapshot, pendingActions: snapshot.pendingActions ?? [] };
+  // a working snapshot may leave out `stop` and `pendingActions` (the schema requires `stop` once stopped)
+  return { ...snapshot, stop: snapshot.stop ?? null, pendingActions: snapshot.pendingActions ?? [] };
 }
 
 function defaultStopReason(state: TaskState): StopReason {

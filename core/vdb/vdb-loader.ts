@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { CatalogRelation } from '../plugin-api/catalog.js';
 import { schemaProblems } from '../config/schema-validation.js';
 import { readYamlFile, type YamlSource } from '../config/yaml-source.js';
-import { messageOf, StartupError, type StartupProblem } from '../plugin-api/errors.js';
+import { formatProblem, messageOf, StartupError, type StartupProblem } from '../plugin-api/errors.js';
 import type { Datasource } from '../plugin-api/sql-dialect.js';
 import { vdbSchema } from './vdb-schema.js';
 import type { VdbCatalog, VdbDefinition, VdbSchema, VirtualDatabase } from '../plugin-api/vdb.js';
@@ -89,6 +89,12 @@ async function introspect(vdb: ParsedVdb, open: DatasourceOpener, problems: Star
       const datasource = await open(datasourceName);
       found = await datasource.introspect(entries.map((entry) => entry.schema.name));
     } catch (error) {
+      // a datasource that cannot be opened is a problem of the config (said once), not of each VDB file
+      if (error instanceof StartupError && error.problems.length > 0) {
+        const said = new Set(problems.map(formatProblem));
+        problems.push(...error.problems.filter((problem) => !said.has(formatProblem(problem))));
+        continue;
+      }
       const at = entries[0]?.schema.datasource === definition.datasource ? ['datasource'] : ['schemas', entries[0]?.index ?? 0, 'datasource'];
       problems.push(source.problem(at, `datasource "${datasourceName}" is unreachable: ${messageOf(error)}`));
       continue;

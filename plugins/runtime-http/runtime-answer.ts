@@ -40,7 +40,8 @@ async function boundedText(response: Response, operation: string, maxBytes: numb
 
 /**
  * Reads a 2xx answer of the runtime: a valid `service-task-snapshot` of the task `taskId`, else
- * `runtime_protocol_error` naming the first schema problems. A snapshot without `pendingActions` has none.
+ * `runtime_protocol_error` naming the first schema problems. A snapshot without `pendingActions` has none;
+ * a working one without `stop` has not stopped.
  */
 export async function readSnapshot(response: Response, operation: string, taskId: string, maxBytes: number): Promise<RuntimeSnapshot> {
   const text = await boundedText(response, operation, maxBytes);
@@ -56,7 +57,8 @@ export async function readSnapshot(response: Response, operation: string, taskId
     const more = problems.length > SHOWN_PROBLEMS ? ` (and ${problems.length - SHOWN_PROBLEMS} more)` : '';
     throw protocolError(`the runtime answered ${operation} with an invalid snapshot: ${shown}${more}`);
   }
-  const snapshot = body as Omit<RuntimeSnapshot, 'pendingActions'> & { pendingActions?: PendingAction[] };
+  const snapshot = body as Omit<RuntimeSnapshot, 'pendingActions' | 'stop'> & { pendingActions?: PendingAction[]; stop?: RuntimeSnapshot['stop'] };
   if (snapshot.task.taskId !== taskId) throw protocolError(`the runtime answered ${operation} with a snapshot of another task`);
-  return { ...snapshot, pendingActions: snapshot.pendingActions ?? [] };
+  // a working snapshot may leave out `stop` (the schema requires it once the task has stopped)
+  return { ...snapshot, stop: snapshot.stop ?? null, pendingActions: snapshot.pendingActions ?? [] };
 }

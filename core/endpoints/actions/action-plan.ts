@@ -69,8 +69,28 @@ export interface ActionPlan {
   operations: PlannedOperation[];
 }
 
-/** A plan, or what is wrong with the definition (`where: message` sentences). */
-export type PlanOutcome = { plan: ActionPlan; problems: [] } | { plan: undefined; problems: string[] };
+/** A fault of the definition: a `where: message` sentence and the body path of the literal at fault. */
+export interface PlanProblem {
+  message: string;
+  /** Keys and indexes into the rendered body, e.g. `['operations', 1, 'filters', 0, 'field']`. */
+  path: (string | number)[];
+  /** The name as written (an entity, a column), so the file line that holds it can be found. */
+  literal?: string;
+}
+
+/** A plan, or what is wrong with the definition. */
+export type PlanOutcome = { plan: ActionPlan; problems: [] } | { plan: undefined; problems: PlanProblem[] };
+
+/** Where in the body a step part is: the words of messages and the path to its line. */
+interface Where {
+  text: string;
+  path: (string | number)[];
+}
+
+function at(where: Where, key: string, index?: number): Where {
+  const path = index === undefined ? [...where.path, key] : [...where.path, key, index];
+  return { text: `${where.text}.${key}${index === undefined ? '' : `[${index}]`}`, path };
+}
 
 /**
  * Turns a rendered action body into statements to run: VDBs bound, entities and columns checked against the
@@ -78,87 +98,95 @@ export type PlanOutcome = { plan: ActionPlan; problems: [] } | { plan: undefined
  * value of the wrong type is a 400 (InputError) thrown at once.
  */
 export function planAction(body: ActionBody, values: readonly unknown[], fields: Readonly<Record<string, unknown>>, handles: VdbHandles): PlanOutcome {
-  const problems: string[] = [];
+  const problems: PlanProblem[] = [];
+  const fault = (where: Where, message: string, key: string, literal?: string) =>
+    void problems.push({ message: `${where.text}: ${message}`, path: [...where.path, key], ...(literal === undefined ? {} : { literal }) });
   const resolve = (value: unknown): unknown => resolveDeep(value, values);
 
-  const targetOf = (where: string, step: VdbReference, entity: string): ActionTarget | undefined => {
+  const targetOf = (where: Where, step: VdbReference, entity: string): ActionTarget | undefined => {
     const name = step.virtualDatabase ?? body.virtualDatabase;
-    if (name === undefined) return void problems.push(`${where}: set virtualDatabase (on the step or the action)`);
+    if (name === undefined) return fault(where, 'set virtualDatabase (on the step or the action)', 'entity');
     const version = step.virtualDatabaseVersion ?? (name === body.virtualDatabase ? body.virtualDatabaseVersion : undefined);
     const bound = handles.lookup(name, version);
-    if (typeof bound === 'string') return void problems.push(`${where}: ${bound}`);
+    if (typeof bound === 'string') return fault(where, bound, 'virtualDatabase', name);
     const relation = bound.relation(entity);
-    if (!relation) return void problems.push(`${where}: entity ${entity} is not a relation of VDB ${bound.vdb.name} (write <schema>.<relation>)`);
+    if (!relation) return fault(where, `entity ${entity} is not a relation of VDB ${bound.vdb.name} (write <schema>.<relation>)`, 'entity', entity);
     return { bound, relation, datasource: bound.datasourceOf(relation), entity: `${relation.schema}.${relation.name}` };
   };
-  const columnOf = (where: string, target: ActionTarget, field: string): string => {
+  /** `key` is where the name is written: `field` of a filter or assignment, or a key of waitUntilEffective. */
+  const columnOf = (where: Where, target: ActionTarget, field: string, key = 'field'): string => {
     const columns = target.relation.columns;
     const column = columns.find((candidate) => candidate.name === field)
       ?? columns.filter((candidate) => candidate.name.toLowerCase() === field.toLowerCase()).at(0);
-    if (!column) problems.push(`${where}: ${field} is not a column of ${target.entity}`);
+    if (!column) fault(where, `${field} is not a column of ${target.entity}`, key, field);
     return column?.name ?? field;
   };
-  const filtersOf = (where: string, target: ActionTarget, written: readonly FilterBody[] = []): PlannedFilter[] =>
+  const filtersOf = (where: Where, target: ActionTarget, written: readonly FilterBody[] = []): PlannedFilter[] =>
     written.map((filter, index) => ({
-      column: columnOf(`${where}.filters[${index}]`, target, filter.field),
+      column: columnOf(at(where, 'filters', index), target, filter.field),
       operation: filter.operation,
-      value: filterValue(`${where}.filters[${index}]`, filter.operation, resolve(filter.value)),
+      value: filterValue(at(where, 'filters', index).text, filter.operation, resolve(filter.value)),
     }));
-  const assignmentsOf = (where: string, target: ActionTarget, written: readonly ValueAssignmentBody[] = []): PlannedAssignment[] =>
+  const assignmentsOf = (where: Where, target: ActionTarget, written: readonly ValueAssignmentBody[] = []): PlannedAssignment[] =>
     written.map((assignment, index) => {
-      const at = `${where}.valueAssignments[${index}]`;
-      const column = columnOf(at, target, assignment.field);
-      return { column, value: coerced(at, resolve(assignment.value), assignment.dataType), dataType: assignment.dataType };
+      const assigned = at(where, 'valueAssignments', index);
+      const column = columnOf(assigned, target, assignment.field);
+      return { column, value: coerced(assigned.text, resolve(assignment.value), assignment.dataType), dataType: assignment.dataType };
     });
+  const stepAt = (section: 'before' | 'operations', index: number, name: string): Where => ({ text: `${section}[${index}] (${name})`, path: [section, index] });
 
   const assertions = (body.before ?? []).flatMap((assertion: AssertionBody, index): PlannedAssertion[] => {
     const name = String(resolve(assertion.name));
-    const where = `before[${index}] (${name})`;
+    const where = stepAt('before', index, name);
     const target = targetOf(where, assertion, assertion.entity);
     if (!target) return [];
     const message = resolve(assertion.message);
     return [{ name, target, filters: filtersOf(where, target, assertion.filters), expect: assertion.assertThat, message: String(message ?? '') }];
   });
 
-  const waitOf = (where: string, target: ActionTarget, wait: WaitBody): PlannedWait => {
+  const waitOf = (where: Where, target: ActionTarget, wait: WaitBody): PlannedWait => {
     const { byGetting } = wait;
-    const pairs: FilterBody[] = byGetting.usingFilterFieldValuePairs
-      ? Object.entries(byGetting.usingFilterFieldValuePairs).map(([field, value]) => ({ field, operation: 'EQUAL', value }))
-      : [];
-    const planned = filtersOf(`${where}.waitUntilEffective`, target, pairs);
+    const waiting = at(at(where, 'waitUntilEffective'), 'byGetting');
+    const pairs = Object.entries(byGetting.usingFilterFieldValuePairs ?? {});
+    const planned: PlannedFilter[] = pairs.map(([field, value]) => ({
+      column: columnOf(at(waiting, 'usingFilterFieldValuePairs'), target, field, field),
+      operation: 'EQUAL',
+      value: filterValue(waiting.text, 'EQUAL', resolve(value)),
+    }));
     for (const field of byGetting.usingFilterFields ?? []) {
-      planned.push({ column: columnOf(`${where}.waitUntilEffective`, target, field), operation: 'EQUAL', value: fields[field] ?? null });
+      planned.push({ column: columnOf(waiting, target, field, 'usingFilterFields'), operation: 'EQUAL', value: fields[field] ?? null });
     }
     return {
       maxSeconds: wait.maxSeconds,
       checkEverySeconds: wait.checkEverySeconds,
       target,
-      fields: byGetting.fields.map((field) => columnOf(`${where}.waitUntilEffective`, target, field)),
+      fields: byGetting.fields.map((field) => columnOf(waiting, target, field, 'fields')),
       filters: planned,
       putInContextVar: byGetting.putInContextVar,
     };
   };
-  const rollbackOf = (where: string, step: OperationBody, rollback: RollbackBody): PlannedWrite | undefined => {
-    const target = targetOf(`${where}.rollback`, step, rollback.entity ?? step.entity);
+  const rollbackOf = (where: Where, step: OperationBody, rollback: RollbackBody): PlannedWrite | undefined => {
+    const undo = at(where, 'rollback');
+    const target = targetOf(undo, step, rollback.entity ?? step.entity);
     if (!target) return undefined;
     return {
       type: rollback.type,
       target,
-      assignments: assignmentsOf(`${where}.rollback`, target, rollback.valueAssignments),
-      filters: filtersOf(`${where}.rollback`, target, rollback.filters),
+      assignments: assignmentsOf(undo, target, rollback.valueAssignments),
+      filters: filtersOf(undo, target, rollback.filters),
     };
   };
 
   const operations = body.operations.flatMap((operation: OperationBody, index): PlannedOperation[] => {
     const name = String(resolve(operation.name));
-    const where = `operations[${index}] (${name})`;
+    const where = stepAt('operations', index, name);
     const target = targetOf(where, operation, operation.entity);
     if (!target) return [];
     return [{
       name,
       type: operation.type,
       target,
-      skip: skipFlag(where, resolve(operation.skipWhenTrue)),
+      skip: skipFlag(where.text, resolve(operation.skipWhenTrue)),
       assignments: assignmentsOf(where, target, operation.valueAssignments),
       filters: filtersOf(where, target, operation.filters),
       wait: operation.waitUntilEffective && waitOf(where, target, operation.waitUntilEffective),
@@ -166,8 +194,11 @@ export function planAction(body: ActionBody, values: readonly unknown[], fields:
     }];
   });
   const names = operations.map((operation) => operation.name);
-  const repeated = names.filter((name, index) => names.indexOf(name) !== index);
-  if (repeated.length > 0) problems.push(`operations: names must be unique (${[...new Set(repeated)].join(', ')} repeated)`);
+  const repeated = names.flatMap((name, index) => (names.indexOf(name) !== index ? [index] : []));
+  if (repeated.length > 0) {
+    const message = `operations: names must be unique (${[...new Set(repeated.map((index) => names[index]))].join(', ')} repeated)`;
+    problems.push({ message, path: ['operations', repeated[0] as number, 'name'] });
+  }
 
   return problems.length > 0 ? { plan: undefined, problems } : { plan: { assertions, operations }, problems: [] };
 }

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'restify';
 import type { DependencyContainer } from 'tsyringe';
 import type { ErrorCode } from '../../plugin-api/error-catalog.js';
-import { NotFoundError, UnavailableError } from '../../plugin-api/errors.js';
+import { ConflictError, NotFoundError, UnavailableError } from '../../plugin-api/errors.js';
 import { detailOf, summaryOf, type SemanticRegistry } from '../../semantic/semantic-registry.js';
 import type { VdbActivation } from '../../semantic/semantic-types.js';
 import { coreTokens } from '../../service-tokens.js';
@@ -27,6 +27,15 @@ function activationOf(registry: SemanticRegistry, req: Request): VdbActivation {
   return activation;
 }
 
+/** 409 for a VDB without a package: the code, why in a sentence, and the VDB detail (with its diagnostics). */
+function packageUnavailable(activation: VdbActivation): ConflictError {
+  const detail = detailOf(activation);
+  const cause = detail.diagnostics.find((diagnostic) => diagnostic.severity === 'error');
+  const why = cause ? `: ${cause.document}:${cause.location.line}: ${cause.code}` : '';
+  return new ConflictError('semantic_package_unavailable',
+    `VDB ${activation.name} version ${activation.version} has no semantic package: its state is ${activation.state}${why}`, { details: { ...detail } });
+}
+
 /** The strong ETag of a package: its digest, quoted as RFC 9110 wants. */
 function etagOf(digest: string): string {
   return `"${digest}"`;
@@ -39,8 +48,8 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 /**
  * The read-only semantic admin API (docs/semantic.md), for callers with a role of `auth.adminRoles`:
  * `GET /api/v1/admin/semantic/vdbs` (summaries), `.../vdbs/{vdb}/versions/{version}` (detail with
- * diagnostics) and `.../package` (200 with the package and its digest as ETag, 409 with the detail when the
- * VDB has no package, 404 when the VDB is not active). Served on the admin listener when there is one.
+ * diagnostics) and `.../package` (200 with the package and its digest as ETag, 409
+ * `semantic_package_unavailable` with the detail when the VDB has no package, 404 when the VDB is not active). Served on the admin listener when there is one.
  */
 export const adminRoutes: RouteModule = {
   name: 'admin',
@@ -63,8 +72,7 @@ export const adminRoutes: RouteModule = {
       const activation = activationOf(registryOf(container), req);
       if (!activation.package) {
         res.header('Cache-Control', 'no-store');
-        res.json(409, detailOf(activation));
-        return;
+        throw packageUnavailable(activation);
       }
       const etag = etagOf(activation.package.digest);
       // The package never changes while the process runs; a client revalidates with If-None-Match.
@@ -153,8 +161,7 @@ function describeAdminRoutes(listenerNote: string): DescribedRoute[] {
             content: { 'application/json': { schema: { type: 'object' } } },
           },
           '304': { description: 'The package is the one of the `If-None-Match` tag.' },
-          ...errors('vdb_not_found'),
-          '409': jsonResponse('The VDB has no package (its state is not `active`): the detail, whose diagnostics say why.', DETAIL_SCHEMA, cacheControl('no-store')),
+          ...errors('vdb_not_found', 'semantic_package_unavailable'),
         },
       }),
     },

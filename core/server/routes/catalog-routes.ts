@@ -33,7 +33,7 @@ export const catalogRoutes: RouteModule = {
           version: vdb.version,
           description: vdb.description ?? null,
           catalogRevision: vdb.catalogRevision,
-          access: effectiveGrants(vdb, caller).access,
+          access: authorizedContext(vdb, effectiveGrants(vdb, caller)).access,
         })),
       });
     });
@@ -148,7 +148,7 @@ function catalogView(vdb: VirtualDatabase, grants: CallerGrants): object {
       name: vdb.name,
       version: vdb.version,
       catalogRevision: vdb.catalogRevision,
-      access: grants.access,
+      access: visible.access,
       schemas: vdb.catalog.schemas,
       relations: relations.map(({ datasource: _datasource, ...relation }) => relation),
       functions: grants.access === 'complete' ? vdb.catalog.functions : vdb.catalog.functions.filter((fn) => visible.functions.some((seen) => seen.schema === fn.schema && seen.name === fn.name)),

@@ -68,6 +68,25 @@ context('a key with a hidden column is left out, and so is a foreign key to it',
   assert.equal(derived.relations['sales.orders']?.foreignKeys, []);
 });
 
+context('data roles whose grants select every column of every relation are complete; one column less is restricted', () => {
+  const everything: CallerGrants = {
+    access: 'restricted',
+    roles: ['auditor'],
+    grants: [{ resource: 'sales', allow: ['select'] }, { resource: 'hr.salaries', allow: ['select'] }],
+  };
+  assert.is(authorizedContext(retailVdb, everything).access, 'complete');
+  const columns = retailVdb.catalog.relations.find((relation) => relation.schema === 'hr' && relation.name === 'salaries')?.columns.map((column) => column.name) ?? [];
+  const allButOne: CallerGrants = {
+    ...everything,
+    grants: [{ resource: 'sales', allow: ['select'] }, { resource: 'hr.salaries', allow: ['select'], columns: columns.slice(1) }],
+  };
+  assert.is(authorizedContext(retailVdb, allButOne).access, 'restricted');
+  const writesOnly: CallerGrants = { ...everything, grants: [{ resource: 'sales', allow: ['select'] }, { resource: 'hr', allow: ['insert', 'update'] }] };
+  assert.is(authorizedContext(retailVdb, writesOnly).access, 'restricted');
+  // the clerk may write sales but not read hr: restricted
+  assert.is(shape(CLERK).access, 'restricted');
+});
+
 context('unavailable access shows nothing', () => {
   assert.equal(shape(effectiveGrants(retailVdb, principal('auditor'))), { access: 'unavailable', relations: {}, functions: [] });
 });

@@ -76,6 +76,61 @@ checks('names are checked against the catalog: VDB, relations and columns of que
   assert.equal(byFile('actions/unfiltered.yaml'), ['operations[0]: missing "filters"']);
 });
 
+const LOOPING_ACTION = `{# Every problem below must be reported at the line that holds it. #}
+{% set reference = uuid() %}
+---
+virtualDatabase: shop
+before:
+  - name: customer_exists
+    entity: sales.customers
+    filters:
+      - { field: idd, operation: EQUAL, value: {{ customerId }} }
+    assertThat: exists
+    message: "no such customer"
+operations:
+  - name: insert_order
+    type: insert
+    entity: sales.orders
+    valueAssignments:
+      - { field: customer_id, value: {{ customerId }} }
+      - { field: colour, value: red }
+    waitUntilEffective:
+      maxSeconds: 5
+      checkEverySeconds: 1
+      byGetting:
+        fields: [id, shade]
+        usingFilterFieldValuePairs: { reference: {{ reference }} }
+{% for line in fromYamlArrayToIterable(lines) %}
+  - name: insert_line_{{ loop.index }}
+    type: insert
+    entity: sales.order_lines
+    valueAssignments:
+      - { field: order_id, value: 1 }
+{% endfor %}
+  - name: set_total
+    type: update
+    entity: sales.orderz
+    valueAssignments:
+      - { field: total, value: 1 }
+    filters:
+      - { field: id, operation: EQUAL, value: 1 }
+`;
+
+checks('every action definition problem names its file line, past loops and header lines', async () => {
+  const { errors } = await problemsOf({
+    'actions/looping.yaml': LOOPING_ACTION,
+    'actions/shape.yaml': LOOPING_ACTION.replace('    filters:\n      - { field: id, operation: EQUAL, value: 1 }\n', '').replace('assertThat: exists', 'assertThat: maybe'),
+  });
+  assert.equal(errors, [
+    'bundle/actions/looping.yaml:9: before[0] (customer_exists).filters[0]: idd is not a column of sales.customers',
+    'bundle/actions/looping.yaml:18: operations[0] (insert_order).valueAssignments[1]: colour is not a column of sales.orders',
+    'bundle/actions/looping.yaml:23: operations[0] (insert_order).waitUntilEffective.byGetting: shade is not a column of sales.orders',
+    'bundle/actions/looping.yaml:34: operations[1] (set_total): entity sales.orderz is not a relation of VDB shop (write <schema>.<relation>)',
+    'bundle/actions/shape.yaml:10: before[0].assertThat: must be one of exists, does_not_exist',
+    'bundle/actions/shape.yaml:32: operations[1]: missing "filters"',
+  ], errors.join('\n'));
+});
+
 checks('the demo bundle validates', async () => {
   const { demoDescriptors } = await import('../../support/test-service.js');
   const configFile = writeBundle(demoConfig({ descriptors: demoDescriptors }));

@@ -141,6 +141,16 @@ export function runEndpointSuite(backend: EndpointBackend): void {
     assert.equal([anonymous.status, anonymous.body['code']], [401, 'credentials_missing']);
   });
 
+  test('a value the database refuses names the request field that held it', async ({ service }) => {
+    // MySQL converts 'seven' to 0 without an error: only the PostgreSQL family refuses it
+    if (backend.family !== 'postgres') return;
+    const word = await query(service, 'orders_of_customer', { customerId: 'seven' });
+    assert.equal([word.status, word.body['code'], word.body['details']], [400, 'invalid_body', { field: 'customerId' }]);
+    assert.is(word.body['message'], 'customerId: "seven" is not a valid integer (query orders_of_customer, 22P02)');
+    const cheap = await query(service, 'products_cheaper_than', { maxPrice: 'cheap' });
+    assert.equal([cheap.status, cheap.body['message']], [400, 'maxPrice: "cheap" is not a valid number (query products_cheaper_than, 22P02)']);
+  });
+
   test('data roles: a restricted caller is refused what its grants do not cover, and nothing runs', async ({ service, raw }) => {
     const products = await query(service, 'products_cheaper_than', { maxPrice: '5' }, { token: ANALYST_TOKEN });
     assert.is(products.status, 200, JSON.stringify(products.body));

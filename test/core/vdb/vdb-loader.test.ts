@@ -1,6 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { StartupError } from '../../../core/plugin-api/errors.js';
+import { loadConfig } from '../../../core/config/config-loader.js';
+import { displayPath } from '../../../core/config/yaml-source.js';
+import { formatProblem, StartupError, UnavailableError } from '../../../core/plugin-api/errors.js';
+import { datasourceOpenFailure } from '../../../core/sql/datasource-open-failure.js';
 import { prepareService } from '../../../core/service.js';
 import { sharedPglite } from '../../support/shared-pglite.js';
 import { demoConfig, writeBundle } from '../../support/test-service.js';
@@ -54,14 +57,27 @@ loader('an unknown datasource is reported where it is named', async () => {
   assert.equal(problems, ['vdbs/shop.yaml:6: unknown datasource "erp" (not under datasources in the config)']);
 });
 
-loader('an unreachable datasource is a startup error naming the VDB file', async () => {
+loader('an unreachable datasource is a startup error at its connection in the config, with host and port, once', async () => {
+  const vdbFile = 'name: shop\nversion: "1"\ndatasource: erp\nschemas: [{ name: stock }]\n';
   const problems = await problemsOf(
-    { 'descriptors/vdbs/shop.yaml': 'name: shop\nversion: "1"\ndatasource: erp\nschemas: [{ name: stock }]\n' },
+    { 'descriptors/vdbs/shop.yaml': vdbFile, 'descriptors/vdbs/shop-2.yaml': vdbFile.replace('"1"', '"2"') },
     { datasources: { retail_db: { adapter: 'pglite' }, erp: { adapter: 'postgres', connection: { connectionString: 'postgres://app:pa55word@127.0.0.1:1/erp' } } } },
   );
-  assert.is(problems.length, 1);
-  assert.match(problems[0] ?? '', /^vdbs\/shop\.yaml:3: datasource "erp" is unreachable: /);
-  assert.not.match(problems[0] ?? '', /pa55word/);
+  assert.equal(problems.map((problem) => problem.replace(/^\S*\/service\.yaml:/, 'service.yaml:')), [
+    'service.yaml:12: datasources.erp.connection: cannot connect to the server at 127.0.0.1:1: connection refused (ECONNREFUSED)',
+  ]);
+});
+
+loader('a database that does not exist is named, at the datasource in the config', async () => {
+  const connection = { host: 'db.internal', port: 5432, user: 'app', password: 'pa55word', database: 'erp' };
+  const configFile = writeBundle(demoConfig({ datasources: { retail_db: { adapter: 'pglite' }, erp: { adapter: 'postgres', connection } } }));
+  const loaded = loadConfig(configFile, {});
+  const missing = Object.assign(new Error('database "erp" does not exist'), { code: '3D000' });
+  const error = datasourceOpenFailure(loaded, 'erp', new UnavailableError('datasource_unavailable', 'datasource "erp" is unavailable: could not connect (3D000)', { cause: missing }));
+  assert.equal(error.problems.map(formatProblem), [`${displayPath(configFile)}:${loaded.source.locate(['datasources', 'erp', 'connection']).line}: datasources.erp.connection: database "erp" does not exist on db.internal:5432 (3D000)`]);
+  const refused = datasourceOpenFailure(loaded, 'erp', Object.assign(new Error('password authentication failed for user "app"'), { code: '28P01' }));
+  assert.match(refused.message, /datasources\.erp\.connection: the server at db\.internal:5432 refused user "app": authentication failed \(28P01\)$/);
+  assert.not.match(`${error.message}${refused.message}`, /pa55word/);
 });
 
 loader('a schema or an included relation missing from the datasource is reported', async () => {

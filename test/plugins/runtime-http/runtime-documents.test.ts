@@ -70,6 +70,8 @@ documents('valid documents pass: start, advance, working and terminal runtime sn
   assert.equal(validateRuntimeDocument('service-task-advance', advanceDocument()), []);
   assert.equal(validateRuntimeDocument('service-task-snapshot', snapshotFor(ref)), []);
   assert.equal(validateRuntimeDocument('service-task-snapshot', snapshotFor(ref, { state: 'working', stop: null, artifacts: [], pendingActions: pendingActions(2) })), []);
+  const { stop: _stop, ...workingWithoutStop } = snapshotFor(ref, { state: 'working', artifacts: [], pendingActions: pendingActions(1) });
+  assert.equal(validateRuntimeDocument('service-task-snapshot', workingWithoutStop), []);
   assert.equal(validateRuntimeDocument('service-task-snapshot', terminalTaskSnapshot()), []);
   assert.equal(validateRuntimeDocument('service-task-error', errorEnvelope()), []);
 });
@@ -110,7 +112,7 @@ const broken: [RuntimeDocumentKind, string, (document: Record<string, any>) => v
   ['service-task-snapshot', 'negative usage', (d) => { d['usage']['inputTokens'] = -1; }, 'usage.inputTokens: must be >= 0'],
   ['service-task-snapshot', 'unknown usage counter', (d) => { d['usage']['cost'] = 3; }, 'usage.cost: is not allowed'],
   ['service-task-snapshot', 'usage counter missing', (d) => { delete d['usage']['modelCalls']; }, 'usage.modelCalls: is required'],
-  ['service-task-snapshot', 'stop left out', (d) => { delete d['stop']; }, 'stop: is required'],
+  ['service-task-snapshot', 'stop left out once stopped', (d) => { delete d['stop']; }, 'stop: is required'],
   ['service-task-snapshot', 'unknown stop reason', (d) => { d['stop']['reason'] = 'bored'; }, 'stop.reason: must be one of completed'],
   ['service-task-snapshot', 'wrong task id type', (d) => { d['task']['taskId'] = 7; }, 'task.taskId: must be string'],
   ['service-task-snapshot', 'action of another kind', (d) => { d['state'] = 'working'; d['stop'] = null; d['pendingActions'] = [{ ...pendingActions(1)[0], kind: 'delete' }]; }, 'pendingActions[0].kind: must be "query"'],

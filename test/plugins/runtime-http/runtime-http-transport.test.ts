@@ -188,6 +188,18 @@ failures('a malformed snapshot is a protocol error naming the first problems, no
   assert.is(context.fake.requests.length, 1);
 });
 
+failures('a working snapshot may leave out stop (read as null); a stopped one may not', async (context) => {
+  const { stop: _stop, ...working } = snapshotFor(ref, { state: 'working', artifacts: [] });
+  const { stop: _stopped, ...completed } = snapshotFor(ref);
+  context.fake.script = [{ kind: 'json', body: working }, { kind: 'json', body: completed }];
+  const transport = transportOf(context);
+  const snapshot = await transport.read(ref);
+  assert.equal([snapshot.state, snapshot.stop, snapshot.pendingActions], ['working', null, []]);
+  const error = await failure(transport.read(ref));
+  assert.is(error.code, 'runtime_protocol_error');
+  assert.match(error.message, /stop: is required/);
+});
+
 failures('a snapshot of another task is a protocol error', async (context) => {
   context.fake.script = [{ kind: 'json', body: snapshotFor({ ...ref, taskId: 't-2' }) }];
   const error = await failure(transportOf(context).read(ref));

@@ -114,10 +114,13 @@ demo('the package of retail 1: canonical JSON, its digest as ETag, 304 on If-Non
   assert.is(again.status, 304);
 });
 
-demo('the package of retail 2 answers 409 with the VDB detail', async ({ service }) => {
+demo('the package of retail 2 answers 409 semantic_package_unavailable with the VDB detail', async ({ service }) => {
   const response = await service.request('/api/v1/admin/semantic/vdbs/retail/versions/2/package');
   assert.is(response.status, 409);
-  const detail = await response.json() as SemanticVdbDetail;
+  const body = await response.json() as { code: string; message: string; details: SemanticVdbDetail };
+  assert.is(body.code, 'semantic_package_unavailable');
+  assert.match(body.message, /^VDB retail version 2 has no semantic package: its state is invalid: semantic\/retail-v2\/customers\.osi\.yaml:\d+: bind\.column_not_found$/);
+  const detail = body.details;
   assert.equal([detail.name, detail.version, detail.state, detail.packageAvailable], ['retail', '2', 'invalid', false]);
   assert.is(detail.diagnostics[0]?.code, 'bind.column_not_found');
 });
