@@ -30,22 +30,33 @@ const PLAIN_TYPES: Readonly<Record<string, string>> = {
 const SHOWN_VALUE_CHARS = 60;
 
 /**
+ * Which request field held the value the database refused, and what is wrong with it, e.g.
+ * `{ field: 'customerId', text: 'customerId: "seven" is not a valid integer' }`; undefined when the driver
+ * quotes no value or no field holds it.
+ */
+export function refusedField(error: unknown, fields: Readonly<Record<string, unknown>>): { field: string; text: string } | undefined {
+  const refusal = refusalOf(error);
+  const field = refusal === undefined ? undefined : fieldHolding(fields, refusal.value);
+  if (refusal === undefined || field === undefined) return undefined;
+  const shown = refusal.value.length > SHOWN_VALUE_CHARS ? `${refusal.value.slice(0, SHOWN_VALUE_CHARS)}…` : refusal.value;
+  const expected = refusal.expected === undefined ? undefined : (PLAIN_TYPES[refusal.expected] ?? refusal.expected);
+  const verdict = expected === undefined ? 'does not fit the query' : refusal.outOfRange ? `is out of range for ${/^[aeiou]/.test(expected) ? 'an' : 'a'} ${expected}` : `is not a valid ${expected}`;
+  return { field, text: `${field}: ${JSON.stringify(shown)} ${verdict}` };
+}
+
+/**
  * 400 `invalid_body` for a value the database refused (SQLSTATE class 22 and the like), naming the request
  * field that held it when the driver quotes the value, e.g. `customerId: "seven" is not a valid integer`.
  * Without a quoted value, or when no field holds it, the message still says which query and the code.
  */
 export function refusedValueError(query: string, error: unknown, fields: Readonly<Record<string, unknown>>): InputError {
   const code = driverCodeSuffix(error);
-  const refusal = refusalOf(error);
-  const field = refusal === undefined ? undefined : fieldHolding(fields, refusal.value);
-  if (refusal === undefined || field === undefined) {
+  const refused = refusedField(error, fields);
+  if (refused === undefined) {
     return new InputError('invalid_body', `query ${query}: a request value does not fit the query${code}`, { cause: error });
   }
-  const shown = refusal.value.length > SHOWN_VALUE_CHARS ? `${refusal.value.slice(0, SHOWN_VALUE_CHARS)}…` : refusal.value;
-  const expected = refusal.expected === undefined ? undefined : (PLAIN_TYPES[refusal.expected] ?? refusal.expected);
-  const verdict = expected === undefined ? 'does not fit the query' : refusal.outOfRange ? `is out of range for a ${expected}` : `is not a valid ${expected}`;
-  return new InputError('invalid_body', `${field}: ${JSON.stringify(shown)} ${verdict} (query ${query}${code ? `, ${code.slice(2, -1)}` : ''})`, {
-    details: { field },
+  return new InputError('invalid_body', `${refused.text} (query ${query}${code ? `, ${code.slice(2, -1)}` : ''})`, {
+    details: { field: refused.field },
     cause: error,
   });
 }

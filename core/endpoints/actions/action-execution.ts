@@ -7,6 +7,7 @@ import {
   ConflictError, InternalError, ServiceError, UnavailableError, type ErrorOptions,
 } from '../../plugin-api/errors.js';
 import { driverCodeSuffix } from '../../sql/driver-code.js';
+import { refusedField } from '../refused-value.js';
 import { classifySqlFailure, databaseDenialError } from '../../sql/sql-failure.js';
 import { unavailableError } from '../../sql/guarded-datasource.js';
 import type { ActionPlan, ActionTarget, PlannedAssertion, PlannedOperation, PlannedWrite } from './action-plan.js';
@@ -34,6 +35,8 @@ export interface ActionSuccess {
 export interface ActionCaller {
   caller: Principal;
   timeoutMs: number;
+  /** The request fields, to name the one whose value the database refused. */
+  fields: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -65,7 +68,7 @@ export async function executeAction(action: string, plan: ActionPlan, by: Action
     } catch (error) {
       if (report.status === 'not_run') report.status = 'failed';
       const compensations = await compensate(action, plan.operations, reports, context, by, logger);
-      throw failureOf(action, operation, error, reports, compensations);
+      throw failureOf(action, operation, error, reports, compensations, by.fields);
     }
   }
   return { action, status: 'completed', operations: reports, context };
@@ -123,13 +126,16 @@ async function compensate(
 }
 
 /** The error of a failed action, by what failed, listing every operation and its compensation. */
-function failureOf(action: string, operation: PlannedOperation, error: unknown, reports: readonly OperationReport[], compensations: readonly CompensationStatus[]): ServiceError {
+function failureOf(
+  action: string, operation: PlannedOperation, error: unknown, reports: readonly OperationReport[], compensations: readonly CompensationStatus[],
+  fields: Readonly<Record<string, unknown>>,
+): ServiceError {
   const details = {
     action,
     failedOperation: operation.name,
     operations: reports.map((report, index) => ({ ...report, compensation: compensations[index] ?? 'none' })),
   };
-  const cause = statementFailure(error, `operation ${operation.name}`, operation.target.datasource.name);
+  const cause = statementFailure(error, `operation ${operation.name}`, operation.target.datasource.name, fields);
   // the cause's class, code and message: only the action's report is added
   const SameKind = cause.constructor as new (code: ErrorCode, message: string, options: ErrorOptions) => ServiceError;
   return new SameKind(cause.code, cause.message, { details: { ...(cause.details ?? {}), ...details }, cause: error });
@@ -139,7 +145,7 @@ function failureOf(action: string, operation: PlannedOperation, error: unknown, 
  * A driver error as the service's: refused by the database as the caller's role 403 `forbidden` (as the
  * analyzer's denials), constraint 409 `operation_conflict`, unreachable 503, other 500 `operation_failed`.
  */
-function statementFailure(error: unknown, what: string, datasource: string): ServiceError {
+function statementFailure(error: unknown, what: string, datasource: string, fields: Readonly<Record<string, unknown>> = {}): ServiceError {
   if (error instanceof ServiceError && !(error instanceof UnavailableError)) return error;
   switch (classifySqlFailure(error)) {
     case 'denied':
@@ -148,8 +154,12 @@ function statementFailure(error: unknown, what: string, datasource: string): Ser
       return unavailableError(datasource, error);
     case 'constraint':
       return new ConflictError('operation_conflict', `${what} violates a constraint${constraintName(error)}`, { cause: error });
-    case 'invalid_value':
-      return new ConflictError('operation_conflict', `${what}: a value does not fit its column${driverCodeSuffix(error)}`, { cause: error });
+    case 'invalid_value': {
+      const refused = refusedField(error, fields);
+      return refused === undefined
+        ? new ConflictError('operation_conflict', `${what}: a value does not fit its column${driverCodeSuffix(error)}`, { cause: error })
+        : new ConflictError('operation_conflict', `${what}: ${refused.text}${driverCodeSuffix(error)}`, { details: { field: refused.field }, cause: error });
+    }
     case 'other':
       return new InternalError('operation_failed', `${what} failed${driverCodeSuffix(error)}`, { cause: error });
   }

@@ -204,6 +204,14 @@ export function runEndpointSuite(backend: EndpointBackend): void {
     assert.equal([dryRun.status, dryRun.body['operations']], [200, [{ name: 'set_stock', status: 'skipped', affectedRows: 0 }]]);
     const badValue = await action(service, 'restock', { productId: 1, stock: 'many' });
     assert.equal([badValue.status, badValue.body['code']], [400, 'invalid_body']);
+    // a value that passes its dataType but not the column: the conflict names the request field where the
+    // driver quotes the value (the PostgreSQL family; MySQL reports the column only)
+    const outOfRange = await action(service, 'restock', { productId: 1, stock: 99999999999 });
+    assert.equal([outOfRange.status, outOfRange.body['code']], [409, 'operation_conflict'], JSON.stringify(outOfRange.body));
+    if (backend.family === 'postgres') {
+      assert.match(String(outOfRange.body['message']), /operation set_stock: stock: "99999999999" is out of range for an integer/);
+      assert.is((outOfRange.body['details'] as Record<string, unknown>)['field'], 'stock');
+    }
     assert.equal(await snapshot(raw), before);
   });
 
