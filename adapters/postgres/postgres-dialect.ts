@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import {
   DEFAULT_ACQUIRE_TIMEOUT_MS, DialectBase, createKnex, knexPool, libpgQueryGrammar,
-  type Datasource, type DatasourceSettings, type DialectCapabilities, type LogicalType, type PlaceholderStyle,
+  ROW_TOO_LARGE_MARK, type Datasource, type DatasourceSettings, type DialectCapabilities, type LogicalType, type PlaceholderStyle,
   type RoleChange, type RoleState, type RoleStateRequest, type ServerConnectionFields, type SqlExecutor, type SqlGrammar, type SqlLexicon,
 } from '../../core/plugin-api/index.js';
 import { PostgresDatasource, type SessionSetup } from './postgres-datasource.js';
@@ -41,6 +41,17 @@ export class PostgresDialect extends DialectBase {
 
   protected createGrammar(): SqlGrammar {
     return libpgQueryGrammar(this);
+  }
+
+  /**
+   * The statement as a subquery, each row measured as text on the server; over the limit, a cast that fails
+   * (22P02) names the mark. The cast depends on the row so the planner cannot fold it; the newline ends a
+   * trailing `--` comment of the statement.
+   */
+  override boundRowBytes(sql: string): string {
+    const size = 'pg_catalog.octet_length(row(vdb_result.*)::text)';
+    return `select vdb_result.* from (\n${withoutFinalSemicolon(sql)}\n) as vdb_result `
+      + `where case when ${size} > ? then pg_catalog.int4('${ROW_TOO_LARGE_MARK}:' || ${size}) > 0 else true end`;
   }
 
   async open(settings: DatasourceSettings): Promise<Datasource> {
@@ -83,4 +94,9 @@ export class PostgresDialect extends DialectBase {
   logicalType(nativeType: string): LogicalType {
     return postgresLogicalType(nativeType);
   }
+}
+
+/** The statement without the `;` that may end it, before trailing blanks and comments (kept: they are inert). */
+function withoutFinalSemicolon(sql: string): string {
+  return sql.replace(/;((?:\s|--[^\n]*|\/\*[\s\S]*?\*\/)*)$/, '$1');
 }

@@ -4,6 +4,7 @@
  * the first gate, let it through.
  */
 import { deny, denialError } from '../plugin-api/denial.js';
+import { ROW_TOO_LARGE_MARK } from '../plugin-api/dialect-base.js';
 import type { Datasource, ExecutionScope, SqlExecutor } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import type { CallerGrants } from './grants.js';
@@ -15,6 +16,12 @@ export interface CallerRun {
   readOnly: boolean;
   /** Each statement's time limit: `server.requestTimeoutMs` on endpoints, the action timeout in tasks. */
   timeoutMs: number;
+  /**
+   * Where set (query endpoints, task queries: statements whose text the caller shapes), the server refuses
+   * any row larger than this before sending it (`SqlDialect.boundRowBytes`): no value the process cannot
+   * hold reaches the driver.
+   */
+  maxRowBytes?: number;
 }
 
 /** A caller's statements on one datasource. */
@@ -32,9 +39,14 @@ export interface CallerExecutor extends SqlExecutor {
  */
 export function callerExecutor(datasource: Datasource, vdb: VirtualDatabase, grants: CallerGrants, run: CallerRun): CallerExecutor {
   const scope = executionScope(datasource, vdb, grants, run.readOnly);
-  const { timeoutMs } = run;
+  const { timeoutMs, maxRowBytes } = run;
   return {
-    query: (sql, bindings, options) => datasource.query(sql, bindings, { ...options, timeoutMs, scope }),
+    query: (sql, bindings, options) => {
+      const bounded = maxRowBytes === undefined ? undefined : datasource.dialect.boundRowBytes(sql);
+      return bounded === undefined
+        ? datasource.query(sql, bindings, { ...options, timeoutMs, scope })
+        : datasource.query(bounded, [...bindings, maxRowBytes], { ...options, timeoutMs, scope });
+    },
     transaction: (work) => datasource.transaction(work, { scope, timeoutMs }),
   };
 }
@@ -54,4 +66,12 @@ function executionScope(datasource: Datasource, vdb: VirtualDatabase, grants: Ca
   let pair = scopes.get(role);
   if (!pair) scopes.set(role, (pair = { readOnly: Object.freeze({ role, readOnly: true }), readWrite: Object.freeze({ role, readOnly: false }) }));
   return readOnly ? pair.readOnly : pair.readWrite;
+}
+
+/** The largest row a caller's query returns: a driver holds each value whole in memory. */
+export const MAX_ROW_BYTES = 16 * 1024 * 1024;
+
+/** Whether a statement failed because `boundRowBytes` refused a row over `MAX_ROW_BYTES`. */
+export function isRowTooLarge(error: unknown): boolean {
+  return error instanceof Error && error.message.includes(ROW_TOO_LARGE_MARK);
 }

@@ -1,8 +1,8 @@
 import { denialError, isDenial } from '../plugin-api/denial.js';
-import { callerExecutor } from '../authorization/caller-execution.js';
+import { callerExecutor, isRowTooLarge, MAX_ROW_BYTES } from '../authorization/caller-execution.js';
 import { effectiveGrants } from '../authorization/grants.js';
 import { authorizeVdbStatement } from '../authorization/sql-authorizer.js';
-import { InputError, InternalError } from '../plugin-api/errors.js';
+import { InputError, InternalError, LimitError } from '../plugin-api/errors.js';
 import { unavailableError } from '../sql/guarded-datasource.js';
 import { recordDenied } from '../sql/observed-datasource.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
@@ -52,7 +52,7 @@ export class QueryEndpoint {
       const names = [...new Set(decision.facts.relations.map((relation) => relation.datasource))];
       throw new InputError('cross_datasource_query', `query ${this.name} reads relations of ${names.length} datasources (${names.join(', ')}); federation is not available`);
     }
-    const executor = callerExecutor(datasource, vdb, grants, { readOnly: true, timeoutMs: request.timeoutMs });
+    const executor = callerExecutor(datasource, vdb, grants, { readOnly: true, timeoutMs: request.timeoutMs, maxRowBytes: MAX_ROW_BYTES });
     const result = await runQuery(this.name, datasource.name, executor, sql, bindings.map(sqlBinding), request.fields);
     return { rows: result.rows, rowCount: result.rowCount, columns: result.columns };
   }
@@ -64,6 +64,12 @@ async function runQuery(name: string, datasource: string, executor: SqlExecutor,
   try {
     return await executor.query(sql, bindings);
   } catch (error) {
+    if (isRowTooLarge(error)) {
+      throw new LimitError('result_too_large', `query ${name}: a row of the result is larger than ${MAX_ROW_BYTES} bytes`, {
+        details: { limitBytes: MAX_ROW_BYTES },
+        cause: error,
+      });
+    }
     switch (classifySqlFailure(error)) {
       case 'denied':
         throw databaseDenialError(error);

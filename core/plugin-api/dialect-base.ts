@@ -59,6 +59,17 @@ export abstract class DialectBase implements SqlDialect {
     throw new Error(`dialect ${this.id} does not enforce data roles`);
   }
 
+  /**
+   * A read-only statement rewritten so that the server refuses any row over a size, before sending it: the
+   * text's last `?` is that size in bytes, and a row over it fails with an error whose message holds
+   * `ROW_TOO_LARGE_MARK`. Undefined where the dialect has no such rewrite; a server's own packet limit then
+   * bounds a value (MySQL's `max_allowed_packet`). A driver that reads a whole value into memory must not be
+   * handed one larger than the process can hold.
+   */
+  boundRowBytes(_sql: string): string | undefined {
+    return undefined;
+  }
+
   foldIdentifier(name: string): string {
     switch (this.unquotedCase) {
       case 'lower': return name.toLowerCase();
@@ -67,3 +78,6 @@ export abstract class DialectBase implements SqlDialect {
     }
   }
 }
+
+/** In the message of the error a statement fails with when `DialectBase.boundRowBytes` refused a row. */
+export const ROW_TOO_LARGE_MARK = 'vdb_row_too_large';

@@ -23,7 +23,7 @@
 export type ErrorEnvelope = 'standard' | 'task';
 
 /** The statuses the service answers errors with. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 406 | 408 | 409 | 413 | 415 | 500 | 502 | 503 | 504;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 406 | 408 | 409 | 413 | 415 | 422 | 500 | 502 | 503 | 504;
 
 /** `Code` is the type of the codes an entry may name; the exported catalog checks they are catalogued. */
 export interface ErrorDefinition<Code extends string = string> {
@@ -191,6 +191,10 @@ const CATALOG = {
   task_not_working: {
     status: 409, retryable: false, message: 'the task waits for no observation', envelopes: TASK,
     meaning: 'Reference runtime: an advance of a task that has ended.',
+  },
+  result_too_large: {
+    status: 422, retryable: false, message: 'a row of the result is too large', envelopes: STANDARD,
+    meaning: 'A row of the query\'s result is larger than the service returns (16 MiB, `details.limitBytes`); the database refused it before sending it. Select fewer or smaller columns.',
   },
   body_too_large: {
     status: 413, retryable: false, message: 'the request body is too large', envelopes: STANDARD,

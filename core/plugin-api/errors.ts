@@ -48,6 +48,8 @@ export class ConflictError extends category<409>() {}
 export class PayloadTooLargeError extends category<413>() {}
 /** The request body has a media type the route does not read (415). */
 export class UnsupportedMediaTypeError extends category<415>() {}
+/** The request is valid but what it asks for exceeds a limit of the service (422). */
+export class LimitError extends category<422>() {}
 /** A dependency (datasource, runtime) is down or the service is not ready (503). */
 export class UnavailableError extends category<503>() {}
 /** A dependency answered wrongly (502). */

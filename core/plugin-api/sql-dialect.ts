@@ -179,6 +179,11 @@ export interface SqlDialect extends DialectSyntax {
   /** Maps a native type name (as introspection reports it) to its logical type. */
   logicalType(nativeType: string): LogicalType;
   /**
+   * A read-only statement rewritten so that the server refuses any row over a size (the text's last `?`),
+   * before sending it; undefined where the dialect has none. See `DialectBase.boundRowBytes`.
+   */
+  boundRowBytes(sql: string): string | undefined;
+  /**
    * Reads what the database holds for the planned roles (docs/governed-execution.md), inside the
    * transaction `executor` runs. Only where `capabilities.enforcesRoles`.
    */

@@ -1,7 +1,7 @@
 import type { Principal } from '../plugin-api/auth-scheme.js';
 import { isDenial, type Denial } from '../plugin-api/denial.js';
 import { ForbiddenError } from '../plugin-api/errors.js';
-import { callerExecutor } from '../authorization/caller-execution.js';
+import { callerExecutor, isRowTooLarge, MAX_ROW_BYTES } from '../authorization/caller-execution.js';
 import { effectiveGrants } from '../authorization/grants.js';
 import { authorizeVdbStatement } from '../authorization/sql-authorizer.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
@@ -33,7 +33,7 @@ export async function runPendingAction(action: PendingAction, bound: VdbHandle, 
   const datasource = bound.datasourceFor(decision.facts.relations);
   if (!datasource) return failedObservation(action, 'denied', 'cross_datasource_query', 'the query reads relations of two datasources');
   try {
-    const executor = callerExecutor(datasource, bound.vdb, grants, { readOnly: true, timeoutMs: ACTION_TIMEOUT_MS });
+    const executor = callerExecutor(datasource, bound.vdb, grants, { readOnly: true, timeoutMs: ACTION_TIMEOUT_MS, maxRowBytes: MAX_ROW_BYTES });
     const result = await raceDeadline(executor.query(action.sql, [], { maxRows }), ACTION_TIMEOUT_MS,
       () => new QueryTimeout(`the query ran longer than ${ACTION_TIMEOUT_MS / 1000} s`));
     return { actionId: action.actionId, status: 'ok', ...result, error: null };
@@ -42,6 +42,7 @@ export async function runPendingAction(action: PendingAction, bound: VdbHandle, 
     if (denial) return deniedObservation(action, denial);
     // no database role stands for the caller's grants
     if (error instanceof ForbiddenError) return failedObservation(action, 'denied', String(error.details?.['denial'] ?? 'forbidden'), error.message);
+    if (isRowTooLarge(error)) return failedObservation(action, 'failed', 'result_too_large', `a row of the result is larger than ${MAX_ROW_BYTES} bytes`);
     if (error instanceof QueryTimeout || (error as { code?: unknown } | null)?.code === QUERY_CANCELED) {
       return failedObservation(action, 'failed', 'query_timeout', `the query ran longer than ${ACTION_TIMEOUT_MS / 1000} s`);
     }
