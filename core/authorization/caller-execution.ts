@@ -4,7 +4,6 @@
  * the first gate, let it through.
  */
 import { deny, denialError } from '../plugin-api/denial.js';
-import { ROW_TOO_LARGE_MARK } from '../plugin-api/dialect-base.js';
 import type { Datasource, ExecutionScope, SqlExecutor } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import type { CallerGrants } from './grants.js';
@@ -70,8 +69,3 @@ function executionScope(datasource: Datasource, vdb: VirtualDatabase, grants: Ca
 
 /** The largest row a caller's query returns: a driver holds each value whole in memory. */
 export const MAX_ROW_BYTES = 16 * 1024 * 1024;
-
-/** Whether a statement failed because `boundRowBytes` refused a row over `MAX_ROW_BYTES`. */
-export function isRowTooLarge(error: unknown): boolean {
-  return error instanceof Error && error.message.includes(ROW_TOO_LARGE_MARK);
-}

@@ -1,5 +1,5 @@
 import { denialError, isDenial } from '../plugin-api/denial.js';
-import { callerExecutor, isRowTooLarge, MAX_ROW_BYTES } from '../authorization/caller-execution.js';
+import { callerExecutor, MAX_ROW_BYTES } from '../authorization/caller-execution.js';
 import { effectiveGrants } from '../authorization/grants.js';
 import { authorizeVdbStatement } from '../authorization/sql-authorizer.js';
 import { InputError, InternalError, LimitError } from '../plugin-api/errors.js';
@@ -64,15 +64,14 @@ async function runQuery(name: string, datasource: string, executor: SqlExecutor,
   try {
     return await executor.query(sql, bindings);
   } catch (error) {
-    if (isRowTooLarge(error)) {
-      throw new LimitError('result_too_large', `query ${name}: a row of the result is larger than ${MAX_ROW_BYTES} bytes`, {
-        details: { limitBytes: MAX_ROW_BYTES },
-        cause: error,
-      });
-    }
     switch (classifySqlFailure(error)) {
       case 'denied':
         throw databaseDenialError(error);
+      case 'row_too_large':
+        throw new LimitError('result_too_large', `query ${name}: a row of the result is larger than ${MAX_ROW_BYTES} bytes`, {
+          details: { limitBytes: MAX_ROW_BYTES },
+          cause: error,
+        });
       case 'unavailable':
         throw unavailableError(datasource, error);
       case 'invalid_value':

@@ -1,4 +1,5 @@
 import { denialError, deny, type Denial, type DenialCode } from '../plugin-api/denial.js';
+import { ROW_TOO_LARGE_MARK } from '../plugin-api/dialect-base.js';
 import { UnavailableError, type ForbiddenError, type InputError } from '../plugin-api/errors.js';
 import { isConnectionFailure } from './guarded-datasource.js';
 
@@ -7,7 +8,7 @@ import { isConnectionFailure } from './guarded-datasource.js';
  * caller's role (403, like the analyzer's denials), a constraint refused the data (409), a value the column
  * cannot hold (400), the datasource is unreachable (503), or anything else (500).
  */
-export type SqlFailureKind = 'denied' | 'constraint' | 'invalid_value' | 'unavailable' | 'other';
+export type SqlFailureKind = 'denied' | 'row_too_large' | 'constraint' | 'invalid_value' | 'unavailable' | 'other';
 
 /**
  * SQLSTATEs of a statement the database refused as the caller's database role (docs/governed-execution.md):
@@ -45,10 +46,17 @@ const MSSQL_INVALID = new Set([241, 245, 8114, 8115, 8152, 2628]);
 const ORACLE_CONSTRAINT = new Set([1, 1400, 2290, 2291, 2292]);
 const ORACLE_INVALID = new Set([1722, 1830, 1840, 1841, 1861, 12899, 1438]);
 
+/** Whether a statement failed because `SqlDialect.boundRowBytes` made the server refuse a row over the bound. */
+export function isRowTooLarge(error: unknown): boolean {
+  return error instanceof Error && error.message.includes(ROW_TOO_LARGE_MARK);
+}
+
 export function classifySqlFailure(error: unknown): SqlFailureKind {
   if (error instanceof UnavailableError || isConnectionFailure(error)) return 'unavailable';
   if (!(error instanceof Error)) return 'other';
   if (databaseDenial(error)) return 'denied';
+  // before class 22: the bound fails with a data exception that names the mark
+  if (isRowTooLarge(error)) return 'row_too_large';
   const { code, errno, number, errorNum } = error as { code?: unknown; errno?: unknown; number?: unknown; errorNum?: unknown };
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) {
     // a PostgreSQL SQLSTATE: class 23 integrity constraint violation, class 22 data exception

@@ -1,13 +1,13 @@
 import type { Principal } from '../plugin-api/auth-scheme.js';
 import { isDenial, type Denial } from '../plugin-api/denial.js';
 import { ForbiddenError } from '../plugin-api/errors.js';
-import { callerExecutor, isRowTooLarge, MAX_ROW_BYTES } from '../authorization/caller-execution.js';
+import { callerExecutor, MAX_ROW_BYTES } from '../authorization/caller-execution.js';
 import { effectiveGrants } from '../authorization/grants.js';
 import { authorizeVdbStatement } from '../authorization/sql-authorizer.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
 import { recordDenied } from '../sql/observed-datasource.js';
-import { databaseDenial } from '../sql/sql-failure.js';
+import { databaseDenial, isRowTooLarge } from '../sql/sql-failure.js';
 import { raceDeadline } from './deadline.js';
 import type { Observation, PendingAction } from '../plugin-api/task-documents.js';
 

@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PostgresDialect } from '../../adapters/postgres/postgres-dialect.js';
-import { isRowTooLarge, MAX_ROW_BYTES } from '../../core/authorization/caller-execution.js';
+import { MAX_ROW_BYTES } from '../../core/authorization/caller-execution.js';
+import { isRowTooLarge } from '../../core/sql/sql-failure.js';
 import type { Datasource, DatasourceSettings } from '../../core/plugin-api/sql-dialect.js';
 import { guardDatasource } from '../../core/sql/guarded-datasource.js';
 import { sharedPglite } from '../support/shared-pglite.js';

@@ -143,7 +143,8 @@ function failureOf(
 
 /**
  * A driver error as the service's: refused by the database as the caller's role 403 `forbidden` (as the
- * analyzer's denials), constraint 409 `operation_conflict`, unreachable 503, other 500 `operation_failed`.
+ * analyzer's denials), constraint 409 `operation_conflict`, unreachable 503, other 500 `operation_failed`
+ * (an action's statements run without a row bound, so a row too large is not theirs to meet).
  */
 function statementFailure(error: unknown, what: string, datasource: string, fields: Readonly<Record<string, unknown>> = {}): ServiceError {
   if (error instanceof ServiceError && !(error instanceof UnavailableError)) return error;
@@ -160,6 +161,7 @@ function statementFailure(error: unknown, what: string, datasource: string, fiel
         ? new ConflictError('operation_conflict', `${what}: a value does not fit its column${driverCodeSuffix(error)}`, { cause: error })
         : new ConflictError('operation_conflict', `${what}: ${refused.text}${driverCodeSuffix(error)}`, { details: { field: refused.field }, cause: error });
     }
+    case 'row_too_large':
     case 'other':
       return new InternalError('operation_failed', `${what} failed${driverCodeSuffix(error)}`, { cause: error });
   }
