@@ -10,7 +10,9 @@ import type { ColumnReference } from '../plugin-api/sql-grammar.js';
 import type { ExpressionAnalyzer } from './expression-analysis.js';
 import type { DocumentPath } from './located-document.js';
 import { siteAt } from './module-acquisition.js';
-import type { OsiExpression } from './module-schemas.js';
+import { chosenExpression } from './expression-dialects.js';
+import type { OsiDatatype } from './module-schemas.js';
+import { OSI_AGGREGATES, scanExpression } from './osi-expression-subset.js';
 import type { DatasetElement, FieldElement, RelationshipElement, SemanticModel } from './model-elements.js';
 import type { ExpressionDialect } from '../plugin-api/semantic-provider.js';
 import { candidateHint, didYouMean, NameTable } from './name-matching.js';
@@ -18,18 +20,28 @@ import { candidateHint, didYouMean, NameTable } from './name-matching.js';
 /** Logical types a join may compare without a cast. */
 const JOIN_COMPATIBLE: Readonly<Partial<Record<LogicalType, string>>> = { integer: 'whole', bigint: 'whole', decimal: 'fraction', float: 'fraction' };
 
+/**
+ * The logical types each Foundation `datatype` admits, the first being the type of a computed field that
+ * declares it. `Opaque` is a type outside the portable vocabulary: any column, no type for a computed field.
+ */
+const DATATYPE_LOGICAL_TYPES: Readonly<Record<OsiDatatype, readonly LogicalType[]>> = {
+  String: ['string', 'uuid'],
+  Integer: ['integer', 'bigint'],
+  Decimal: ['decimal'],
+  Float: ['float'],
+  Boolean: ['boolean'],
+  Date: ['date'],
+  Time: ['time'],
+  DateTime: ['timestamp'],
+  DateTimeTz: ['timestamp'],
+  Opaque: [],
+};
+
 export interface BindingContext {
   vdb: VirtualDatabase;
   dialectOf(datasource: string): ExpressionDialect;
   analyzer: ExpressionAnalyzer;
   diagnostics: DiagnosticList;
-}
-
-/** The ANSI_SQL variant of an expression (the one the service compiles) and where it sits. */
-export function ansiExpression(expression: OsiExpression, path: DocumentPath): { text: string; path: DocumentPath } | undefined {
-  const index = expression.dialects.findIndex((variant) => (variant.dialect ?? 'ANSI_SQL') === 'ANSI_SQL');
-  const variant = expression.dialects[index];
-  return variant ? { text: variant.expression, path: [...path, 'expression', 'dialects', index, 'expression'] } : undefined;
 }
 
 export async function bindModel(model: SemanticModel, context: BindingContext): Promise<void> {
@@ -51,6 +63,23 @@ export async function bindModel(model: SemanticModel, context: BindingContext): 
   for (const dataset of model.datasets) bindDataset(dataset, schemas, relations, context);
   await analyzeFields(model, context);
   for (const relationship of model.relationships) bindRelationship(relationship, diagnostics);
+  for (const dataset of model.datasets) if (dataset.osi.role === 'bridge') checkBridge(dataset, model.relationships, diagnostics);
+}
+
+/**
+ * A declared bridge must be what the Foundation calls one (§6.8.1): a dataset with many-to-one (or
+ * one-to-one) relationships to two or more other datasets. Checked only when every relationship from it
+ * bound, so a relationship error is not reported a second time as a bridge error.
+ */
+function checkBridge(dataset: DatasetElement, relationships: readonly RelationshipElement[], diagnostics: DiagnosticList): void {
+  const outgoing = relationships.filter((relationship) => relationship.from === dataset);
+  if (!dataset.relation || outgoing.some((relationship) => relationship.cardinality === undefined)) return;
+  const linked = new Set(outgoing
+    .filter((relationship) => relationship.to !== dataset && (relationship.cardinality === 'manyToOne' || relationship.cardinality === 'oneToOne'))
+    .map((relationship) => relationship.to));
+  if (linked.size >= 2) return;
+  diagnostics.add('bind.bridge_invalid', siteAt(dataset.scope.document, [...dataset.path, 'role']), `dataset:${dataset.id}`,
+    `dataset ${dataset.id} is declared a bridge but has many-to-one relationships to ${linked.size === 0 ? 'no dataset' : `only ${[...linked].map((other) => other?.id).join('')}`}; a bridge links two or more`);
 }
 
 function relationIndex(relations: VdbRelation[]): Map<string, NameTable<VdbRelation>> {
@@ -133,14 +162,15 @@ async function analyzeFields(model: SemanticModel, context: BindingContext): Pro
     if (!dataset.relation) continue;
     const dialect = context.dialectOf(dataset.relation.datasource);
     for (const field of dataset.fields) {
-      const ansi = ansiExpression(field.osi.expression, field.path);
-      if (!ansi) {
+      const chosen = chosenExpression(field.osi.expression, dataset.modelDialect, field.path);
+      if (!chosen) {
         diagnostics.add('compile.dialect_unavailable', siteAt(dataset.scope.document, [...field.path, 'expression']), `field:${field.id}`,
-          `field ${field.id} has no ANSI_SQL expression`);
+          `field ${field.id} has no expression in OSI_SQL_2026 or ANSI_SQL`);
         continue;
       }
-      field.expression = ansi.text;
-      field.expressionPath = ansi.path;
+      field.expression = chosen.text;
+      field.expressionPath = chosen.path;
+      field.expressionDialect = chosen.dialect;
       pending.push({ field, dialect });
     }
   }
@@ -160,6 +190,13 @@ function bindField(field: FieldElement, dialect: ExpressionDialect, context: Bin
   const relation = dataset.relation as VdbRelation;
   const document = dataset.scope.document;
   const at = () => siteAt(document, field.expressionPath as DocumentPath);
+  if (field.expressionDialect === 'osi') {
+    const outside = scanExpression(field.expression as string, (name) => OSI_AGGREGATES.has(name), true).outsideSubset;
+    if (outside !== undefined) {
+      diagnostics.add('compile.expression_outside_subset', at, `field:${field.id}`, `field ${field.id}, ${field.expression}: OSI_SQL_2026 does not have ${outside}`);
+      return;
+    }
+  }
   const outcome = context.analyzer.analyze(dialect, field.expression as string);
   if (!outcome.ok) {
     diagnostics.add('compile.expression_invalid', at, `field:${field.id}`, `field ${field.id}, ${field.expression}: ${outcome.message}`);
@@ -187,7 +224,13 @@ function bindField(field: FieldElement, dialect: ExpressionDialect, context: Bin
       `field ${field.id} declares logical_type ${declared}, column ${relation.schema}.${relation.name}.${column.name} is ${column.logicalType} (${column.nativeType})`);
     return;
   }
-  field.logicalType = column?.logicalType ?? declared ?? null;
+  const datatype = field.osi.datatype;
+  if (column && datatype !== undefined && datatype !== 'Opaque' && !DATATYPE_LOGICAL_TYPES[datatype].includes(column.logicalType)) {
+    diagnostics.add('bind.type_mismatch', siteAt(document, [...field.path, 'datatype']), `column:${relation.schema}.${relation.name}.${column.name}`,
+      `field ${field.id} declares datatype ${datatype}, column ${relation.schema}.${relation.name}.${column.name} is ${column.logicalType} (${column.nativeType})`);
+    return;
+  }
+  field.logicalType = column?.logicalType ?? declared ?? (datatype === undefined ? null : DATATYPE_LOGICAL_TYPES[datatype][0] ?? null);
 }
 
 /**
@@ -238,12 +281,14 @@ function bindRelationship(relationship: RelationshipElement, diagnostics: Diagno
   relationship.fromColumns = fromColumns as CatalogColumn[];
   relationship.toColumns = toColumns as CatalogColumn[];
   const toNames = relationship.toColumns.map((column) => column.name);
-  if (!keysOf(to).some((key) => sameColumns(key, toNames))) {
+  const toUnique = keysOf(to).some((key) => sameColumns(key, toNames));
+  if (!toUnique) {
     diagnostics.add('bind.relationship_target_not_key', siteAt(document, [...relationship.path, 'to_columns']), `relationship:${relationship.id}`,
-      `relationship ${relationship.id}: (${toNames.join(', ')}) is not a primary or unique key of dataset ${to.id}, so a row may match several`);
+      `relationship ${relationship.id}: (${toNames.join(', ')}) is not a primary or unique key of dataset ${to.id}, so a row may match several: it is many-to-many`);
   }
   const fromNames = relationship.fromColumns.map((column) => column.name);
-  relationship.cardinality = keysOf(from).some((key) => sameColumns(key, fromNames)) ? 'oneToOne' : 'manyToOne';
+  const fromUnique = keysOf(from).some((key) => sameColumns(key, fromNames));
+  relationship.cardinality = fromUnique ? (toUnique ? 'oneToOne' : 'oneToMany') : (toUnique ? 'manyToOne' : 'manyToMany');
 }
 
 /** The keys of a dataset: those of its relation and those it declares. */

@@ -33,8 +33,10 @@ export class JoinGraph {
     for (const relationship of relationships) {
       const { from, to } = relationship;
       if (!from || !to || !relationship.fromColumns || from === to) continue;
-      this.add({ relationship, from, joined: to, fanOut: false });
-      this.add({ relationship, from: to, joined: from, fanOut: relationship.cardinality !== 'oneToOne' });
+      const { cardinality } = relationship;
+      // A step towards a "many" side repeats rows (§6.4 of the Foundation infers which side is many).
+      this.add({ relationship, from, joined: to, fanOut: cardinality === 'oneToMany' || cardinality === 'manyToMany' });
+      this.add({ relationship, from: to, joined: from, fanOut: cardinality === 'manyToOne' || cardinality === 'manyToMany' });
     }
   }
 

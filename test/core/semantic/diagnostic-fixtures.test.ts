@@ -13,7 +13,8 @@ import { activationContext, fixturesRoot, retailCatalog, testProviders, vdbFromF
 interface Expectation {
   description: string;
   state: SemanticState;
-  diagnostic: { code: string; severity: string; document: string; location: SourceLocation; target: string } | null;
+  /** `osiCode` is the Foundation's code the diagnostic carries; absent means none. */
+  diagnostic: { code: string; osiCode?: string; severity: string; document: string; location: SourceLocation; target: string } | null;
   harness?: { serve?: ServeOptions; maxFileBytes?: number; customersDatasource?: string };
 }
 
@@ -53,10 +54,10 @@ for (const { name, dir, expect } of cases) {
       assert.equal(activation.diagnostics, []);
       return;
     }
-    const expected = { ...expect.diagnostic, target: expect.diagnostic.target.replace('{{server}}', server ?? '') };
+    const expected = { ...expect.diagnostic, osiCode: expect.diagnostic.osiCode ?? null, target: expect.diagnostic.target.replace('{{server}}', server ?? '') };
     assert.ok(first, 'a diagnostic');
     assert.equal(
-      { code: first.code, severity: first.severity, document: first.document, location: first.location, target: first.target },
+      { code: first.code, osiCode: first.osiCode, severity: first.severity, document: first.document, location: first.location, target: first.target },
       expected,
       first.message,
     );
