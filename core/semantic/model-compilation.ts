@@ -136,7 +136,7 @@ class MetricCompiler {
         const around = inner.hasAggregate ? metric.aggregateCalls?.find((call) => call.start <= span.start && span.end <= call.end) : undefined;
         if (around) {
           this.diagnostics.add('compile.nested_aggregate', this.at(metric), `metric:${metric.id}`,
-            `metric ${metric.id}, ${expression}: ${around.name} aggregates metric ${reference.metric.id}, which aggregates itself; the OSI Foundation defers nested aggregation`);
+            `metric ${metric.id}, ${expression}: ${around.name} aggregates metric ${reference.metric.id}, which is itself an aggregate; the OSI Foundation defers nested aggregation`);
           return null;
         }
         for (const field of inner.fields) if (!fields.includes(field)) fields.push(field);
