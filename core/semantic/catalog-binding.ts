@@ -12,7 +12,7 @@ import type { DocumentPath } from './located-document.js';
 import { siteAt } from './module-acquisition.js';
 import { chosenExpression } from './expression-dialects.js';
 import type { OsiDatatype } from './module-schemas.js';
-import { OSI_AGGREGATES, scanExpression } from './osi-expression-subset.js';
+import { OSI_AGGREGATES, scanExpression, unavailableFunction } from './osi-expression-subset.js';
 import type { DatasetElement, FieldElement, RelationshipElement, SemanticModel } from './model-elements.js';
 import type { ExpressionDialect } from '../plugin-api/semantic-provider.js';
 import { candidateHint, didYouMean, NameTable } from './name-matching.js';
@@ -191,9 +191,15 @@ function bindField(field: FieldElement, dialect: ExpressionDialect, context: Bin
   const document = dataset.scope.document;
   const at = () => siteAt(document, field.expressionPath as DocumentPath);
   if (field.expressionDialect === 'osi') {
-    const outside = scanExpression(field.expression as string, (name) => OSI_AGGREGATES.has(name), true).outsideSubset;
-    if (outside !== undefined) {
-      diagnostics.add('compile.expression_outside_subset', at, `field:${field.id}`, `field ${field.id}, ${field.expression}: OSI_SQL_2026 does not have ${outside}`);
+    const scanned = scanExpression(field.expression as string, (name) => OSI_AGGREGATES.has(name), true);
+    if (scanned.outsideSubset !== undefined) {
+      diagnostics.add('compile.expression_outside_subset', at, `field:${field.id}`, `field ${field.id}, ${field.expression}: OSI_SQL_2026 does not have ${scanned.outsideSubset}`);
+      return;
+    }
+    const missing = unavailableFunction(scanned, dialect.functionPolicy.allowed);
+    if (missing !== undefined) {
+      diagnostics.add('compile.function_unavailable', at, `field:${field.id}`,
+        `field ${field.id}, ${field.expression}: datasource ${relation.datasource} (${dialect.grammar.label}) has no function ${missing}`);
       return;
     }
   }

@@ -218,6 +218,11 @@ export const DIAGNOSTICS = {
     summary: 'An OSI_SQL_2026 expression uses a function, operator or construct outside the OSI expression language (a vendor function, a `::` cast, a subquery, …).',
     remediation: 'Use the functions and operators of the OSI expression language, or write the expression as an `ANSI_SQL` variant in the datasource\'s own SQL.',
   },
+  'compile.function_unavailable': {
+    stage: 'compile', severity: 'error',
+    summary: 'An OSI_SQL_2026 expression calls a function of the OSI expression language that the datasource\'s database does not have (e.g. `IFF` or `MEDIAN` on PostgreSQL); the service does not translate OSI functions.',
+    remediation: 'Use an equivalent the database has (`CASE WHEN`, `PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY x)`), or add an `ANSI_SQL` variant in the database\'s own SQL.',
+  },
   'compile.nested_aggregate': {
     stage: 'compile', severity: 'error', osiCode: 'E_NESTED_AGGREGATION_DEFERRED',
     summary: 'A metric applies an aggregate to another aggregate, directly (`AVG(COUNT(x))`) or through a metric it names (`AVG(revenue)`).',

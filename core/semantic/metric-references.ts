@@ -12,7 +12,7 @@ import type { MetricElement, MetricReference, SemanticModel } from './model-elem
 import type { ExpressionDialect } from '../plugin-api/semantic-provider.js';
 import type { Lookup, ModelNames } from './model-resolution.js';
 import { candidateHint } from './name-matching.js';
-import { OSI_AGGREGATES, scanExpression } from './osi-expression-subset.js';
+import { OSI_AGGREGATES, scanExpression, unavailableFunction } from './osi-expression-subset.js';
 
 export async function resolveMetricReferences(
   model: SemanticModel,
@@ -45,6 +45,11 @@ function resolveMetric(metric: MetricElement, names: ModelNames, dialect: Expres
   const scanned = scanExpression(metric.expression as string, (name) => analyzer.isAggregate(name) || OSI_AGGREGATES.has(name), osi);
   if (osi && scanned.outsideSubset !== undefined) {
     diagnostics.add('compile.expression_outside_subset', at, target, `metric ${metric.id}, ${metric.expression}: OSI_SQL_2026 does not have ${scanned.outsideSubset}`);
+    return;
+  }
+  const missing = osi ? unavailableFunction(scanned, dialect.functionPolicy.allowed) : undefined;
+  if (missing !== undefined) {
+    diagnostics.add('compile.function_unavailable', at, target, `metric ${metric.id}, ${metric.expression}: the VDB's datasource (${dialect.grammar.label}) has no function ${missing}`);
     return;
   }
   const outcome = analyzer.analyze(dialect, metric.expression as string);

@@ -58,6 +58,8 @@ export interface AggregateCall {
 }
 
 export interface ScannedExpression {
+  /** The names of the functions called (unqualified), upper case, in order. */
+  calls: string[];
   /** Aggregate calls in order of their start. */
   aggregates: AggregateCall[];
   /** The first aggregate found inside another aggregate's parentheses, e.g. `COUNT` of `AVG(COUNT(x))`. */
@@ -114,7 +116,8 @@ function tokens(text: string): Token[] | string {
  */
 export function scanExpression(text: string, isAggregate: (name: string) => boolean, checkSubset: boolean): ScannedExpression {
   const scanned = tokens(text);
-  if (typeof scanned === 'string') return { aggregates: [], outsideSubset: scanned };
+  if (typeof scanned === 'string') return { calls: [], aggregates: [], outsideSubset: scanned };
+  const calls: string[] = [];
   const aggregates: AggregateCall[] = [];
   let outsideSubset: string | undefined;
   const outside = (reason: string) => {
@@ -139,13 +142,14 @@ export function scanExpression(text: string, isAggregate: (name: string) => bool
       return;
     }
     if (token.kind !== 'word') return;
-    const calls = next?.kind === 'operator' && next.text === '(';
+    const isCall = next?.kind === 'operator' && next.text === '(';
     if (checkSubset) {
       const excluded = EXCLUDED_KEYWORDS.get(token.text);
       if (excluded) outside(excluded);
       if (token.text === 'GROUP' && previous?.kind === 'word' && previous.text !== 'WITHIN') outside('a GROUP BY clause');
     }
-    if (!calls || KEYWORDS_BEFORE_PARENTHESIS.has(token.text)) return;
+    if (!isCall || KEYWORDS_BEFORE_PARENTHESIS.has(token.text)) return;
+    if (previous?.kind !== 'operator' || previous.text !== '.') calls.push(token.text);
     if (checkSubset) {
       if (previous?.kind === 'operator' && previous.text === '.') outside(`the qualified function call ${text.slice(scanned[index - 2]?.start ?? token.start, token.end)}`);
       else if (!OSI_AGGREGATES.has(token.text) && !OSI_FUNCTIONS.has(token.text)) outside(`the function ${token.text}, which is not in the OSI expression language`);
@@ -155,5 +159,18 @@ export function scanExpression(text: string, isAggregate: (name: string) => bool
     if (!nested && open.some((enclosing) => enclosing !== undefined)) nested = call;
     aggregates.push(call);
   });
-  return { aggregates, ...(nested ? { nested } : {}), ...(outsideSubset ? { outsideSubset } : {}) };
+  return { calls, aggregates, ...(nested ? { nested } : {}), ...(outsideSubset ? { outsideSubset } : {}) };
+}
+
+/** Calls that are SQL syntax in every supported database rather than functions a policy lists. */
+const STANDARD_FORMS: ReadonlySet<string> = new Set(['CAST', 'EXTRACT', 'POSITION', 'SUBSTRING', 'TRIM', 'COALESCE', 'NULLIF', 'COUNT']);
+
+/**
+ * The first function of an OSI expression that the datasource does not have, judged by its dialect's
+ * allow-list of built-ins (`FunctionPolicy`). The service writes OSI functions as they are; one the
+ * database lacks (`IFF` on PostgreSQL, `MEDIAN` on SQL Server) is refused at activation rather than
+ * failing in every query that uses it.
+ */
+export function unavailableFunction(scanned: ScannedExpression, allowed: ReadonlySet<string>): string | undefined {
+  return scanned.calls.find((name) => !STANDARD_FORMS.has(name) && !allowed.has(name.toLowerCase()));
 }
