@@ -1,3 +1,4 @@
+import { dotted } from '../config/schema-validation.js';
 import { messageOf } from '../plugin-api/errors.js';
 import type { SemanticReference } from '../plugin-api/vdb.js';
 import { contentDigest, sha256Hex } from './digests.js';
@@ -239,7 +240,7 @@ function osiDocument(
   for (const problem of problems) {
     if (isDeferredKey(problem)) {
       diagnostics.add('document.deferred_key', siteAt(site, problem.path), `document:${file.path}`,
-        `${problem.message}: the OSI Foundation defers "${problem.unknownKey}" to a later proposal`);
+        `${dotted(problem.path.slice(0, -1)) || '(document)'}: "${problem.unknownKey}" is a key the OSI Foundation defers to a later proposal`);
     } else {
       diagnostics.add('document.schema_invalid', siteAt(site, problem.path), `document:${file.path}`, problem.message);
     }
