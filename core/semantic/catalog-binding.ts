@@ -15,6 +15,7 @@ import type { OsiDatatype } from './module-schemas.js';
 import { OSI_AGGREGATES, scanExpression, unavailableFunction } from './osi-expression-subset.js';
 import type { DatasetElement, FieldElement, RelationshipElement, SemanticModel } from './model-elements.js';
 import type { ExpressionDialect } from '../plugin-api/semantic-provider.js';
+import { JoinGraph } from './join-paths.js';
 import { candidateHint, didYouMean, NameTable } from './name-matching.js';
 
 /** Logical types a join may compare without a cast. */
@@ -61,9 +62,10 @@ export async function bindModel(model: SemanticModel, context: BindingContext): 
   }
   const relations = relationIndex(vdb.catalog.relations);
   for (const dataset of model.datasets) bindDataset(dataset, schemas, relations, context);
-  await analyzeFields(model, context);
+  // Relationships first: a field that reads another dataset is judged by how the two are related.
   for (const relationship of model.relationships) bindRelationship(relationship, diagnostics);
   for (const dataset of model.datasets) if (dataset.osi.role === 'bridge') checkBridge(dataset, model.relationships, diagnostics);
+  await analyzeFields(model, { ...context, joins: new JoinGraph(model.relationships), datasets: model.datasets });
 }
 
 /**
@@ -155,7 +157,13 @@ function sameColumns(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((column) => b.includes(column));
 }
 
-async function analyzeFields(model: SemanticModel, context: BindingContext): Promise<void> {
+/** What a field's binding needs besides the context: the model's datasets and how they are related. */
+interface FieldContext extends BindingContext {
+  joins: JoinGraph;
+  datasets: readonly DatasetElement[];
+}
+
+async function analyzeFields(model: SemanticModel, context: FieldContext): Promise<void> {
   const { analyzer, diagnostics } = context;
   const pending: { field: FieldElement; dialect: ExpressionDialect }[] = [];
   for (const dataset of model.datasets) {
@@ -184,7 +192,7 @@ async function analyzeFields(model: SemanticModel, context: BindingContext): Pro
   for (const { field, dialect } of pending) bindField(field, dialect, context);
 }
 
-function bindField(field: FieldElement, dialect: ExpressionDialect, context: BindingContext): void {
+function bindField(field: FieldElement, dialect: ExpressionDialect, context: FieldContext): void {
   const { diagnostics } = context;
   const dataset = field.dataset;
   const relation = dataset.relation as VdbRelation;
@@ -217,7 +225,9 @@ function bindField(field: FieldElement, dialect: ExpressionDialect, context: Bin
   const found = outcome.analysis.references.map((reference) => columnOf(reference, dataset, relation, columns, dialect));
   found.forEach((column, index) => {
     if (column) return;
-    const name = (outcome.analysis.references[index] as ColumnReference).parts.at(-1) as string;
+    const reference = outcome.analysis.references[index] as ColumnReference;
+    if (reportOtherDataset(field, reference, dialect, context)) return;
+    const name = reference.parts.at(-1) as string;
     diagnostics.add('bind.column_not_found', at, `column:${relation.schema}.${relation.name}.${name}`,
       `field ${field.id} reads ${(outcome.analysis.references[index] as ColumnReference).parts.join('.')}, but relation ${relation.schema}.${relation.name} has no such column${candidateHint(name, columns.names())}`);
   });
@@ -237,6 +247,39 @@ function bindField(field: FieldElement, dialect: ExpressionDialect, context: Bin
     return;
   }
   field.logicalType = column?.logicalType ?? declared ?? (datatype === undefined ? null : DATATYPE_LOGICAL_TYPES[datatype][0] ?? null);
+}
+
+/** The Foundation's verdict on a field reading a field of another dataset (§4.3.1), by how the two relate. */
+const OTHER_DATASET_CODES = {
+  finer: 'compile.field_finer_grain_reference',
+  manyToMany: 'compile.field_across_many_to_many',
+  enrich: 'compile.field_enrichment_unsupported',
+} as const;
+
+/**
+ * A field reads `dataset.field` of another dataset of its document's namespaces. The Foundation allows it
+ * along many-to-one relationships (enrichment), which the service does not compile yet, and refuses it
+ * towards a many side or across a many-to-many relationship. Returns false when the reference names no
+ * other dataset (then it is an unknown column).
+ */
+function reportOtherDataset(field: FieldElement, reference: ColumnReference, dialect: ExpressionDialect, context: FieldContext): boolean {
+  if (reference.parts.length !== 2) return false;
+  const home = field.dataset;
+  const same = (a: string, b: string) => (dialect.caseInsensitiveNames ? a.toLowerCase() === b.toLowerCase() : a === b);
+  const visible = [home.namespace, ...home.scope.imports];
+  const other = context.datasets.find((dataset) => dataset !== home && visible.includes(dataset.namespace) && same(dataset.name, reference.parts[0] as string));
+  if (!other) return false;
+  const reach = context.joins.reach(home, other);
+  if (reach === 'none') return false;
+  const written = reference.parts.join('.');
+  const why = {
+    enrich: `the OSI Foundation enriches it along many-to-one relationships, which the service does not compile in a field yet; read ${written} in a metric or a query instead`,
+    finer: `${other.id} is on the many side of ${home.id}, so a row of ${home.id} has many values of it; aggregate it in a metric`,
+    manyToMany: `${home.id} and ${other.id} are related many-to-many; aggregate it in a metric`,
+  }[reach];
+  context.diagnostics.add(OTHER_DATASET_CODES[reach], siteAt(home.scope.document, field.expressionPath as DocumentPath), `field:${field.id}`,
+    `field ${field.id} reads ${written} of dataset ${other.id}: ${why}`);
+  return true;
 }
 
 /**

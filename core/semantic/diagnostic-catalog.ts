@@ -15,7 +15,7 @@ export const STAGE_ORDER: Readonly<Record<ActivationStage, number>> = { acquire:
  */
 export type OsiModelErrorCode =
   | 'E_AGGREGATE_IN_FIELD' | 'E_NESTED_AGGREGATION_DEFERRED' | 'E_NAME_COLLISION' | 'E_NAME_NOT_FOUND'
-  | 'E_DEFERRED_KEY_REJECTED' | 'E_NO_PATH' | 'E_AMBIGUOUS_PATH' | 'E_UNAGGREGATED_FINER_GRAIN_REFERENCE';
+  | 'E_DEFERRED_KEY_REJECTED' | 'E_NO_PATH' | 'E_AMBIGUOUS_PATH' | 'E_UNAGGREGATED_FINER_GRAIN_REFERENCE' | 'E3012_MN_NO_SAFE_REWRITE';
 
 export interface DiagnosticDefinition {
   /** The stage that reports it; `null` when it depends on where it happened (internal errors). */
@@ -237,6 +237,21 @@ export const DIAGNOSTICS = {
     stage: 'compile', severity: 'error', osiCode: 'E_AGGREGATE_IN_FIELD',
     summary: 'A field expression uses an aggregate function; fields are row-level.',
     remediation: 'Move the aggregate into a metric and reference the field from it.',
+  },
+  'compile.field_finer_grain_reference': {
+    stage: 'compile', severity: 'error', osiCode: 'E_UNAGGREGATED_FINER_GRAIN_REFERENCE',
+    summary: 'A field reads a field of a dataset on the many side of its own (e.g. customers reading orders.total): one row would have many values.',
+    remediation: 'Aggregate the value in a metric (`SUM(orders.total)`) and query it by the dataset\'s fields.',
+  },
+  'compile.field_across_many_to_many': {
+    stage: 'compile', severity: 'error', osiCode: 'E3012_MN_NO_SAFE_REWRITE',
+    summary: 'A field reads a field of a dataset related to its own many-to-many.',
+    remediation: 'Aggregate the value in a metric; across a many-to-many relationship a row has many values.',
+  },
+  'compile.field_enrichment_unsupported': {
+    stage: 'compile', severity: 'error',
+    summary: 'A field reads a field of a dataset on the one side of its own (enrichment, which the OSI Foundation allows); the service does not compile fields across datasets yet.',
+    remediation: 'Read the other dataset\'s field where it is (`customers.region` in a metric or a query), or define the field on a view that joins the relations.',
   },
   'compile.metric_not_aggregate': {
     stage: 'compile', severity: 'error', osiCode: 'E_UNAGGREGATED_FINER_GRAIN_REFERENCE',

@@ -61,6 +61,21 @@ export class JoinGraph {
     return this.planFrom(first, datasets, search);
   }
 
+  /**
+   * How rows of `to` relate to one row of `from` along relationships: `enrich` when every step goes towards a
+   * one side (at most one row, §4.3.1 of the Foundation), `finer` when a step goes towards a many side,
+   * `manyToMany` when a step crosses a many-to-many relationship, `none` when nothing connects them.
+   */
+  reach(from: DatasetElement, to: DatasetElement): 'enrich' | 'finer' | 'manyToMany' | 'none' {
+    if (this.search(from, [to], false).distance.has(to)) return 'enrich';
+    const search = this.search(from, [to], true);
+    if (!search.distance.has(to)) return 'none';
+    for (let step = search.parent.get(to); step; step = search.parent.get(step.from)) {
+      if (step.relationship.cardinality === 'manyToMany') return 'manyToMany';
+    }
+    return 'finer';
+  }
+
   private planFrom(base: DatasetElement, datasets: readonly DatasetElement[], search: Search): JoinPlan {
     const ambiguous = datasets.find((dataset) => (search.paths.get(dataset) ?? 0) > 1);
     if (ambiguous) {

@@ -7,7 +7,7 @@ import { projectRoot } from '../../support/test-service.js';
 
 test('docs/diagnostics.md lists every diagnostic code with its severity, OSI code and remediation, and no other', () => {
   const doc = readFileSync(join(projectRoot, 'docs', 'diagnostics.md'), 'utf8');
-  const row = /^\| `([a-z]+\.[a-z_]+)` \| (\w+) \| (`E_[A-Z_]+`|) \| [^\n]* \| ([^\n]*) \|$/gm;
+  const row = /^\| `([a-z]+\.[a-z_]+)` \| (\w+) \| (`E[0-9A-Z_]+`|) \| [^\n]* \| ([^\n]*) \|$/gm;
   const rows = new Map([...doc.matchAll(row)].map((match) => [match[1], { severity: match[2], osiCode: match[3], remediation: match[4] }]));
   for (const [code, definition] of Object.entries(DIAGNOSTICS) as [string, DiagnosticDefinition][]) {
     const osiCode = definition.osiCode ? `\`${definition.osiCode}\`` : '';
