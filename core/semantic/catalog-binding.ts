@@ -81,7 +81,7 @@ function checkBridge(dataset: DatasetElement, relationships: readonly Relationsh
     .map((relationship) => relationship.to));
   if (linked.size >= 2) return;
   diagnostics.add('bind.bridge_invalid', siteAt(dataset.scope.document, [...dataset.path, 'role']), `dataset:${dataset.id}`,
-    `dataset ${dataset.id} is declared a bridge but has many-to-one relationships to ${linked.size === 0 ? 'no dataset' : `only ${[...linked].map((other) => other?.id).join('')}`}; a bridge links two or more`);
+    `dataset ${dataset.id} is declared a bridge but has many-to-one relationships to ${linked.size === 0 ? 'no dataset' : `only ${[...linked].map((other) => other?.id).join(', ')}`}; a bridge links two or more`);
 }
 
 function relationIndex(relations: VdbRelation[]): Map<string, NameTable<VdbRelation>> {
