@@ -38,10 +38,10 @@ export function psqlMissing(): string | undefined {
 }
 
 /** `psql -c` per statement, unaligned output with `|` between columns, SQLSTATEs in error messages. */
-export function psql(target: DoorTarget, token: string, statements: string[], user = 'tester'): Promise<ProcessOutput> {
+export function psql(target: DoorTarget, token: string, statements: string[], user = 'tester', env: NodeJS.ProcessEnv = {}): Promise<ProcessOutput> {
   const args = ['-X', '-A', '-t', '-F', '|', '-v', 'VERBOSITY=verbose', '-h', '127.0.0.1', '-p', String(target.port), '-U', user, '-d', target.database];
   for (const statement of statements) args.push('-c', statement);
-  return runProcess('psql', args, { PGPASSWORD: token, PGCONNECT_TIMEOUT: '30' });
+  return runProcess('psql', args, { PGPASSWORD: token, PGCONNECT_TIMEOUT: '30', ...env });
 }
 
 export function pgClient(target: DoorTarget, token: string): pg.Client {

@@ -1,3 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -228,3 +233,54 @@ cancels('a CancelRequest cancels the running statement (57014) and the connectio
 });
 
 cancels.run();
+
+/** With sql.tls, a client that asks for TLS gets it; a handshake that is not TLS closes its connection only. */
+const tls = suite<{ service: TestService; target: DoorTarget }>('the SQL front door over TLS');
+const missingOpenssl = (() => {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return psqlMissing();
+  } catch {
+    return 'openssl is not installed';
+  }
+})();
+
+tls.before(async (context) => {
+  if (missingOpenssl) return;
+  const folder = mkdtempSync(join(tmpdir(), 'vdb-door-tls-'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(folder, 'key.pem'), '-out', join(folder, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+  context.service = await startTestService({
+    config: demoConfig({ sql: { enabled: true, port: 0, tls: { cert: join(folder, 'cert.pem'), key: join(folder, 'key.pem') } } }),
+  });
+  context.target = { port: (context.service.sqlAddress as { port: number }).port, database: 'retail@1' };
+});
+
+tls.after(async ({ service }) => {
+  await service?.close();
+});
+
+(missingOpenssl ? tls.skip : tls)(`psql with sslmode=require is served; a client that sends no TLS handshake after SSLRequest is disconnected, the door serves on${missingOpenssl ? ` (${missingOpenssl})` : ''}`, async ({ target }) => {
+  const secure = await psql(target, ANALYST_TOKEN, ['select count(*) from sales.products'], 'tester', { PGSSLMODE: 'require' });
+  assert.is(secure.stdout, '30\n', secure.stderr);
+  const answer = await new Promise<Buffer>((resolve) => {
+    const socket = connect(target.port, '127.0.0.1', () => {
+      const request = Buffer.alloc(8);
+      request.writeInt32BE(8);
+      request.writeInt32BE(80877103, 4); // SSLRequest
+      socket.write(request);
+    });
+    let received = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      // 'S': go ahead with TLS; what follows is not a ClientHello
+      socket.write('this is not a TLS handshake'.repeat(10));
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(received));
+  });
+  assert.is(answer.toString(), 'S');
+  const after = await psql(target, ANALYST_TOKEN, ['select 1'], 'tester', { PGSSLMODE: 'require' });
+  assert.is(after.stdout, '1\n', after.stderr);
+});
+
+tls.run();
