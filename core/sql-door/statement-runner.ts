@@ -37,6 +37,9 @@ export interface RunnerSettings {
   statementTimeoutMs: number;
 }
 
+/** How many plans a connection keeps, the oldest dropped first. */
+const PLANS_KEPT = 100;
+
 /** A relation of the database's own catalogs, which only the catalog answers may serve. */
 const SYSTEM_SCHEMA = /^(pg_catalog|information_schema)\./i;
 
@@ -44,6 +47,7 @@ const ONLY_TRIVIA = /^(?:\s|;|--[^\n]*|\/\*[\s\S]*?\*\/)*$/;
 
 export class StatementRunner {
   private catalogView: CatalogCaller | undefined;
+  private readonly plans = new Map<string, StatementPlan>();
 
   constructor(
     private readonly caller: DoorCaller,
@@ -51,8 +55,24 @@ export class StatementRunner {
     private readonly catalog: CatalogResponder | undefined,
   ) {}
 
-  /** Classifies and authorizes a statement's text; a refusal throws the WireError the client gets. */
+  /**
+   * Classifies and authorizes a statement's text; a refusal throws the WireError the client gets. Drivers
+   * parse the same texts again and again (node-postgres sends Parse for every unnamed query): the plans of
+   * the last texts are kept for the connection, whose caller and grants do not change.
+   */
   async plan(text: string): Promise<StatementPlan> {
+    const known = this.plans.get(text);
+    if (known) return known;
+    const plan = await this.planNew(text);
+    // a session statement is cheap to classify and changes the session: not kept
+    if (plan.kind !== 'session') {
+      if (this.plans.size >= PLANS_KEPT) this.plans.delete(this.plans.keys().next().value as string);
+      this.plans.set(text, plan);
+    }
+    return plan;
+  }
+
+  private async planNew(text: string): Promise<StatementPlan> {
     if (ONLY_TRIVIA.test(text)) return { kind: 'empty' };
     const command = sessionCommand(text);
     if (command) return { kind: 'session', command };
