@@ -65,6 +65,8 @@ type TransactionStatus = 'I' | 'T' | 'E';
 
 /** A longer message is refused: statements are bounded by `sql.maxStatementBytes`, parameters by this. */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/** How long a connection may take to send its startup message and password. */
+const AUTHENTICATION_TIMEOUT_MS = 60_000;
 /** Past this many messages waiting, the socket is paused until they are handled. */
 const MAX_QUEUED_MESSAGES = 1_000;
 
@@ -452,15 +454,22 @@ export class WireSession {
     this.connection.socket.end();
   }
 
-  /** A connection that says nothing for `sql.idleTimeoutMs` is closed, as PostgreSQL's idle_session_timeout does. */
+  /**
+   * A connection that says nothing for `sql.idleTimeoutMs` is closed, as PostgreSQL's idle_session_timeout
+   * does; one that has not authenticated within a minute (PostgreSQL's authentication_timeout) too, so that
+   * connections that never log in do not hold the slots of `sql.maxConnections`.
+   */
   private armIdleTimer(): void {
     clearTimeout(this.idleTimer);
     if (this.phase === 'closed') return;
+    const authenticated = this.phase === 'ready';
     this.idleTimer = setTimeout(() => {
       if (this.running) return this.armIdleTimer();
-      this.send(this.messages.error('FATAL', '57P05', 'terminating connection due to idle-session timeout'));
+      this.send(this.messages.error('FATAL', '57P05', authenticated
+        ? 'terminating connection due to idle-session timeout'
+        : 'terminating connection: no startup and password within the authentication timeout'));
       this.end();
-    }, this.context.idleTimeoutMs);
+    }, authenticated ? this.context.idleTimeoutMs : Math.min(this.context.idleTimeoutMs, AUTHENTICATION_TIMEOUT_MS));
     this.idleTimer.unref();
   }
 }
