@@ -228,18 +228,18 @@ export class WireSession {
 
   private async handle(type: number, reader: PostgresConnection['reader']): Promise<void> {
     switch (type) {
-      case FRONTEND.query: return this.simpleQuery(readQuery(reader));
+      case FRONTEND.query: return this.simpleQuery(() => readQuery(reader));
       case FRONTEND.sync:
         this.skipToSync = false;
         this.send(this.messages.readyForQuery(this.transaction));
         return this.flush();
       case FRONTEND.flush: return this.flush();
       case FRONTEND.terminate: return this.end();
-      case FRONTEND.parse: return this.extended(() => this.parse(readParse(reader)));
-      case FRONTEND.bind: return this.extended(() => this.bind(readBind(reader)));
-      case FRONTEND.describe: return this.extended(() => this.describe(readTarget(reader)));
-      case FRONTEND.execute: return this.extended(() => this.execute(readExecute(reader)));
-      case FRONTEND.close: return this.extended(async () => this.close(readTarget(reader)));
+      case FRONTEND.parse: return this.extended(() => this.parse(decoded(() => readParse(reader))));
+      case FRONTEND.bind: return this.extended(() => this.bind(decoded(() => readBind(reader))));
+      case FRONTEND.describe: return this.extended(() => this.describe(decoded(() => readTarget(reader))));
+      case FRONTEND.execute: return this.extended(() => this.execute(decoded(() => readExecute(reader))));
+      case FRONTEND.close: return this.extended(async () => this.close(decoded(() => readTarget(reader))));
       default:
         // COPY and function calls are not served
         this.send(this.messages.error('ERROR', '0A000', `message type "${String.fromCharCode(type)}" is not supported by the SQL front door`));
@@ -259,10 +259,10 @@ export class WireSession {
     }
   }
 
-  private async simpleQuery(text: string): Promise<void> {
+  private async simpleQuery(read: () => string): Promise<void> {
     this.skipToSync = false;
     try {
-      const plan = await this.runner!.plan(text);
+      const plan = await this.runner!.plan(decoded(read));
       const result = await this.result(plan, []);
       if (result === 'empty') {
         this.send(this.messages.bare(BackendMessages.CODE.emptyQuery));
@@ -291,7 +291,12 @@ export class WireSession {
     if (!statement) throw new WireError('26000', `prepared statement "${message.statement}" does not exist`);
     const parameters = message.parameters.map(({ value, format }, index) => {
       if (value === null) return null;
-      return format === 1 ? binaryParameter(value, statement.parameterTypes[index] ?? PG_TYPE.text) : value.toString();
+      if (format !== 1) return value.toString();
+      try {
+        return binaryParameter(value, statement.parameterTypes[index] ?? PG_TYPE.text);
+      } catch {
+        throw new WireError('22P03', `incorrect binary data format in bind parameter ${index + 1}`);
+      }
     });
     this.portals.set(message.portal, { statement, parameters, resultFormats: message.resultFormats, sent: 0 });
     this.send(this.messages.bare(BackendMessages.CODE.bindComplete));
@@ -471,6 +476,15 @@ export class WireSession {
       this.end();
     }, authenticated ? this.context.idleTimeoutMs : Math.min(this.context.idleTimeoutMs, AUTHENTICATION_TIMEOUT_MS));
     this.idleTimer.unref();
+  }
+}
+
+/** A message read whole, or the protocol violation (08P01) a malformed one is. */
+function decoded<T>(read: () => T): T {
+  try {
+    return read();
+  } catch {
+    throw new WireError('08P01', 'invalid message format');
   }
 }
 
