@@ -65,6 +65,8 @@ type TransactionStatus = 'I' | 'T' | 'E';
 
 /** A longer message is refused: statements are bounded by `sql.maxStatementBytes`, parameters by this. */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/** How long a closed connection's client has to read the last answer and close its side. */
+const CLOSE_GRACE_MS = 5_000;
 /** How long a connection may take to send its startup message and password. */
 const AUTHENTICATION_TIMEOUT_MS = 60_000;
 /** Past this many messages waiting, the socket is paused until they are handled. */
@@ -452,11 +454,14 @@ export class WireSession {
     if (!written) await new Promise<void>((resolve) => { socket.once('drain', resolve); socket.once('close', resolve); });
   }
 
+  /** Sends what is pending and closes; a client that keeps its side open is cut off after a grace period. */
   private end(): void {
     this.phase = 'closed';
-    if (this.pending.length > 0) this.connection.socket.write(Buffer.concat(this.pending));
+    const socket = this.connection.socket;
+    if (this.pending.length > 0) socket.write(Buffer.concat(this.pending));
     this.pending = [];
-    this.connection.socket.end();
+    socket.end();
+    setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
   }
 
   /**
