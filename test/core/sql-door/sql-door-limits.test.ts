@@ -28,6 +28,19 @@ test.after(async ({ service }) => {
   await service?.close();
 });
 
+/** The part of node-postgres's protocol connection (pg.Connection) the malformed-message test drives. */
+interface WireClient {
+  stream: { write(data: Buffer): boolean };
+  connect(port: number, host: string): void;
+  startup(config: Record<string, string>): void;
+  password(password: string): void;
+  query(text: string): void;
+  sync(): void;
+  end(): void;
+  on(event: string, listener: (...args: never[]) => void): void;
+  once(event: string, listener: (...args: never[]) => void): void;
+}
+
 /** The error a connection attempt ends with. */
 async function connectError(target: DoorTarget, token: string): Promise<{ code?: string; message: string } | undefined> {
   const client = pgClient(target, token);
@@ -97,6 +110,30 @@ test('extended protocol: queries pipelined on one connection (postgres.js); an e
   } finally {
     await sql.end();
   }
+});
+
+test('a malformed message is answered 08P01 and skipped to Sync; the connection and the door serve on', async ({ target }) => {
+  // node-postgres's protocol layer, driven by hand: it sends what a broken client would
+  const connection = new (pg as unknown as { Connection: new () => WireClient }).Connection();
+  const events: string[] = [];
+  const ready = () => new Promise<void>((resolve) => connection.once('readyForQuery', () => resolve()));
+  connection.on('errorMessage', (error: { code?: string }) => events.push(`error ${error.code}`));
+  connection.on('dataRow', (row: { fields: unknown[] }) => events.push(`row ${String(row.fields[0])}`));
+  connection.on('authenticationCleartextPassword', () => connection.password(ANALYST_TOKEN));
+  const connected = ready();
+  connection.on('connect', () => connection.startup({ user: 'tester', database: target.database }));
+  connection.connect(target.port, '127.0.0.1');
+  await connected;
+  // a Bind whose body ends after its two names
+  connection.stream.write(Buffer.from([0x42, 0, 0, 0, 6, 0, 0]));
+  let answered = ready();
+  connection.sync();
+  await answered;
+  answered = ready();
+  connection.query('select 7 as seven');
+  await answered;
+  connection.end();
+  assert.equal(events, ['error 08P01', 'row 7']);
 });
 
 test('session statements drivers send: SET, SHOW, BEGIN/COMMIT, an empty query; a catalog query without the catalog answers is 0A000', async ({ target }) => {
