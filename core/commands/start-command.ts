@@ -20,6 +20,7 @@ export async function startCommand(argv: string[]): Promise<number> {
   process.once('SIGINT', stop);
   // the destination writes asynchronously and says `drain` once the line is out: the lines for people follow it
   logs.once('drain', () => process.stderr.write(startupSummary(service).map((line) => `${line}\n`).join('')));
-  service.logger.info({ url: service.url, adminUrl: service.adminUrl }, 'vdb-service listening');
+  const sql = service.sqlAddress && `${service.sqlAddress.host}:${service.sqlAddress.port}`;
+  service.logger.info({ url: service.url, adminUrl: service.adminUrl, ...(sql && { sql }) }, 'vdb-service listening');
   return new Promise<number>(() => undefined);
 }
