@@ -115,6 +115,8 @@ export function mysqlRoleChangeSql(change: RoleChange, quote: (name: string) => 
       return [`revoke ${privilegeOn(change.privilege, quote)} from ${quote(change.role)}@${HOST}`];
     case 'grantMembership':
     case 'revokeMembership':
+      // the service's login never switches: it logs in as each user
+      if (change.login) return [];
       throw new Error(`MySQL users of data roles hold their privileges themselves: no membership (${change.role} in ${change.memberOf})`);
   }
 }

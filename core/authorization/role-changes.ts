@@ -32,7 +32,7 @@ export function roleChanges(planned: readonly PlannedRole[], state: RoleState): 
   if (!state.login.superuser) {
     const reachable = new Set(state.login.canBecome);
     for (const role of planned) {
-      if (!reachable.has(role.name)) grantsOfMembership.push({ kind: 'grantMembership', role: state.login.name, memberOf: role.name });
+      if (!reachable.has(role.name)) grantsOfMembership.push({ kind: 'grantMembership', role: state.login.name, memberOf: role.name, login: true });
     }
   }
   const revokesOfMembership: RoleChange[] = state.memberships

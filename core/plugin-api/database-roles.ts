@@ -104,4 +104,9 @@ export type RoleChange =
     role: string;
     /** The role it becomes (or stops being) a member of. */
     memberOf: string;
+    /**
+     * The member is the service's login, which must be able to run as the role (PostgreSQL: a member;
+     * SQL Server: `IMPERSONATE`; Oracle: a proxy); otherwise a combination role joining a data role.
+     */
+    login?: boolean;
   };
