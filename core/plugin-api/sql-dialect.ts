@@ -170,7 +170,7 @@ export interface DialectCapabilities {
   /**
    * True when the database enforces the data roles (docs/governed-execution.md): the dialect syncs one
    * database role per data role (`DialectBase.readRoles`, `roleChangeSql`) and its datasources run a
-   * statement under `QueryOptions.scope`. False (MySQL, SQL Server, Oracle for now): the SQL analyzer is the
+   * statement under `QueryOptions.scope`. False (SQL Server, Oracle for now): the SQL analyzer is the
    * only gate and statements run as the service's login.
    */
   readonly enforcesRoles: boolean;
