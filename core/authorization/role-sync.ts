@@ -104,19 +104,7 @@ export async function syncDatabaseRoles(options: RoleSyncOptions): Promise<RoleS
       if (logins.length > 0) await useLogins(datasource, logins, (message) => problems.push(at(message, 'error')));
       logger.info({ datasource: name, roles: roles.length, changes: changes.length }, 'database roles of the data roles synced');
     } else {
-      const missing = new Set(changes.flatMap((change) => (change.kind === 'create' ? [change.role] : [])));
-      for (const change of changes) {
-        const fix = datasource.dialect.roleChangeSql(change).join('; ');
-        // a missing role is one problem, not one per privilege it lacks
-        if (change.kind !== 'create' && (missing.has(change.role) || (change.kind === 'grantMembership' && missing.has(change.memberOf)))) continue;
-        if (change.kind === 'create') {
-          problems.push(at(`datasources.${name}.roles.sync is false and database role ${change.role} (${standsFor(roles, change.role)}) does not exist: create it (docs/governed-execution.md) or set roles.sync: true`, 'error'));
-        } else if (change.kind === 'grantMembership' && change.role === state.login.name) {
-          problems.push(at(`datasources.${name}: the login ${state.login.name} cannot switch to database role ${change.memberOf}: ${fix}`, 'error'));
-        } else {
-          warnings.push(at(`datasources.${name}: ${describeRoleChange(change)}; to match the grants: ${fix}`, 'warning'));
-        }
-      }
+      for (const finding of operatorDrift(name, datasource, roles, changes)) (finding.severity === 'error' ? problems : warnings).push(at(finding.message, finding.severity));
     }
     for (const privilege of state.publicPrivileges) {
       warnings.push(at(`datasources.${name}: PUBLIC holds ${describePrivilege(privilege)}: every database role has it, whatever the grants; revoke it`, 'warning'));
@@ -129,6 +117,34 @@ export async function syncDatabaseRoles(options: RoleSyncOptions): Promise<RoleS
   }
   if (problems.length > 0) throw StartupError.of(problems);
   return { datasources, warnings };
+}
+
+/**
+ * With `roles.sync: false`, what separates the operator's roles from the plan: a missing role, or a login
+ * that cannot switch to one, stops startup; any other difference is a warning with the statement that
+ * removes it (what `validate` prints).
+ */
+function operatorDrift(
+  name: string, datasource: Datasource, roles: readonly PlannedVdbRole[], changes: readonly RoleChange[],
+): { message: string; severity: 'error' | 'warning' }[] {
+  const findings: { message: string; severity: 'error' | 'warning' }[] = [];
+  const missing = new Set(changes.flatMap((change) => (change.kind === 'create' ? [change.role] : [])));
+  for (const change of changes) {
+    const fix = datasource.dialect.roleChangeSql(change).join('; ');
+    // a missing role is one problem, not one per privilege it lacks
+    if (change.kind !== 'create' && (missing.has(change.role) || (change.kind === 'grantMembership' && missing.has(change.memberOf)))) continue;
+    if (change.kind === 'create') {
+      findings.push({
+        message: `datasources.${name}.roles.sync is false and database role ${change.role} (${standsFor(roles, change.role)}) does not exist: create it (docs/governed-execution.md) or set roles.sync: true`,
+        severity: 'error',
+      });
+    } else if (change.kind === 'grantMembership' && change.login) {
+      findings.push({ message: `datasources.${name}: the login ${change.role} cannot switch to database role ${change.memberOf}: ${fix}`, severity: 'error' });
+    } else {
+      findings.push({ message: `datasources.${name}: ${describeRoleChange(change)}; to match the grants: ${fix}`, severity: 'warning' });
+    }
+  }
+  return findings;
 }
 
 interface RoleRequest {
