@@ -83,7 +83,8 @@ export async function syncDatabaseRoles(options: RoleSyncOptions): Promise<RoleS
       // the users are the operator's, each data role's login a datasource of its own
       const logins = operatorLogins(plans, config, name, datasource.dialect.id);
       problems.push(...logins.problems.map((message) => at(message, 'error')));
-      if (logins.problems.length === 0 && options.write) await useLogins(datasource, logins.logins, (message) => problems.push(at(message, 'error')));
+      // validate too: a login that cannot connect is an error before any caller meets it
+      if (logins.problems.length === 0) await useLogins(datasource, logins.logins, (message) => problems.push(at(message, 'error')));
       datasources.push({ name, datasource, roles: request.roles });
       continue;
     }

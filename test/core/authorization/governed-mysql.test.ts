@@ -288,6 +288,12 @@ if (url === undefined) {
       const started = await startTestService({ config: config(datasources), files: missing, datasources: {} })
         .then(async (service) => { await service.close(); return ''; }, (error: unknown) => (error as Error).message);
       assert.match(started, /data role clerk of VDB .* connection gov_nowhere is not a datasource of service\.yaml with adapter mysql/);
+      // the users are the operator's: one that does not log in stops startup, naming its role
+      const wrong = { ...datasources, gov_analyst_login: { adapter: 'mysql', connection: { connectionString: urlAs(OPERATOR_ANALYST, 'not-the-password-9') } } };
+      const refused = await startTestService({ config: config(wrong), files, datasources: {} })
+        .then(async (service) => { await service.close(); return ''; }, (error: unknown) => (error as Error).message);
+      assert.match(refused, /cannot log in as the database user of a data role: user of database role vdb_gov_\w+_analyst: Access denied/);
+      assert.not.match(refused, /not-the-password-9/, 'no password in the message');
     } finally {
       for (const user of [OPERATOR_ANALYST, OPERATOR_CLERK]) await raw.query(`drop user if exists \`${user}\`@'%'`, []);
     }
