@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 import {
-  deny, denialError, messageOf, readCatalog, KnexDatasource, encodeResult, type Catalog, type ExecutionScope, type QueryOptions, type QueryResult,
-  type RoleLogin, type RowReader, type SqlDialect, type SqlExecutor, type TransactionOptions,
+  deny, denialError, messageOf, type JsonValue, readCatalog, KnexDatasource, encodeResult, type Catalog, type ExecutionScope, type QueryOptions, type QueryResult,
+  type LoginHoldings, type RoleLogin, type RowReader, type SqlDialect, type SqlExecutor, type TransactionOptions,
 } from '../../core/plugin-api/index.js';
 import { mysqlIntrospectionQueries } from './mysql-introspector.js';
+import { readMysqlOwnPrivileges } from './mysql-roles.js';
 import { mysqlCodec, type MysqlField } from './mysql-types.js';
 
 /**
@@ -53,12 +54,21 @@ export class MysqlDatasource extends KnexDatasource {
     return pool.transaction((trx) => work(this.executorOf(trx)));
   }
 
-  /** Replaces the logins (and closes the pools of the previous ones), after checking that each connects. */
-  async useRoleLogins(logins: readonly RoleLogin[]): Promise<void> {
+  /**
+   * Replaces the logins (and closes the pools of the previous ones), after checking that each connects;
+   * reads what each of the operator's holds.
+   */
+  async useRoleLogins(logins: readonly RoleLogin[]): Promise<LoginHoldings[]> {
+    const holdings: LoginHoldings[] = [];
     for (const login of logins) {
       const pool = this.openLogin(login, []);
       try {
-        await pool.raw('select 1');
+        const rows = async (sql: string, bindings: readonly unknown[]) => {
+          const [found] = await this.run(sql, bindings, pool);
+          return Array.isArray(found) ? found as Record<string, JsonValue>[] : [];
+        };
+        if ('password' in login) await rows('select 1', []);
+        else holdings.push({ role: login.role, ...(await readMysqlOwnPrivileges(rows)) });
       } catch (error) {
         throw new Error(`user of database role ${login.role}: ${messageOf(error)}`);
       } finally {
@@ -69,6 +79,7 @@ export class MysqlDatasource extends KnexDatasource {
     this.pinned.clear();
     this.logins = new Map(logins.map((login) => [login.role, login]));
     await Promise.allSettled(previous.map((pool) => pool.destroy()));
+    return holdings;
   }
 
   /** Opened on first use; closed with the datasource or when the logins change. */

@@ -51,28 +51,9 @@ export async function readMysqlRoles(executor: SqlExecutor, request: RoleStateRe
   const grantees = roles.map((role) => `'${role}'@'%'`);
   const schemas = request.schemas.length > 0 ? request.schemas : [''];
   const roleOf = new Map(roles.map((role, index) => [grantees[index], role]));
-  const grantee = (row: Row) => roleOf.get(text(row, 'grantee')) ?? '';
-  const action = (row: Row) => text(row, 'action').toLowerCase();
 
   const existing = (await rows(`select User as name from mysql.user where Host = '%' and User in (${placeholders(roles)})`, roles)).map((row) => text(row, 'name'));
-  const privileges: { role: string; privilege: RolePrivilege }[] = [];
-  const inGrantees = `in (${placeholders(grantees)})`;
-  for (const row of await rows(`select GRANTEE as grantee, TABLE_SCHEMA as schema_name, PRIVILEGE_TYPE as action
-from information_schema.SCHEMA_PRIVILEGES where GRANTEE ${inGrantees}`, grantees)) {
-    privileges.push({ role: grantee(row), privilege: { kind: 'schema', action: action(row), schema: text(row, 'schema_name') } });
-  }
-  for (const row of await rows(`select GRANTEE as grantee, TABLE_SCHEMA as schema_name, TABLE_NAME as relation_name, PRIVILEGE_TYPE as action
-from information_schema.TABLE_PRIVILEGES where GRANTEE ${inGrantees}`, grantees)) {
-    privileges.push({ role: grantee(row), privilege: { kind: 'relation', action: action(row), schema: text(row, 'schema_name'), relation: text(row, 'relation_name') } });
-  }
-  for (const row of await rows(`select GRANTEE as grantee, TABLE_SCHEMA as schema_name, TABLE_NAME as relation_name, COLUMN_NAME as column_name,
-  PRIVILEGE_TYPE as action
-from information_schema.COLUMN_PRIVILEGES where GRANTEE ${inGrantees}`, grantees)) {
-    privileges.push({
-      role: grantee(row),
-      privilege: { kind: 'column', action: action(row), schema: text(row, 'schema_name'), relation: text(row, 'relation_name'), column: text(row, 'column_name') },
-    });
-  }
+  const privileges = (await grantedObjects(rows, grantees)).map(({ grantee, privilege }) => ({ role: roleOf.get(grantee) ?? '', privilege }));
   // Proc_priv is a set, e.g. `Execute,Alter Routine`; the routine's kind tells `function` from `procedure` in a GRANT
   for (const row of await rows(`select User as role_name, Db as schema_name, Routine_name as routine_name, lower(Routine_type) as routine_kind, Proc_priv as actions
 from mysql.procs_priv where Host = '%' and User in (${placeholders(roles)})`, roles)) {
@@ -99,6 +80,43 @@ from information_schema.ROUTINES where ROUTINE_SCHEMA in (${placeholders(schemas
     // the service never switches users: it logs in as each
     login: { name: login ? text(login, 'name') : '', superuser: false, canBecome: request.roles },
   };
+}
+
+type Rows = (sql: string, bindings: readonly unknown[]) => Promise<Row[]>;
+
+/** What the accounts (`'name'@'host'`) hold on schemas, tables and columns, from information_schema. */
+async function grantedObjects(rows: Rows, grantees: readonly string[]): Promise<{ grantee: string; privilege: RolePrivilege }[]> {
+  const text = (row: Row, column: string) => String(row[column]);
+  const action = (row: Row) => text(row, 'action').toLowerCase();
+  const inGrantees = `in (${placeholders(grantees)})`;
+  const found: { grantee: string; privilege: RolePrivilege }[] = [];
+  for (const row of await rows(`select GRANTEE as grantee, TABLE_SCHEMA as schema_name, PRIVILEGE_TYPE as action
+from information_schema.SCHEMA_PRIVILEGES where GRANTEE ${inGrantees}`, grantees)) {
+    found.push({ grantee: text(row, 'grantee'), privilege: { kind: 'schema', action: action(row), schema: text(row, 'schema_name') } });
+  }
+  for (const row of await rows(`select GRANTEE as grantee, TABLE_SCHEMA as schema_name, TABLE_NAME as relation_name, PRIVILEGE_TYPE as action
+from information_schema.TABLE_PRIVILEGES where GRANTEE ${inGrantees}`, grantees)) {
+    found.push({ grantee: text(row, 'grantee'), privilege: { kind: 'relation', action: action(row), schema: text(row, 'schema_name'), relation: text(row, 'relation_name') } });
+  }
+  for (const row of await rows(`select GRANTEE as grantee, TABLE_SCHEMA as schema_name, TABLE_NAME as relation_name, COLUMN_NAME as column_name,
+  PRIVILEGE_TYPE as action
+from information_schema.COLUMN_PRIVILEGES where GRANTEE ${inGrantees}`, grantees)) {
+    found.push({
+      grantee: text(row, 'grantee'),
+      privilege: { kind: 'column', action: action(row), schema: text(row, 'schema_name'), relation: text(row, 'relation_name'), column: text(row, 'column_name') },
+    });
+  }
+  return found;
+}
+
+/**
+ * What the logged-in user holds on schemas, tables and columns, read as it: information_schema shows a
+ * user its own privileges (routines' are in mysql.procs_priv, which it may not read).
+ */
+export async function readMysqlOwnPrivileges(rows: Rows): Promise<{ account: string; privileges: RolePrivilege[] }> {
+  const [me] = await rows(`select concat('''', substring_index(current_user(), '@', 1), '''@''', substring_index(current_user(), '@', -1), '''') as account`, []);
+  const account = String(me?.['account'] ?? '');
+  return { account, privileges: (await grantedObjects(rows, [account])).map((entry) => entry.privilege) };
 }
 
 /** The statements of one change; `quote` is the dialect's `quoteIdentifier`. */

@@ -8,7 +8,7 @@ import type { ServiceConfig } from '../config/config-types.js';
 import { randomBytes } from 'node:crypto';
 import type { PlannedRole, RoleChange, RoleState } from '../plugin-api/database-roles.js';
 import { messageOf, StartupError, type StartupProblem } from '../plugin-api/errors.js';
-import type { Datasource, RoleLogin } from '../plugin-api/sql-dialect.js';
+import type { Datasource, LoginHoldings, RoleLogin } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { describePrivilege, describeRoleChange, roleChanges } from './role-changes.js';
 import { MAX_COMBINED_DATA_ROLES, planVdbRoles, type PlannedVdbRole, type VdbRolePlan } from './role-plan.js';
@@ -84,7 +84,8 @@ export async function syncDatabaseRoles(options: RoleSyncOptions): Promise<RoleS
       const logins = operatorLogins(plans, config, name, datasource.dialect.id);
       problems.push(...logins.problems.map((message) => at(message, 'error')));
       // validate too: a login that cannot connect is an error before any caller meets it
-      if (logins.problems.length === 0) await useLogins(datasource, logins.logins, (message) => problems.push(at(message, 'error')));
+      const holdings = logins.problems.length === 0 ? await useLogins(datasource, logins.logins, (message) => problems.push(at(message, 'error'))) : [];
+      for (const holding of holdings) warnings.push(...loginDrift(roles, holding).map((message) => at(`datasources.${name}: ${message}`, 'warning')));
       datasources.push({ name, datasource, roles: request.roles });
       continue;
     }
@@ -196,16 +197,41 @@ async function dropRole(datasource: Datasource, change: RoleChange): Promise<str
   }
 }
 
-async function useLogins(datasource: Datasource, logins: readonly RoleLogin[], problem: (message: string) => void): Promise<void> {
+async function useLogins(datasource: Datasource, logins: readonly RoleLogin[], problem: (message: string) => void): Promise<LoginHoldings[]> {
   if (!datasource.useRoleLogins) {
     problem(`datasources.${datasource.name}: its dialect runs callers on a login per role, and the datasource cannot log in as one`);
-    return;
+    return [];
   }
   try {
-    await datasource.useRoleLogins(logins);
+    return await datasource.useRoleLogins(logins);
   } catch (error) {
     problem(`datasources.${datasource.name}: cannot log in as the database user of a data role: ${messageOf(error)}`);
+    return [];
   }
+}
+
+/**
+ * What separates an operator's login from its data role's grants, on what the login can see of itself
+ * (schemas, relations, columns): drift `validate` and startup report. The login of a VDB without data roles
+ * is the datasource's own, which holds more by design.
+ */
+function loginDrift(roles: readonly PlannedVdbRole[], holding: LoginHoldings): string[] {
+  const planned = roles.find((role) => role.name === holding.role);
+  if (!planned || planned.dataRoles.length === 0) return [];
+  const visible = planned.privileges.filter((privilege) => privilege.kind === 'schema' || privilege.kind === 'relation' || privilege.kind === 'column');
+  const held = new Set(holding.privileges.map((privilege) => JSON.stringify(privilege)));
+  const changes = roleChanges([{ ...planned, privileges: visible }], {
+    existing: [planned.name], memberships: [], publicPrivileges: [], ownedSequences: [], routines: [], marked: [],
+    privileges: holding.privileges.map((privilege) => ({ role: planned.name, privilege })),
+    login: { name: '', superuser: false, canBecome: [planned.name] },
+  });
+  const of = `${holding.account}, the login of ${standsFor(roles, planned.name)} of VDB ${planned.vdb}`;
+  return changes.flatMap((change) => {
+    if (change.kind === 'revoke') return [`${of}, holds ${describePrivilege(change.privilege)} beyond its grants`];
+    // a column privilege MySQL keeps beside the relation's is no drift
+    if (change.kind === 'grant' && !held.has(JSON.stringify(change.privilege))) return [`${of}, lacks ${describePrivilege(change.privilege)}`];
+    return [];
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { FunctionPolicy } from './builtin-functions.js';
 import type { Catalog, LogicalType } from './catalog.js';
-import type { PlannedRole, RoleChange, RoleState, RoleStateRequest } from './database-roles.js';
+import type { PlannedRole, RoleChange, RolePrivilege, RoleState, RoleStateRequest } from './database-roles.js';
 import type { SqlGrammar } from './sql-grammar.js';
 import type { DialectSyntax } from './sql-syntax.js';
 
@@ -105,6 +105,16 @@ export type RoleLogin =
   | { role: string; password: string }
   | { role: string; connection: Record<string, unknown> };
 
+/** What a login the operator configured holds itself, read through it (`Datasource.useRoleLogins`). */
+export interface LoginHoldings {
+  /** The planned role it stands for. */
+  role: string;
+  /** The account it logged in as, e.g. `'retail_analyst'@'%'`. */
+  account: string;
+  /** Its privileges on schemas, relations and columns: what the database shows a user of itself. */
+  privileges: RolePrivilege[];
+}
+
 /** How `Datasource.transaction` runs its statements. */
 export interface TransactionOptions {
   /** Every statement of the transaction runs under this scope (see `QueryOptions.scope`). */
@@ -147,9 +157,9 @@ export interface Datasource extends SqlExecutor {
    * Where the dialect runs a caller's statements on a login of their role (`SqlDialect.loginPasswordSql`):
    * after the sync, the logins of the planned roles, replacing any given before. A statement under a scope
    * whose role has no login is refused (403 `forbidden`). Rejects, naming the role, when a login cannot
-   * connect.
+   * connect. Answers what each login the operator configured (`connection`) holds, for drift reports.
    */
-  useRoleLogins?(logins: readonly RoleLogin[]): Promise<void>;
+  useRoleLogins?(logins: readonly RoleLogin[]): Promise<LoginHoldings[]>;
 }
 
 /**

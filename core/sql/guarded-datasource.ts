@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Catalog } from '../plugin-api/catalog.js';
 import { UnavailableError } from '../plugin-api/errors.js';
-import type { Datasource, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor, TransactionOptions } from '../plugin-api/sql-dialect.js';
+import type { Datasource, LoginHoldings, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor, TransactionOptions } from '../plugin-api/sql-dialect.js';
 import { driverCodeSuffix } from './driver-code.js';
 
 export interface GuardOptions {
@@ -36,7 +36,7 @@ class GuardedDatasource implements Datasource {
   private closing: Promise<void> | undefined;
 
   readonly restrictSession?: (memberOf: readonly string[]) => Promise<void>;
-  readonly useRoleLogins?: (logins: readonly RoleLogin[]) => Promise<void>;
+  readonly useRoleLogins?: (logins: readonly RoleLogin[]) => Promise<LoginHoldings[]>;
 
   constructor(private readonly inner: Datasource, singleConnection: boolean) {
     this.mutex = singleConnection ? new Mutex() : undefined;

@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MysqlDialect } from '../../../adapters/mysql/mysql-dialect.js';
@@ -5,11 +6,12 @@ import { callerExecutor, type CallerExecutor } from '../../../core/authorization
 import { effectiveGrants } from '../../../core/authorization/grants.js';
 import { planVdbRoles } from '../../../core/authorization/role-plan.js';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
+import { prepareService } from '../../../core/service.js';
 import { coreTokens } from '../../../core/service-tokens.js';
 import { guardDatasource } from '../../../core/sql/guarded-datasource.js';
 import { databaseDenialError } from '../../../core/sql/sql-failure.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
-import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
+import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, startTestService, writeBundle, type TestService } from '../../support/test-service.js';
 
 /**
  * Governed execution on MariaDB (MySQL): a user per data role and per role set, logged in as for each
@@ -281,9 +283,18 @@ if (url === undefined) {
         const added = await post(operated, '/api/v1/actions/run/gov_add_order', { customerId: 1, total: '2.00' }, ADMIN_TOKEN);
         assert.equal([added.status, added.body['status']], [200, 'completed'], 'the clerk writes through its own login');
         assert.is(Number(await count(raw, 'orders')), before + 1);
+        assert.not.ok(operated.logs.some((line) => /beyond its grants|lacks/.test(line)), 'the operator\'s users hold exactly the grants');
       } finally {
         await operated.close();
       }
+      // drift: validate reads each login's own privileges through it and names what is beyond the grants
+      await raw.query(`grant select (email) on ${DB}.customers to \`${OPERATOR_ANALYST}\`@'%'`, []);
+      const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
+      const checked = await prepareService({ configFile: writeBundle(config(datasources), files), datasources: {}, env: {}, checkOnly: true, logDestination: sink });
+      await checked.close();
+      assert.equal(checked.roleWarnings.map((warning) => warning.message), [
+        `datasources.retail_db: '${OPERATOR_ANALYST}'@'%', the login of data role analyst of VDB ${VDB}, holds select on column ${DB}.customers.email beyond its grants`,
+      ]);
       const missing = bundle({ connections: { analyst: 'gov_analyst_login', clerk: 'gov_nowhere' } });
       const started = await startTestService({ config: config(datasources), files: missing, datasources: {} })
         .then(async (service) => { await service.close(); return ''; }, (error: unknown) => (error as Error).message);
