@@ -20,10 +20,11 @@ const DENIED_STATES: Readonly<Record<string, { code: DenialCode; reason: string 
 
 /**
  * MySQL and MariaDB error numbers of a statement refused as the caller's user: a table (1142), column (1143)
- * or routine (1370) privilege it lacks, a write in a read-only transaction (1792).
+ * or routine (1370) privilege it lacks, a global one (1227: `FILE` for `INTO OUTFILE`, `SUPER`), a write in a
+ * read-only transaction (1792).
  */
 const DENIED_ERRNOS: Readonly<Record<number, { code: DenialCode; reason: string }>> = {
-  1142: LACKS_PRIVILEGE, 1143: LACKS_PRIVILEGE, 1370: LACKS_PRIVILEGE, 1792: WRITES,
+  1142: LACKS_PRIVILEGE, 1143: LACKS_PRIVILEGE, 1227: LACKS_PRIVILEGE, 1370: LACKS_PRIVILEGE, 1792: WRITES,
 };
 
 /**

@@ -188,6 +188,15 @@ if (url === undefined) {
       assert.ok(error?.errno === 1143 || error?.errno === 1142, `${sql}: ${String(error?.errno)}`);
       assert.equal([databaseDenialError(error).code, databaseDenialError(error).details], ['forbidden', { denial: 'forbidden' }], sql);
     }
+    for (const [sql, errno] of [
+      [`select id into outfile '/tmp/vdb_${DB}_leak' from ${DB}.orders`, 1227],
+      ['select User, authentication_string from mysql.user', 1142],
+      ['set global max_connections = 10', 1227],
+    ] as const) {
+      const error = await failure(analyst.query(sql, []));
+      assert.is(error?.errno, errno, sql);
+      assert.is(databaseDenialError(error).code, 'forbidden', sql);
+    }
     const auditor = await asCaller(service, ['auditor'], true);
     assert.is((await failure(auditor.query(`select total from ${DB}.orders`, [])))?.errno, 1142, 'a table the grants leave out');
     const clerk = await asCaller(service, ['clerk'], true);
