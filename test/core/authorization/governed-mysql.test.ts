@@ -203,6 +203,26 @@ if (url === undefined) {
     assert.match(JSON.stringify((await clerk.query(`select email from ${DB}.customers`, [])).rows), EMAIL, 'the clerk may read the emails');
   });
 
+  test('Task API as the analyst: reads of the emails, by name, whole row, JSON, subquery or filter, are denied and none comes back', async ({ service }) => {
+    for (const goal of [
+      `select email from ${DB}.customers`,
+      `select * from ${DB}.customers`,
+      `select json_object('e', email) as j from ${DB}.customers`,
+      `select (select email from ${DB}.customers order by id limit 1) as first_email`,
+      `select id from ${DB}.customers where email like 'a%'`,
+      `select c.id from ${DB}.customers c join ${DB}.customers d on d.email = c.email`,
+    ]) {
+      const reply = await post(service, TASKS, { goal }, ANALYST_TOKEN);
+      assert.is(reply.status, 200, JSON.stringify(reply.body));
+      const artifacts = (reply.body['artifacts'] as { content: { data: string } }[] | undefined) ?? [];
+      const text = `${JSON.stringify(reply.body)}\n${artifacts.map((artifact) => Buffer.from(artifact.content.data, 'base64').toString('utf8')).join('\n')}`;
+      assert.match(text, /\(denied, (forbidden|function_not_allowed)\)/, goal);
+      assert.not.match(text, EMAIL, goal);
+    }
+    const served = await post(service, TASKS, { goal: `select id, region from ${DB}.customers order by id` }, ANALYST_TOKEN);
+    assert.is(served.body['state'], 'completed', 'within the grants the analyst is served');
+  });
+
   test('a caller with several data roles runs as the user of their union: the auditor\'s emails with the analyst\'s orders', async ({ service }) => {
     const both = await asCaller(service, ['analyst', 'auditor'], true);
     const rows = await both.query(`select c.email, o.total from ${DB}.orders o join ${DB}.customers c on c.id = o.customer_id order by o.id`, []);
