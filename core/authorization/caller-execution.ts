@@ -55,7 +55,7 @@ const scopes = new Map<string, { readOnly: ExecutionScope; readWrite: ExecutionS
 
 function executionScope(datasource: Datasource, vdb: VirtualDatabase, grants: CallerGrants, readOnly: boolean): ExecutionScope | undefined {
   if (!datasource.dialect.capabilities.enforcesRoles) return undefined;
-  const role = callerRole(vdb, grants);
+  const role = callerRole(vdb, grants, datasource.dialect.maxRoleNameBytes);
   if (role === undefined) {
     const reason = grants.access === 'unavailable'
       ? 'the caller has no data role on this VDB'

@@ -5,7 +5,7 @@
  */
 import { NO_BUILTIN_FUNCTIONS, type FunctionPolicy } from './builtin-functions.js';
 import type { LogicalType } from './catalog.js';
-import type { RoleChange, RoleState, RoleStateRequest } from './database-roles.js';
+import type { PlannedRole, RoleChange, RoleState, RoleStateRequest } from './database-roles.js';
 import type { Datasource, DatasourceSettings, DialectCapabilities, SqlDialect, SqlExecutor, SqlFamily } from './sql-dialect.js';
 import type { SqlGrammar } from './sql-grammar.js';
 import type { PlaceholderStyle, SqlLexicon, UnquotedCase } from './sql-syntax.js';
@@ -57,6 +57,27 @@ export abstract class DialectBase implements SqlDialect {
   /** Overridden with `readRoles`. */
   roleChangeSql(_change: RoleChange): string[] {
     throw new Error(`dialect ${this.id} does not enforce data roles`);
+  }
+
+  /** PostgreSQL's identifier limit by default. */
+  readonly maxRoleNameBytes: number = 63;
+
+  /**
+   * The core plans roles as PostgreSQL holds them: `usage` on schemas, combination roles that are members
+   * of the data roles' roles. A database without one of these overrides this (MySQL: a user per role set,
+   * holding the union of its data roles' privileges itself).
+   */
+  rolePlan<T extends PlannedRole>(roles: readonly T[]): T[] {
+    return [...roles];
+  }
+
+  /** Undefined: the session switches to the caller's role (`SET ROLE`); a dialect with a login per role overrides it. */
+  loginPasswordSql(): string | undefined {
+    return undefined;
+  }
+
+  roleSyncEndSql(): string[] {
+    return [];
   }
 
   /**

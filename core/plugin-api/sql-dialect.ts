@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { FunctionPolicy } from './builtin-functions.js';
 import type { Catalog, LogicalType } from './catalog.js';
-import type { RoleChange, RoleState, RoleStateRequest } from './database-roles.js';
+import type { PlannedRole, RoleChange, RolePrivilege, RoleState, RoleStateRequest } from './database-roles.js';
 import type { SqlGrammar } from './sql-grammar.js';
 import type { DialectSyntax } from './sql-syntax.js';
 
@@ -95,6 +95,26 @@ export interface ExecutionScope {
   readonly readOnly: boolean;
 }
 
+/**
+ * How a datasource logs in as one database role, where a caller's statements run on a login of their role
+ * rather than under `SET ROLE` (MySQL, MariaDB: `SqlDialect.loginPasswordSql`): the user the sync made,
+ * with the password it set at this start, or the connection the operator configured for the data role
+ * (`dataRoles[].connection`, the `connection` of that datasource of service.yaml).
+ */
+export type RoleLogin =
+  | { role: string; password: string }
+  | { role: string; connection: Record<string, unknown> };
+
+/** What a login the operator configured holds itself, read through it (`Datasource.useRoleLogins`). */
+export interface LoginHoldings {
+  /** The planned role it stands for. */
+  role: string;
+  /** The account it logged in as, e.g. `'retail_analyst'@'%'`. */
+  account: string;
+  /** Its privileges on schemas, relations and columns: what the database shows a user of itself. */
+  privileges: RolePrivilege[];
+}
+
 /** How `Datasource.transaction` runs its statements. */
 export interface TransactionOptions {
   /** Every statement of the transaction runs under this scope (see `QueryOptions.scope`). */
@@ -133,6 +153,13 @@ export interface Datasource extends SqlExecutor {
    * superuser rights. Absent on servers, whose login is configured.
    */
   restrictSession?(memberOf: readonly string[]): Promise<void>;
+  /**
+   * Where the dialect runs a caller's statements on a login of their role (`SqlDialect.loginPasswordSql`):
+   * after the sync, the logins of the planned roles, replacing any given before. A statement under a scope
+   * whose role has no login is refused (403 `forbidden`). Rejects, naming the role, when a login cannot
+   * connect. Answers what each login the operator configured (`connection`) holds, for drift reports.
+   */
+  useRoleLogins?(logins: readonly RoleLogin[]): Promise<LoginHoldings[]>;
 }
 
 /**
@@ -153,7 +180,7 @@ export interface DialectCapabilities {
   /**
    * True when the database enforces the data roles (docs/governed-execution.md): the dialect syncs one
    * database role per data role (`DialectBase.readRoles`, `roleChangeSql`) and its datasources run a
-   * statement under `QueryOptions.scope`. False (MySQL, SQL Server, Oracle for now): the SQL analyzer is the
+   * statement under `QueryOptions.scope`. False (SQL Server, Oracle for now): the SQL analyzer is the
    * only gate and statements run as the service's login.
    */
   readonly enforcesRoles: boolean;
@@ -190,4 +217,15 @@ export interface SqlDialect extends DialectSyntax {
   readRoles(executor: SqlExecutor, request: RoleStateRequest): Promise<RoleState>;
   /** The statements of one change, identifiers quoted: the sync runs them, `validate` shows them. */
   roleChangeSql(change: RoleChange): string[];
+  /** The longest database role name the server takes, in bytes (PostgreSQL 63, MySQL 32): longer planned names are cut and hashed. */
+  readonly maxRoleNameBytes: number;
+  /** The planned roles as this database holds them, e.g. without schema usage or memberships where it has none. See `DialectBase.rolePlan`. */
+  rolePlan<T extends PlannedRole>(roles: readonly T[]): T[];
+  /**
+   * Where a caller's statements run on a login per role: the statement that sets a planned role's password
+   * (`?` its name, then the password) and lets it log in. Undefined where the session switches roles.
+   */
+  loginPasswordSql(): string | undefined;
+  /** Statements that end a sync, after its changes (MySQL: release the lock `readRoles` took, which outlives transactions). */
+  roleSyncEndSql(): string[];
 }

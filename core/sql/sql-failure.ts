@@ -14,9 +14,17 @@ export type SqlFailureKind = 'denied' | 'row_too_large' | 'constraint' | 'invali
  * SQLSTATEs of a statement the database refused as the caller's database role (docs/governed-execution.md):
  * a privilege the role lacks (42501, PostgreSQL and PGlite), a write in a read-only transaction (25006).
  */
-const DENIED_STATES: Readonly<Record<string, { code: DenialCode; reason: string }>> = {
-  '42501': { code: 'forbidden', reason: 'the database refused the statement: the caller\'s data roles do not grant a privilege it needs' },
-  '25006': { code: 'not_read_only', reason: 'the database refused the statement: it writes, and only reading statements can run here' },
+const LACKS_PRIVILEGE = { code: 'forbidden', reason: 'the database refused the statement: the caller\'s data roles do not grant a privilege it needs' } as const;
+const WRITES = { code: 'not_read_only', reason: 'the database refused the statement: it writes, and only reading statements can run here' } as const;
+const DENIED_STATES: Readonly<Record<string, { code: DenialCode; reason: string }>> = { '42501': LACKS_PRIVILEGE, '25006': WRITES };
+
+/**
+ * MySQL and MariaDB error numbers of a statement refused as the caller's user: a table (1142), column (1143)
+ * or routine (1370) privilege it lacks, a global one (1227: `FILE` for `INTO OUTFILE`, `SUPER`), a write in a
+ * read-only transaction (1792).
+ */
+const DENIED_ERRNOS: Readonly<Record<number, { code: DenialCode; reason: string }>> = {
+  1142: LACKS_PRIVILEGE, 1143: LACKS_PRIVILEGE, 1227: LACKS_PRIVILEGE, 1370: LACKS_PRIVILEGE, 1792: WRITES,
 };
 
 /**
@@ -25,9 +33,11 @@ const DENIED_STATES: Readonly<Record<string, { code: DenialCode; reason: string 
  * message is left out, as for every driver error.
  */
 export function databaseDenial(error: unknown): Denial | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
+  const { code, errno } = (error ?? {}) as { code?: unknown; errno?: unknown };
   const denied = typeof code === 'string' ? DENIED_STATES[code] : undefined;
-  return denied && deny(denied.code, `${denied.reason} (${code as string})`);
+  if (denied) return deny(denied.code, `${denied.reason} (${code as string})`);
+  const refused = typeof errno === 'number' ? DENIED_ERRNOS[errno] : undefined;
+  return refused && deny(refused.code, `${refused.reason} (${errno as number})`);
 }
 
 /** The 403 of a statement `classifySqlFailure` calls `denied`, as the analyzer's denials answer. */
