@@ -3,6 +3,7 @@ import {
   type Datasource, type DatasourceSettings, type DialectCapabilities, type LogicalType,
   type PlaceholderStyle, type ServerConnectionFields, type SqlGrammar, type SqlLexicon,
 } from '../../core/plugin-api/index.js';
+import { MYSQL_SEMANTIC_SYNTAX } from './mysql-semantic-syntax.js';
 import { MysqlDatasource } from './mysql-datasource.js';
 import { MYSQL_FUNCTIONS } from './mysql-functions.js';
 import { mysqlLogicalType } from './mysql-types.js';
@@ -42,6 +43,7 @@ export class MysqlDialect extends DialectBase {
   override readonly capabilities: DialectCapabilities = { singleConnection: false, explain: true, enforcesRoles: false };
   override readonly identifierQuotes = ['`', '`'] as const;
   override readonly functionPolicy = MYSQL_FUNCTIONS;
+  override readonly semanticSyntax = MYSQL_SEMANTIC_SYNTAX;
 
   protected createGrammar(): SqlGrammar {
     return nodeSqlParserGrammar(this, {

@@ -1,0 +1,69 @@
+/**
+ * A semantic query (docs/semantic-query.md): measures by dimensions of a VDB's semantic package, filtered
+ * before aggregation (`where`) and after (`having`). The body of
+ * `POST /api/v1/semantic/vdbs/{vdb}/versions/{version}/query`, once read.
+ */
+import type { TimeGrain } from './semantic-query-syntax.js';
+
+/** A field to group by: `dataset.field`, optionally bucketed by a time grain, named `alias` in the result. */
+export interface QueryDimension {
+  field: string;
+  grain?: TimeGrain;
+  alias?: string;
+}
+
+/** A metric by name, or an aggregate expression over fields and metrics (then `alias` names its column). */
+export type QueryMeasure = { metric: string; alias?: string } | { expression: string; alias?: string };
+
+/** A structured filter: `field operator values`, the values bound, never spliced. */
+export interface QueryFilter {
+  field: string;
+  operator: FilterOperator;
+  values: unknown[];
+}
+
+export const FILTER_OPERATORS = [
+  'equals', 'notEquals', 'in', 'notIn', 'gt', 'gte', 'lt', 'lte', 'between', 'contains', 'startsWith', 'isNull', 'isNotNull',
+] as const;
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+
+/** An OSI expression, or a list of them / of structured filters (their conjunction). */
+export type QueryPredicate = string | (string | QueryFilter)[];
+
+export interface QueryOrder {
+  /** A dimension or measure of the query by its result name, a `dataset.field` or a metric name. */
+  field: string;
+  direction: 'asc' | 'desc';
+  /** Default: last ascending, first descending (NULL sorts as the highest value). */
+  nulls?: 'first' | 'last';
+}
+
+export interface SemanticQuery {
+  dimensions: QueryDimension[];
+  measures: QueryMeasure[];
+  where?: QueryPredicate;
+  having?: QueryPredicate;
+  orderBy: QueryOrder[];
+  limit?: number;
+  offset?: number;
+}
+
+/** A compiled query: one statement in the datasource's dialect, `?` per bound value. */
+export interface CompiledSemanticQuery {
+  sql: string;
+  params: unknown[];
+  /** The datasource the statement runs on. */
+  datasource: string;
+}
+
+/**
+ * The semantic query compiler, for a plugin (the reference runtime plans `answer` goals through it): it
+ * compiles a query against a VDB's active package for a caller whose grants the core knows by the task.
+ */
+export interface SemanticQueryService {
+  /**
+   * Compiles `query` against the active package of the VDB.
+   * @throws InputError `semantic_query_invalid` (`details.osiCode`, `details.target`) for a query the model cannot answer.
+   */
+  compile(vdb: { name: string; version: string }, query: SemanticQuery): CompiledSemanticQuery;
+}

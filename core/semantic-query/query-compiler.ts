@@ -1,0 +1,512 @@
+/**
+ * Compiles a semantic query against one package to one SQL statement, following the OSI Foundation's
+ * evaluation algorithm (§6.2 A; decisions in docs/semantic-query.md):
+ * - each aggregate of a measure is computed at the query's dimensions from its home dataset (the one its
+ *   fields are reached from along many-to-one relationships), LEFT-joined outward so orphan facts fall in
+ *   the NULL group (§6.6); aggregates of one home share one grouped subquery;
+ * - where a dimension or filter lies on the many side of the home (a bridge, or a finer dataset), the home's
+ *   rows are first de-duplicated per (primary key, group key), so a row counts once per group (§6.8.1);
+ * - subqueries of different homes are stitched on the dimensions: the union of their keys, then a NULL-safe
+ *   LEFT JOIN of each (a FULL OUTER JOIN that PGlite and MySQL cannot run), so no fact loses a group (§6.7);
+ * - measure expressions, `having` and `orderBy` are evaluated over the stitched rows.
+ */
+import type { PackageDataset, PackageMetric } from '../plugin-api/semantic-package.js';
+import type { QueryFilter, QueryPredicate, SemanticQuery } from '../plugin-api/semantic-query.js';
+import type { TimeGrain } from '../plugin-api/semantic-query-syntax.js';
+import type { SqlDialect } from '../plugin-api/sql-dialect.js';
+import { childrenOf, nodesOf, type Expr } from './expression-ast.js';
+import { parseExpression } from './expression-parser.js';
+import { isAggregateCall, writeAggregateCall, writeExpression, type NameResolver } from './expression-writer.js';
+import type { JoinPlanner } from './join-planner.js';
+import type { Edge, ModelIndex, ResolvedField } from './model-index.js';
+import { queryInvalid } from './query-errors.js';
+import { finish, SqlWriter, type ParamSource } from './sql-writer.js';
+
+export interface CompiledPlan {
+  sql: string;
+  params: ParamSource[];
+  datasource: string;
+  /** The result's columns, in order. */
+  columns: string[];
+  /** Every column the statement reads, per dataset: what the caller's grants must cover. */
+  reads: Map<PackageDataset, Set<string>>;
+}
+
+interface Dimension {
+  output: string;
+  column: string;
+  field: ResolvedField;
+  grain: TimeGrain | undefined;
+  sql: string;
+}
+
+interface Aggregate {
+  key: string;
+  column: string;
+  sql: string;
+  home: PackageDataset;
+  datasets: Set<PackageDataset>;
+  group?: Group;
+}
+
+interface Group {
+  alias: string;
+  home: PackageDataset;
+  aggregates: Aggregate[];
+}
+
+interface Output {
+  name: string;
+  sql: () => string;
+}
+
+const TIME_TYPES = new Set(['date', 'timestamp']);
+
+export function compileQuery(model: ModelIndex, planner: JoinPlanner, dialect: SqlDialect, query: SemanticQuery): CompiledPlan {
+  return new QueryCompiler(model, planner, new SqlWriter(dialect), query).compile();
+}
+
+class QueryCompiler {
+  private readonly dimensions: Dimension[] = [];
+  private readonly aggregates = new Map<string, Aggregate>();
+  private readonly whereFields: ResolvedField[] = [];
+  private readonly reads = new Map<PackageDataset, Set<string>>();
+  private groups: Group[] = [];
+  private where = '';
+
+  constructor(
+    private readonly model: ModelIndex,
+    private readonly planner: JoinPlanner,
+    private readonly writer: SqlWriter,
+    private readonly query: SemanticQuery,
+  ) {}
+
+  compile(): CompiledPlan {
+    this.query.dimensions.forEach((dimension, index) => this.addDimension(dimension.field, dimension.grain, dimension.alias, index));
+    this.where = this.predicate(this.query.where, 'where');
+    const outputs: Output[] = [
+      ...this.dimensions.map((dimension) => ({ name: dimension.output, sql: () => this.dimensionRef(dimension) })),
+      ...this.query.measures.map((measure, index) => this.measureOutput(measure, index)),
+    ];
+    const taken = new Set<string>();
+    for (const output of outputs) {
+      if (taken.has(output.name.toLowerCase())) throw queryInvalid('E_NAME_COLLISION', output.name, `two columns of the result are named ${output.name}: give one an alias`);
+      taken.add(output.name.toLowerCase());
+    }
+    const finalLevel = this.finalResolver(outputs);
+    // Resolving having and orderBy may add aggregates, so the groups are formed after them, the text last.
+    const havingExpressions = this.predicateExpressions(this.query.having, 'having');
+    for (const { expression, target } of havingExpressions) this.checkHaving(expression, outputs, target);
+    const orderTerms = this.query.orderBy.map((order, index) => ({ order, target: `orderBy[${index}]`, output: outputs.find((output) => output.name.toLowerCase() === order.field.toLowerCase()) }));
+    const orderExpressions = orderTerms.map(({ order, target, output }) => (output ? undefined : parseExpression(order.field, target)));
+    // Text is written after every aggregate is known, since writing final-level text needs the group of each.
+    const collect = (expression: Expr, target: string) => writeExpression(expression, this.writer, finalLevel, target);
+    for (const { expression, target } of havingExpressions) collect(expression, target);
+    orderExpressions.forEach((expression, index) => expression && collect(expression, orderTerms[index]?.target as string));
+    this.formGroups();
+
+    const having = havingExpressions.map(({ expression, target }) => writeExpression(expression, this.writer, finalLevel, target));
+    const order = orderTerms.map(({ order, target, output }, index) => {
+      const sql = output ? output.sql() : writeExpression(orderExpressions[index] as Expr, this.writer, finalLevel, target);
+      return this.writer.syntax.orderTerm(sql, order.direction, order.nulls ?? (order.direction === 'asc' ? 'last' : 'first'));
+    });
+    const select = outputs.map((output) => `${output.sql()} AS ${this.writer.name(output.name)}`).join(', ');
+    const limit = this.query.limit === undefined ? undefined : this.writer.param({ kind: 'limit' });
+    const offset = this.query.offset === undefined ? undefined : this.writer.param({ kind: 'offset' });
+    const text = [
+      `WITH ${this.groups.map((group) => `${this.writer.name(group.alias)} AS (${this.groupSql(group)})`).join(', ')}${this.keysCte()}`,
+      `SELECT ${select}`,
+      `FROM ${this.stitch()}`,
+      having.length > 0 ? `WHERE ${having.join(' AND ')}` : '',
+      order.length > 0 ? `ORDER BY ${order.join(', ')}` : '',
+      this.writer.syntax.limitClause(limit, offset, order.length > 0),
+    ].filter(Boolean).join(' ');
+    const { sql, order: params } = finish(text, this.writer.sources);
+    return { sql, params, datasource: this.datasource(), columns: outputs.map((output) => output.name), reads: this.reads };
+  }
+
+  // --- names -------------------------------------------------------------------------------------------
+
+  private field(parts: string[], target: string): ResolvedField {
+    const found = this.model.fields(parts);
+    if (found.length === 1) return found[0] as ResolvedField;
+    if (found.length > 1) throw queryInvalid('E_NAME_COLLISION', target, `${parts.join('.')} names fields of several namespaces: qualify it with the namespace`);
+    throw queryInvalid('E_NAME_NOT_FOUND', target, `${target}: ${parts.join('.')} is no field of the model (a field is written dataset.field)`);
+  }
+
+  private metric(name: string, target: string): PackageMetric | undefined {
+    const found = this.model.metric(name);
+    if (found.length > 1) throw queryInvalid('E_NAME_COLLISION', target, `${name} names metrics of several namespaces: qualify it with the namespace`);
+    return found[0];
+  }
+
+  private read(field: ResolvedField): void {
+    let columns = this.reads.get(field.dataset);
+    if (!columns) this.reads.set(field.dataset, (columns = new Set()));
+    for (const column of field.field.columns) columns.add(column);
+  }
+
+  private fieldSql(field: ResolvedField): string {
+    this.read(field);
+    return field.field.column === null ? `(${field.field.sql})` : field.field.sql;
+  }
+
+  // --- dimensions --------------------------------------------------------------------------------------
+
+  private addDimension(name: string, grain: TimeGrain | undefined, alias: string | undefined, index: number): void {
+    const target = `dimensions[${index}]`;
+    const field = this.field(name.split('.'), target);
+    const type = field.field.logicalType;
+    if (grain && type !== null && !TIME_TYPES.has(type)) {
+      throw queryInvalid('E_INVALID_QUERY', target, `${target}: ${field.name} is ${type}; a time grain needs a date or timestamp field`);
+    }
+    const base = this.fieldSql(field);
+    const sql = grain ? this.writer.syntax.truncateTime(base, grain) : base;
+    const plain = grain ? `${field.field.name}_${grain}` : field.field.name;
+    const clash = this.dimensions.some((dimension) => dimension.output === plain);
+    const output = alias ?? (clash ? `${field.dataset.name}_${plain}` : plain);
+    this.dimensions.push({ output, column: `d${index}`, field, grain, sql });
+  }
+
+  private dimensionRef(dimension: Dimension): string {
+    return this.writer.column(this.groups.length > 1 && this.dimensions.length > 0 ? 'k' : 'g0', dimension.column);
+  }
+
+  // --- where -------------------------------------------------------------------------------------------
+
+  private predicateExpressions(predicate: QueryPredicate | undefined, clause: 'where' | 'having'): { expression: Expr; target: string }[] {
+    if (predicate === undefined) return [];
+    const entries = typeof predicate === 'string' ? [predicate] : predicate;
+    return entries.map((entry, index) => {
+      const target = typeof predicate === 'string' ? clause : `${clause}[${index}]`;
+      return { expression: typeof entry === 'string' ? parseExpression(entry, target) : this.filterExpression(entry, clause, index), target };
+    });
+  }
+
+  private filterExpression(filter: QueryFilter, clause: 'where' | 'having', entry: number): Expr {
+    const operand: Expr = { kind: 'name', parts: filter.field.split('.') };
+    const target = `${clause}[${entry}].values`;
+    // A value is a name the parser never produces (it starts with NUL), resolved to a bound value from the query.
+    const value = (position: number, form = 'value'): Expr => {
+      if (position >= filter.values.length) throw queryInvalid('E_INVALID_QUERY', target, `${clause}[${entry}]: ${filter.operator} needs ${position + 1} value(s)`);
+      return { kind: 'name', parts: [`\u0000${form}`, clause, String(entry), String(position)] };
+    };
+    const compare = (operator: string): Expr => ({ kind: 'binary', operator, left: operand, right: value(0) });
+    switch (filter.operator) {
+      case 'equals': return compare('=');
+      case 'notEquals': return compare('<>');
+      case 'gt': return compare('>');
+      case 'gte': return compare('>=');
+      case 'lt': return compare('<');
+      case 'lte': return compare('<=');
+      case 'in': case 'notIn':
+        if (filter.values.length === 0) throw queryInvalid('E_INVALID_QUERY', target, `${clause}[${entry}]: ${filter.operator} needs at least one value`);
+        return { kind: 'in', operand, list: filter.values.map((_value, position) => value(position)), negated: filter.operator === 'notIn' };
+      case 'between': return { kind: 'between', operand, low: value(0), high: value(1), negated: false };
+      case 'contains': case 'startsWith': return { kind: 'like', operand, pattern: value(0, filter.operator), negated: false, caseInsensitive: false };
+      case 'isNull': return { kind: 'isNull', operand, negated: false };
+      case 'isNotNull': return { kind: 'isNull', operand, negated: true };
+    }
+  }
+
+  /** A structured filter's value as a bound value; undefined for any other name. */
+  private filterValue(parts: string[]): string | undefined {
+    const [head, clause, entry, position] = parts;
+    if (!head?.startsWith('\u0000')) return undefined;
+    const bound = this.writer.param({ kind: 'filter', clause: clause as 'where' | 'having', entry: Number(entry), value: Number(position) });
+    const { concat } = this.writer.syntax;
+    if (head === '\u0000contains') return concat(concat("'%'", bound), "'%'");
+    if (head === '\u0000startsWith') return concat(bound, "'%'");
+    return bound;
+  }
+
+  /** The where clause at row level, checked (§6.2 A.3): no aggregate, no metric, no window. */
+  private predicate(predicate: QueryPredicate | undefined, clause: 'where'): string {
+    const parts = this.predicateExpressions(predicate, clause).map(({ expression, target }) => {
+      this.checkWhere(expression, target);
+      return writeExpression(expression, this.writer, this.rowLevel(this.whereFields, target), target);
+    });
+    return parts.join(' AND ');
+  }
+
+  private checkWhere(expression: Expr, target: string): void {
+    let aggregate = false;
+    let row = false;
+    let window = false;
+    const visit = (node: Expr, inAggregate: boolean): void => {
+      if (node.kind === 'call' && node.window) window = true;
+      if (isAggregateCall(node)) aggregate = true;
+      if (node.kind === 'name' && !node.parts[0]?.startsWith('\u0000')) {
+        if (node.parts.length === 1 && this.model.metric(node.parts[0] as string).length > 0) aggregate = true;
+        else if (!inAggregate) row = true;
+      }
+      for (const child of childrenOf(node)) visit(child, inAggregate || isAggregateCall(node));
+    };
+    visit(expression, false);
+    if (window) throw queryInvalid('E_WINDOW_IN_WHERE', target, `${target}: a window function cannot filter rows before aggregation; use having, or a field that holds the window`);
+    if (aggregate && row) throw queryInvalid('E_MIXED_PREDICATE_LEVEL', target, `${target} mixes row-level terms with aggregates: put the aggregate part in having`);
+    if (aggregate) throw queryInvalid('E_AGGREGATE_IN_WHERE', target, `${target} aggregates (or names a metric): where filters rows before aggregation; use having`);
+  }
+
+  /** Names at row level: fields, and the values of structured filters. */
+  private rowLevel(collected: ResolvedField[], target: string): NameResolver {
+    return {
+      name: (parts) => {
+        const value = this.filterValue(parts);
+        if (value !== undefined) return value;
+        if (parts.length === 1 && this.model.metric(parts[0] as string).length > 0) {
+          throw queryInvalid('E_NESTED_AGGREGATION_DEFERRED', target, `${target}: the metric ${parts[0]} is an aggregate; it cannot be inside another aggregate`);
+        }
+        const field = this.field(parts, target);
+        collected.push(field);
+        return this.fieldSql(field);
+      },
+    };
+  }
+
+  // --- measures ----------------------------------------------------------------------------------------
+
+  private measureOutput(measure: SemanticQuery['measures'][number], index: number): Output {
+    const target = `measures[${index}]`;
+    if ('metric' in measure) {
+      const metric = this.metric(measure.metric, target);
+      if (!metric) throw queryInvalid('E_NAME_NOT_FOUND', target, `${target}: ${measure.metric} is no metric of the model`);
+      const aggregate = this.metricAggregate(metric, target);
+      return { name: measure.alias ?? metric.name, sql: () => this.aggregateRef(aggregate) };
+    }
+    const expression = parseExpression(measure.expression, target);
+    this.checkMeasure(expression, target);
+    // Resolve now (adds its aggregates); the text is written again once the groups are known.
+    writeExpression(expression, this.writer, this.finalResolver([]), target);
+    return { name: measure.alias ?? `measure_${index + 1}`, sql: () => writeExpression(expression, this.writer, this.finalResolver([]), target) };
+  }
+
+  private checkMeasure(expression: Expr, target: string): void {
+    const visit = (node: Expr): void => {
+      if (isAggregateCall(node)) return;
+      if (node.kind === 'name' && node.parts.length > 1 && !this.dimensionOf(node.parts)) {
+        throw queryInvalid('E_UNAGGREGATED_FINER_GRAIN_REFERENCE', target, `${target}: ${node.parts.join('.')} is a row-level field outside any aggregate; wrap it in one (SUM, COUNT, ...) or group by it`);
+      }
+      for (const child of childrenOf(node)) visit(child);
+    };
+    visit(expression);
+  }
+
+  private dimensionOf(parts: string[]): Dimension | undefined {
+    const found = this.model.fields(parts);
+    return found.length === 1 ? this.dimensions.find((dimension) => dimension.field.field === found[0]?.field && !dimension.grain) : undefined;
+  }
+
+  /** Names at the query's grain: result columns, dimensions, metrics; an aggregate call becomes an aggregate of its home. */
+  private finalResolver(outputs: Output[]): NameResolver {
+    return {
+      name: (parts) => {
+        const value = this.filterValue(parts);
+        if (value !== undefined) return value;
+        const target = parts.join('.');
+        if (parts.length === 1) {
+          const output = outputs.find((candidate) => candidate.name.toLowerCase() === (parts[0] as string).toLowerCase());
+          if (output) return output.sql();
+          const metric = this.metric(parts[0] as string, target);
+          if (!metric) throw queryInvalid('E_NAME_NOT_FOUND', target, `${target} is no metric of the model, nor a column of the query`);
+          return this.aggregateRef(this.metricAggregate(metric, target));
+        }
+        const dimension = this.dimensionOf(parts);
+        if (dimension) return this.dimensionRef(dimension);
+        this.field(parts, target);
+        throw queryInvalid('E_UNAGGREGATED_FINER_GRAIN_REFERENCE', target, `${target} is a row-level field that is not a dimension of the query; aggregate it or group by it`);
+      },
+      aggregate: (call) => {
+        const fields: ResolvedField[] = [];
+        const sql = writeAggregateCall(call, this.writer, this.rowLevel(fields, call.name), call.name);
+        return this.aggregateRef(this.addAggregate(`expr:${sql}`, sql, fields.map((field) => field.dataset)));
+      },
+    };
+  }
+
+  private metricAggregate(metric: PackageMetric, target: string): Aggregate {
+    if (metric.joins.some((join) => join.fanOut)) {
+      throw queryInvalid('E3012_MN_NO_SAFE_REWRITE', target, `the metric ${metric.name} joins from a one side to a many side; it has no safe plan`);
+    }
+    for (const id of metric.fields) {
+      const dataset = this.model.dataset(id.split('.').slice(0, -1).join('.'));
+      const field = dataset.fields.find((candidate) => candidate.id === id);
+      if (field) this.read({ dataset, field, name: `${dataset.name}.${field.name}` });
+    }
+    const home = this.model.dataset(metric.baseDataset);
+    return this.addAggregate(`metric:${metric.id}`, metric.sql, metric.datasets.map((id) => this.model.dataset(id)), home);
+  }
+
+  private addAggregate(key: string, sql: string, datasets: PackageDataset[], home?: PackageDataset): Aggregate {
+    const known = this.aggregates.get(key);
+    if (known) return known;
+    const aggregate: Aggregate = { key, column: `m${this.aggregates.size}`, sql, home: home ?? this.homeOf(datasets, key), datasets: new Set(datasets) };
+    this.aggregates.set(key, aggregate);
+    return aggregate;
+  }
+
+  /** The dataset every other one is reached from along many-to-one paths; COUNT(*) takes the query's finest dataset. */
+  private homeOf(datasets: PackageDataset[], target: string): PackageDataset {
+    const candidates = datasets.length > 0 ? [...new Set(datasets)] : this.queryDatasets();
+    const reachesAll = (home: PackageDataset) => candidates.every((other) => {
+      const path = this.planner.path(home, other);
+      return path.ok && path.steps.every((step) => !step.fanOut);
+    });
+    const home = candidates.find(reachesAll);
+    if (home) return home;
+    if (candidates.length === 0) throw queryInvalid('E_INVALID_QUERY', target, `${target} reads no field, and the query has no dataset to count`);
+    throw queryInvalid('E3012_MN_NO_SAFE_REWRITE', target, `${target} reads ${candidates.map((dataset) => dataset.name).join(' and ')}, and no one of them reaches the others from the many side; aggregate each separately`);
+  }
+
+  private dimensionHome(): PackageDataset {
+    try {
+      return this.homeOf([], 'dimensions');
+    } catch (error) {
+      const [first] = this.queryDatasets();
+      if (first) return first;
+      throw error;
+    }
+  }
+
+  private queryDatasets(): PackageDataset[] {
+    return [...new Set([...this.dimensions.map((dimension) => dimension.field.dataset), ...this.whereFields.map((field) => field.dataset)])];
+  }
+
+  private aggregateRef(aggregate: Aggregate): string {
+    return this.writer.column(aggregate.group?.alias ?? '?', aggregate.column);
+  }
+
+  private checkHaving(expression: Expr, outputs: Output[], target: string): void {
+    let aggregate = false;
+    let row = false;
+    const visit = (node: Expr): void => {
+      if (isAggregateCall(node) || (node.kind === 'call' && node.window)) {
+        aggregate = true;
+        return;
+      }
+      if (node.kind === 'name' && !node.parts[0]?.startsWith('\u0000')) {
+        if (node.parts.length === 1) {
+          const output = outputs.find((candidate) => candidate.name.toLowerCase() === (node.parts[0] as string).toLowerCase());
+          if (!output || !this.dimensions.some((dimension) => dimension.output === output.name)) aggregate = true;
+        } else if (!this.dimensionOf(node.parts)) row = true;
+      }
+      for (const child of childrenOf(node)) visit(child);
+    };
+    visit(expression);
+    if (row && aggregate) throw queryInvalid('E_MIXED_PREDICATE_LEVEL', target, `${target} mixes row-level terms with aggregates: put the row-level part in where`);
+    if (row) throw queryInvalid('E_NON_AGGREGATE_IN_HAVING', target, `${target} filters rows, not groups: put it in where`);
+    if (nodesHaveWindow(expression)) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: a window function in having is not supported`);
+  }
+
+  // --- groups and SQL ----------------------------------------------------------------------------------
+
+  private formGroups(): void {
+    const byHome = new Map<PackageDataset, Group>();
+    for (const aggregate of this.aggregates.values()) {
+      let group = byHome.get(aggregate.home);
+      if (!group) byHome.set(aggregate.home, (group = { alias: `g${byHome.size}`, home: aggregate.home, aggregates: [] }));
+      group.aggregates.push(aggregate);
+      aggregate.group = group;
+    }
+    this.groups = [...byHome.values()];
+    // Without measures the query lists distinct dimension values: rows repeated by a fan-out change nothing.
+    if (this.groups.length === 0) this.groups = [{ alias: 'g0', home: this.dimensionHome(), aggregates: [] }];
+    if (this.groups.length > 1 && this.dimensions.length === 0) {
+      const [first, ...others] = this.groups as [Group, ...Group[]];
+      const apart = others.find((group) => !this.planner.connected(first.home, group.home));
+      if (apart) {
+        throw queryInvalid('E3013_NO_STITCHING_DIMENSION', 'measures', `${first.home.name} and ${apart.home.name} are not related and the query has no dimension: their totals would be a Cartesian product`);
+      }
+    }
+  }
+
+  /** The joins from a group's home to every dataset it needs, and whether one fans out (rows then repeat). */
+  private joinsOf(group: Group, datasets: Iterable<PackageDataset>): { edges: Edge[]; fansOut: boolean } {
+    const edges: Edge[] = [];
+    const joined = new Map<PackageDataset, Edge | null>([[group.home, null]]);
+    let fansOut = false;
+    for (const dataset of datasets) {
+      const path = this.planner.path(group.home, dataset);
+      if (!path.ok) {
+        const code = path.code === 'E_NO_PATH' && this.groups.length > 1 && this.groups.some((other) => !this.planner.connected(other.home, group.home)) ? 'E3013_NO_STITCHING_DIMENSION' : path.code;
+        throw queryInvalid(code, dataset.name, `${path.message} (needed by ${group.aggregates.map((aggregate) => aggregate.key.replace(/^(metric|expr):/, '')).join(', ') || 'the dimensions'})`);
+      }
+      for (const edge of path.steps) {
+        const known = joined.get(edge.to);
+        if (known === undefined) {
+          joined.set(edge.to, edge);
+          edges.push(edge);
+          for (const [column] of edge.columns) this.readColumn(edge.from, column);
+          for (const [, column] of edge.columns) this.readColumn(edge.to, column);
+          fansOut ||= edge.fanOut;
+        } else if (known !== null && known !== edge) {
+          throw queryInvalid('E_AMBIGUOUS_PATH', edge.to.name, `${edge.to.name} is reached from ${group.home.name} along two relationships (${known.relationship.name}, ${edge.relationship.name})`);
+        }
+      }
+    }
+    return { edges, fansOut };
+  }
+
+  private readColumn(dataset: PackageDataset, column: string): void {
+    let columns = this.reads.get(dataset);
+    if (!columns) this.reads.set(dataset, (columns = new Set()));
+    columns.add(column);
+  }
+
+  private groupSql(group: Group): string {
+    const w = this.writer;
+    const context = [...this.dimensions.map((dimension) => dimension.field.dataset), ...this.whereFields.map((field) => field.dataset)];
+    const own = group.aggregates.flatMap((aggregate) => [...aggregate.datasets]);
+    const outer = this.joinsOf(group, own);
+    const inner = this.joinsOf(group, context);
+    const where = this.where === '' ? '' : ` WHERE ${this.where}`;
+    const measures = group.aggregates.map((aggregate) => `${aggregate.sql} AS ${w.name(aggregate.column)}`);
+    if (!inner.fansOut || group.aggregates.length === 0) {
+      const joins = [...outer.edges, ...inner.edges.filter((edge) => !outer.edges.includes(edge))];
+      const dimensions = this.dimensions.map((dimension) => `${dimension.sql} AS ${w.name(dimension.column)}`);
+      const groupBy = this.dimensions.length > 0 ? ` GROUP BY ${this.dimensions.map((dimension) => dimension.sql).join(', ')}` : '';
+      return `SELECT ${[...dimensions, ...measures].join(', ')} FROM ${[w.relation(group.home), ...joins.map((edge) => w.join(edge))].join(' ')}${where}${groupBy}`;
+    }
+    // Rows of the home repeat along the fan-out: keep one per (home row, group key), then aggregate (§6.8.1).
+    const key = group.home.primaryKey;
+    if (key.length === 0) {
+      throw queryInvalid('E3012_MN_NO_SAFE_REWRITE', group.home.name, `${group.home.name} has no primary key, so its rows cannot be counted once per group across a one-to-many join`);
+    }
+    for (const column of key) this.readColumn(group.home, column);
+    const keyColumns = key.map((column, index) => `${w.column(group.home.alias, column)} AS ${w.name(`p${index}`)}`);
+    const dimensions = this.dimensions.map((dimension) => `${dimension.sql} AS ${w.name(dimension.column)}`);
+    const distinct = `SELECT DISTINCT ${[...keyColumns, ...dimensions].join(', ')} FROM ${[w.relation(group.home), ...inner.edges.map((edge) => w.join(edge))].join(' ')}${where}`;
+    const on = key.map((column, index) => `${w.column(group.home.alias, column)} = ${w.column('k', `p${index}`)}`).join(' AND ');
+    const groupKeys = this.dimensions.map((dimension) => w.column('k', dimension.column));
+    const from = `(${distinct}) ${w.name('k')} JOIN ${w.relation(group.home)} ON ${on} ${outer.edges.map((edge) => w.join(edge)).join(' ')}`;
+    return `SELECT ${[...groupKeys, ...measures].join(', ')} FROM ${from}${groupKeys.length > 0 ? ` GROUP BY ${groupKeys.join(', ')}` : ''}`;
+  }
+
+  private keysCte(): string {
+    if (this.groups.length < 2 || this.dimensions.length === 0) return '';
+    const columns = this.dimensions.map((dimension) => this.writer.name(dimension.column)).join(', ');
+    return `, ${this.writer.name('k')} AS (${this.groups.map((group) => `SELECT ${columns} FROM ${this.writer.name(group.alias)}`).join(' UNION ')})`;
+  }
+
+  private stitch(): string {
+    const w = this.writer;
+    if (this.groups.length === 1) return w.name('g0');
+    if (this.dimensions.length === 0) return this.groups.map((group) => w.name(group.alias)).join(' CROSS JOIN ');
+    const joins = this.groups.map((group) => {
+      const on = this.dimensions.map((dimension) => w.syntax.nullSafeEquals(w.column(group.alias, dimension.column), w.column('k', dimension.column))).join(' AND ');
+      return `LEFT JOIN ${w.name(group.alias)} ON ${on}`;
+    });
+    return `${w.name('k')} ${joins.join(' ')}`;
+  }
+
+  private datasource(): string {
+    const datasources = new Set([...this.reads.keys()].map((dataset) => dataset.relation.datasource));
+    for (const group of this.groups) datasources.add(group.home.relation.datasource);
+    if (datasources.size > 1) throw queryInvalid('E_INVALID_QUERY', 'measures', `the query reads datasets of ${datasources.size} datasources (${[...datasources].join(', ')}); federation is not available`);
+    return [...datasources][0] as string;
+  }
+}
+
+function nodesHaveWindow(expression: Expr): boolean {
+  return [...nodesOf(expression)].some((node) => node.kind === 'call' && node.window !== undefined);
+}
