@@ -6,7 +6,7 @@ import { ForbiddenError, UnavailableError } from '../../plugin-api/errors.js';
 import { FILTER_OPERATORS } from '../../plugin-api/semantic-query.js';
 import { TIME_GRAINS } from '../../plugin-api/semantic-query-syntax.js';
 import { readSemanticQuery } from '../../semantic-query/query-input.js';
-import { SemanticQueries } from '../../semantic-query/semantic-query-service.js';
+import type { SemanticQueries } from '../../semantic-query/semantic-query-service.js';
 import { coreTokens } from '../../service-tokens.js';
 import { authenticate } from '../authentication.js';
 import { readBody } from '../body-parsing.js';
@@ -16,12 +16,10 @@ import type { DescribedRoute, JsonSchema } from '../openapi/openapi-types.js';
 import { callerOf } from '../request-context.js';
 import type { RouteModule } from '../route-module.js';
 
-/** The service over the semantic registry, made once the registry exists (semantic activation has run). */
-function queriesOf(container: DependencyContainer, made: { queries?: SemanticQueries }): SemanticQueries {
-  if (made.queries) return made.queries;
-  if (!container.isRegistered(coreTokens.semantic, true)) throw new UnavailableError('semantic_initializing', 'semantic activation has not finished yet');
-  made.queries = new SemanticQueries(container.resolve(coreTokens.vdbs), container.resolve(coreTokens.semantic), container.resolve(coreTokens.datasources));
-  return made.queries;
+/** The compiler, registered once semantic activation has run. */
+function queriesOf(container: DependencyContainer): SemanticQueries {
+  if (!container.isRegistered(coreTokens.semanticQueries, true)) throw new UnavailableError('semantic_initializing', 'semantic activation has not finished yet');
+  return container.resolve(coreTokens.semanticQueries);
 }
 
 /**
@@ -36,14 +34,13 @@ export const semanticQueryRoutes: RouteModule = {
     const vdbs = container.resolve(coreTokens.vdbs);
     const config = container.resolve(coreTokens.config);
     const auth = authenticate(container.resolve(coreTokens.authScheme));
-    const made: { queries?: SemanticQueries } = {};
 
     server.post('/api/v1/semantic/vdbs/:vdb/versions/:version/query', auth, async (req: Request, res: Response) => {
       const vdb = vdbs.get(String(req.params['vdb']), String(req.params['version']));
       const grants = effectiveGrants(vdb, callerOf(req));
       if (grants.access === 'unavailable') throw new ForbiddenError('forbidden', `the caller has no data role on VDB ${vdb.name} version ${vdb.version}`);
       const query = readSemanticQuery(await readBody(req, config.server.maxBodyBytes));
-      const queries = queriesOf(container, made);
+      const queries = queriesOf(container);
       if (new URL(req.url ?? '/', 'http://host').searchParams.get('explain') === 'true') {
         res.json(200, await queries.explain(vdb, grants, query));
         return;
