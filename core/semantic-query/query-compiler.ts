@@ -11,16 +11,18 @@
  * - measure expressions, `having` and `orderBy` are evaluated over the stitched rows.
  */
 import type { PackageDataset, PackageMetric } from '../plugin-api/semantic-package.js';
-import type { QueryFilter, QueryPredicate, SemanticQuery } from '../plugin-api/semantic-query.js';
+import type { QueryPredicate, SemanticQuery } from '../plugin-api/semantic-query.js';
 import type { TimeGrain } from '../plugin-api/semantic-query-syntax.js';
 import type { SqlDialect } from '../plugin-api/sql-dialect.js';
 import { childrenOf, nodesOf, type Expr } from './expression-ast.js';
 import { parseExpression } from './expression-parser.js';
 import { isAggregateCall, writeAggregateCall, writeExpression, type NameResolver } from './expression-writer.js';
 import type { JoinPlanner } from './join-planner.js';
-import type { Edge, ModelIndex, ResolvedField } from './model-index.js';
+import type { ModelIndex, ResolvedField } from './model-index.js';
 import { queryInvalid } from './query-errors.js';
 import { finish, SqlWriter, type ParamSource } from './sql-writer.js';
+import { filterExpression, filterValue } from './structured-filters.js';
+import { StatementAssembly, type Aggregate, type Dimension, type Group } from './statement-assembly.js';
 
 export interface CompiledPlan {
   sql: string;
@@ -30,29 +32,6 @@ export interface CompiledPlan {
   columns: string[];
   /** Every column the statement reads, per dataset: what the caller's grants must cover. */
   reads: Map<PackageDataset, Set<string>>;
-}
-
-interface Dimension {
-  output: string;
-  column: string;
-  field: ResolvedField;
-  grain: TimeGrain | undefined;
-  sql: string;
-}
-
-interface Aggregate {
-  key: string;
-  column: string;
-  sql: string;
-  home: PackageDataset;
-  datasets: Set<PackageDataset>;
-  group?: Group;
-}
-
-interface Group {
-  alias: string;
-  home: PackageDataset;
-  aggregates: Aggregate[];
 }
 
 interface Output {
@@ -113,10 +92,13 @@ class QueryCompiler {
     const select = outputs.map((output) => `${output.sql()} AS ${this.writer.name(output.name)}`).join(', ');
     const limit = this.query.limit === undefined ? undefined : this.writer.param({ kind: 'limit' });
     const offset = this.query.offset === undefined ? undefined : this.writer.param({ kind: 'offset' });
+    const assembly = new StatementAssembly(this.writer, this.planner, this.reads, {
+      dimensions: this.dimensions, groups: this.groups, where: this.where, whereDatasets: this.whereFields.map((field) => field.dataset),
+    });
     const text = [
-      `WITH ${this.groups.map((group) => `${this.writer.name(group.alias)} AS (${this.groupSql(group)})`).join(', ')}${this.keysCte()}`,
+      `WITH ${this.groups.map((group) => `${this.writer.name(group.alias)} AS (${assembly.groupSql(group)})`).join(', ')}${assembly.keysCte()}`,
       `SELECT ${select}`,
-      `FROM ${this.stitch()}`,
+      `FROM ${assembly.stitch()}`,
       having.length > 0 ? `WHERE ${having.join(' AND ')}` : '',
       order.length > 0 ? `ORDER BY ${order.join(', ')}` : '',
       this.writer.syntax.limitClause(limit, offset, order.length > 0),
@@ -179,45 +161,8 @@ class QueryCompiler {
     const entries = typeof predicate === 'string' ? [predicate] : predicate;
     return entries.map((entry, index) => {
       const target = typeof predicate === 'string' ? clause : `${clause}[${index}]`;
-      return { expression: typeof entry === 'string' ? parseExpression(entry, target) : this.filterExpression(entry, clause, index), target };
+      return { expression: typeof entry === 'string' ? parseExpression(entry, target) : filterExpression(entry, clause, index), target };
     });
-  }
-
-  private filterExpression(filter: QueryFilter, clause: 'where' | 'having', entry: number): Expr {
-    const operand: Expr = { kind: 'name', parts: filter.field.split('.') };
-    const target = `${clause}[${entry}].values`;
-    // A value is a name the parser never produces (it starts with NUL), resolved to a bound value from the query.
-    const value = (position: number, form = 'value'): Expr => {
-      if (position >= filter.values.length) throw queryInvalid('E_INVALID_QUERY', target, `${clause}[${entry}]: ${filter.operator} needs ${position + 1} value(s)`);
-      return { kind: 'name', parts: [`\u0000${form}`, clause, String(entry), String(position)] };
-    };
-    const compare = (operator: string): Expr => ({ kind: 'binary', operator, left: operand, right: value(0) });
-    switch (filter.operator) {
-      case 'equals': return compare('=');
-      case 'notEquals': return compare('<>');
-      case 'gt': return compare('>');
-      case 'gte': return compare('>=');
-      case 'lt': return compare('<');
-      case 'lte': return compare('<=');
-      case 'in': case 'notIn':
-        if (filter.values.length === 0) throw queryInvalid('E_INVALID_QUERY', target, `${clause}[${entry}]: ${filter.operator} needs at least one value`);
-        return { kind: 'in', operand, list: filter.values.map((_value, position) => value(position)), negated: filter.operator === 'notIn' };
-      case 'between': return { kind: 'between', operand, low: value(0), high: value(1), negated: false };
-      case 'contains': case 'startsWith': return { kind: 'like', operand, pattern: value(0, filter.operator), negated: false, caseInsensitive: false };
-      case 'isNull': return { kind: 'isNull', operand, negated: false };
-      case 'isNotNull': return { kind: 'isNull', operand, negated: true };
-    }
-  }
-
-  /** A structured filter's value as a bound value; undefined for any other name. */
-  private filterValue(parts: string[]): string | undefined {
-    const [head, clause, entry, position] = parts;
-    if (!head?.startsWith('\u0000')) return undefined;
-    const bound = this.writer.param({ kind: 'filter', clause: clause as 'where' | 'having', entry: Number(entry), value: Number(position) });
-    const { concat } = this.writer.syntax;
-    if (head === '\u0000contains') return concat(concat("'%'", bound), "'%'");
-    if (head === '\u0000startsWith') return concat(bound, "'%'");
-    return bound;
   }
 
   /** The where clause at row level, checked (§6.2 A.3): no aggregate, no metric, no window. */
@@ -252,7 +197,7 @@ class QueryCompiler {
   private rowLevel(collected: ResolvedField[], target: string): NameResolver {
     return {
       name: (parts) => {
-        const value = this.filterValue(parts);
+        const value = filterValue(parts, this.writer);
         if (value !== undefined) return value;
         if (parts.length === 1 && this.model.metric(parts[0] as string).length > 0) {
           throw queryInvalid('E_NESTED_AGGREGATION_DEFERRED', target, `${target}: the metric ${parts[0]} is an aggregate; it cannot be inside another aggregate`);
@@ -301,7 +246,7 @@ class QueryCompiler {
   private finalResolver(outputs: Output[]): NameResolver {
     return {
       name: (parts) => {
-        const value = this.filterValue(parts);
+        const value = filterValue(parts, this.writer);
         if (value !== undefined) return value;
         const target = parts.join('.');
         if (parts.length === 1) {
@@ -418,85 +363,6 @@ class QueryCompiler {
         throw queryInvalid('E3013_NO_STITCHING_DIMENSION', 'measures', `${first.home.name} and ${apart.home.name} are not related and the query has no dimension: their totals would be a Cartesian product`);
       }
     }
-  }
-
-  /** The joins from a group's home to every dataset it needs, and whether one fans out (rows then repeat). */
-  private joinsOf(group: Group, datasets: Iterable<PackageDataset>): { edges: Edge[]; fansOut: boolean } {
-    const edges: Edge[] = [];
-    const joined = new Map<PackageDataset, Edge | null>([[group.home, null]]);
-    let fansOut = false;
-    for (const dataset of datasets) {
-      const path = this.planner.path(group.home, dataset);
-      if (!path.ok) {
-        const code = path.code === 'E_NO_PATH' && this.groups.length > 1 && this.groups.some((other) => !this.planner.connected(other.home, group.home)) ? 'E3013_NO_STITCHING_DIMENSION' : path.code;
-        throw queryInvalid(code, dataset.name, `${path.message} (needed by ${group.aggregates.map((aggregate) => aggregate.key.replace(/^(metric|expr):/, '')).join(', ') || 'the dimensions'})`);
-      }
-      for (const edge of path.steps) {
-        const known = joined.get(edge.to);
-        if (known === undefined) {
-          joined.set(edge.to, edge);
-          edges.push(edge);
-          for (const [column] of edge.columns) this.readColumn(edge.from, column);
-          for (const [, column] of edge.columns) this.readColumn(edge.to, column);
-          fansOut ||= edge.fanOut;
-        } else if (known !== null && known !== edge) {
-          throw queryInvalid('E_AMBIGUOUS_PATH', edge.to.name, `${edge.to.name} is reached from ${group.home.name} along two relationships (${known.relationship.name}, ${edge.relationship.name})`);
-        }
-      }
-    }
-    return { edges, fansOut };
-  }
-
-  private readColumn(dataset: PackageDataset, column: string): void {
-    let columns = this.reads.get(dataset);
-    if (!columns) this.reads.set(dataset, (columns = new Set()));
-    columns.add(column);
-  }
-
-  private groupSql(group: Group): string {
-    const w = this.writer;
-    const context = [...this.dimensions.map((dimension) => dimension.field.dataset), ...this.whereFields.map((field) => field.dataset)];
-    const own = group.aggregates.flatMap((aggregate) => [...aggregate.datasets]);
-    const outer = this.joinsOf(group, own);
-    const inner = this.joinsOf(group, context);
-    const where = this.where === '' ? '' : ` WHERE ${this.where}`;
-    const measures = group.aggregates.map((aggregate) => `${aggregate.sql} AS ${w.name(aggregate.column)}`);
-    if (!inner.fansOut || group.aggregates.length === 0) {
-      const joins = [...outer.edges, ...inner.edges.filter((edge) => !outer.edges.includes(edge))];
-      const dimensions = this.dimensions.map((dimension) => `${dimension.sql} AS ${w.name(dimension.column)}`);
-      const groupBy = this.dimensions.length > 0 ? ` GROUP BY ${this.dimensions.map((dimension) => dimension.sql).join(', ')}` : '';
-      return `SELECT ${[...dimensions, ...measures].join(', ')} FROM ${[w.relation(group.home), ...joins.map((edge) => w.join(edge))].join(' ')}${where}${groupBy}`;
-    }
-    // Rows of the home repeat along the fan-out: keep one per (home row, group key), then aggregate (§6.8.1).
-    const key = group.home.primaryKey;
-    if (key.length === 0) {
-      throw queryInvalid('E3012_MN_NO_SAFE_REWRITE', group.home.name, `${group.home.name} has no primary key, so its rows cannot be counted once per group across a one-to-many join`);
-    }
-    for (const column of key) this.readColumn(group.home, column);
-    const keyColumns = key.map((column, index) => `${w.column(group.home.alias, column)} AS ${w.name(`p${index}`)}`);
-    const dimensions = this.dimensions.map((dimension) => `${dimension.sql} AS ${w.name(dimension.column)}`);
-    const distinct = `SELECT DISTINCT ${[...keyColumns, ...dimensions].join(', ')} FROM ${[w.relation(group.home), ...inner.edges.map((edge) => w.join(edge))].join(' ')}${where}`;
-    const on = key.map((column, index) => `${w.column(group.home.alias, column)} = ${w.column('k', `p${index}`)}`).join(' AND ');
-    const groupKeys = this.dimensions.map((dimension) => w.column('k', dimension.column));
-    const from = `(${distinct}) ${w.name('k')} JOIN ${w.relation(group.home)} ON ${on} ${outer.edges.map((edge) => w.join(edge)).join(' ')}`;
-    return `SELECT ${[...groupKeys, ...measures].join(', ')} FROM ${from}${groupKeys.length > 0 ? ` GROUP BY ${groupKeys.join(', ')}` : ''}`;
-  }
-
-  private keysCte(): string {
-    if (this.groups.length < 2 || this.dimensions.length === 0) return '';
-    const columns = this.dimensions.map((dimension) => this.writer.name(dimension.column)).join(', ');
-    return `, ${this.writer.name('k')} AS (${this.groups.map((group) => `SELECT ${columns} FROM ${this.writer.name(group.alias)}`).join(' UNION ')})`;
-  }
-
-  private stitch(): string {
-    const w = this.writer;
-    if (this.groups.length === 1) return w.name('g0');
-    if (this.dimensions.length === 0) return this.groups.map((group) => w.name(group.alias)).join(' CROSS JOIN ');
-    const joins = this.groups.map((group) => {
-      const on = this.dimensions.map((dimension) => w.syntax.nullSafeEquals(w.column(group.alias, dimension.column), w.column('k', dimension.column))).join(' AND ');
-      return `LEFT JOIN ${w.name(group.alias)} ON ${on}`;
-    });
-    return `${w.name('k')} ${joins.join(' ')}`;
   }
 
   private datasource(): string {

@@ -110,6 +110,21 @@ export function runShapesSuite(backend: ShapesBackend): void {
     }, ['region', 'revenue']), expected);
   });
 
+  test('a structured filter\'s values are bound: the same shape with other values answers other rows (one cached statement)', async ({ service }) => {
+    const by = (values: string[]) => rows(service, { dimensions: ['customers.region'], measures: ['revenue'], where: [{ field: 'orders.status', operator: 'in', values }] }, ['region', 'revenue']);
+    assert.equal(await by(['cancelled']), [['EAST', 50]]);
+    assert.equal(await by(['paid']), sorted([['EAST', 300], ['WEST', 300], [null, 90]]));
+  });
+
+  test('a window over the query\'s rows ranks the groups (§6.10.1); a measure expression combines metrics of two facts', async ({ service }) => {
+    const body = {
+      dimensions: ['customers.region'],
+      measures: ['revenue', { expression: 'RANK() OVER (ORDER BY revenue DESC)', alias: 'place' }, { expression: 'revenue - returned', alias: 'net' }],
+    };
+    // returned brings the returns fact in: NORTH (returns only) appears, and ranks first, NULL being high (§6.10.2).
+    assert.equal(await rows(service, body, ['region', 'revenue', 'place', 'net']), sorted([['NORTH', null, 1, null], ['EAST', 350, 2, 325], ['WEST', 300, 3, null], [null, 90, 4, 78]]));
+  });
+
   test('having filters groups after aggregation, over metrics and grouping columns (§6.3)', async ({ service }) => {
     assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['revenue'], having: 'revenue > 100' }, ['region', 'revenue']), sorted([['EAST', 350], ['WEST', 300]]));
     assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['revenue'], having: "SUM(orders.amount) > 100 AND customers.region <> 'WEST'" }, ['region', 'revenue']), [['EAST', 350]]);
