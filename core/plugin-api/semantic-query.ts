@@ -15,6 +15,9 @@ export interface QueryDimension {
 /** A metric by name, or an aggregate expression over fields and metrics (then `alias` names its column). */
 export type QueryMeasure = { metric: string; alias?: string } | { expression: string; alias?: string };
 
+/** A row-level column of a scalar query: `dataset.field`, or an expression over fields, named `alias`. */
+export type QueryField = { field: string; alias?: string } | { expression: string; alias?: string };
+
 /** A structured filter: `field operator values`, the values bound, never spliced. */
 export interface QueryFilter {
   field: string;
@@ -41,6 +44,8 @@ export interface QueryOrder {
 export interface SemanticQuery {
   dimensions: QueryDimension[];
   measures: QueryMeasure[];
+  /** A scalar query's columns (OSI Foundation §5.1.2): one row per row of the home dataset; never with dimensions or measures. */
+  fields?: QueryField[];
   where?: QueryPredicate;
   having?: QueryPredicate;
   orderBy: QueryOrder[];

@@ -61,6 +61,7 @@ class QueryCompiler {
   ) {}
 
   compile(): CompiledPlan {
+    if (this.query.fields) return this.compileScalar(this.query.fields);
     this.query.dimensions.forEach((dimension, index) => this.addDimension(dimension.field, dimension.grain, dimension.alias, index));
     this.where = this.predicate(this.query.where, 'where');
     const outputs: Output[] = [
@@ -105,6 +106,61 @@ class QueryCompiler {
     ].filter(Boolean).join(' ');
     const { sql, order: params } = finish(text, this.writer.sources);
     return { sql, params, datasource: this.datasource(), columns: outputs.map((output) => output.name), reads: this.reads };
+  }
+
+  /**
+   * A scalar query (§5.1.2, §6.2 B): one row per row of the home dataset, the dataset every other one is
+   * reached from many-to-one (or one-to-one); anything that would repeat its rows is `E_FAN_OUT_IN_SCALAR_QUERY`.
+   */
+  private compileScalar(fields: NonNullable<SemanticQuery['fields']>): CompiledPlan {
+    this.where = this.predicate(this.query.where, 'where');
+    const used: ResolvedField[] = [...this.whereFields];
+    const taken = new Set<string>();
+    const outputs = fields.map((entry, index) => {
+      const target = `fields[${index}]`;
+      const expression = 'field' in entry ? { kind: 'name' as const, parts: entry.field.split('.') } : parseExpression(entry.expression, target);
+      for (const node of nodesOf(expression)) {
+        const metric = node.kind === 'name' && node.parts.length === 1 && this.model.metric(node.parts[0] as string).length > 0;
+        if (metric || (isAggregateCall(node))) throw queryInvalid('E_AGGREGATE_IN_SCALAR_QUERY', target, `${target} aggregates (or names a metric): a scalar query has no aggregation; ask with dimensions and measures`);
+      }
+      const sql = writeExpression(expression, this.writer, this.rowLevel(used, target), target);
+      // As for dimensions: the leaf name, with the dataset's in front when another column has it.
+      const leaf = 'field' in entry ? (entry.field.split('.').at(-1) as string) : `field_${index + 1}`;
+      const name = entry.alias ?? (taken.has(leaf.toLowerCase()) && 'field' in entry ? entry.field.split('.').slice(-2).join('_') : leaf);
+      if (taken.has(name.toLowerCase())) throw queryInvalid('E_NAME_COLLISION', name, `two columns of the result are named ${name}: give one an alias`);
+      taken.add(name.toLowerCase());
+      return { name, sql };
+    });
+    const order = this.query.orderBy.map((entry, index) => {
+      const target = `orderBy[${index}]`;
+      const output = outputs.find((candidate) => candidate.name.toLowerCase() === entry.field.toLowerCase());
+      const sql = output ? output.sql : writeExpression(parseExpression(entry.field, target), this.writer, this.rowLevel(used, target), target);
+      return this.writer.syntax.orderTerm(sql, entry.direction, entry.nulls ?? (entry.direction === 'asc' ? 'last' : 'first'));
+    });
+    const datasets = [...new Set(used.map((field) => field.dataset))];
+    const home = datasets.find((candidate) => datasets.every((other) => {
+      const path = this.planner.path(candidate, other);
+      return path.ok && path.steps.every((step) => !step.fanOut);
+    }));
+    if (!home) {
+      const [first, ...others] = datasets as [PackageDataset, ...PackageDataset[]];
+      const apart = others.find((other) => !this.planner.connected(first, other));
+      if (apart) throw queryInvalid('E_NO_PATH', 'fields', `no relationship path connects ${first.name} to ${apart.name}`);
+      throw queryInvalid('E_FAN_OUT_IN_SCALAR_QUERY', 'fields', `no one of ${datasets.map((dataset) => dataset.name).join(', ')} reaches the others many-to-one: their rows would repeat; ask with dimensions and measures`);
+    }
+    this.groups = [{ alias: 'g0', home, aggregates: [] }];
+    const assembly = new StatementAssembly(this.writer, this.planner, this.reads, { dimensions: [], groups: this.groups, where: this.where, whereDatasets: datasets });
+    const limit = this.query.limit === undefined ? undefined : this.writer.param({ kind: 'limit' });
+    const offset = this.query.offset === undefined ? undefined : this.writer.param({ kind: 'offset' });
+    const text = [
+      `SELECT ${outputs.map(({ name, sql }) => `${sql} AS ${this.writer.name(name)}`).join(', ')}`,
+      `FROM ${assembly.fromClause(home, datasets)}`,
+      this.where === '' ? '' : `WHERE ${this.where}`,
+      order.length > 0 ? `ORDER BY ${order.join(', ')}` : '',
+      this.writer.syntax.limitClause(limit, offset, order.length > 0),
+    ].filter(Boolean).join(' ');
+    const { sql, order: params } = finish(text, this.writer.sources);
+    return { sql, params, datasource: this.datasource(), columns: outputs.map(({ name }) => name), reads: this.reads };
   }
 
   // --- names -------------------------------------------------------------------------------------------

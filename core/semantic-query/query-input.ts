@@ -4,7 +4,7 @@
  * `dataset.field`, a measure a metric name, an order entry a name (ascending).
  */
 import {
-  FILTER_OPERATORS, type FilterOperator, type QueryDimension, type QueryFilter, type QueryMeasure, type QueryOrder, type QueryPredicate,
+  FILTER_OPERATORS, type FilterOperator, type QueryDimension, type QueryField, type QueryFilter, type QueryMeasure, type QueryOrder, type QueryPredicate,
   type SemanticQuery,
 } from '../plugin-api/semantic-query.js';
 import { TIME_GRAINS, type TimeGrain } from '../plugin-api/semantic-query-syntax.js';
@@ -72,6 +72,17 @@ function measure(value: unknown, index: number): QueryMeasure {
     : { expression: text(value['expression'], `${target}.expression`), ...optionalAlias(value, target) };
 }
 
+function scalarField(value: unknown, index: number): QueryField {
+  const target = `fields[${index}]`;
+  if (typeof value === 'string') return { field: text(value, target) };
+  if (!isObject(value)) throw bad(target, 'must be `dataset.field`, { field, alias } or { expression, alias }');
+  onlyKeys(value, ['field', 'expression', 'alias'], target);
+  if ((value['field'] === undefined) === (value['expression'] === undefined)) throw bad(target, 'needs exactly one of field and expression');
+  return value['field'] !== undefined
+    ? { field: text(value['field'], `${target}.field`), ...optionalAlias(value, target) }
+    : { expression: text(value['expression'], `${target}.expression`), ...optionalAlias(value, target) };
+}
+
 function filter(value: Json, target: string): QueryFilter {
   onlyKeys(value, ['field', 'operator', 'values', 'value'], target);
   const operator = value['operator'];
@@ -128,10 +139,14 @@ export function readSemanticQuery(body: unknown): SemanticQuery {
   if (having !== undefined) query.having = having;
   if (limit !== undefined) query.limit = limit;
   if (offset !== undefined) query.offset = offset;
-  const scalar = listAt(body, 'fields').length > 0;
+  const fields = listAt(body, 'fields').map(scalarField);
   const aggregation = query.dimensions.length + query.measures.length > 0;
-  if (scalar && aggregation) throw queryInvalid('E_MIXED_QUERY_SHAPE', 'fields', 'a query lists either fields (a scalar query) or dimensions and measures, not both');
-  if (scalar) throw queryInvalid('E_INVALID_QUERY', 'fields', 'scalar queries (fields) are not supported: ask with dimensions and measures');
+  if (fields.length > 0 && aggregation) throw queryInvalid('E_MIXED_QUERY_SHAPE', 'fields', 'a query lists either fields (a scalar query) or dimensions and measures, not both');
+  if (fields.length > 0) {
+    if (query.having !== undefined) throw bad('having', 'a scalar query has no groups to filter: use where');
+    return { ...query, fields };
+  }
+  if (body['fields'] !== undefined) throw queryInvalid('E_EMPTY_SCALAR_QUERY', 'fields', 'a scalar query needs at least one field');
   if (!aggregation) throw queryInvalid('E_EMPTY_AGGREGATION_QUERY', 'dimensions', 'a query needs at least one dimension or measure');
   return query;
 }

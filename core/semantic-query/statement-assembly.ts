@@ -84,6 +84,14 @@ export class StatementAssembly {
     columns.add(column);
   }
 
+  /** `home LEFT JOIN …` to every dataset, along paths that never repeat the home's rows (a scalar query's FROM). */
+  fromClause(home: PackageDataset, datasets: PackageDataset[]): string {
+    const group: Group = { alias: 'g0', home, aggregates: [] };
+    const { edges, fansOut } = this.joinsOf(group, datasets);
+    if (fansOut) throw queryInvalid('E_FAN_OUT_IN_SCALAR_QUERY', home.name, `joining from ${home.name} would repeat its rows; ask with dimensions and measures`);
+    return [this.writer.relation(home), ...edges.map((edge) => this.writer.join(edge))].join(' ');
+  }
+
   groupSql(group: Group): string {
     const w = this.writer;
     const context = [...this.parts.dimensions.map((dimension) => dimension.field.dataset), ...this.parts.whereDatasets];

@@ -120,6 +120,11 @@ const QUERY_SCHEMA: JsonSchema = {
         ],
       },
     },
+    fields: {
+      type: 'array',
+      description: 'A scalar query instead of dimensions and measures: one row per row of the home dataset.',
+      items: { oneOf: [NAME, { type: 'object', properties: { field: NAME, expression: { type: 'string' }, alias: { type: 'string' } } }] },
+    },
     where: PREDICATE,
     having: PREDICATE,
     orderBy: {

@@ -210,6 +210,17 @@ export function runShapesSuite(backend: ShapesBackend): void {
     assert.equal([plain.status, ((await plain.json()) as Row)['code']], [409, 'semantic_unavailable']);
   });
 
+  test('a scalar query: one row per home row, enriched LEFT (the orphan keeps a NULL region); fan-out and aggregates refused (§5.1.2, §6.2 B)', async ({ service }) => {
+    const reply = await query(service, { fields: ['orders.id', 'orders.amount', { field: 'customers.region', alias: 'area' }], where: "orders.status = 'paid'", orderBy: ['id'], limit: 3 });
+    assert.is(reply.status, 200, JSON.stringify(reply.body));
+    assert.equal(normal(reply.body['rows'] as Row[], ['id', 'amount', 'area']), [[1, 100, 'EAST'], [2, 200, 'EAST'], [4, 300, 'WEST']]);
+    assert.equal(await rows(service, { fields: ['orders.id', 'customers.region'], where: 'orders.id = 5' }, ['id', 'region']), [[5, null]]);
+    await refused(service, { fields: ['orders.amount', 'returns.amount'] }, 'E_FAN_OUT_IN_SCALAR_QUERY');
+    await refused(service, { fields: ['orders.id', 'revenue'] }, 'E_AGGREGATE_IN_SCALAR_QUERY');
+    await refused(service, { fields: [{ expression: 'SUM(orders.amount)' }] }, 'E_AGGREGATE_IN_SCALAR_QUERY');
+    await refused(service, { fields: [] }, 'E_EMPTY_SCALAR_QUERY');
+  });
+
   test('a dimension-only query lists the values of the dimension\'s own dataset', async ({ service }) => {
     assert.equal(await rows(service, { dimensions: ['customers.region'] }, ['region']), sorted([['EAST'], ['WEST'], ['NORTH'], [null]]));
   });
