@@ -116,7 +116,7 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
     roleWarnings = governance.warnings;
     container.register(coreTokens.vdbs, { useValue: new VdbRegistry(vdbs) });
     container.register(coreTokens.semantic, { useValue: await activateSemantics(vdbs, config, container, logger) });
-    container.register(coreTokens.semanticQueries, { useValue: new SemanticQueries(container.resolve(coreTokens.vdbs), container.resolve(coreTokens.semantic), datasources) });
+    container.register(coreTokens.semanticQueries, { useValue: new SemanticQueries(container.resolve(coreTokens.semantic), datasources) });
     const handles = await VdbHandles.create(container.resolve(coreTokens.vdbs), (name) => datasources.open(name), config.sql);
     const endpoints = await loadEndpoints({
       descriptors: config.descriptors,

@@ -52,23 +52,3 @@ export interface SemanticQuery {
   limit?: number;
   offset?: number;
 }
-
-/** A compiled query: one statement in the datasource's dialect, `?` per bound value. */
-export interface CompiledSemanticQuery {
-  sql: string;
-  params: unknown[];
-  /** The datasource the statement runs on. */
-  datasource: string;
-}
-
-/**
- * The semantic query compiler, for a plugin (the reference runtime plans `answer` goals through it): it
- * compiles a query against a VDB's active package for a caller whose grants the core knows by the task.
- */
-export interface SemanticQueryService {
-  /**
-   * Compiles `query` against the active package of the VDB.
-   * @throws InputError `semantic_query_invalid` (`details.osiCode`, `details.target`) for a query the model cannot answer.
-   */
-  compile(vdb: { name: string; version: string }, query: SemanticQuery): CompiledSemanticQuery;
-}

@@ -8,7 +8,7 @@ import { allows, type CallerGrants } from '../authorization/grants.js';
 import { LruCache } from '../caching/lru-cache.js';
 import { ConflictError, ForbiddenError, InternalError, LimitError } from '../plugin-api/errors.js';
 import type { SemanticPackage } from '../plugin-api/semantic-package.js';
-import type { CompiledSemanticQuery, SemanticQuery, SemanticQueryService } from '../plugin-api/semantic-query.js';
+import type { SemanticQuery } from '../plugin-api/semantic-query.js';
 import type { Datasource, QueryResult } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import type { SemanticRegistry } from '../semantic/semantic-registry.js';
@@ -16,10 +16,10 @@ import type { DatasourceRegistry } from '../sql/datasource-registry.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
 import { unavailableError } from '../sql/guarded-datasource.js';
 import { classifySqlFailure, databaseDenialError } from '../sql/sql-failure.js';
-import type { VdbRegistry } from '../vdb/vdb-registry.js';
 import { JoinPlanner } from './join-planner.js';
 import { ModelIndex } from './model-index.js';
 import { compileQuery, type CompiledPlan } from './query-compiler.js';
+import { queryInvalid } from './query-errors.js';
 import { bindings } from './sql-writer.js';
 
 /** Compiled statements kept per package. */
@@ -36,14 +36,12 @@ export interface SemanticQueryRun {
   grants: CallerGrants;
   query: SemanticQuery;
   timeoutMs: number;
-  signal?: AbortSignal;
 }
 
-export class SemanticQueries implements SemanticQueryService {
+export class SemanticQueries {
   private readonly states = new WeakMap<SemanticPackage, PackageState>();
 
   constructor(
-    private readonly vdbs: VdbRegistry,
     private readonly semantic: SemanticRegistry,
     private readonly datasources: DatasourceRegistry,
   ) {}
@@ -73,12 +71,12 @@ export class SemanticQueries implements SemanticQueryService {
   }
 
   /** Compiles, checks the grants (403 before any SQL), runs as the caller. */
-  async run({ vdb, grants, query, timeoutMs, signal }: SemanticQueryRun): Promise<Pick<QueryResult, 'columns' | 'rows' | 'rowCount'>> {
+  async run({ vdb, grants, query, timeoutMs }: SemanticQueryRun): Promise<Pick<QueryResult, 'columns' | 'rows' | 'rowCount'>> {
     const { plan, datasource } = await this.plan(vdb, query);
     checkGrants(plan, grants);
     const executor = callerExecutor(datasource, vdb, grants, { readOnly: true, timeoutMs, maxRowBytes: MAX_ROW_BYTES });
     try {
-      const result = await executor.query(plan.sql, bindings(plan.params, query), signal ? { signal } : {});
+      const result = await executor.query(plan.sql, bindings(plan.params, query));
       return { columns: result.columns, rows: result.rows, rowCount: result.rowCount };
     } catch (error) {
       switch (classifySqlFailure(error)) {
@@ -86,21 +84,15 @@ export class SemanticQueries implements SemanticQueryService {
         case 'row_too_large':
           throw new LimitError('result_too_large', `a row of the result is larger than ${MAX_ROW_BYTES} bytes`, { details: { limitBytes: MAX_ROW_BYTES }, cause: error });
         case 'unavailable': throw unavailableError(datasource.name, error);
-        default: throw new InternalError('query_failed', `the semantic query failed${driverCodeSuffix(error)}`, { cause: error });
+        case 'invalid_value':
+          throw queryInvalid('E_INVALID_EXPRESSION', 'query', `the database refused a value of the query, one that does not fit its field's type${driverCodeSuffix(error)}`);
+        default:
+          // PostgreSQL's class 42 (no such operator or function for these types): an expression of the caller's.
+          if (/^42/.test(String((error as { code?: unknown }).code))) {
+            throw queryInvalid('E_INVALID_EXPRESSION', 'query', `the database cannot apply an operator or function of the query to its types${driverCodeSuffix(error)}`);
+          } throw new InternalError('query_failed', `the semantic query failed${driverCodeSuffix(error)}`, { cause: error });
       }
     }
-  }
-
-  compile(vdbRef: { name: string; version: string }, query: SemanticQuery): CompiledSemanticQuery {
-    const vdb = this.vdbs.get(vdbRef.name, vdbRef.version);
-    const pkg = this.semantic.packageOf(vdb.name, vdb.version)?.document;
-    if (!pkg) throw new ConflictError('semantic_unavailable', `VDB ${vdb.name} version ${vdb.version} has no active semantic package`);
-    const state = this.stateOf(pkg);
-    const name = pkg.datasets[0]?.relation.datasource ?? vdb.datasource;
-    const dialect = this.datasources.dialectOf(name);
-    if (!dialect) throw new Error(`datasource ${name} of VDB ${vdb.name} is not configured`);
-    const plan = compileQuery(state.model, state.planner, dialect, query);
-    return { sql: plan.sql, params: bindings(plan.params, query), datasource: plan.datasource };
   }
 
   private stateOf(pkg: SemanticPackage): PackageState {

@@ -55,11 +55,6 @@ export class DatasourceRegistry {
     return new Set(this.settings.keys());
   }
 
-  /** The dialect of a configured datasource, without opening it; a handed-in datasource's own. */
-  dialectOf(name: string): SqlDialect | undefined {
-    return this.overrides[name]?.dialect ?? this.settings.get(name)?.dialect;
-  }
-
   /** Opens the datasource once; later calls share the same promise. A failure is a StartupError at its `connection`. */
   open(name: string): Promise<Datasource> {
     let opening = this.opening.get(name);

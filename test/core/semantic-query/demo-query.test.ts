@@ -57,6 +57,13 @@ test('the analyst may not group by customers\' emails: 403 before any SQL runs',
   assert.match(String(reply.body['message']), 'sales.customers.email');
 });
 
+test('a value or an operator the database refuses for its types is the caller\'s 400, not a failure of the service', async ({ service }) => {
+  const value = await post(service, { dimensions: ['customers.region'], measures: ['revenue'], where: "orders.total = 'a lot'" });
+  assert.equal([value.status, value.body['code'], (value.body['details'] as Record<string, unknown>)['osiCode']], [400, 'semantic_query_invalid', 'E_INVALID_EXPRESSION']);
+  const operator = await post(service, { measures: [{ expression: 'SUM(orders.status)' }] });
+  assert.equal([operator.status, operator.body['code']], [400, 'semantic_query_invalid']);
+});
+
 test('the OpenAPI document describes the route', async ({ service }) => {
   const document = (await (await service.request('/api/v1/openapi.json')).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
   assert.is(document.paths['/api/v1/semantic/vdbs/{vdb}/versions/{version}/query']?.['post']?.operationId, 'semanticQuery');
