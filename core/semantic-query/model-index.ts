@@ -48,8 +48,9 @@ export class ModelIndex {
       const to = this.datasetById.get(relationship.to);
       if (!from || !to) continue;
       const pairs = relationship.fromColumns.map((column, index): [string, string] => [column, relationship.toColumns[index] ?? column]);
-      this.edges.get(from)?.push({ relationship, from, to, fanOut: false, columns: pairs });
-      this.edges.get(to)?.push({ relationship, from: to, to: from, fanOut: relationship.cardinality !== 'oneToOne', columns: pairs.map(([a, b]) => [b, a]) });
+      // Cardinality from the declared keys (Foundation §6.4): a side whose columns are no key is a many side.
+      this.edges.get(from)?.push({ relationship, from, to, fanOut: !isKey(to, relationship.toColumns), columns: pairs });
+      this.edges.get(to)?.push({ relationship, from: to, to: from, fanOut: !isKey(from, relationship.fromColumns), columns: pairs.map(([a, b]) => [b, a]) });
     }
   }
 
@@ -73,6 +74,12 @@ export class ModelIndex {
       .filter((field) => field.name.toLowerCase() === fieldName && !isPrivate(field))
       .map((field) => ({ dataset, field, name: `${dataset.name}.${field.name}` })));
   }
+}
+
+/** Whether the columns are the dataset's primary key or one of its unique keys (in any order). */
+function isKey(dataset: PackageDataset, columns: readonly string[]): boolean {
+  const same = (key: readonly string[]) => key.length === columns.length && key.every((column) => columns.includes(column));
+  return (dataset.primaryKey.length > 0 && same(dataset.primaryKey)) || dataset.uniqueKeys.some(same);
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {

@@ -113,10 +113,10 @@ export function checkGrants(plan: CompiledPlan, grants: CallerGrants): void {
   }
 }
 
-/** The query without the values that are bound from it: structured filter values, limit and offset. */
+/** The query without the values that are bound from it: structured filter values (but whether each is null), limit and offset. */
 function shapeKey(query: SemanticQuery): string {
   const shape = (predicate: SemanticQuery['where']) => (typeof predicate === 'object'
-    ? predicate.map((entry) => (typeof entry === 'string' ? entry : { ...entry, values: entry.values.length }))
+    ? predicate.map((entry) => (typeof entry === 'string' ? entry : { ...entry, values: entry.values.map((value) => (value === null ? null : '?')) }))
     : predicate);
   return JSON.stringify({ ...query, where: shape(query.where), having: shape(query.having), limit: query.limit !== undefined, offset: query.offset !== undefined });
 }

@@ -18,8 +18,9 @@ export function filterExpression(filter: QueryFilter, clause: 'where' | 'having'
   };
   const compare = (operator: string): Expr => ({ kind: 'binary', operator, left: operand, right: value(0) });
   switch (filter.operator) {
-    case 'equals': return compare('=');
-    case 'notEquals': return compare('<>');
+    // NULL equals nothing in SQL: a null value asks for IS [NOT] NULL (the cache key tells null values apart).
+    case 'equals': return filter.values[0] === null ? { kind: 'isNull', operand, negated: false } : compare('=');
+    case 'notEquals': return filter.values[0] === null ? { kind: 'isNull', operand, negated: true } : compare('<>');
     case 'gt': return compare('>');
     case 'gte': return compare('>=');
     case 'lt': return compare('<');

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
 
 export const VDB = 'semshapes';
+export const TABLES = ['appearances', 'actors', 'movies', 'returns', 'orders', 'customers', 'tickets', 'users', 'segments', 'weather'];
 export const RESTRICTED_TOKEN = 'shapes-restricted-token';
 
 /** Column types per family: the tables are created on each backend with its own. */
@@ -21,7 +22,7 @@ export interface FamilyTypes {
 export function seedStatements(types: FamilyTypes, qualify: (table: string) => string): string[] {
   const t = qualify;
   return [
-    ...['appearances', 'actors', 'movies', 'returns', 'orders', 'customers', 'tickets', 'users', 'weather'].map((table) => `drop table if exists ${t(table)}`),
+    ...TABLES.map((table) => `drop table if exists ${t(table)}`),
     `create table ${t('customers')} (id integer primary key, region varchar(20))`,
     `insert into ${t('customers')} values (1, 'EAST'), (2, 'EAST'), (3, 'WEST'), (4, 'NORTH'), (5, null)`,
     `create table ${t('orders')} (id integer primary key, customer_id integer, amount decimal(10,2), status varchar(20), ordered_at ${types.timestamp})`,
@@ -40,6 +41,8 @@ export function seedStatements(types: FamilyTypes, qualify: (table: string) => s
     `insert into ${t('users')} values (1, 'ann'), (2, 'bob')`,
     `create table ${t('tickets')} (id integer primary key, opened_by integer, closed_by integer, points integer)`,
     `insert into ${t('tickets')} values (1, 1, 2, 3), (2, 2, 1, 5)`,
+    `create table ${t('segments')} (region varchar(20), label varchar(20))`,
+    `insert into ${t('segments')} values ('EAST', 'big'), ('EAST', 'core'), ('WEST', 'big')`,
     `create table ${t('weather')} (day integer primary key, temp integer)`,
     `insert into ${t('weather')} values (1, 20)`,
   ];
@@ -64,6 +67,7 @@ function osiDocument(schema: string): string {
         { name: 'appearances', source: 'appearances', primary_key: ['actor_id', 'movie_id'], fields: [field('actor_id'), field('movie_id')] },
         { name: 'users', source: 'users', primary_key: ['id'], fields: [field('id'), field('name')] },
         { name: 'tickets', source: 'tickets', primary_key: ['id'], fields: [field('id'), field('points')] },
+        { name: 'segments', source: 'segments', fields: [field('region'), field('label')] },
         { name: 'weather', source: 'weather', primary_key: ['day'], fields: [field('day'), field('temp')] },
       ],
       relationships: [
@@ -73,6 +77,8 @@ function osiDocument(schema: string): string {
         rel('appearances_to_movies', 'appearances', 'movies', ['movie_id'], ['movie_id']),
         rel('tickets_opened_by', 'tickets', 'users', ['opened_by'], ['id']),
         rel('tickets_closed_by', 'tickets', 'users', ['closed_by'], ['id']),
+        // customers.region is no key of segments: N:N (Foundation §6.4).
+        rel('customers_to_segments', 'customers', 'segments', ['region'], ['region']),
       ],
       metrics: [
         metric('revenue', 'SUM(orders.amount)'),
@@ -96,7 +102,7 @@ export function shapesBundle(schema: string, datasource: string): Record<string,
     name: 'shapes-semantic', version: '1.0.0', namespace: 'shapes',
     documents: [{ path: 'shapes.osi.yaml', mediaType: 'application/vnd.osi+yaml', sha256: sha256(document) }],
   });
-  const tables = ['customers', 'orders', 'returns', 'actors', 'movies', 'appearances', 'users', 'tickets', 'weather'];
+  const tables = TABLES;
   const vdb = stringify({
     name: VDB, version: '1', datasource,
     schemas: [{ name: schema, include: tables }],

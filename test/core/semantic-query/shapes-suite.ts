@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { demoConfig, startTestService, type TestService } from '../../support/test-service.js';
-import { RESTRICTED_TOKEN, seedStatements, shapesBundle, VDB, type FamilyTypes } from './shapes-fixtures.js';
+import { RESTRICTED_TOKEN, seedStatements, shapesBundle, TABLES, VDB, type FamilyTypes } from './shapes-fixtures.js';
 
 export interface ShapesBackend {
   name: string;
@@ -58,7 +58,7 @@ export function runShapesSuite(backend: ShapesBackend): void {
     await service?.close();
     if (!raw) return;
     await dropSyncedRoles(service, raw);
-    for (const table of ['appearances', 'actors', 'movies', 'returns', 'orders', 'customers', 'tickets', 'users', 'weather']) await raw.query(`drop table if exists ${qualify(table)}`, []);
+    for (const table of TABLES) await raw.query(`drop table if exists ${qualify(table)}`, []);
     if (backend.closeAfter) await raw.close();
   });
 
@@ -114,6 +114,8 @@ export function runShapesSuite(backend: ShapesBackend): void {
     const by = (values: string[]) => rows(service, { dimensions: ['customers.region'], measures: ['revenue'], where: [{ field: 'orders.status', operator: 'in', values }] }, ['region', 'revenue']);
     assert.equal(await by(['cancelled']), [['EAST', 50]]);
     assert.equal(await by(['paid']), sorted([['EAST', 300], ['WEST', 300], [null, 90]]));
+    const orphans = await rows(service, { dimensions: ['customers.region'], measures: ['order_count'], where: [{ field: 'customers.region', operator: 'equals', values: [null] }] }, ['region', 'order_count']);
+    assert.equal(orphans, [[null, 2]]);
   });
 
   test('a window over the query\'s rows ranks the groups (§6.10.1); a measure expression combines metrics of two facts', async ({ service }) => {
@@ -164,8 +166,15 @@ export function runShapesSuite(backend: ShapesBackend): void {
     await refused(service, { measures: ['revenue', 'average_temp'] }, 'E3013_NO_STITCHING_DIMENSION');
   });
 
-  test('a fact reaching a sibling fact through a shared dimension, without bridge, is E3012', async ({ service }) => {
+  test('a fact reaching a sibling fact through a shared dimension, without bridge, is E3012; so is an N:N edge (no key on its to side) past a dimension', async ({ service }) => {
     await refused(service, { dimensions: ['returns.id'], measures: ['revenue'] }, 'E3012_MN_NO_SAFE_REWRITE');
+    await refused(service, { dimensions: ['segments.label'], measures: ['revenue'] }, 'E3012_MN_NO_SAFE_REWRITE');
+  });
+
+  test('an N:N edge straight from the measure\'s dataset is resolved like a bridge: each customer once per label, none lost (§4.5, §6.8.1)', async ({ service }) => {
+    assert.equal(await rows(service, { dimensions: ['segments.label'], measures: ['customer_count'] }, ['label', 'customer_count']), sorted([
+      ['big', 3], ['core', 2], [null, 2],
+    ]));
   });
 
   test('where and having shapes are checked with the Foundation codes (§6.2 A.3)', async ({ service }) => {
