@@ -320,7 +320,9 @@ class QueryCompiler {
       aggregate: (call) => {
         const fields: ResolvedField[] = [];
         const sql = writeAggregateCall(call, this.writer, this.rowLevel(fields, call.name), call.name);
-        return this.aggregateRef(this.addAggregate(`expr:${sql}`, sql, fields.map((field) => field.dataset)));
+        // Keyed by its text with the values in place of their markers: writing the same call again finds it.
+        const key = sql.replace(/\u0001(\d+)\u0002/g, (_marker, index: string) => JSON.stringify(this.writer.sources[Number(index)]));
+        return this.aggregateRef(this.addAggregate(`expr:${key}`, sql, fields.map((field) => field.dataset)));
       },
     };
   }

@@ -118,6 +118,11 @@ export function runShapesSuite(backend: ShapesBackend): void {
     assert.equal(orphans, [[null, 2]]);
   });
 
+  test('an aggregate expression with literals of its own (bound) is computed once per group', async ({ service }) => {
+    const body = { dimensions: ['customers.region'], measures: [{ expression: "SUM(CASE WHEN orders.status = 'paid' THEN orders.amount END)", alias: 'paid' }], having: "SUM(CASE WHEN orders.status = 'paid' THEN orders.amount END) >= 100" };
+    assert.equal(await rows(service, body, ['region', 'paid']), sorted([['EAST', 300], ['WEST', 300]]));
+  });
+
   test('a window over the query\'s rows ranks the groups (§6.10.1); a measure expression combines metrics of two facts', async ({ service }) => {
     const body = {
       dimensions: ['customers.region'],
