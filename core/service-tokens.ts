@@ -1,3 +1,4 @@
+import type { SemanticQueries } from './semantic-query/semantic-query-service.js';
 import type { InjectionToken } from 'tsyringe';
 import type { Logger } from 'pino';
 import type { AuthScheme } from './plugin-api/auth-scheme.js';
@@ -29,6 +30,8 @@ export const coreTokens = {
   vdbHandles: 'core.vdbHandles' as InjectionToken<VdbHandles>,
   /** Semantic activation of every VDB, done once at startup; absent while the service initializes. */
   semantic: 'core.semantic' as InjectionToken<SemanticRegistry>,
+  /** The semantic query compiler over the active packages; registered with `semantic`. */
+  semanticQueries: 'core.semanticQueries' as InjectionToken<SemanticQueries>,
   /** The query and action endpoints of the bundle, compiled and checked at startup. */
   endpoints: 'core.endpoints' as InjectionToken<EndpointRegistry>,
   /** The Task API's orchestrator, with the configured runtime transport. */

@@ -1,3 +1,4 @@
+import { SemanticQueries } from './semantic-query/semantic-query-service.js';
 import 'reflect-metadata';
 import type { Logger } from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
@@ -120,6 +121,7 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
     roleWarnings = governance.warnings;
     container.register(coreTokens.vdbs, { useValue: new VdbRegistry(vdbs) });
     container.register(coreTokens.semantic, { useValue: await activateSemantics(vdbs, config, container, logger) });
+    container.register(coreTokens.semanticQueries, { useValue: new SemanticQueries(container.resolve(coreTokens.semantic), datasources) });
     const handles = await VdbHandles.create(container.resolve(coreTokens.vdbs), (name) => datasources.open(name), config.sql);
     container.register(coreTokens.vdbHandles, { useValue: handles });
     const endpoints = await loadEndpoints({
@@ -138,7 +140,7 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
     transport = runtimeTransport(config, extensions);
     container.register(coreTokens.tasks, {
       useValue: new TaskOrchestrator({
-        config, vdbs: container.resolve(coreTokens.vdbs), handles, semantic: container.resolve(coreTokens.semantic), transport, logger, observer: metrics,
+        config, vdbs: container.resolve(coreTokens.vdbs), handles, semantic: container.resolve(coreTokens.semantic), semanticQueries: container.resolve(coreTokens.semanticQueries), transport, logger, observer: metrics,
       }),
     });
   } catch (error) {

@@ -4,6 +4,7 @@ import {
   type SqlGrammar, type SqlLexicon,
 } from '../../core/plugin-api/index.js';
 import { mssqlRoleChangeSql, mssqlRolePlan } from './mssql-roles.js';
+import { MSSQL_SEMANTIC_SYNTAX } from './mssql-semantic-syntax.js';
 import { MssqlDatasource } from './mssql-datasource.js';
 import { MSSQL_FUNCTIONS } from './mssql-functions.js';
 import { mssqlLogicalType } from './mssql-types.js';
@@ -59,6 +60,7 @@ export class MssqlDialect extends DialectBase {
   readonly placeholders = MSSQL_PLACEHOLDERS;
   override readonly identifierQuotes = ['[', ']'] as const;
   override readonly functionPolicy = MSSQL_FUNCTIONS;
+  override readonly semanticSyntax = MSSQL_SEMANTIC_SYNTAX;
 
   protected createGrammar(): SqlGrammar {
     return nodeSqlParserGrammar(this, {

@@ -5,6 +5,7 @@ import {
   type PlaceholderStyle, type RoleChange, type RoleLogin, type RoleState, type RoleStateRequest, type ServerConnectionFields,
   type SqlExecutor, type SqlGrammar, type SqlLexicon,
 } from '../../core/plugin-api/index.js';
+import { MYSQL_SEMANTIC_SYNTAX } from './mysql-semantic-syntax.js';
 import { MysqlDatasource } from './mysql-datasource.js';
 import { MYSQL_FUNCTIONS } from './mysql-functions.js';
 import { MYSQL_PASSWORD_SQL, MYSQL_SYNC_END, mysqlRoleChangeSql, mysqlRolePlan, readMysqlRoles } from './mysql-roles.js';
@@ -66,6 +67,7 @@ export class MysqlDialect extends DialectBase {
   override readonly functionPolicy = MYSQL_FUNCTIONS;
   /** MySQL's limit on user names (MariaDB takes 80): one name on both. */
   override readonly maxRoleNameBytes = 32;
+  override readonly semanticSyntax = MYSQL_SEMANTIC_SYNTAX;
 
   protected createGrammar(): SqlGrammar {
     return nodeSqlParserGrammar(this, {

@@ -4,6 +4,7 @@ import {
   type SqlGrammar, type SqlLexicon,
 } from '../../core/plugin-api/index.js';
 import { oracleRoleChangeSql, oracleRolePlan } from './oracle-roles.js';
+import { ORACLE_SEMANTIC_SYNTAX } from './oracle-semantic-syntax.js';
 import { OracleDatasource } from './oracle-datasource.js';
 import { ORACLE_FUNCTIONS } from './oracle-functions.js';
 import { ORACLE_SESSION_SQL, type OracleConnection } from './oracle-statement.js';
@@ -51,6 +52,7 @@ export class OracleDialect extends DialectBase {
   readonly placeholders = ORACLE_PLACEHOLDERS;
   override readonly unquotedCase = 'upper';
   override readonly functionPolicy = ORACLE_FUNCTIONS;
+  override readonly semanticSyntax = ORACLE_SEMANTIC_SYNTAX;
 
   protected createGrammar(): SqlGrammar {
     return nodeSqlParserGrammar(this, {

@@ -8,6 +8,7 @@ import type { LogicalType } from './catalog.js';
 import type { PlannedRole, RoleChange, RoleState, RoleStateRequest } from './database-roles.js';
 import type { Datasource, DatasourceSettings, DialectCapabilities, SqlDialect, SqlExecutor, SqlFamily } from './sql-dialect.js';
 import type { SqlGrammar } from './sql-grammar.js';
+import { ANSI_SEMANTIC_SYNTAX, type SemanticSqlSyntax } from './semantic-query-syntax.js';
 import type { PlaceholderStyle, SqlLexicon, UnquotedCase } from './sql-syntax.js';
 
 /** A pooled server without an EXPLAIN the core may use, whose database does not enforce the data roles. */
@@ -26,6 +27,8 @@ export abstract class DialectBase implements SqlDialect {
   readonly caseInsensitiveNames: boolean = true;
   /** Deny by default: a dialect that lists no built-ins lets statements call none. */
   readonly functionPolicy: FunctionPolicy = NO_BUILTIN_FUNCTIONS;
+  /** The SQL forms of semantic queries: ANSI by default; a dialect whose server differs states its own. */
+  readonly semanticSyntax: SemanticSqlSyntax = ANSI_SEMANTIC_SYNTAX;
   private builtGrammar: SqlGrammar | undefined;
 
   constructor(readonly id: string) {}

@@ -55,6 +55,10 @@ const CATALOG = {
     status: 400, retryable: false, message: 'the request is not valid', envelopes: BOTH,
     meaning: 'Task API: the body cannot be read, is not a JSON object, or has a malformed `externalContextId` or `artifactIds`; reference runtime: a document names another task than its path; restify: a request it refused (its 4xx without a code here keep their own status).',
   },
+  semantic_query_invalid: {
+    status: 400, retryable: false, message: 'the semantic query cannot be answered by the model', envelopes: STANDARD,
+    meaning: 'Semantic query API: the query is malformed or the model cannot answer it safely; `details.osiCode` is the OSI Foundation error code (`E_NO_PATH`, `E_AMBIGUOUS_PATH`, ...), `details.target` the part of the query at fault.',
+  },
   invalid_body: {
     status: 400, retryable: false, message: 'the body is not valid', envelopes: STANDARD,
     inTaskEnvelope: { code: 'invalid_request', keepMessage: true },
@@ -179,6 +183,10 @@ const CATALOG = {
   operation_conflict: {
     status: 409, retryable: false, message: 'an operation broke a constraint', envelopes: STANDARD,
     meaning: 'An operation broke a constraint or a value did not fit its column, after compensation; `details.operations` lists each.',
+  },
+  semantic_unavailable: {
+    status: 409, retryable: false, message: 'the VDB has no active semantic package', envelopes: STANDARD,
+    meaning: 'Semantic query API: the VDB is active but its semantic model is not (`catalogOnly`, invalid or failed to compile); the admin API says why.',
   },
   semantic_package_unavailable: {
     status: 409, retryable: false, message: 'the VDB has no semantic package', envelopes: STANDARD,

@@ -26,6 +26,8 @@ export * from './bearer-token.js';
 export * from './template-engine.js';
 export * from './semantic-provider.js';
 export * from './semantic-package.js';
+export * from './semantic-query-syntax.js';
+export * from './semantic-query.js';
 export * from './runtime-transport.js';
 export * from './task-documents.js';
 

@@ -3,6 +3,7 @@ import type { FunctionPolicy } from './builtin-functions.js';
 import type { Catalog, LogicalType } from './catalog.js';
 import type { PlannedRole, RoleChange, RolePrivilege, RoleState, RoleStateRequest } from './database-roles.js';
 import type { SqlGrammar } from './sql-grammar.js';
+import type { SemanticSqlSyntax } from './semantic-query-syntax.js';
 import type { DialectSyntax } from './sql-syntax.js';
 
 /**
@@ -201,6 +202,8 @@ export interface SqlDialect extends DialectSyntax {
   readonly grammar: SqlGrammar;
   /** Which built-in functions statements may call (an allow-list), and where built-ins live. */
   readonly functionPolicy: FunctionPolicy;
+  /** The SQL forms the semantic query compiler writes differently per server (time grains, NULL-safe equality, ...). */
+  readonly semanticSyntax: SemanticSqlSyntax;
   /** Opens a datasource: knex client and pool, plus init scripts where the dialect is embedded. */
   open(settings: DatasourceSettings): Promise<Datasource>;
   /** Maps a native type name (as introspection reports it) to its logical type. */

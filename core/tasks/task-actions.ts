@@ -10,6 +10,12 @@ import { recordDenied } from '../sql/observed-datasource.js';
 import { databaseDenial, isRowTooLarge } from '../sql/sql-failure.js';
 import { raceDeadline } from './deadline.js';
 import type { Observation, PendingAction } from '../plugin-api/task-documents.js';
+import type { CallerGrants } from '../authorization/grants.js';
+import { ServiceError } from '../plugin-api/errors.js';
+import type { Datasource } from '../plugin-api/sql-dialect.js';
+import { readSemanticQuery } from '../semantic-query/query-input.js';
+import { checkGrants, type SemanticQueries } from '../semantic-query/semantic-query-service.js';
+import { bindings } from '../semantic-query/sql-writer.js';
 
 /** How long one proposed query may run before its observation is `failed`. */
 const ACTION_TIMEOUT_MS = 30_000;
@@ -23,8 +29,9 @@ const QUERY_CANCELED = '57014';
  * row limit and a timeout. A denial, the analyzer's or the database's, runs nothing (or nothing more);
  * neither a denial nor a failure ends the task: the runtime reads them as observations.
  */
-export async function runPendingAction(action: PendingAction, bound: VdbHandle, caller: Principal, maxRows: number): Promise<Observation> {
+export async function runPendingAction(action: PendingAction, bound: VdbHandle, caller: Principal, maxRows: number, semanticQueries: SemanticQueries): Promise<Observation> {
   const grants = effectiveGrants(bound.vdb, caller);
+  if (action.kind === 'semanticQuery') return runSemanticAction(action, bound, grants, maxRows, semanticQueries);
   const decision = await authorizeVdbStatement(bound, action.sql, grants, true);
   if (isDenial(decision)) {
     recordDenied(bound.datasource);
@@ -32,9 +39,34 @@ export async function runPendingAction(action: PendingAction, bound: VdbHandle, 
   }
   const datasource = bound.datasourceFor(decision.facts.relations);
   if (!datasource) return failedObservation(action, 'denied', 'cross_datasource_query', 'the query reads relations of two datasources');
+  return execute(action, { datasource, sql: action.sql, bindings: [] }, bound, grants, maxRows);
+}
+
+/**
+ * A semantic query: compiled by the service against the active package (its values bound), checked against
+ * the caller's grants like the route does (docs/semantic-query.md), then run like any query.
+ */
+async function runSemanticAction(action: Extract<PendingAction, { kind: 'semanticQuery' }>, bound: VdbHandle, grants: CallerGrants, maxRows: number, semanticQueries: SemanticQueries): Promise<Observation> {
+  let statement: { datasource: Datasource; sql: string; bindings: unknown[] };
   try {
-    const executor = callerExecutor(datasource, bound.vdb, grants, { readOnly: true, timeoutMs: ACTION_TIMEOUT_MS, maxRowBytes: MAX_ROW_BYTES });
-    const result = await raceDeadline(executor.query(action.sql, [], { maxRows }), ACTION_TIMEOUT_MS,
+    const query = readSemanticQuery(action.query);
+    const { plan, datasource } = await semanticQueries.plan(bound.vdb, query);
+    checkGrants(plan, grants);
+    statement = { datasource, sql: plan.sql, bindings: bindings(plan.params, query) };
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    const osiCode = error.details?.['osiCode'];
+    const message = typeof osiCode === 'string' ? `${error.message} (${osiCode})` : error.message;
+    return failedObservation(action, error instanceof ForbiddenError ? 'denied' : 'failed', error.code, message);
+  }
+  return execute(action, statement, bound, grants, maxRows);
+}
+
+/** Runs an authorized statement as the caller's database role; a failure is an observation, never an error of the task. */
+async function execute(action: PendingAction, statement: { datasource: Datasource; sql: string; bindings: unknown[] }, bound: VdbHandle, grants: CallerGrants, maxRows: number): Promise<Observation> {
+  try {
+    const executor = callerExecutor(statement.datasource, bound.vdb, grants, { readOnly: true, timeoutMs: ACTION_TIMEOUT_MS, maxRowBytes: MAX_ROW_BYTES });
+    const result = await raceDeadline(executor.query(statement.sql, statement.bindings, { maxRows }), ACTION_TIMEOUT_MS,
       () => new QueryTimeout(`the query ran longer than ${ACTION_TIMEOUT_MS / 1000} s`));
     return { actionId: action.actionId, status: 'ok', ...result, error: null };
   } catch (error) {

@@ -1,3 +1,4 @@
+import type { SemanticQueries } from '../semantic-query/semantic-query-service.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Principal } from '../plugin-api/auth-scheme.js';
@@ -34,6 +35,8 @@ export interface TaskOrchestratorDeps {
   vdbs: VdbRegistry;
   handles: VdbHandles;
   semantic: SemanticRegistry;
+  /** Compiles and runs the `semanticQuery` actions runtimes propose. */
+  semanticQueries: SemanticQueries;
   /** Absent when `runtime.enabled` is false. */
   transport: RuntimeTransport | undefined;
   logger: Logger;
@@ -171,7 +174,7 @@ class TaskRun {
       this.meter.serviceAction();
       const rowsLeft = this.meter.rowsLeft();
       const maxRows = Math.min(action.maxRows, rowsLeft);
-      const observation = await this.beforeDeadline(runPendingAction(action, this.bound, this.caller, maxRows));
+      const observation = await this.beforeDeadline(runPendingAction(action, this.bound, this.caller, maxRows, this.deps.semanticQueries));
       this.meter.observed(observation.rowCount, observation.status === 'ok' ? Buffer.byteLength(JSON.stringify(observation.rows)) : 0);
       // cut short by the budget rather than by the runtime's own maxRows: more rows were wanted than allowed
       if (observation.truncated && rowsLeft < action.maxRows) {
