@@ -1,29 +1,41 @@
 import type { Principal } from '../plugin-api/auth-scheme.js';
 import { isDenial, type Denial } from '../plugin-api/denial.js';
 import { ForbiddenError } from '../plugin-api/errors.js';
-import { callerExecutor, MAX_ROW_BYTES } from '../authorization/caller-execution.js';
+import { callerExecutor } from '../authorization/caller-execution.js';
 import { effectiveGrants } from '../authorization/grants.js';
 import { authorizeVdbStatement } from '../authorization/sql-authorizer.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
 import { recordDenied } from '../sql/observed-datasource.js';
-import { databaseDenial, isRowTooLarge } from '../sql/sql-failure.js';
+import { classifySqlFailure, databaseDenial } from '../sql/sql-failure.js';
 import { raceDeadline } from './deadline.js';
 import type { Observation, PendingAction } from '../plugin-api/task-documents.js';
 
 /** How long one proposed query may run before its observation is `failed`. */
-const ACTION_TIMEOUT_MS = 30_000;
+export const ACTION_TIMEOUT_MS = 30_000;
 
-/** SQLSTATE of a statement the database cancelled at its time limit (`statement_timeout`). */
-const QUERY_CANCELED = '57014';
+/** What bounds one action of a task. */
+export interface ActionLimits {
+  /** Rows it may return: the action's `maxRows`, at most the rows left in the task's budget. */
+  maxRows: number;
+  /** Bytes of rows it may return (their JSON): what is left of the task's `maxObservationBytes`. */
+  maxBytes: number;
+  /** The task's `maxObservationBytes`: a row over it could never be observed, and the database refuses it. */
+  maxRowBytes: number;
+  /** Its time limit: the action timeout, at most what is left of the task's deadline. */
+  timeoutMs: number;
+  /** Aborted when the task has ended (its deadline passed): the statement is cancelled on the server. */
+  signal: AbortSignal;
+}
 
 /**
  * Runs one action the runtime proposed, as the caller (docs/tasks.md): re-authorized as a single
  * read-only statement within the caller's grants, then run as the caller's database role, read-only, with a
- * row limit and a timeout. A denial, the analyzer's or the database's, runs nothing (or nothing more);
- * neither a denial nor a failure ends the task: the runtime reads them as observations.
+ * row limit, a byte budget and a time limit. A denial, the analyzer's or the database's, runs nothing (or
+ * nothing more); neither a denial nor a failure ends the task: the runtime reads them as observations. A
+ * result over the row limit or the byte budget is cut there (`truncated`).
  */
-export async function runPendingAction(action: PendingAction, bound: VdbHandle, caller: Principal, maxRows: number): Promise<Observation> {
+export async function runPendingAction(action: PendingAction, bound: VdbHandle, caller: Principal, limits: ActionLimits): Promise<Observation> {
   const grants = effectiveGrants(bound.vdb, caller);
   const decision = await authorizeVdbStatement(bound, action.sql, grants, true);
   if (isDenial(decision)) {
@@ -32,21 +44,28 @@ export async function runPendingAction(action: PendingAction, bound: VdbHandle, 
   }
   const datasource = bound.datasourceFor(decision.facts.relations);
   if (!datasource) return failedObservation(action, 'denied', 'cross_datasource_query', 'the query reads relations of two datasources');
+  const { maxRows, maxBytes, maxRowBytes, timeoutMs, signal } = limits;
+  const timedOut = `the query ran longer than ${timeoutMs} ms`;
   try {
-    const executor = callerExecutor(datasource, bound.vdb, grants, { readOnly: true, timeoutMs: ACTION_TIMEOUT_MS, maxRowBytes: MAX_ROW_BYTES });
-    const result = await raceDeadline(executor.query(action.sql, [], { maxRows }), ACTION_TIMEOUT_MS,
-      () => new QueryTimeout(`the query ran longer than ${ACTION_TIMEOUT_MS / 1000} s`));
-    return { actionId: action.actionId, status: 'ok', ...result, error: null };
+    const executor = callerExecutor(datasource, bound.vdb, grants, { readOnly: true, timeoutMs, maxRowBytes, signal });
+    // the database cancels at the limit; the race answers even if a driver does not
+    const result = await raceDeadline(executor.query(action.sql, [], { maxRows, maxBytes }), timeoutMs, () => new QueryTimeout(timedOut));
+    const { columns, rows, rowCount, truncated } = result;
+    return { actionId: action.actionId, status: 'ok', columns, rows, rowCount, truncated, error: null };
   } catch (error) {
     const denial = databaseDenial(error);
     if (denial) return deniedObservation(action, denial);
     // no database role stands for the caller's grants
     if (error instanceof ForbiddenError) return failedObservation(action, 'denied', String(error.details?.['denial'] ?? 'forbidden'), error.message);
-    if (isRowTooLarge(error)) return failedObservation(action, 'failed', 'result_too_large', `a row of the result is larger than ${MAX_ROW_BYTES} bytes`);
-    if (error instanceof QueryTimeout || (error as { code?: unknown } | null)?.code === QUERY_CANCELED) {
-      return failedObservation(action, 'failed', 'query_timeout', `the query ran longer than ${ACTION_TIMEOUT_MS / 1000} s`);
+    if (error instanceof QueryTimeout) return failedObservation(action, 'failed', 'statement_timeout', timedOut);
+    switch (classifySqlFailure(error)) {
+      case 'row_too_large':
+        return failedObservation(action, 'failed', 'result_too_large', `a row of the result is larger than the task's observation budget of ${maxRowBytes} bytes`);
+      case 'timeout':
+        return failedObservation(action, 'failed', 'statement_timeout', signal.aborted ? 'the task ended while the query ran: it was cancelled' : timedOut);
+      default:
+        return failedObservation(action, 'failed', 'query_failed', `the query failed${driverCodeSuffix(error)}`);
     }
-    return failedObservation(action, 'failed', 'query_failed', `the query failed${driverCodeSuffix(error)}`);
   }
 }
 

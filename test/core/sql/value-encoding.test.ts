@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { canonicalDecimal, encodeResult, encodeValue } from '../../../core/sql/value-encoding.js';
+import { canonicalDecimal, encodeValue } from '../../../core/sql/value-encoding.js';
+import { encodeResult } from '../../../core/sql/result-builder.js';
 
 test('decimals are plain strings without exponent or trailing zeros', () => {
   const cases: [string, string][] = [
