@@ -11,8 +11,12 @@ import { classifySqlFailure, databaseDenial } from '../sql/sql-failure.js';
 import { raceDeadline } from './deadline.js';
 import type { Observation, PendingAction } from '../plugin-api/task-documents.js';
 
-/** How long one proposed query may run before its observation is `failed`. */
-export const ACTION_TIMEOUT_MS = 30_000;
+/**
+ * How long one proposed query may run before its observation is `failed`. A fixed limit, not what is left
+ * of the task's deadline: PostgreSQL keeps a pool per time limit (docs/governed-execution.md); the deadline
+ * cancels the statement through the task's signal instead.
+ */
+const ACTION_TIMEOUT_MS = 30_000;
 
 /** What bounds one action of a task. */
 export interface ActionLimits {
@@ -22,8 +26,6 @@ export interface ActionLimits {
   maxBytes: number;
   /** The task's `maxObservationBytes`: a row over it could never be observed, and the database refuses it. */
   maxRowBytes: number;
-  /** Its time limit: the action timeout, at most what is left of the task's deadline. */
-  timeoutMs: number;
   /** Aborted when the task has ended (its deadline passed): the statement is cancelled on the server. */
   signal: AbortSignal;
 }
@@ -44,12 +46,12 @@ export async function runPendingAction(action: PendingAction, bound: VdbHandle, 
   }
   const datasource = bound.datasourceFor(decision.facts.relations);
   if (!datasource) return failedObservation(action, 'denied', 'cross_datasource_query', 'the query reads relations of two datasources');
-  const { maxRows, maxBytes, maxRowBytes, timeoutMs, signal } = limits;
-  const timedOut = `the query ran longer than ${timeoutMs} ms`;
+  const { maxRows, maxBytes, maxRowBytes, signal } = limits;
+  const timedOut = `the query ran longer than ${ACTION_TIMEOUT_MS / 1000} s`;
   try {
-    const executor = callerExecutor(datasource, bound.vdb, grants, { readOnly: true, timeoutMs, maxRowBytes, signal });
+    const executor = callerExecutor(datasource, bound.vdb, grants, { readOnly: true, timeoutMs: ACTION_TIMEOUT_MS, maxRowBytes, signal });
     // the database cancels at the limit; the race answers even if a driver does not
-    const result = await raceDeadline(executor.query(action.sql, [], { maxRows, maxBytes }), timeoutMs, () => new QueryTimeout(timedOut));
+    const result = await raceDeadline(executor.query(action.sql, [], { maxRows, maxBytes }), ACTION_TIMEOUT_MS, () => new QueryTimeout(timedOut));
     const { columns, rows, rowCount, truncated } = result;
     return { actionId: action.actionId, status: 'ok', columns, rows, rowCount, truncated, error: null };
   } catch (error) {

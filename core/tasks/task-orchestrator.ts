@@ -11,7 +11,7 @@ import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import type { RuntimeTaskRef, RuntimeTransport } from '../plugin-api/runtime-transport.js';
 import { validateRuntimeDocument } from './runtime-documents.js';
 import { raceDeadline } from './deadline.js';
-import { ACTION_TIMEOUT_MS, runPendingAction } from './task-actions.js';
+import { runPendingAction } from './task-actions.js';
 import { BudgetExceeded, TaskMeter } from './task-budget.js';
 import { taskContext } from './task-context.js';
 import type {
@@ -182,7 +182,6 @@ class TaskRun {
         maxRows,
         maxBytes: this.meter.bytesLeft(),
         maxRowBytes: this.capability.budgets.maxObservationBytes,
-        timeoutMs: Math.max(1, Math.min(ACTION_TIMEOUT_MS, this.deadline - Date.now())),
         signal: this.ended.signal,
       }));
       this.meter.observed(observation.rowCount, observation.status === 'ok' ? Buffer.byteLength(JSON.stringify(observation.rows)) : 0);
