@@ -24,11 +24,17 @@ interface PgResultShape {
 const EMPTY: QueryResult = { columns: [], rows: [], rowCount: 0, truncated: false };
 
 /**
+ * A cancel that reaches the backend between two protocol messages (before it began the statement) is
+ * ignored by the server: until the statement ends, the cancel is sent again after this pause.
+ */
+const CANCEL_AGAIN_MS = 500;
+
+/**
  * Runs one statement and reads its rows one by one as pg parses them (a pg.Query without a callback keeps
  * none itself), each kept within `options.maxRows` and `options.maxBytes` (ResultBuilder): the statement
  * still costs one round trip, and no more than the budget is held. Once a limit cut the result, or when
- * `options.signal` aborts, the statement is cancelled on the server (a cancel request), and the promise
- * settles only after that request was served, so the client returns to its pool with nothing of this
+ * `options.signal` aborts, the statement is cancelled on the server (a cancel request, sent again until
+ * the statement ends), and the promise settles only after the last request was served, so the client returns to its pool with nothing of this
  * statement left to reach the next one. A cut result resolves even though the cancel made the statement
  * fail; an aborted one rejects with the server's 57014.
  *
@@ -41,10 +47,17 @@ export function streamStatement(client: StreamingClient, statement: NativeStatem
     const query = new pg.Query(statement);
     let current: PgResultShape | undefined;
     let builder: ResultBuilder | undefined;
+    /** The cancel request in flight: the client goes back to its pool only once it has been served. */
     let cancelling: Promise<void> | undefined;
+    let again: NodeJS.Timeout | undefined;
     let settled = false;
+    const sendCancel = () => {
+      cancelling = cancelStatement(client).then(() => {
+        if (!settled) again = setTimeout(sendCancel, CANCEL_AGAIN_MS);
+      });
+    };
     const cancel = () => {
-      cancelling ??= cancelStatement(client);
+      if (cancelling === undefined) sendCancel();
     };
     const builderFor = (result: PgResultShape): ResultBuilder => {
       if (result !== current || builder === undefined) {
@@ -56,6 +69,7 @@ export function streamStatement(client: StreamingClient, statement: NativeStatem
     const settle = (outcome: () => void) => {
       if (settled) return;
       settled = true;
+      clearTimeout(again);
       signal?.removeEventListener('abort', cancel);
       void (cancelling ?? Promise.resolve()).then(outcome);
     };

@@ -178,9 +178,10 @@ class TaskRun {
       this.meter.serviceAction();
       const rowsLeft = this.meter.rowsLeft();
       const maxRows = Math.min(action.maxRows, rowsLeft);
+      const bytesLeft = this.meter.bytesLeft();
       const observation = await this.beforeDeadline(runPendingAction(action, this.bound, this.caller, {
         maxRows,
-        maxBytes: this.meter.bytesLeft(),
+        maxBytes: bytesLeft,
         maxRowBytes: this.capability.budgets.maxObservationBytes,
         signal: this.ended.signal,
       }));
@@ -189,6 +190,10 @@ class TaskRun {
       // allowed (a cut by the byte budget keeps fewer than maxRows rows, and goes back as a truncated observation)
       if (observation.truncated && observation.rowCount === maxRows && rowsLeft < action.maxRows) {
         throw new BudgetExceeded('maxObservationRows', `maxObservationRows: action ${action.actionId} needed more than the ${rowsLeft} rows left of ${this.capability.budgets.maxObservationRows}`);
+      }
+      // the byte budget left no room for a single row: the task has observed all it may
+      if (observation.truncated && observation.rowCount === 0 && maxRows > 0) {
+        throw new BudgetExceeded('maxObservationBytes', `maxObservationBytes: action ${action.actionId} found no room for a row in the ${bytesLeft} bytes left of ${this.capability.budgets.maxObservationBytes}`);
       }
       observations.push(observation);
     }

@@ -127,6 +127,29 @@ export function runBoundedSuite(backend: BoundedBackend): void {
     assert.equal([next.status, next.body['rows']], [200, [{ id: 3, region: 'South' }]], JSON.stringify(next.body));
   });
 
+  if (backend.runaways) {
+    const runaways = backend.runaways;
+    test('a client that goes away cancels its query endpoint\'s statement on the server, long before its time limit', async ({ raw, service }) => {
+      const client = new AbortController();
+      const request = service.request('/api/v1/query/perform/bounded_slow', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' }, signal: client.signal })
+        .then(() => 'answered', () => 'aborted');
+      let running = 0;
+      for (let tries = 0; running === 0 && tries < 50; tries += 1) {
+        await pause(100);
+        running = await runaways(raw);
+      }
+      assert.is(running, 1, 'the statement runs');
+      client.abort();
+      assert.is(await request, 'aborted');
+      // server.requestTimeoutMs is 8 s: only the cancel ends the statement within these 3 s
+      for (let tries = 0; running > 0 && tries < 30; tries += 1) {
+        await pause(100);
+        running = await runaways(raw);
+      }
+      assert.is(running, 0, 'no statement of the request still runs on the server');
+    });
+  }
+
   test('10 runaway tasks of the analyst in flight: the admin is served, health answers, each task ends at its deadline, its statement is cancelled and the analyst is served again', async ({ raw, service }) => {
     const tasks = Array.from({ length: 10 }, (_, index) => post(service, TASKS, { goal: RUNAWAYS[index % 2] }, ANALYST_TOKEN));
     await pause(500);
