@@ -15,7 +15,7 @@ export interface EndpointRequest {
   timeoutMs: number;
   /** The largest result a query answers, as the JSON of its rows (`server.maxResultBytes`). */
   maxResultBytes: number;
-  /** Aborted when the request has ended (client gone, out of time): its statements are cancelled. */
+  /** Aborted when the client has gone away: its statements are cancelled. */
   signal?: AbortSignal;
 }
 

@@ -35,7 +35,7 @@ export interface ActionSuccess {
 export interface ActionCaller {
   caller: Principal;
   timeoutMs: number;
-  /** Aborted when the request has ended: a statement still running outside a transaction is cancelled. */
+  /** Aborted when the client has gone away: a statement still running outside a transaction is cancelled. */
   signal?: AbortSignal | undefined;
   /** The request fields, to name the one whose value the database refused. */
   fields: Readonly<Record<string, unknown>>;

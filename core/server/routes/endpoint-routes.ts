@@ -31,12 +31,12 @@ export const endpointRoutes: RouteModule = {
 
     server.post('/api/v1/query/perform/:name', auth, async (req: Request, res: Response) => {
       const query = endpoints.query(String(req.params['name']));
-      res.json(200, await query.perform(endpointRequest(req, res, await readBody(req, maxBodyBytes), config.server)));
+      res.json(200, await query.perform(endpointRequest(req, await readBody(req, maxBodyBytes), config.server)));
     });
 
     server.post('/api/v1/actions/run/:name', auth, async (req: Request, res: Response) => {
       const action = endpoints.action(String(req.params['name']));
-      res.json(200, await action.run(endpointRequest(req, res, await readBody(req, maxBodyBytes), config.server)));
+      res.json(200, await action.run(endpointRequest(req, await readBody(req, maxBodyBytes), config.server)));
     });
   },
   describe(container) {
@@ -49,13 +49,13 @@ export const endpointRoutes: RouteModule = {
 };
 
 /** The body must be a mapping of field names to values; no body is no fields. */
-function endpointRequest(req: Request, res: Response, body: unknown, limits: ServerConfig): EndpointRequest {
+function endpointRequest(req: Request, body: unknown, limits: ServerConfig): EndpointRequest {
   const fields: unknown = body ?? {};
   if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) {
     throw new InputError('invalid_body', 'the body must be a mapping of field names to values');
   }
   const { requestTimeoutMs: timeoutMs, maxResultBytes } = limits;
-  return { fields: fields as Record<string, unknown>, caller: callerOf(req), requestId: req.id(), timeoutMs, maxResultBytes, signal: requestSignal(res, timeoutMs) };
+  return { fields: fields as Record<string, unknown>, caller: callerOf(req), requestId: req.id(), timeoutMs, maxResultBytes, signal: requestSignal(req) };
 }
 
 /** What every endpoint answers besides its own failures. */
