@@ -54,6 +54,7 @@ dataRoles:
   'bundle/queries/bounded_regions.yaml': `---\ntype: sqlDirect\nvirtualDatabase: ${VDB}\nquery: select id, region from ${SCHEMA}.customers order by id\n`,
   'bundle/queries/bounded_one.yaml': `---\ntype: sqlDirect\nvirtualDatabase: ${VDB}\nneededFields: [id]\nquery: select id, region from ${SCHEMA}.customers where id = {{ id }}\n`,
   'bundle/queries/bounded_slow.yaml': `---\ntype: sqlDirect\nvirtualDatabase: ${VDB}\nquery: ${RUNAWAYS[0]}\n`,
+  'bundle/queries/bounded_huge.yaml': `---\ntype: sqlDirect\nvirtualDatabase: ${VDB}\nquery: with recursive r(n) as (select 1 union all select n + 1 from r where n < ${RUNAWAY_MARK}) select n from r\n`,
 };
 
 function config(): Record<string, unknown> {
@@ -129,6 +130,14 @@ export function runBoundedSuite(backend: BoundedBackend): void {
 
   if (backend.runaways) {
     const runaways = backend.runaways;
+    // rows of a recursive CTE stream as they are made (generate_series in FROM would materialize them all first)
+    test('a result of ten billion rows is read as it streams, up to the budget: 422, and its statement no longer runs once answered', async ({ raw, service }) => {
+      const huge = await post(service, '/api/v1/query/perform/bounded_huge', {}, ADMIN_TOKEN);
+      assert.equal([huge.status, huge.body['code'], huge.body['details']], [422, 'result_too_large', { limitBytes: MAX_RESULT_BYTES }], JSON.stringify(huge.body));
+      // the answer waits until the statement has ended (cancelled once cut), so no poll is needed
+      assert.is(await runaways(raw), 0, 'the statement no longer runs');
+    });
+
     test('a client that goes away cancels its query endpoint\'s statement on the server, long before its time limit', async ({ raw, service }) => {
       const client = new AbortController();
       const request = service.request('/api/v1/query/perform/bounded_slow', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' }, signal: client.signal })
