@@ -229,7 +229,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 async function startSqlDoor(config: ServiceConfig, container: DependencyContainer, logger: Logger, port: number | undefined): Promise<SqlDoor> {
   const sql = port === undefined ? config.sql : { ...config.sql, port };
   try {
-    return await SqlDoor.start({ config: sql, scheme: container.resolve(coreTokens.authScheme), handles: container.resolve(coreTokens.vdbHandles), logger });
+    return await SqlDoor.start({ config: sql, maxResultBytes: config.server.maxResultBytes, scheme: container.resolve(coreTokens.authScheme), handles: container.resolve(coreTokens.vdbHandles), logger });
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code !== 'EADDRINUSE' && code !== 'EACCES' && code !== 'EADDRNOTAVAIL') throw error;

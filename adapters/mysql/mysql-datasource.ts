@@ -115,7 +115,7 @@ export class MysqlDatasource extends KnexDatasource {
       return encodeResult([], [], { affectedRows: Array.isArray(rows) ? 0 : (rows.affectedRows ?? 0) });
     }
     const columns = fields.map((field) => ({ name: field.name, ...mysqlCodec(field) }));
-    return encodeResult(columns, rows, { maxRows: options.maxRows });
+    return encodeResult(columns, rows, { maxRows: options.maxRows, maxBytes: options.maxBytes });
   }
 
   async introspect(schemas: readonly string[]): Promise<Catalog> {

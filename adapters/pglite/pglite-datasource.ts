@@ -25,15 +25,20 @@ export class PgliteDatasource implements Datasource {
   query(sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
     const { scope, ...statement } = options;
     if (scope === undefined) return this.execute(sql, bindings, statement);
-    return this.transaction((transaction) => transaction.query(sql, bindings, statement), { scope, timeoutMs: options.timeoutMs });
+    // a statement whose request ended while it waited its turn does not begin its transaction
+    return this.run((transaction) => transaction.query(sql, bindings, statement), { scope, timeoutMs: options.timeoutMs }, options.signal);
   }
 
   /**
    * BEGIN and COMMIT on the single session. A statement of `work` over its limit ends the worker, and the
    * transaction with it: its later statements and its COMMIT fail with 25P02.
    */
-  async transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-    const epoch = await this.host.begin();
+  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    return this.run(work, options, undefined);
+  }
+
+  private async run<T>(work: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions, signal: AbortSignal | undefined): Promise<T> {
+    const epoch = await this.host.begin({ signal });
     let result: T;
     try {
       if (options.scope) await this.enterScope(options.scope, epoch);
@@ -102,7 +107,7 @@ export class PgliteDatasource implements Datasource {
   private async execute(sql: string, bindings: readonly unknown[], options: StatementOptions): Promise<QueryResult> {
     const result = await this.host.query(...this.numbered(sql, bindings), options);
     const columns = result.fields.map((field) => ({ name: field.name, ...postgresCodec(field.dataTypeID) }));
-    return encodeResult(columns, result.rows, { maxRows: options.maxRows, affectedRows: result.affectedRows });
+    return encodeResult(columns, result.rows, { maxRows: options.maxRows, maxBytes: options.maxBytes, affectedRows: result.affectedRows });
   }
 
   /** `?` → `$n` and the values as knex's pg client prepares them. */

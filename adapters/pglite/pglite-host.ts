@@ -18,6 +18,8 @@ export interface StatementOptions {
   signal?: AbortSignal | undefined;
   /** Only this many rows (plus one, to tell a cut) cross from the worker. */
   maxRows?: number | undefined;
+  /** Only rows within this many bytes (plus the one past it) cross from the worker (`QueryOptions.maxBytes`). */
+  maxBytes?: number | undefined;
   /** The transaction's epoch (from `begin`): the statement fails (25P02) if its worker was ended since. */
   epoch?: number | undefined;
 }
@@ -66,7 +68,8 @@ export class PgliteHost {
 
   /** One statement with `$n` parameters. */
   query(sql: string, params: unknown[], options: StatementOptions = {}): Promise<PgliteRows> {
-    const command = { kind: 'query' as const, sql, params, ...(options.maxRows === undefined ? {} : { maxRows: options.maxRows }) };
+    const { maxRows, maxBytes } = options;
+    const command = { kind: 'query' as const, sql, params, ...(maxRows === undefined ? {} : { maxRows }), ...(maxBytes === undefined ? {} : { maxBytes }) };
     return this.onThread(options, (thread) => thread.request(command, limitOf(options)));
   }
 

@@ -54,9 +54,7 @@ async function perform(request: PgliteRequest): Promise<PgliteAnswers[keyof Pgli
     }
     case 'query': {
       const result = await opened().query<Record<string, unknown>>(request.sql, request.params);
-      // one row past maxRows tells the caller the result was cut; the rest need not cross
-      const rows = request.maxRows === undefined ? result.rows : result.rows.slice(0, request.maxRows + 1);
-      return { rows, fields: result.fields, affectedRows: result.affectedRows ?? 0 };
+      return { rows: withinLimits(result.rows, request.maxRows, request.maxBytes), fields: result.fields, affectedRows: result.affectedRows ?? 0 };
     }
     case 'exec':
       await opened().exec(request.sql);
@@ -70,6 +68,33 @@ async function perform(request: PgliteRequest): Promise<PgliteAnswers[keyof Pgli
       db = undefined;
       return null;
   }
+}
+
+/**
+ * The rows that cross to the main thread: one past `maxRows`, or past `maxBytes`, tells it the result was
+ * cut; the rest need not cross. A row's size here is at most its JSON's (the main thread counts exactly,
+ * after encoding), so no row the main thread would keep is left behind.
+ */
+function withinLimits(rows: Record<string, unknown>[], maxRows: number | undefined, maxBytes: number | undefined): Record<string, unknown>[] {
+  const kept = maxRows === undefined ? rows : rows.slice(0, maxRows + 1);
+  if (maxBytes === undefined) return kept;
+  let bytes = 2;
+  for (const [index, row] of kept.entries()) {
+    bytes += rowSize(row);
+    if (bytes > maxBytes) return kept.slice(0, index + 1);
+  }
+  return kept;
+}
+
+/** A lower bound of the row's JSON: the characters of its text values, the bytes of its binary ones. */
+function rowSize(row: Record<string, unknown>): number {
+  let size = 0;
+  for (const value of Object.values(row)) {
+    if (typeof value === 'string') size += value.length;
+    else if (value instanceof Uint8Array) size += value.byteLength;
+    else if (value !== null && typeof value === 'object' && !(value instanceof Date)) size += JSON.stringify(value, (_key, inner: unknown) => (typeof inner === 'bigint' ? inner.toString() : inner)).length;
+  }
+  return size;
 }
 
 function opened(): PGlite {

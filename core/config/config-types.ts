@@ -78,6 +78,8 @@ export interface ServerConfig {
   port: number;
   maxBodyBytes: number;
   requestTimeoutMs: number;
+  /** The largest result a query endpoint answers, as the JSON of its rows; over it 422 `result_too_large`. */
+  maxResultBytes: number;
   /** When set, the admin API is served only on this listener. */
   admin?: { host: string; port: number };
 }

@@ -201,8 +201,8 @@ const CATALOG = {
     meaning: 'Reference runtime: an advance of a task that has ended.',
   },
   result_too_large: {
-    status: 422, retryable: false, message: 'a row of the result is too large', envelopes: STANDARD,
-    meaning: 'A row of the query\'s result is larger than the service returns (16 MiB, `details.limitBytes`); the database refused it before sending it. Select fewer or smaller columns.',
+    status: 422, retryable: false, message: 'the result is too large', envelopes: STANDARD,
+    meaning: 'The query\'s result is larger than `server.maxResultBytes` (`details.limitBytes`; 16 MiB by default, counted as the JSON of its rows); the service stopped reading it at the limit and cancelled the statement. Select fewer rows or smaller columns.',
   },
   body_too_large: {
     status: 413, retryable: false, message: 'the request body is too large', envelopes: STANDARD,
@@ -269,6 +269,10 @@ const CATALOG = {
   wait_timeout: {
     status: 504, retryable: false, message: 'the awaited row did not appear in time', envelopes: STANDARD,
     meaning: '`waitUntilEffective` found no matching row in time, after compensation.',
+  },
+  statement_timeout: {
+    status: 504, retryable: false, message: 'the statement ran out of time', envelopes: STANDARD,
+    meaning: 'A statement run for the request outran its time limit (`server.requestTimeoutMs`) and the database cancelled it; nothing it would have written stays. The same request will likely run as long again: narrow it.',
   },
 } as const satisfies Record<string, ErrorDefinition>;
 

@@ -62,13 +62,22 @@ export interface QueryResult {
   rows: Record<string, JsonValue>[];
   /** Rows returned for a query, rows affected for DML. */
   rowCount: number;
-  /** True when `maxRows` cut the result short. */
+  /** True when `maxRows` or `maxBytes` cut the result short. */
   truncated: boolean;
+  /** Which limit cut it, when one did. */
+  truncatedBy?: 'maxRows' | 'maxBytes';
 }
 
 export interface QueryOptions {
   /** Return at most this many rows; `truncated` tells whether more existed. */
   maxRows?: number;
+  /**
+   * Return rows only while their JSON (`JSON.stringify(rows)`, UTF-8 bytes) stays within this budget; the
+   * first row past it ends the result (`truncatedBy: 'maxBytes'`). A datasource counts as rows arrive and
+   * holds no more than the budget (plus the row that overran it); where it can, it then cancels the
+   * statement on the server rather than reading the rest.
+   */
+  maxBytes?: number;
   /**
    * The statement's time limit, enforced by the server (or, for an embedded database that has none, by
    * ending the statement's worker); over it the statement fails with SQLSTATE 57014 (`query_canceled`).

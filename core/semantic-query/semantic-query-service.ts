@@ -3,10 +3,10 @@
  * per query shape: the values of structured filters, limit and offset are bound, not part of the key),
  * checks the caller's grants before any SQL runs, and runs the statement as the caller.
  */
-import { callerExecutor, MAX_ROW_BYTES } from '../authorization/caller-execution.js';
+import { callerExecutor } from '../authorization/caller-execution.js';
 import { allows, type CallerGrants } from '../authorization/grants.js';
 import { LruCache } from '../caching/lru-cache.js';
-import { ConflictError, ForbiddenError, InternalError, LimitError } from '../plugin-api/errors.js';
+import { ConflictError, DeadlineError, ForbiddenError, InternalError, LimitError } from '../plugin-api/errors.js';
 import type { SemanticPackage } from '../plugin-api/semantic-package.js';
 import type { SemanticQuery } from '../plugin-api/semantic-query.js';
 import type { Datasource, QueryResult } from '../plugin-api/sql-dialect.js';
@@ -36,6 +36,10 @@ export interface SemanticQueryRun {
   grants: CallerGrants;
   query: SemanticQuery;
   timeoutMs: number;
+  /** The largest result answered, as the JSON of its rows (`server.maxResultBytes`). */
+  maxResultBytes: number;
+  /** Aborted when the client has gone: the statement is cancelled on the server. */
+  signal: AbortSignal;
 }
 
 export class SemanticQueries {
@@ -71,18 +75,19 @@ export class SemanticQueries {
   }
 
   /** Compiles, checks the grants (403 before any SQL), runs as the caller. */
-  async run({ vdb, grants, query, timeoutMs }: SemanticQueryRun): Promise<Pick<QueryResult, 'columns' | 'rows' | 'rowCount'>> {
+  async run({ vdb, grants, query, timeoutMs, maxResultBytes, signal }: SemanticQueryRun): Promise<Pick<QueryResult, 'columns' | 'rows' | 'rowCount'>> {
     const { plan, datasource } = await this.plan(vdb, query);
     checkGrants(plan, grants);
-    const executor = callerExecutor(datasource, vdb, grants, { readOnly: true, timeoutMs, maxRowBytes: MAX_ROW_BYTES });
+    const executor = callerExecutor(datasource, vdb, grants, { readOnly: true, timeoutMs, maxRowBytes: maxResultBytes, signal });
+    const tooLarge = (cause?: unknown) => new LimitError('result_too_large', `the result is larger than ${maxResultBytes} bytes (server.maxResultBytes)`, { details: { limitBytes: maxResultBytes }, ...(cause !== undefined && { cause }) });
+    let result: QueryResult;
     try {
-      const result = await executor.query(plan.sql, bindings(plan.params, query));
-      return { columns: result.columns, rows: result.rows, rowCount: result.rowCount };
+      result = await executor.query(plan.sql, bindings(plan.params, query), { maxBytes: maxResultBytes });
     } catch (error) {
       switch (classifySqlFailure(error)) {
         case 'denied': throw databaseDenialError(error);
-        case 'row_too_large':
-          throw new LimitError('result_too_large', `a row of the result is larger than ${MAX_ROW_BYTES} bytes`, { details: { limitBytes: MAX_ROW_BYTES }, cause: error });
+        case 'row_too_large': throw tooLarge(error);
+        case 'timeout': throw new DeadlineError('statement_timeout', `the semantic query ran longer than ${timeoutMs} ms (server.requestTimeoutMs)`, { cause: error });
         case 'unavailable': throw unavailableError(datasource.name, error);
         case 'invalid_value':
           throw queryInvalid('E_INVALID_EXPRESSION', 'query', `the database refused a value of the query, one that does not fit its field's type${driverCodeSuffix(error)}`);
@@ -93,6 +98,8 @@ export class SemanticQueries {
           } throw new InternalError('query_failed', `the semantic query failed${driverCodeSuffix(error)}`, { cause: error });
       }
     }
+    if (result.truncatedBy === 'maxBytes') throw tooLarge();
+    return { columns: result.columns, rows: result.rows, rowCount: result.rowCount };
   }
 
   private stateOf(pkg: SemanticPackage): PackageState {

@@ -14,6 +14,8 @@ import { WireSession, type SessionContext } from './wire-session.js';
 
 export interface SqlDoorOptions {
   config: SqlConfig;
+  /** `server.maxResultBytes`: the largest result a statement sends. */
+  maxResultBytes: number;
   scheme: AuthScheme;
   handles: VdbHandles;
   logger: Logger;
@@ -37,7 +39,7 @@ export class SqlDoor {
       scheme: options.scheme,
       handles: options.handles,
       catalog: options.catalog,
-      settings: { allowWrites: config.allowWrites, statementTimeoutMs: config.statementTimeoutMs },
+      settings: { allowWrites: config.allowWrites, statementTimeoutMs: config.statementTimeoutMs, maxResultBytes: options.maxResultBytes },
       idleTimeoutMs: config.idleTimeoutMs,
       tls,
       logger: options.logger,

@@ -5,7 +5,7 @@
  * read-only unless `sql.allowWrites`, with the statement time limit. Results are read whole and the
  * datasource connection is released before the first row is sent, so a slow client holds none.
  */
-import { callerExecutor, MAX_ROW_BYTES } from '../authorization/caller-execution.js';
+import { callerExecutor } from '../authorization/caller-execution.js';
 import { authorizeVdbStatement, type AuthorizedStatement } from '../authorization/sql-authorizer.js';
 import { isDenial } from '../plugin-api/denial.js';
 import type { Datasource, QueryResult } from '../plugin-api/sql-dialect.js';
@@ -35,6 +35,8 @@ export interface ResultSet {
 export interface RunnerSettings {
   allowWrites: boolean;
   statementTimeoutMs: number;
+  /** The largest result sent, as the JSON of its rows (`server.maxResultBytes`): rows are never buffered past it. */
+  maxResultBytes: number;
 }
 
 /** How many plans a connection keeps, the oldest dropped first. */
@@ -105,6 +107,9 @@ export class StatementRunner {
       throw new WireError('08P01', `bind message supplies ${parameters.length} parameters, but prepared statement requires ${count}`);
     }
     const result = await this.query(plan, plan.positional.order.map((index) => parameters[index]), signal, undefined);
+    if (result.truncatedBy === 'maxBytes') {
+      throw new WireError('54000', `the result is larger than ${this.settings.maxResultBytes} bytes (server.maxResultBytes)`);
+    }
     return resultSet(result, tag(plan.statement, result.rowCount));
   }
 
@@ -125,9 +130,9 @@ export class StatementRunner {
     const executor = callerExecutor(plan.datasource, handle.vdb, grants, {
       readOnly: plan.readOnly,
       timeoutMs: this.settings.statementTimeoutMs,
-      ...(plan.statement.kind === 'select' && { maxRowBytes: MAX_ROW_BYTES }),
+      ...(plan.statement.kind === 'select' && { maxRowBytes: this.settings.maxResultBytes }),
     });
-    const running = executor.query(plan.positional.sql, bindings, { signal, ...(maxRows !== undefined && { maxRows }) });
+    const running = executor.query(plan.positional.sql, bindings, { signal, maxBytes: this.settings.maxResultBytes, ...(maxRows !== undefined && { maxRows }) });
     return abortable(running, signal);
   }
 

@@ -47,7 +47,7 @@ export function statementWireError(error: unknown, cancelled: boolean): WireErro
     return new WireError(QUERY_CANCELED, cancelled ? 'canceling statement due to user request' : 'canceling statement due to statement timeout');
   }
   switch (classifySqlFailure(error)) {
-    case 'row_too_large': return new WireError('54000', 'a row of the result is larger than the service sends (16 MiB)');
+    case 'row_too_large': return new WireError('54000', 'a row of the result is larger than the service sends (server.maxResultBytes)');
     case 'unavailable': return new WireError('57P03', 'the datasource is unavailable');
     default: {
       const state = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : 'XX000';

@@ -11,6 +11,7 @@ import { coreTokens } from '../../service-tokens.js';
 import { authenticate } from '../authentication.js';
 import { readBody } from '../body-parsing.js';
 import { BODY_ERRORS, CREDENTIAL_ERRORS, errorResponses } from '../openapi/error-responses.js';
+import { requestSignal } from '../request-signal.js';
 import { bodyContent, jsonResponse, VDB_PARAMETERS } from '../openapi/operation-parts.js';
 import type { DescribedRoute, JsonSchema } from '../openapi/openapi-types.js';
 import { callerOf } from '../request-context.js';
@@ -45,7 +46,8 @@ export const semanticQueryRoutes: RouteModule = {
         res.json(200, await queries.explain(vdb, grants, query));
         return;
       }
-      res.json(200, await queries.run({ vdb, grants, query, timeoutMs: config.server.requestTimeoutMs }));
+      const { requestTimeoutMs: timeoutMs, maxResultBytes } = config.server;
+      res.json(200, await queries.run({ vdb, grants, query, timeoutMs, maxResultBytes, signal: requestSignal(req) }));
     });
   },
   describe: () => [{
@@ -79,7 +81,7 @@ export const semanticQueryRoutes: RouteModule = {
         }),
         ...errorResponses({
           standard: [...CREDENTIAL_ERRORS, ...BODY_ERRORS, 'semantic_query_invalid', 'forbidden', 'vdb_not_found', 'semantic_unavailable',
-            'semantic_initializing', 'datasource_unavailable', 'result_too_large', 'query_failed', 'startup_blocked'],
+            'semantic_initializing', 'datasource_unavailable', 'result_too_large', 'statement_timeout', 'query_failed', 'startup_blocked'],
         }),
       },
     },
