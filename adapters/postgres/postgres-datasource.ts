@@ -4,15 +4,9 @@ import {
   type SqlDialect, type SqlExecutor, type TransactionOptions,
 } from '../../core/plugin-api/index.js';
 import type { Knex } from 'knex';
+import { runStatement, type PgResult, type PgStatementClient } from './pg-statement.js';
 import { postgresIntrospectionQueries } from './postgres-introspector.js';
 import { postgresCodec } from './postgres-types.js';
-
-/** The part of a pg result that knex.raw hands back. */
-interface PgResult {
-  rows: Record<string, unknown>[];
-  fields: { name: string; dataTypeID: number }[];
-  rowCount?: number | null;
-}
 
 /** knex.raw on pg returns one result, or one per statement when the text holds several. */
 async function runRaw(knex: Knex, sql: string, bindings: readonly unknown[]): Promise<PgResult> {
@@ -23,7 +17,7 @@ async function runRaw(knex: Knex, sql: string, bindings: readonly unknown[]): Pr
 
 /** What the datasource uses of knex's pg client: its pool and its `?` → `$n` rewriting. */
 interface KnexPgClient {
-  acquireConnection(): Promise<{ query(query: { text: string; values: unknown[]; name?: string }): Promise<PgResult | PgResult[]> }>;
+  acquireConnection(): Promise<PgStatementClient>;
   releaseConnection(connection: unknown): Promise<void>;
   positionBindings(sql: string): string;
 }
@@ -143,12 +137,12 @@ export class PostgresDatasource extends KnexDatasource {
       const values = [...bindings];
       let result: PgResult | PgResult[];
       try {
-        result = await connection.query(native.name === undefined ? { text: native.text, values } : { text: native.text, name: native.name, values });
+        result = await runStatement(connection, native.text, native.name, values);
       } catch (error) {
         // DDL changed what a prepared statement returns: this connection's plan is stale, run it unnamed
         if (native.name === undefined || (error as { code?: unknown }).code !== '0A000') throw error;
         nativeTexts.set(sql, { text: native.text, name: undefined });
-        result = await connection.query({ text: native.text, values });
+        result = await runStatement(connection, native.text, undefined, values);
       }
       // a text of several statements (no values) answers one result each, as knex.raw does
       return (Array.isArray(result) ? result.at(-1) : result) ?? { rows: [], fields: [], rowCount: 0 };
