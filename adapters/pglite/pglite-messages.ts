@@ -23,11 +23,21 @@ export interface PgliteRows {
   affectedRows: number;
 }
 
+/** The database role a caller's statement runs as, and whether it may only read. */
+export interface SessionScope {
+  role: string;
+  readOnly: boolean;
+}
+
 /** A request without its id, as the main thread words it. */
 export type PgliteCommand =
   | { kind: 'open'; setup: PgliteSetup }
-  /** One statement with `$n` parameters (extended protocol). */
-  | { kind: 'query'; sql: string; params: unknown[]; maxRows?: number }
+  /**
+   * One statement with `$n` parameters (extended protocol). With `scope` it runs as that role (read-only
+   * where asked): the worker sets its session to the scope when it differs from the last one, and the
+   * session stays there; every other command puts the session back to its login first.
+   */
+  | { kind: 'query'; sql: string; params: unknown[]; maxRows?: number; scope?: SessionScope }
   /** A script of any number of statements, without parameters (simple protocol). */
   | { kind: 'exec'; sql: string }
   /** The database files as a gzipped tarball. */

@@ -6,13 +6,15 @@
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
-import type { PgliteAnswers, PgliteReply, PgliteRequest, WireError } from './pglite-messages.js';
+import type { PgliteAnswers, PgliteReply, PgliteRequest, SessionScope, WireError } from './pglite-messages.js';
 import { pgliteTypeParsers } from './pglite-types.js';
 
 if (parentPort === null) throw new Error('pglite-worker.js runs as a worker thread');
 const port: MessagePort = parentPort;
 
 let db: PGlite | undefined;
+/** The scope the session is set to (role and read-only mode), as `role\0readOnly`; undefined: the login's own. */
+let sessionScope: string | undefined;
 
 // The main thread sends one request at a time (pglite-host.ts).
 port.on('message', (request: PgliteRequest) => void answer(request));
@@ -50,15 +52,18 @@ async function perform(request: PgliteRequest): Promise<PgliteAnswers[keyof Pgli
       });
       // PGlite's `username` only runs SET ROLE: session_user stays the superuser, and RESET ROLE is back to it.
       if (sessionUser !== undefined) await db.exec(`set session authorization "${sessionUser.replaceAll('"', '""')}"`);
+      sessionScope = undefined;
       return null;
     }
     case 'query': {
+      await enterScope(request.scope);
       const result = await opened().query<Record<string, unknown>>(request.sql, request.params);
       // one row past maxRows tells the caller the result was cut; the rest need not cross
       const rows = request.maxRows === undefined ? result.rows : result.rows.slice(0, request.maxRows + 1);
       return { rows, fields: result.fields, affectedRows: result.affectedRows ?? 0 };
     }
     case 'exec':
+      await enterScope(undefined);
       await opened().exec(request.sql);
       return null;
     case 'dump': {
@@ -70,6 +75,22 @@ async function perform(request: PgliteRequest): Promise<PgliteAnswers[keyof Pgli
       db = undefined;
       return null;
   }
+}
+
+/**
+ * Sets the session to `scope` (SET ROLE, SET default_transaction_read_only) when it is not there already, as
+ * PostgreSQL's pooled connections are pinned to one: a caller's statement then costs one call, not four
+ * (BEGIN, SET LOCAL, the statement, COMMIT). Undefined puts the session back to its login (SET ROLE NONE),
+ * so that the service's own statements and transactions start from it.
+ */
+async function enterScope(scope: SessionScope | undefined): Promise<void> {
+  const key = scope === undefined ? undefined : `${scope.role}\u0000${scope.readOnly}`;
+  if (key === sessionScope) return;
+  await opened().query(
+    "select pg_catalog.set_config('role', $1, false), pg_catalog.set_config('default_transaction_read_only', $2, false)",
+    [scope?.role ?? 'none', scope?.readOnly === true ? 'on' : 'off'],
+  );
+  sessionScope = key;
 }
 
 function opened(): PGlite {
