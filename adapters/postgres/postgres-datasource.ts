@@ -137,12 +137,12 @@ export class PostgresDatasource extends KnexDatasource {
       const values = [...bindings];
       let result: PgResult | PgResult[];
       try {
-        result = await runStatement(connection, native.text, native.name, values);
+        result = await runStatement(connection, { text: native.text, name: native.name, values });
       } catch (error) {
         // DDL changed what a prepared statement returns: this connection's plan is stale, run it unnamed
         if (native.name === undefined || (error as { code?: unknown }).code !== '0A000') throw error;
         nativeTexts.set(sql, { text: native.text, name: undefined });
-        result = await runStatement(connection, native.text, undefined, values);
+        result = await runStatement(connection, { text: native.text, values });
       }
       // a text of several statements (no values) answers one result each, as knex.raw does
       return (Array.isArray(result) ? result.at(-1) : result) ?? { rows: [], fields: [], rowCount: 0 };
