@@ -18,8 +18,8 @@
 // against bench/peers/pglite-baseline.mjs (node:http + PGlite, same lookup); the harness cannot take a
 // second baseline, so this script runs those two itself, the harness's way (warm-up, rounds rotated, medians).
 //
-// Environment: PEERS_DIR (the peers folder, after `npm run setup` in it; default the first of ../peers and
-// ../shared/peers beside the project that has its node_modules), BENCH_PEERS (default `platformatic` here),
+// Environment: PEERS_DIR (the peers harness's folder, after `npm run setup` in it; default ../peers, beside
+// the project), BENCH_PEERS (default `platformatic` here),
 // BENCH_SERVICE_PORT (3040), BENCH_PGLITE_BASELINE_PORT (3047), BENCH_SERVICE_NODE_ARGS (node options of the
 // service's process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`; the profile is written as it stops), and the
 // harness's own (BENCH_ROUNDS 3, BENCH_DURATION 5, BENCH_CONNECTIONS 20, BENCH_WARMUP 5, BENCH_JSON_OUT, …),
@@ -53,10 +53,11 @@ const P99_FACTOR = 1.25;
 const children = [];
 
 function peersDir() {
-  const candidates = env.PEERS_DIR ? [resolve(env.PEERS_DIR)] : [join(ROOT, '..', 'peers'), join(ROOT, '..', 'shared', 'peers')];
-  const found = candidates.find((dir) => existsSync(join(dir, 'bench-peers.mjs')) && existsSync(join(dir, 'node_modules', 'autocannon')));
-  if (!found) throw new Error(`no peers folder with bench-peers.mjs and its node_modules in ${candidates.join(', ')} (set PEERS_DIR; run npm run setup there)`);
-  return found;
+  const dir = resolve(env.PEERS_DIR ?? join(ROOT, '..', 'peers'));
+  if (!existsSync(join(dir, 'bench-peers.mjs')) || !existsSync(join(dir, 'node_modules', 'autocannon'))) {
+    throw new Error(`${dir} holds no peers harness with its node_modules (set PEERS_DIR; run npm run setup there)`);
+  }
+  return dir;
 }
 
 function portInUse(port) {

@@ -1,4 +1,4 @@
--- A copy of ../shared/peers/seed.sql for the PGlite variant of bench/peers.mjs: schema shop, 1,000 customers.
+-- A copy of the peers harness's seed.sql for the PGlite variant of bench/peers.mjs: schema shop, 1,000 customers.
 DROP SCHEMA IF EXISTS shop CASCADE;
 CREATE SCHEMA shop;
 CREATE TABLE shop.customers (
