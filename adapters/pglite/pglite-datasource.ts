@@ -14,8 +14,9 @@ import { AUTHENTICATOR, grantAuthenticator } from './pglite-session.js';
  * statement is bounded by its time limit, and the event loop stays free while it runs. Statements take
  * knex's `?` bindings, numbered by the knex instance; values and types map as for PostgreSQL.
  *
- * A caller's statement (`QueryOptions.scope`, docs/governed-execution.md) runs in a transaction of its own
- * set to the caller's role and read-only mode: the one connection cannot be pinned to a role.
+ * A caller's statement (`QueryOptions.scope`, docs/governed-execution.md) runs on the session set to the
+ * caller's role and read-only mode, which the worker changes only when the scope does (as PostgreSQL's
+ * pinned pools); a transaction with a scope begins as the login and sets its role for itself.
  */
 export class PgliteDatasource implements Datasource {
   private closing: Promise<void> | undefined;
@@ -24,9 +25,7 @@ export class PgliteDatasource implements Datasource {
 
   query(sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
     const { scope, ...statement } = options;
-    if (scope === undefined) return this.execute(sql, bindings, statement);
-    // a statement whose request ended while it waited its turn does not begin its transaction
-    return this.run((transaction) => transaction.query(sql, bindings, statement), { scope, timeoutMs: options.timeoutMs }, options.signal);
+    return this.execute(sql, bindings, scope === undefined ? statement : { ...statement, scope });
   }
 
   /**

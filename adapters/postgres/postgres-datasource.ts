@@ -4,16 +4,10 @@ import {
   type SqlDialect, type SqlExecutor, type TransactionOptions,
 } from '../../core/plugin-api/index.js';
 import type { Knex } from 'knex';
+import type { PgResult } from './pg-statement.js';
 import { postgresIntrospectionQueries } from './postgres-introspector.js';
 import { streamStatement, type StreamingClient } from './postgres-stream.js';
 import { postgresCodec } from './postgres-types.js';
-
-/** The part of a pg result that knex.raw hands back. */
-interface PgResult {
-  rows: Record<string, unknown>[];
-  fields: { name: string; dataTypeID: number }[];
-  rowCount?: number | null;
-}
 
 /** knex.raw on pg returns one result, or one per statement when the text holds several. */
 async function runRaw(knex: Knex, sql: string, bindings: readonly unknown[]): Promise<PgResult> {

@@ -1,14 +1,8 @@
 import pg from 'pg';
 import { ResultBuilder, type QueryOptions, type QueryResult } from '../../core/plugin-api/index.js';
+import { pgQuery, type NativeStatement } from './pg-statement.js';
 import { cancelStatement, type CancellableClient } from './postgres-cancel.js';
 import { postgresCodec } from './postgres-types.js';
-
-/** One statement as pg sends it: `$n` text, its values, and a name when it is prepared. */
-export interface NativeStatement {
-  text: string;
-  values: unknown[];
-  name?: string;
-}
 
 /** A pooled pg client: it runs a Submittable (pg.Query), and can be cancelled (postgres-cancel.ts). */
 export interface StreamingClient extends CancellableClient {
@@ -44,7 +38,7 @@ export function streamStatement(client: StreamingClient, statement: NativeStatem
   const { signal } = options;
   if (signal?.aborted) return Promise.reject(canceledByRequest());
   return new Promise<QueryResult>((resolve, reject) => {
-    const query = new pg.Query(statement);
+    const query = pgQuery(statement);
     let current: PgResultShape | undefined;
     let builder: ResultBuilder | undefined;
     /** The cancel request in flight: the client goes back to its pool only once it has been served. */

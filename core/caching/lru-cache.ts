@@ -1,6 +1,8 @@
 /** A bounded map that forgets the least recently used entry first (a Map keeps insertion order). */
 export class LruCache<K, V> {
   private readonly entries = new Map<K, V>();
+  /** The most recently used key: a hit on it (a hot text asked for again) needs no reordering. */
+  private newest: K | undefined;
 
   constructor(private readonly capacity: number) {}
 
@@ -10,9 +12,10 @@ export class LruCache<K, V> {
 
   get(key: K): V | undefined {
     const value = this.entries.get(key);
-    if (value !== undefined) {
+    if (value !== undefined && key !== this.newest) {
       this.entries.delete(key);
       this.entries.set(key, value);
+      this.newest = key;
     }
     return value;
   }
@@ -20,6 +23,7 @@ export class LruCache<K, V> {
   set(key: K, value: V): void {
     this.entries.delete(key);
     this.entries.set(key, value);
+    this.newest = key;
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as K);
   }
 }

@@ -10,7 +10,7 @@ import { startupSummary } from './startup-summary.js';
  */
 export async function startCommand(argv: string[]): Promise<number> {
   const port = portOverride(argv, process.env);
-  const logs = logDestination();
+  const logs = logDestination(1, { batched: true });
   const service = await startService({ configFile: configFileFrom(argv, process.env), logDestination: logs, ...(port && { port: port.port, portSetBy: port.setBy }) });
   const stop = (signal: string) => {
     service.logger.info({ signal }, 'shutting down: draining requests');

@@ -188,6 +188,8 @@ class TaskRun {
         maxRowBytes: this.capability.budgets.maxObservationBytes,
         signal: this.ended.signal,
       }, this.deps.semanticQueries));
+      // the deadline ended the task while the statement ran, and the statement's cancellation answered first
+      if (this.ended.signal.aborted) throw this.deadlineExceeded();
       this.meter.observed(observation.rowCount, observation.status === 'ok' ? Buffer.byteLength(JSON.stringify(observation.rows)) : 0);
       // cut short by the row budget rather than by the runtime's own maxRows: more rows were wanted than
       // allowed (a cut by the byte budget keeps fewer than maxRows rows, and goes back as a truncated observation)
@@ -210,8 +212,11 @@ class TaskRun {
   }
 
   private beforeDeadline<T>(work: Promise<T>): Promise<T> {
-    return raceDeadline(work, this.deadline - Date.now(),
-      () => new BudgetExceeded('deadline', `maxDurationSeconds: the task ran longer than ${this.capability.budgets.maxDurationSeconds} s`));
+    return raceDeadline(work, this.deadline - Date.now(), () => this.deadlineExceeded());
+  }
+
+  private deadlineExceeded(): BudgetExceeded {
+    return new BudgetExceeded('deadline', `maxDurationSeconds: the task ran longer than ${this.capability.budgets.maxDurationSeconds} s`);
   }
 
   /** A runtime document larger than the transport limit is refused before it is sent. */
