@@ -17,7 +17,7 @@ export type Expr =
   | { kind: 'logical'; operator: 'AND' | 'OR'; operands: Expr[] }
   | { kind: 'in'; operand: Expr; list: Expr[]; negated: boolean }
   | { kind: 'between'; operand: Expr; low: Expr; high: Expr; negated: boolean }
-  | { kind: 'like'; operand: Expr; pattern: Expr; negated: boolean; caseInsensitive: boolean }
+  | { kind: 'like'; operand: Expr; pattern: Expr; negated: boolean; caseInsensitive: boolean; literal?: boolean }
   | { kind: 'isNull'; operand: Expr; negated: boolean }
   | { kind: 'distinctFrom'; left: Expr; right: Expr; negated: boolean }
   | { kind: 'call'; name: string; args: Expr[]; star: boolean; distinct: boolean; window: WindowSpec | undefined }

@@ -44,6 +44,8 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
     case 'between': return `(${write(expression.operand)} ${expression.negated ? 'NOT BETWEEN' : 'BETWEEN'} ${write(expression.low)} AND ${write(expression.high)})`;
     case 'like': {
       const [value, pattern] = [write(expression.operand), write(expression.pattern)];
+      // A structured filter's pattern: its value is bound escaped, so `%` and `_` in it match themselves.
+      if (expression.literal) return `(${value} LIKE ${pattern} ESCAPE '${syntax.likeEscape.character}')`;
       return `(${expression.caseInsensitive ? syntax.ilike(value, pattern, expression.negated) : `${value} ${expression.negated ? 'NOT LIKE' : 'LIKE'} ${pattern}`})`;
     }
     case 'isNull': return `(${write(expression.operand)} ${expression.negated ? 'IS NOT NULL' : 'IS NULL'})`;

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
 
 export const VDB = 'semshapes';
-export const TABLES = ['appearances', 'actors', 'movies', 'returns', 'orders', 'customers', 'tickets', 'users', 'segments', 'weather'];
+export const TABLES = ['appearances', 'actors', 'movies', 'returns', 'orders', 'customers', 'tickets', 'users', 'segments', 'weather', 'codes'];
 export const RESTRICTED_TOKEN = 'shapes-restricted-token';
 
 /** Column types per family: the tables are created on each backend with its own. */
@@ -45,6 +45,9 @@ export function seedStatements(types: FamilyTypes, qualify: (table: string) => s
     `insert into ${t('segments')} values ('EAST', 'big'), ('EAST', 'core'), ('WEST', 'big')`,
     `create table ${t('weather')} (day integer primary key, temp integer)`,
     `insert into ${t('weather')} values (1, 20)`,
+    // LIKE's wildcards and the escape character inside values: a contains/startsWith/endsWith filter matches them literally.
+    `create table ${t('codes')} (id integer primary key, code varchar(20))`,
+    `insert into ${t('codes')} values (1, '50%'), (2, '50 off'), (3, 'a_b'), (4, 'axb'), (5, 'x!y'), (6, 'x!!y'), (7, '[a]'), (8, 'a')`,
   ];
 }
 
@@ -69,6 +72,7 @@ function osiDocument(schema: string): string {
         { name: 'tickets', source: 'tickets', primary_key: ['id'], fields: [field('id'), field('points')] },
         { name: 'segments', source: 'segments', fields: [field('region'), field('label')] },
         { name: 'weather', source: 'weather', primary_key: ['day'], fields: [field('day'), field('temp')] },
+        { name: 'codes', source: 'codes', primary_key: ['id'], fields: [field('id'), field('code')] },
       ],
       relationships: [
         rel('orders_to_customers', 'orders', 'customers', ['customer_id'], ['id']),

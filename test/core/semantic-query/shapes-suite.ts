@@ -235,6 +235,25 @@ export function runShapesSuite(backend: ShapesBackend): void {
     await refused(service, { fields: [] }, 'E_EMPTY_SCALAR_QUERY');
   });
 
+  test('contains, startsWith and endsWith match %, _, ! and [ in the value literally (escaped, bound)', async ({ service }) => {
+    const codes = (operator: string, value: string) => rows(service, { dimensions: ['codes.code'], where: [{ field: 'codes.code', operator, values: [value] }] }, ['code']);
+    assert.equal(await codes('contains', '%'), [['50%']]);
+    assert.equal(await codes('endsWith', '0%'), [['50%']]);
+    assert.equal(await codes('startsWith', 'a_'), [['a_b']]);
+    assert.equal(await codes('contains', '_'), [['a_b']]);
+    assert.equal(await codes('contains', 'x!y'), [['x!y']]);
+    assert.equal(await codes('endsWith', '!!y'), [['x!!y']]);
+    assert.equal(await codes('startsWith', '[a'), [['[a]']]);
+    assert.equal(await codes('contains', 'b'), sorted([['a_b'], ['axb']]));
+    const explained = await service.request(`${ROUTE}?explain=true`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ dimensions: ['codes.code'], where: [{ field: 'codes.code', operator: 'contains', values: ['5%_!'] }] }),
+    });
+    const plan = (await explained.json()) as { sql: string; params: unknown[] };
+    assert.match(plan.sql, /LIKE \? ESCAPE '!'/);
+    assert.equal(plan.params, ['%5!%!_!!%']);
+  });
+
   test('a dimension-only query lists the values of the dimension\'s own dataset', async ({ service }) => {
     assert.equal(await rows(service, { dimensions: ['customers.region'] }, ['region']), sorted([['EAST'], ['WEST'], ['NORTH'], [null]]));
   });
