@@ -157,6 +157,16 @@ export function runShapesSuite(backend: ShapesBackend): void {
     ]));
   });
 
+  test('a declared bridge is the M:N path even beside a second path of equal length through a shared dimension: each team once per level, the team without roster in the NULL group', async ({ service }) => {
+    // Structurally teams ← rosters → players and teams → cities ← players are two shortest paths (E_AMBIGUOUS_PATH);
+    // rosters says role: bridge. Team 1 has two pro players and counts once for pro.
+    assert.equal(await rows(service, { dimensions: ['players.level'], measures: ['budget'] }, ['level', 'budget']), sorted([
+      ['pro', 300], ['amateur', 40], [null, 10],
+    ]));
+    // The shared dimension alone, without the bridge, is still no M:N path: a team budget by the city of players is cities' own.
+    assert.equal(await rows(service, { dimensions: ['cities.name'], measures: ['budget'] }, ['name', 'budget']), sorted([['oslo', 140], ['rome', 210]]));
+  });
+
   test('order, limit and offset; NULL sorts last ascending, first descending (§5.1)', async ({ service }) => {
     const reply = await query(service, { dimensions: ['customers.region'], measures: ['revenue'], orderBy: [{ field: 'revenue', direction: 'asc' }], limit: 2, offset: 1 });
     assert.equal(normal(reply.body['rows'] as Row[], ['region', 'revenue']), [['WEST', 300], ['EAST', 350]]);
