@@ -192,6 +192,19 @@ export function runShapesSuite(backend: ShapesBackend): void {
     ]));
   });
 
+  test('a window over rows its home would see repeated is E_WINDOW_OVER_FANOUT_REWRITE (§6.10.3); without fan-out a bare one is a finer-grain reference (§6.10.4)', async ({ service }) => {
+    // customers rows repeat once per order when grouped by orders.status; movies rows once per actor through the bridge.
+    await refused(service, { dimensions: ['orders.status'], measures: [{ expression: 'SUM(customers.id) OVER ()' }] }, 'E_WINDOW_OVER_FANOUT_REWRITE');
+    await refused(service, { dimensions: ['orders.status'], measures: [{ expression: 'MAX(ROW_NUMBER() OVER (ORDER BY customers.id))' }] }, 'E_WINDOW_OVER_FANOUT_REWRITE');
+    await refused(service, { dimensions: ['actors.height'], measures: ['gross'], orderBy: [{ field: 'SUM(movies.gross) OVER (PARTITION BY movies.movie_id)', direction: 'asc' }] }, 'E_WINDOW_OVER_FANOUT_REWRITE');
+    await refused(service, { dimensions: ['customers.region'], measures: [{ expression: 'SUM(orders.amount) OVER (PARTITION BY customers.region)' }] }, 'E_UNAGGREGATED_FINER_GRAIN_REFERENCE');
+    await refused(service, { dimensions: ['customers.region'], measures: [{ expression: 'MAX(ROW_NUMBER() OVER (ORDER BY orders.id))' }] }, 'E_INVALID_EXPRESSION');
+  });
+
+  test('one aggregate reading two datasets no path connects is E3013 (§6.2 A.6.6)', async ({ service }) => {
+    await refused(service, { measures: [{ expression: 'SUM(orders.amount * weather.temp)' }] }, 'E3013_NO_STITCHING_DIMENSION');
+  });
+
   test('where and having shapes are checked with the Foundation codes (§6.2 A.3)', async ({ service }) => {
     const base = { dimensions: ['customers.region'], measures: ['revenue'] };
     await refused(service, { ...base, where: 'SUM(orders.amount) > 1' }, 'E_AGGREGATE_IN_WHERE');
