@@ -201,6 +201,20 @@ export function runShapesSuite(backend: ShapesBackend): void {
     await refused(service, { dimensions: ['customers.region'], measures: [{ expression: 'MAX(ROW_NUMBER() OVER (ORDER BY orders.id))' }] }, 'E_INVALID_EXPRESSION');
   });
 
+  test('window frames ROWS and RANGE with literal bounds over the query\'s rows; GROUPS and non-literal bounds are E_DEFERRED_FRAME_MODE (§6.10.6)', async ({ service }) => {
+    const frame = (clause: string) => ({ expression: `SUM(revenue) OVER (ORDER BY customers.region ${clause})` });
+    const body = {
+      dimensions: ['customers.region'],
+      measures: ['revenue', { ...frame('ROWS BETWEEN 1 PRECEDING AND CURRENT ROW'), alias: 'moving' }, { ...frame('RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING'), alias: 'total' }, { ...frame('ROWS 0 PRECEDING'), alias: 'own' }],
+    };
+    // Regions in window order EAST, WEST, then NULL (high end): moving sums 350, 350 + 300, 300 + 90.
+    assert.equal(await rows(service, body, ['region', 'revenue', 'moving', 'total', 'own']), sorted([
+      ['EAST', 350, 350, 740, 350], ['WEST', 300, 650, 740, 300], [null, 90, 390, 740, 90],
+    ]));
+    await refused(service, { dimensions: ['customers.region'], measures: [frame('GROUPS 1 PRECEDING')] }, 'E_DEFERRED_FRAME_MODE');
+    await refused(service, { dimensions: ['customers.region'], measures: [frame('ROWS BETWEEN revenue PRECEDING AND CURRENT ROW')] }, 'E_DEFERRED_FRAME_MODE');
+  });
+
   test('one aggregate reading two datasets no path connects is E3013 (§6.2 A.6.6)', async ({ service }) => {
     await refused(service, { measures: [{ expression: 'SUM(orders.amount * weather.temp)' }] }, 'E3013_NO_STITCHING_DIMENSION');
   });
