@@ -51,4 +51,3 @@ const LIKE_FORMS: Record<string, { before: boolean; after: boolean }> = {
   startsWith: { before: false, after: true },
   endsWith: { before: true, after: false },
 };
-
