@@ -20,4 +20,6 @@ export const MSSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   },
   concat: (left, right) => `CONCAT(${left}, ${right})`,
   ilike: lowerLike,
+  // `[` opens a character class in SQL Server's LIKE.
+  likeEscape: { character: '!', special: '%_![' },
 };

@@ -1,4 +1,4 @@
-import { lowerLike, orderTermWithNullFlag, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
+import { ANSI_SEMANTIC_SYNTAX, lowerLike, orderTermWithNullFlag, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
 
 /** The start of each grain as a DATE; a week starts on Monday (WEEKDAY is 0 on Monday). */
 const GRAINS: Record<TimeGrain, (expression: string) => string> = {
@@ -18,4 +18,5 @@ export const MYSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   limitClause: (limit, offset) => (limit === undefined && offset === undefined ? '' : `LIMIT ${limit ?? '18446744073709551615'}${offset === undefined ? '' : ` OFFSET ${offset}`}`),
   concat: (left, right) => `CONCAT(${left}, ${right})`,
   ilike: lowerLike,
+  likeEscape: ANSI_SEMANTIC_SYNTAX.likeEscape,
 };

@@ -25,6 +25,12 @@ export interface SemanticSqlSyntax {
   concat(left: string, right: string): string;
   /** Case-insensitive LIKE. */
   ilike(value: string, pattern: string, negated: boolean): string;
+  /**
+   * How a LIKE matches a value literally (`contains`, `startsWith`, `endsWith` filters): `LIKE ? ESCAPE
+   * '<character>'`, the bound value having `character` before each of `special` (the server's wildcards and
+   * the escape character itself).
+   */
+  readonly likeEscape: { character: string; special: string };
 }
 
 /** ANSI SQL: what PostgreSQL speaks, and the base the other dialects change. */
@@ -35,6 +41,8 @@ export const ANSI_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   limitClause: (limit, offset) => [limit === undefined ? '' : `LIMIT ${limit}`, offset === undefined ? '' : `OFFSET ${offset}`].filter(Boolean).join(' '),
   concat: (left, right) => `(${left} || ${right})`,
   ilike: (value, pattern, negated) => `${value} ${negated ? 'NOT ILIKE' : 'ILIKE'} ${pattern}`,
+  // Not the backslash: MySQL reads it as an escape inside the string literal that names it.
+  likeEscape: { character: '!', special: '%_!' },
 };
 
 /** NULL placement for servers without `NULLS FIRST/LAST` (MySQL, SQL Server): a leading sort on nullness. */

@@ -26,7 +26,7 @@ export interface QueryFilter {
 }
 
 export const FILTER_OPERATORS = [
-  'equals', 'notEquals', 'in', 'notIn', 'gt', 'gte', 'lt', 'lte', 'between', 'contains', 'startsWith', 'isNull', 'isNotNull',
+  'equals', 'notEquals', 'in', 'notIn', 'gt', 'gte', 'lt', 'lte', 'between', 'contains', 'startsWith', 'endsWith', 'isNull', 'isNotNull',
 ] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 

@@ -7,7 +7,21 @@ export type Literal = string | number | boolean | null;
 export interface WindowSpec {
   partitionBy: Expr[];
   orderBy: { expression: Expr; direction: 'asc' | 'desc'; nulls: 'first' | 'last' | undefined }[];
+  /** An explicit frame; undefined: SQL's default frame. */
+  frame?: WindowFrame;
 }
+
+/** `ROWS`/`RANGE` with literal integer offsets (OSI Foundation §6.10.6): a number, never text of the caller. */
+export interface WindowFrame {
+  mode: 'ROWS' | 'RANGE';
+  start: FrameBound;
+  /** Undefined: the short form (`ROWS 2 PRECEDING`), which ends at the current row. */
+  end: FrameBound | undefined;
+}
+
+export type FrameBound =
+  | { kind: 'UNBOUNDED PRECEDING' | 'UNBOUNDED FOLLOWING' | 'CURRENT ROW' }
+  | { kind: 'PRECEDING' | 'FOLLOWING'; offset: number };
 
 export type Expr =
   | { kind: 'name'; parts: string[] }
@@ -17,7 +31,7 @@ export type Expr =
   | { kind: 'logical'; operator: 'AND' | 'OR'; operands: Expr[] }
   | { kind: 'in'; operand: Expr; list: Expr[]; negated: boolean }
   | { kind: 'between'; operand: Expr; low: Expr; high: Expr; negated: boolean }
-  | { kind: 'like'; operand: Expr; pattern: Expr; negated: boolean; caseInsensitive: boolean }
+  | { kind: 'like'; operand: Expr; pattern: Expr; negated: boolean; caseInsensitive: boolean; literal?: boolean }
   | { kind: 'isNull'; operand: Expr; negated: boolean }
   | { kind: 'distinctFrom'; left: Expr; right: Expr; negated: boolean }
   | { kind: 'call'; name: string; args: Expr[]; star: boolean; distinct: boolean; window: WindowSpec | undefined }

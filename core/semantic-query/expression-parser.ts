@@ -6,7 +6,7 @@
  */
 import { parseSync } from 'libpg-query';
 import { messageOf } from '../plugin-api/errors.js';
-import type { Expr, Literal, WindowSpec } from './expression-ast.js';
+import type { Expr, FrameBound, Literal, WindowFrame, WindowSpec } from './expression-ast.js';
 import { queryInvalid } from './query-errors.js';
 
 type Node = { [field: string]: unknown };
@@ -152,9 +152,9 @@ function call(node: Node, next: (child: unknown) => Expr): Expr {
   let window: WindowSpec | undefined;
   if (over) {
     if (over['name'] !== undefined || over['refname'] !== undefined) throw new Refused('a named window is not supported');
-    // The frame options bit set without any frame clause is the default frame (1058): anything else names one.
-    if (over['frameOptions'] !== undefined && over['frameOptions'] !== 1058) throw queryInvalid('E_DEFERRED_FRAME_MODE', 'window', 'window frames are not supported; the default frame applies');
+    const frame = frameOf(over);
     window = {
+      ...(frame ? { frame } : {}),
       partitionBy: ((over['partitionClause'] as unknown[] | undefined) ?? []).map(next),
       orderBy: ((over['orderClause'] as Node[] | undefined) ?? []).map((item) => {
         const sort = item['SortBy'] as Node;
@@ -171,4 +171,39 @@ function call(node: Node, next: (child: unknown) => Expr): Expr {
     distinct: Boolean(node['agg_distinct']),
     window,
   };
+}
+
+/** PostgreSQL's FRAMEOPTION_* bits (parsenodes.h), as libpg-query reports a window's frame. */
+const FRAME = {
+  nonDefault: 0x1, rows: 0x4, groups: 0x8, between: 0x10,
+  start: { unboundedPreceding: 0x20, unboundedFollowing: 0x80, currentRow: 0x200, preceding: 0x800, following: 0x2000 },
+  end: { unboundedPreceding: 0x40, unboundedFollowing: 0x100, currentRow: 0x400, preceding: 0x1000, following: 0x4000 },
+  exclude: 0x8000 | 0x10000 | 0x20000,
+} as const;
+
+/**
+ * The window's explicit frame: ROWS or RANGE with UNBOUNDED, CURRENT ROW or literal integer offsets, which
+ * the Foundation requires (§6.10.6); GROUPS and offsets that are no integer literal are deferred there
+ * (`E_DEFERRED_FRAME_MODE`). Undefined for the default frame.
+ */
+function frameOf(over: Node): WindowFrame | undefined {
+  const options = Number(over['frameOptions'] ?? 0);
+  if ((options & FRAME.nonDefault) === 0) return undefined;
+  if (options & FRAME.groups) throw queryInvalid('E_DEFERRED_FRAME_MODE', 'window', 'a GROUPS frame is deferred by the OSI Foundation (§6.10.6); use ROWS or RANGE');
+  if (options & FRAME.exclude) throw new Refused('EXCLUDE in a window frame is not supported');
+  const bound = (side: 'start' | 'end'): FrameBound => {
+    const bits = FRAME[side];
+    if (options & bits.unboundedPreceding) return { kind: 'UNBOUNDED PRECEDING' };
+    if (options & bits.unboundedFollowing) return { kind: 'UNBOUNDED FOLLOWING' };
+    if (options & bits.currentRow) return { kind: 'CURRENT ROW' };
+    const constant = (over[`${side}Offset`] as Node | undefined)?.['A_Const'] as Node | undefined;
+    const integer = constant?.['ival'] as Node | undefined;
+    // libpg-query leaves the value out for 0.
+    const offset = integer === undefined ? undefined : Number(integer['ival'] ?? 0);
+    if (offset === undefined || !Number.isSafeInteger(offset) || offset < 0) {
+      throw queryInvalid('E_DEFERRED_FRAME_MODE', 'window', 'a frame bound must be a literal whole number (parameterised bounds are deferred by the OSI Foundation, §6.10.6)');
+    }
+    return { kind: options & bits.preceding ? 'PRECEDING' : 'FOLLOWING', offset };
+  };
+  return { mode: options & FRAME.rows ? 'ROWS' : 'RANGE', start: bound('start'), end: options & FRAME.between ? bound('end') : undefined };
 }

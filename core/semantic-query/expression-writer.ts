@@ -3,7 +3,7 @@
  * knows the clause: a field at row level, a dimension or measure column at the query's grain). Only allowed
  * functions are written, by their allow-listed name; every literal becomes a bound value.
  */
-import type { Expr, WindowSpec } from './expression-ast.js';
+import type { Expr, FrameBound, WindowFrame, WindowSpec } from './expression-ast.js';
 import { queryInvalid } from './query-errors.js';
 import type { SqlWriter } from './sql-writer.js';
 
@@ -44,6 +44,8 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
     case 'between': return `(${write(expression.operand)} ${expression.negated ? 'NOT BETWEEN' : 'BETWEEN'} ${write(expression.low)} AND ${write(expression.high)})`;
     case 'like': {
       const [value, pattern] = [write(expression.operand), write(expression.pattern)];
+      // A structured filter's pattern: its value is bound escaped, so `%` and `_` in it match themselves.
+      if (expression.literal) return `(${value} LIKE ${pattern} ESCAPE '${syntax.likeEscape.character}')`;
       return `(${expression.caseInsensitive ? syntax.ilike(value, pattern, expression.negated) : `${value} ${expression.negated ? 'NOT LIKE' : 'LIKE'} ${pattern}`})`;
     }
     case 'isNull': return `(${write(expression.operand)} ${expression.negated ? 'IS NOT NULL' : 'IS NULL'})`;
@@ -94,5 +96,11 @@ function windowOf(window: WindowSpec, writer: SqlWriter, write: (child: Expr) =>
   const order = window.orderBy.length > 0
     ? `ORDER BY ${window.orderBy.map((term) => writer.syntax.orderTerm(write(term.expression), term.direction, term.nulls ?? (term.direction === 'asc' ? 'last' : 'first'))).join(', ')}`
     : '';
-  return [partition, order].filter(Boolean).join(' ');
+  return [partition, order, window.frame ? frameText(window.frame) : ''].filter(Boolean).join(' ');
+}
+
+/** The frame clause; an offset is a whole number the parser checked, written as digits. */
+function frameText(frame: WindowFrame): string {
+  const bound = (value: FrameBound) => ('offset' in value ? `${value.offset} ${value.kind}` : value.kind);
+  return frame.end ? `${frame.mode} BETWEEN ${bound(frame.start)} AND ${bound(frame.end)}` : `${frame.mode} ${bound(frame.start)}`;
 }

@@ -5,6 +5,8 @@
  * (through a bridge, or to a finer dataset: rows then repeat and the plan de-duplicates, §6.8.1); a path
  * that climbs to a one side and then descends to another many side joins two facts through a shared
  * dimension without a bridge: `E3012_MN_NO_SAFE_REWRITE` (the stitch of §6.8.2 is for measures, not joins).
+ * A dataset the model declares `role: bridge` is the M:N path between the datasets it links, before any
+ * structural search: the model said which way M:N goes, so another path of the same length is no ambiguity.
  */
 import type { PackageDataset } from '../plugin-api/semantic-package.js';
 import type { Edge, ModelIndex } from './model-index.js';
@@ -41,6 +43,8 @@ export class JoinPlanner {
     const manyToOne = this.countManyToOne(base, target, counts, new Set());
     if (manyToOne.count > 1) return ambiguous(base, target);
     if (manyToOne.count === 1) return { ok: true, steps: manyToOne.first };
+    const bridged = this.throughDeclaredBridge(base, target);
+    if (bridged) return bridged;
     const shortest = this.shortest(base, target);
     if (!shortest) return { ok: false, code: 'E_NO_PATH', message: `no relationship path connects ${base.name} to ${target.name}` };
     if (shortest.count > 1) return ambiguous(base, target);
@@ -52,6 +56,31 @@ export class JoinPlanner {
       };
     }
     return { ok: true, steps: shortest.steps };
+  }
+
+  /**
+   * The path through a declared bridge: down from the base to the bridge (the reverse of the bridge's
+   * many-to-one path to it), then the bridge's many-to-one path to the target. Undefined when no declared
+   * bridge links the two; two bridges (or two paths around one) are ambiguous.
+   */
+  private throughDeclaredBridge(base: PackageDataset, target: PackageDataset): PathOutcome | undefined {
+    const found: Edge[][] = [];
+    for (const bridge of this.model.pkg.datasets) {
+      if (bridge.role !== 'bridge' || bridge === base || bridge === target) continue;
+      const up = this.countManyToOne(bridge, base, new Map(), new Set());
+      const down = this.countManyToOne(bridge, target, new Map(), new Set());
+      if (up.count === 0 || down.count === 0) continue;
+      if (up.count > 1 || down.count > 1) return ambiguous(base, target);
+      found.push([...up.first.map((edge) => this.reverse(edge)).reverse(), ...down.first]);
+    }
+    if (found.length > 1) return ambiguous(base, target);
+    return found[0] && { ok: true, steps: found[0] };
+  }
+
+  private reverse(edge: Edge): Edge {
+    const back = this.model.edges.get(edge.to)?.find((candidate) => candidate.relationship === edge.relationship && candidate.to === edge.from);
+    if (!back) throw new Error(`relationship ${edge.relationship.name} has no reverse edge`);
+    return back;
   }
 
   /** Many-to-one paths from `from` to `target`, counted up to 2, with the first found. */

@@ -79,6 +79,7 @@ class QueryCompiler {
     for (const { expression, target } of havingExpressions) this.checkHaving(expression, outputs, target);
     const orderTerms = this.query.orderBy.map((order, index) => ({ order, target: `orderBy[${index}]`, output: outputs.find((output) => output.name.toLowerCase() === order.field.toLowerCase()) }));
     const orderExpressions = orderTerms.map(({ order, target, output }) => (output ? undefined : parseExpression(order.field, target)));
+    orderExpressions.forEach((expression, index) => expression && this.checkRowWindows(expression, orderTerms[index]?.target as string));
     // Text is written after every aggregate is known, since writing final-level text needs the group of each.
     const collect = (expression: Expr, target: string) => writeExpression(expression, this.writer, finalLevel, target);
     for (const { expression, target } of havingExpressions) collect(expression, target);
@@ -276,6 +277,7 @@ class QueryCompiler {
       return { name: measure.alias ?? metric.name, sql: () => this.aggregateRef(aggregate) };
     }
     const expression = parseExpression(measure.expression, target);
+    this.checkRowWindows(expression, target);
     this.checkMeasure(expression, target);
     // Resolve now (adds its aggregates); the text is written again once the groups are known.
     writeExpression(expression, this.writer, this.finalResolver([]), target);
@@ -291,6 +293,36 @@ class QueryCompiler {
       for (const child of childrenOf(node)) visit(child);
     };
     visit(expression);
+  }
+
+  /**
+   * A window over row-level fields (bare, or inside an aggregate) runs over its home dataset's rows (§6.10.3,
+   * §6.10.4). When a dimension or filter of the query lies on the many side of that home, the home's rows
+   * repeat before the window would see them, and the per-home plan has no rewrite for a window (its
+   * de-duplication is for aggregates): `E_WINDOW_OVER_FANOUT_REWRITE`. A window inside an aggregate without
+   * fan-out is refused as unsupported; a bare one is a finer-grain reference (checked after this).
+   */
+  private checkRowWindows(expression: Expr, target: string): void {
+    const visit = (node: Expr, inAggregate: boolean): void => {
+      if (node.kind === 'call' && node.window) {
+        const fields = rowFieldsOf(node).flatMap((parts) => this.model.fields(parts)).filter((field) => inAggregate || !this.dimensions.some((dimension) => dimension.field.field === field.field && !dimension.grain));
+        if (fields.length > 0) this.checkWindowHome(fields, inAggregate, target);
+      }
+      for (const child of childrenOf(node)) visit(child, inAggregate || isAggregateCall(node));
+    };
+    visit(expression, false);
+  }
+
+  private checkWindowHome(fields: ResolvedField[], inAggregate: boolean, target: string): void {
+    const home = this.homeOf(fields.map((field) => field.dataset), target);
+    const fanned = this.queryDatasets().find((dataset) => {
+      const path = this.planner.path(home, dataset);
+      return path.ok && path.steps.some((step) => step.fanOut);
+    });
+    if (fanned) {
+      throw queryInvalid('E_WINDOW_OVER_FANOUT_REWRITE', target, `${target}: a window over rows of ${home.name} would see them repeated by the join to ${fanned.name}, which the query needs; the window has no safe rewrite`);
+    }
+    if (inAggregate) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: a window function inside an aggregate is not supported; use a window over the query's measures`);
   }
 
   private dimensionOf(parts: string[]): Dimension | undefined {
@@ -358,6 +390,9 @@ class QueryCompiler {
     const home = candidates.find(reachesAll);
     if (home) return home;
     if (candidates.length === 0) throw queryInvalid('E_INVALID_QUERY', target, `${target} reads no field, and the query has no dataset to count`);
+    const [first, ...others] = candidates as [PackageDataset, ...PackageDataset[]];
+    const apart = others.find((other) => !this.planner.connected(first, other));
+    if (apart) throw queryInvalid('E3013_NO_STITCHING_DIMENSION', target, `${target} reads ${first.name} and ${apart.name}, which no relationship path connects: one aggregate cannot read both`);
     throw queryInvalid('E3012_MN_NO_SAFE_REWRITE', target, `${target} reads ${candidates.map((dataset) => dataset.name).join(' and ')}, and no one of them reaches the others from the many side; aggregate each separately`);
   }
 
@@ -429,6 +464,18 @@ class QueryCompiler {
     if (datasources.size > 1) throw queryInvalid('E_INVALID_QUERY', 'measures', `the query reads datasets of ${datasources.size} datasources (${[...datasources].join(', ')}); federation is not available`);
     return [...datasources][0] as string;
   }
+}
+
+/** The qualified names a window reads at row level: outside any aggregate within it. */
+function rowFieldsOf(window: Expr): string[][] {
+  const names: string[][] = [];
+  const visit = (node: Expr): void => {
+    if (isAggregateCall(node)) return;
+    if (node.kind === 'name' && node.parts.length > 1 && !node.parts[0]?.startsWith('\u0000')) names.push(node.parts);
+    for (const child of childrenOf(node)) visit(child);
+  };
+  visit(window);
+  return names;
 }
 
 function nodesHaveWindow(expression: Expr): boolean {

@@ -11,9 +11,17 @@ import type { Edge } from './model-index.js';
 /** Where a bound value comes from: the compiled text itself, or the query (values kept out of the cache key). */
 export type ParamSource =
   | { kind: 'constant'; value: unknown }
-  | { kind: 'filter'; clause: 'where' | 'having'; entry: number; value: number }
+  | { kind: 'filter'; clause: 'where' | 'having'; entry: number; value: number; like?: LikeForm }
   | { kind: 'limit' }
   | { kind: 'offset' };
+
+/** A `contains`/`startsWith`/`endsWith` value: bound as a LIKE pattern, escaped for the dialect. */
+export interface LikeForm {
+  before: boolean;
+  after: boolean;
+  character: string;
+  special: string;
+}
 
 const MARKER = /\u0001(\d+)\u0002/g;
 
@@ -70,8 +78,16 @@ export function bindings(order: readonly ParamSource[], query: SemanticQuery): u
       case 'filter': {
         const entries = query[source.clause];
         const entry = Array.isArray(entries) ? entries[source.entry] : undefined;
-        return typeof entry === 'object' ? entry.values[source.value] : undefined;
+        const value = typeof entry === 'object' ? entry.values[source.value] : undefined;
+        return source.like ? likePattern(value, source.like) : value;
       }
     }
   });
+}
+
+/** A LIKE filter's value as its pattern: the dialect's wildcards and escape character escaped, then `%` around. */
+function likePattern(value: unknown, like: LikeForm): unknown {
+  if (value === null || value === undefined) return value;
+  const escaped = [...String(value)].map((character) => (like.special.includes(character) ? like.character + character : character)).join('');
+  return `${like.before ? '%' : ''}${escaped}${like.after ? '%' : ''}`;
 }

@@ -29,7 +29,8 @@ export function filterExpression(filter: QueryFilter, clause: 'where' | 'having'
       if (filter.values.length === 0) throw queryInvalid('E_INVALID_QUERY', target, `${clause}[${entry}]: ${filter.operator} needs at least one value`);
       return { kind: 'in', operand, list: filter.values.map((_value, position) => value(position)), negated: filter.operator === 'notIn' };
     case 'between': return { kind: 'between', operand, low: value(0), high: value(1), negated: false };
-    case 'contains': case 'startsWith': return { kind: 'like', operand, pattern: value(0, filter.operator), negated: false, caseInsensitive: false };
+    case 'contains': case 'startsWith': case 'endsWith':
+      return { kind: 'like', operand, pattern: value(0, filter.operator), negated: false, caseInsensitive: false, literal: true };
     case 'isNull': return { kind: 'isNull', operand, negated: false };
     case 'isNotNull': return { kind: 'isNull', operand, negated: true };
   }
@@ -39,9 +40,14 @@ export function filterExpression(filter: QueryFilter, clause: 'where' | 'having'
 export function filterValue(parts: string[], writer: SqlWriter): string | undefined {
   const [head, clause, entry, position] = parts;
   if (!head?.startsWith('\u0000')) return undefined;
-  const bound = writer.param({ kind: 'filter', clause: clause as 'where' | 'having', entry: Number(entry), value: Number(position) });
-  const { concat } = writer.syntax;
-  if (head === '\u0000contains') return concat(concat("'%'", bound), "'%'");
-  if (head === '\u0000startsWith') return concat(bound, "'%'");
-  return bound;
+  const source = { kind: 'filter' as const, clause: clause as 'where' | 'having', entry: Number(entry), value: Number(position) };
+  const match = LIKE_FORMS[head.slice(1)];
+  return writer.param(match ? { ...source, like: { ...match, ...writer.syntax.likeEscape } } : source);
 }
+
+/** Where each LIKE filter puts its wildcard around the (escaped) value. */
+const LIKE_FORMS: Record<string, { before: boolean; after: boolean }> = {
+  contains: { before: true, after: true },
+  startsWith: { before: false, after: true },
+  endsWith: { before: true, after: false },
+};

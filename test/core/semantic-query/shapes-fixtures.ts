@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
 
 export const VDB = 'semshapes';
-export const TABLES = ['appearances', 'actors', 'movies', 'returns', 'orders', 'customers', 'tickets', 'users', 'segments', 'weather'];
+export const TABLES = ['appearances', 'actors', 'movies', 'returns', 'orders', 'customers', 'tickets', 'users', 'segments', 'weather', 'codes', 'rosters', 'players', 'teams', 'cities'];
 export const RESTRICTED_TOKEN = 'shapes-restricted-token';
 
 /** Column types per family: the tables are created on each backend with its own. */
@@ -45,6 +45,18 @@ export function seedStatements(types: FamilyTypes, qualify: (table: string) => s
     `insert into ${t('segments')} values ('EAST', 'big'), ('EAST', 'core'), ('WEST', 'big')`,
     `create table ${t('weather')} (day integer primary key, temp integer)`,
     `insert into ${t('weather')} values (1, 20)`,
+    // LIKE's wildcards and the escape character inside values: a contains/startsWith/endsWith filter matches them literally.
+    `create table ${t('codes')} (id integer primary key, code varchar(20))`,
+    // rosters is a declared bridge between players and teams; both also refer to cities, a second path of equal length.
+    `create table ${t('cities')} (id integer primary key, name varchar(20))`,
+    `insert into ${t('cities')} values (1, 'oslo'), (2, 'rome')`,
+    `create table ${t('players')} (id integer primary key, level varchar(20), city_id integer)`,
+    `insert into ${t('players')} values (1, 'pro', 1), (2, 'pro', 2), (3, 'amateur', 1)`,
+    `create table ${t('teams')} (id integer primary key, budget integer, city_id integer)`,
+    `insert into ${t('teams')} values (1, 100, 1), (2, 200, 2), (3, 40, 1), (4, 10, 2)`,
+    `create table ${t('rosters')} (player_id integer not null, team_id integer not null, primary key (player_id, team_id))`,
+    `insert into ${t('rosters')} values (1, 1), (2, 1), (1, 2), (3, 3)`,
+    `insert into ${t('codes')} values (1, '50%'), (2, '50 off'), (3, 'a_b'), (4, 'axb'), (5, 'x!y'), (6, 'x!!y'), (7, '[a]'), (8, 'a')`,
   ];
 }
 
@@ -69,6 +81,11 @@ function osiDocument(schema: string): string {
         { name: 'tickets', source: 'tickets', primary_key: ['id'], fields: [field('id'), field('points')] },
         { name: 'segments', source: 'segments', fields: [field('region'), field('label')] },
         { name: 'weather', source: 'weather', primary_key: ['day'], fields: [field('day'), field('temp')] },
+        { name: 'cities', source: 'cities', primary_key: ['id'], fields: [field('id'), field('name')] },
+        { name: 'players', source: 'players', primary_key: ['id'], fields: [field('id'), field('level')] },
+        { name: 'teams', source: 'teams', primary_key: ['id'], fields: [field('id'), field('budget')] },
+        { name: 'rosters', source: 'rosters', role: 'bridge', primary_key: ['player_id', 'team_id'], fields: [field('player_id'), field('team_id')] },
+        { name: 'codes', source: 'codes', primary_key: ['id'], fields: [field('id'), field('code')] },
       ],
       relationships: [
         rel('orders_to_customers', 'orders', 'customers', ['customer_id'], ['id']),
@@ -78,6 +95,10 @@ function osiDocument(schema: string): string {
         rel('tickets_opened_by', 'tickets', 'users', ['opened_by'], ['id']),
         rel('tickets_closed_by', 'tickets', 'users', ['closed_by'], ['id']),
         // customers.region is no key of segments: N:N (Foundation §6.4).
+        rel('rosters_to_players', 'rosters', 'players', ['player_id'], ['id']),
+        rel('rosters_to_teams', 'rosters', 'teams', ['team_id'], ['id']),
+        rel('players_to_cities', 'players', 'cities', ['city_id'], ['id']),
+        rel('teams_to_cities', 'teams', 'cities', ['city_id'], ['id']),
         rel('customers_to_segments', 'customers', 'segments', ['region'], ['region']),
       ],
       metrics: [
@@ -87,6 +108,7 @@ function osiDocument(schema: string): string {
         metric('customer_count', 'COUNT(customers.id)'),
         metric('gross', 'SUM(movies.gross)'),
         metric('points', 'SUM(tickets.points)'),
+        metric('budget', 'SUM(teams.budget)'),
         metric('average_temp', 'AVG(weather.temp)'),
       ],
     }],

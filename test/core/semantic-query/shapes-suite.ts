@@ -157,6 +157,16 @@ export function runShapesSuite(backend: ShapesBackend): void {
     ]));
   });
 
+  test('a declared bridge is the M:N path even beside a second path of equal length through a shared dimension: each team once per level, the team without roster in the NULL group', async ({ service }) => {
+    // Structurally teams ← rosters → players and teams → cities ← players are two shortest paths (E_AMBIGUOUS_PATH);
+    // rosters says role: bridge. Team 1 has two pro players and counts once for pro.
+    assert.equal(await rows(service, { dimensions: ['players.level'], measures: ['budget'] }, ['level', 'budget']), sorted([
+      ['pro', 300], ['amateur', 40], [null, 10],
+    ]));
+    // The shared dimension alone, without the bridge, is still no M:N path: a team budget by the city of players is cities' own.
+    assert.equal(await rows(service, { dimensions: ['cities.name'], measures: ['budget'] }, ['name', 'budget']), sorted([['oslo', 140], ['rome', 210]]));
+  });
+
   test('order, limit and offset; NULL sorts last ascending, first descending (§5.1)', async ({ service }) => {
     const reply = await query(service, { dimensions: ['customers.region'], measures: ['revenue'], orderBy: [{ field: 'revenue', direction: 'asc' }], limit: 2, offset: 1 });
     assert.equal(normal(reply.body['rows'] as Row[], ['region', 'revenue']), [['WEST', 300], ['EAST', 350]]);
@@ -180,6 +190,33 @@ export function runShapesSuite(backend: ShapesBackend): void {
     assert.equal(await rows(service, { dimensions: ['segments.label'], measures: ['customer_count'] }, ['label', 'customer_count']), sorted([
       ['big', 3], ['core', 2], [null, 2],
     ]));
+  });
+
+  test('a window over rows its home would see repeated is E_WINDOW_OVER_FANOUT_REWRITE (§6.10.3); without fan-out a bare one is a finer-grain reference (§6.10.4)', async ({ service }) => {
+    // customers rows repeat once per order when grouped by orders.status; movies rows once per actor through the bridge.
+    await refused(service, { dimensions: ['orders.status'], measures: [{ expression: 'SUM(customers.id) OVER ()' }] }, 'E_WINDOW_OVER_FANOUT_REWRITE');
+    await refused(service, { dimensions: ['orders.status'], measures: [{ expression: 'MAX(ROW_NUMBER() OVER (ORDER BY customers.id))' }] }, 'E_WINDOW_OVER_FANOUT_REWRITE');
+    await refused(service, { dimensions: ['actors.height'], measures: ['gross'], orderBy: [{ field: 'SUM(movies.gross) OVER (PARTITION BY movies.movie_id)', direction: 'asc' }] }, 'E_WINDOW_OVER_FANOUT_REWRITE');
+    await refused(service, { dimensions: ['customers.region'], measures: [{ expression: 'SUM(orders.amount) OVER (PARTITION BY customers.region)' }] }, 'E_UNAGGREGATED_FINER_GRAIN_REFERENCE');
+    await refused(service, { dimensions: ['customers.region'], measures: [{ expression: 'MAX(ROW_NUMBER() OVER (ORDER BY orders.id))' }] }, 'E_INVALID_EXPRESSION');
+  });
+
+  test('window frames ROWS and RANGE with literal bounds over the query\'s rows; GROUPS and non-literal bounds are E_DEFERRED_FRAME_MODE (§6.10.6)', async ({ service }) => {
+    const frame = (clause: string) => ({ expression: `SUM(revenue) OVER (ORDER BY customers.region ${clause})` });
+    const body = {
+      dimensions: ['customers.region'],
+      measures: ['revenue', { ...frame('ROWS BETWEEN 1 PRECEDING AND CURRENT ROW'), alias: 'moving' }, { ...frame('RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING'), alias: 'total' }, { ...frame('ROWS 0 PRECEDING'), alias: 'own' }],
+    };
+    // Regions in window order EAST, WEST, then NULL (high end): moving sums 350, 350 + 300, 300 + 90.
+    assert.equal(await rows(service, body, ['region', 'revenue', 'moving', 'total', 'own']), sorted([
+      ['EAST', 350, 350, 740, 350], ['WEST', 300, 650, 740, 300], [null, 90, 390, 740, 90],
+    ]));
+    await refused(service, { dimensions: ['customers.region'], measures: [frame('GROUPS 1 PRECEDING')] }, 'E_DEFERRED_FRAME_MODE');
+    await refused(service, { dimensions: ['customers.region'], measures: [frame('ROWS BETWEEN revenue PRECEDING AND CURRENT ROW')] }, 'E_DEFERRED_FRAME_MODE');
+  });
+
+  test('one aggregate reading two datasets no path connects is E3013 (§6.2 A.6.6)', async ({ service }) => {
+    await refused(service, { measures: [{ expression: 'SUM(orders.amount * weather.temp)' }] }, 'E3013_NO_STITCHING_DIMENSION');
   });
 
   test('where and having shapes are checked with the Foundation codes (§6.2 A.3)', async ({ service }) => {
@@ -233,6 +270,25 @@ export function runShapesSuite(backend: ShapesBackend): void {
     await refused(service, { fields: ['orders.id', 'revenue'] }, 'E_AGGREGATE_IN_SCALAR_QUERY');
     await refused(service, { fields: [{ expression: 'SUM(orders.amount)' }] }, 'E_AGGREGATE_IN_SCALAR_QUERY');
     await refused(service, { fields: [] }, 'E_EMPTY_SCALAR_QUERY');
+  });
+
+  test('contains, startsWith and endsWith match %, _, ! and [ in the value literally (escaped, bound)', async ({ service }) => {
+    const codes = (operator: string, value: string) => rows(service, { dimensions: ['codes.code'], where: [{ field: 'codes.code', operator, values: [value] }] }, ['code']);
+    assert.equal(await codes('contains', '%'), [['50%']]);
+    assert.equal(await codes('endsWith', '0%'), [['50%']]);
+    assert.equal(await codes('startsWith', 'a_'), [['a_b']]);
+    assert.equal(await codes('contains', '_'), [['a_b']]);
+    assert.equal(await codes('contains', 'x!y'), [['x!y']]);
+    assert.equal(await codes('endsWith', '!!y'), [['x!!y']]);
+    assert.equal(await codes('startsWith', '[a'), [['[a]']]);
+    assert.equal(await codes('contains', 'b'), sorted([['a_b'], ['axb']]));
+    const explained = await service.request(`${ROUTE}?explain=true`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ dimensions: ['codes.code'], where: [{ field: 'codes.code', operator: 'contains', values: ['5%_!'] }] }),
+    });
+    const plan = (await explained.json()) as { sql: string; params: unknown[] };
+    assert.match(plan.sql, /LIKE \? ESCAPE '!'/);
+    assert.equal(plan.params, ['%5!%!_!!%']);
   });
 
   test('a dimension-only query lists the values of the dimension\'s own dataset', async ({ service }) => {
