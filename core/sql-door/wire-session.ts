@@ -84,8 +84,15 @@ export class WireSession {
   /** After an error in the extended protocol, messages are skipped until Sync. */
   private skipToSync = false;
   private transaction: TransactionStatus = 'I';
-  private running: AbortController | undefined;
+  /**
+   * The signal of the running statement. One controller serves the statements of the connection until a
+   * cancel aborts it: a new one per statement cost more than the rest of the door's work on a lookup.
+   */
+  private controller = new AbortController();
+  private running = false;
   private idleTimer: NodeJS.Timeout | undefined;
+  /** When the last message was handled (`Date.now()`): the idle timer is armed once and looks at this when it fires. */
+  private lastActivity = Date.now();
   private pending: Buffer[] = [];
   /** Bytes received after the last whole message. */
   private received: Buffer = Buffer.alloc(0);
@@ -95,10 +102,12 @@ export class WireSession {
 
   constructor(private readonly socket: Socket, private readonly context: SessionContext, private readonly options: SessionOptions) {
     socket.on('error', () => socket.destroy());
+    // answers are written whole at Sync: each is one segment, sent at once, as PostgreSQL does
+    socket.setNoDelay(true);
     socket.once('close', () => {
       this.phase = 'closed';
       clearTimeout(this.idleTimer);
-      this.running?.abort();
+      if (this.running) this.controller.abort();
       options.onClose();
     });
     this.connection = new PostgresConnection(socket, {
@@ -113,7 +122,7 @@ export class WireSession {
 
   /** Cancels the running statement when `secret` is this session's (a CancelRequest). */
   cancel(secret: number): void {
-    if (secret === this.secret) this.running?.abort();
+    if (secret === this.secret && this.running) this.controller.abort();
   }
 
   /** Ends the connection as a PostgreSQL server does at shutdown (57P01). */
@@ -207,7 +216,7 @@ export class WireSession {
       this.send(this.messages.error('ERROR', 'XX000', 'internal error'));
       await this.flush();
     }
-    this.armIdleTimer();
+    this.lastActivity = Date.now();
   }
 
   private async authenticate(type: number, password: string): Promise<void> {
@@ -362,14 +371,15 @@ export class WireSession {
   }
 
   private async cancellable<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const controller = new AbortController();
-    this.running = controller;
+    if (this.controller.signal.aborted) this.controller = new AbortController();
+    const { signal } = this.controller;
+    this.running = true;
     try {
-      return await work(controller.signal);
+      return await work(signal);
     } catch (error) {
-      throw statementWireError(error, controller.signal.aborted);
+      throw statementWireError(error, signal.aborted);
     } finally {
-      this.running = undefined;
+      this.running = false;
     }
   }
 
@@ -470,16 +480,24 @@ export class WireSession {
    * connections that never log in do not hold the slots of `sql.maxConnections`.
    */
   private armIdleTimer(): void {
-    clearTimeout(this.idleTimer);
     if (this.phase === 'closed') return;
     const authenticated = this.phase === 'ready';
+    const limit = authenticated ? this.context.idleTimeoutMs : Math.min(this.context.idleTimeoutMs, AUTHENTICATION_TIMEOUT_MS);
+    // a message since the timer was set moves the deadline: the timer is set again for what is left
+    const left = this.lastActivity + limit - Date.now();
     this.idleTimer = setTimeout(() => {
-      if (this.running) return this.armIdleTimer();
+      if (this.phase === 'closed') return;
+      if (this.running) {
+        this.lastActivity = Date.now();
+        return this.armIdleTimer();
+      }
+      // a message came since, or the caller logged in and the longer limit applies
+      if (Date.now() - this.lastActivity < limit || (this.phase === 'ready' && !authenticated)) return this.armIdleTimer();
       this.send(this.messages.error('FATAL', '57P05', authenticated
         ? 'terminating connection due to idle-session timeout'
         : 'terminating connection: no startup and password within the authentication timeout'));
       this.end();
-    }, authenticated ? this.context.idleTimeoutMs : Math.min(this.context.idleTimeoutMs, AUTHENTICATION_TIMEOUT_MS));
+    }, Math.max(left, 0));
     this.idleTimer.unref();
   }
 }
