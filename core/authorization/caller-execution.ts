@@ -39,9 +39,16 @@ export interface CallerExecutor extends SqlExecutor {
 export function callerExecutor(datasource: Datasource, vdb: VirtualDatabase, grants: CallerGrants, run: CallerRun): CallerExecutor {
   const scope = executionScope(datasource, vdb, grants, run.readOnly);
   const { timeoutMs, maxRowBytes } = run;
+  // an executor kept for one statement (the SQL door's) builds its bounded text once, not on every run
+  let lastSql: string | undefined;
+  let lastBounded: string | undefined;
   return {
     query: (sql, bindings, options) => {
-      const bounded = maxRowBytes === undefined ? undefined : datasource.dialect.boundRowBytes(sql);
+      if (maxRowBytes !== undefined && sql !== lastSql) {
+        lastSql = sql;
+        lastBounded = datasource.dialect.boundRowBytes(sql);
+      }
+      const bounded = maxRowBytes === undefined ? undefined : lastBounded;
       return bounded === undefined
         ? datasource.query(sql, bindings, { ...options, timeoutMs, scope })
         : datasource.query(bounded, [...bindings, maxRowBytes], { ...options, timeoutMs, scope });
