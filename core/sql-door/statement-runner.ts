@@ -68,18 +68,18 @@ export class StatementRunner {
   /**
    * Classifies and authorizes a statement's text; a refusal throws the WireError the client gets. Drivers
    * parse the same texts again and again (node-postgres sends Parse for every unnamed query): the plans of
-   * the last texts are kept for the connection, whose caller and grants do not change.
+   * the last texts are kept for the connection, whose caller and grants do not change. A kept plan is
+   * answered without a promise.
    */
-  async plan(text: string): Promise<StatementPlan> {
-    const known = this.plans.get(text);
-    if (known) return known;
-    const plan = await this.planNew(text);
-    // a session statement is cheap to classify and changes the session: not kept
-    if (plan.kind !== 'session') {
-      if (this.plans.size >= PLANS_KEPT) this.plans.delete(this.plans.keys().next().value as string);
-      this.plans.set(text, plan);
-    }
-    return plan;
+  plan(text: string): StatementPlan | Promise<StatementPlan> {
+    return this.plans.get(text) ?? this.planNew(text).then((plan) => {
+      // a session statement is cheap to classify and changes the session: not kept
+      if (plan.kind !== 'session') {
+        if (this.plans.size >= PLANS_KEPT) this.plans.delete(this.plans.keys().next().value as string);
+        this.plans.set(text, plan);
+      }
+      return plan;
+    });
   }
 
   private async planNew(text: string): Promise<StatementPlan> {
