@@ -42,9 +42,16 @@ export function callerExecutor(datasource: Datasource, vdb: VirtualDatabase, gra
   const scope = executionScope(datasource, vdb, grants, run.readOnly);
   const { timeoutMs, maxRowBytes, signal } = run;
   const limits = signal === undefined ? { timeoutMs, scope } : { timeoutMs, scope, signal };
+  // an executor kept for one statement (the SQL door's) builds its bounded text once, not on every run
+  let lastSql: string | undefined;
+  let lastBounded: string | undefined;
   return {
     query: (sql, bindings, options) => {
-      const bounded = maxRowBytes === undefined ? undefined : datasource.dialect.boundRowBytes(sql);
+      if (maxRowBytes !== undefined && sql !== lastSql) {
+        lastSql = sql;
+        lastBounded = datasource.dialect.boundRowBytes(sql);
+      }
+      const bounded = maxRowBytes === undefined ? undefined : lastBounded;
       return bounded === undefined
         ? datasource.query(sql, bindings, { ...options, ...limits })
         : datasource.query(bounded, [...bindings, maxRowBytes], { ...options, ...limits });

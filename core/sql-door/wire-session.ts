@@ -63,6 +63,13 @@ interface Portal {
 
 type TransactionStatus = 'I' | 'T' | 'E';
 
+/**
+ * A handler's work: done (undefined) when it needed no I/O, else its promise. Most messages of a query
+ * (Parse of a known text, Bind, Execute of a described portal, Sync) need none, and a promise per message and
+ * handler was a large share of the door's CPU per lookup.
+ */
+type Step = Promise<void> | undefined;
+
 /** A longer message is refused: statements are bounded by `sql.maxStatementBytes`, parameters by this. */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 /** How long a closed connection's client has to read the last answer and close its side. */
@@ -84,8 +91,15 @@ export class WireSession {
   /** After an error in the extended protocol, messages are skipped until Sync. */
   private skipToSync = false;
   private transaction: TransactionStatus = 'I';
-  private running: AbortController | undefined;
+  /**
+   * The signal of the running statement. One controller serves the statements of the connection until a
+   * cancel aborts it: a new one per statement cost more than the rest of the door's work on a lookup.
+   */
+  private controller = new AbortController();
+  private running = false;
   private idleTimer: NodeJS.Timeout | undefined;
+  /** When the last message was handled (`Date.now()`): the idle timer is armed once and looks at this when it fires. */
+  private lastActivity = Date.now();
   private pending: Buffer[] = [];
   /** Bytes received after the last whole message. */
   private received: Buffer = Buffer.alloc(0);
@@ -95,10 +109,12 @@ export class WireSession {
 
   constructor(private readonly socket: Socket, private readonly context: SessionContext, private readonly options: SessionOptions) {
     socket.on('error', () => socket.destroy());
+    // answers are written whole at Sync: each is one segment, sent at once, as PostgreSQL does
+    socket.setNoDelay(true);
     socket.once('close', () => {
       this.phase = 'closed';
       clearTimeout(this.idleTimer);
-      this.running?.abort();
+      if (this.running) this.controller.abort();
       options.onClose();
     });
     this.connection = new PostgresConnection(socket, {
@@ -113,7 +129,7 @@ export class WireSession {
 
   /** Cancels the running statement when `secret` is this session's (a CancelRequest). */
   cancel(secret: number): void {
-    if (secret === this.secret) this.running?.abort();
+    if (secret === this.secret && this.running) this.controller.abort();
   }
 
   /** Ends the connection as a PostgreSQL server does at shutdown (57P01). */
@@ -186,28 +202,46 @@ export class WireSession {
     if (!this.draining) void this.drainInbox();
   }
 
-  private async drainInbox(): Promise<void> {
+  /** Handles the queued messages in order; one that waits resumes the queue when it is done. */
+  private drainInbox(): void {
     this.draining = true;
-    while (this.inbox.length > 0 && this.phase !== 'closed') await this.handleMessage(this.inbox.shift() as Buffer);
+    while (this.inbox.length > 0 && this.phase !== 'closed') {
+      const waiting = this.handleMessage(this.inbox.shift() as Buffer);
+      if (waiting) {
+        void waiting.then(() => this.drainInbox());
+        return;
+      }
+    }
     this.draining = false;
     if (this.phase !== 'closed') this.connection.socket.resume();
   }
 
-  private async handleMessage(message: Buffer): Promise<void> {
+  /** Never rejects. */
+  private handleMessage(message: Buffer): Step {
     const reader = this.connection.reader;
     // every handler reads its message whole before its first await
     reader.setBuffer(0, message);
+    let step: Step;
     try {
       const type = messageType(reader);
-      if (this.phase === 'password') await this.authenticate(type, reader.cstring());
-      else if (this.phase === 'ready') await this.handle(type, reader);
+      if (this.phase === 'password') step = this.authenticate(type, reader.cstring());
+      else if (this.phase === 'ready') step = this.handle(type, reader);
     } catch (error) {
-      // what no handler expected: the client gets an error, the connection stays usable
-      this.context.logger.error({ err: error }, 'SQL front door: a message failed');
-      this.send(this.messages.error('ERROR', 'XX000', 'internal error'));
-      await this.flush();
+      return this.unexpected(error);
     }
-    this.armIdleTimer();
+    if (!step) {
+      this.lastActivity = Date.now();
+      return undefined;
+    }
+    return step.then(() => { this.lastActivity = Date.now(); }, (error: unknown) => this.unexpected(error));
+  }
+
+  /** What no handler expected: the client gets an error, the connection stays usable. */
+  private async unexpected(error: unknown): Promise<void> {
+    this.context.logger.error({ err: error }, 'SQL front door: a message failed');
+    this.send(this.messages.error('ERROR', 'XX000', 'internal error'));
+    await this.flush();
+    this.lastActivity = Date.now();
   }
 
   private async authenticate(type: number, password: string): Promise<void> {
@@ -228,7 +262,7 @@ export class WireSession {
     await this.flush();
   }
 
-  private async handle(type: number, reader: PostgresConnection['reader']): Promise<void> {
+  private handle(type: number, reader: PostgresConnection['reader']): Step {
     switch (type) {
       case FRONTEND.query: return this.simpleQuery(() => readQuery(reader));
       case FRONTEND.sync:
@@ -236,12 +270,14 @@ export class WireSession {
         this.send(this.messages.readyForQuery(this.transaction));
         return this.flush();
       case FRONTEND.flush: return this.flush();
-      case FRONTEND.terminate: return this.end();
+      case FRONTEND.terminate:
+        this.end();
+        return undefined;
       case FRONTEND.parse: return this.extended(() => this.parse(decoded(() => readParse(reader))));
       case FRONTEND.bind: return this.extended(() => this.bind(decoded(() => readBind(reader))));
       case FRONTEND.describe: return this.extended(() => this.describe(decoded(() => readTarget(reader))));
       case FRONTEND.execute: return this.extended(() => this.execute(decoded(() => readExecute(reader))));
-      case FRONTEND.close: return this.extended(async () => this.close(decoded(() => readTarget(reader))));
+      case FRONTEND.close: return this.extended(() => this.close(decoded(() => readTarget(reader))));
       default:
         // COPY and function calls are not served
         this.send(this.messages.error('ERROR', '0A000', `message type "${String.fromCharCode(type)}" is not supported by the SQL front door`));
@@ -251,14 +287,21 @@ export class WireSession {
   }
 
   /** An extended-protocol step: an error is sent and what follows is skipped until Sync. */
-  private async extended(step: () => Promise<void>): Promise<void> {
-    if (this.skipToSync) return;
+  private extended(run: () => Step): Step {
+    if (this.skipToSync) return undefined;
+    let step: Step;
     try {
-      await step();
+      step = run();
     } catch (error) {
-      this.sendStatementError(error);
-      this.skipToSync = true;
+      this.failStep(error);
+      return undefined;
     }
+    return step?.catch((error: unknown) => this.failStep(error));
+  }
+
+  private failStep(error: unknown): void {
+    this.sendStatementError(error);
+    this.skipToSync = true;
   }
 
   private async simpleQuery(read: () => string): Promise<void> {
@@ -280,15 +323,20 @@ export class WireSession {
     await this.flush();
   }
 
-  private async parse(message: ReturnType<typeof readParse>): Promise<void> {
-    const plan = await this.runner!.plan(message.text);
+  private parse(message: ReturnType<typeof readParse>): Step {
+    const plan = this.runner!.plan(message.text);
+    return plan instanceof Promise ? plan.then((planned) => this.prepare(message, planned)) : this.prepare(message, plan);
+  }
+
+  private prepare(message: ReturnType<typeof readParse>, plan: StatementPlan): undefined {
     const count = Math.max(this.runner!.parameterCount(plan), message.parameterTypes.length);
     const parameterTypes = Array.from({ length: count }, (_, index) => message.parameterTypes[index] || PG_TYPE.text);
     this.statements.set(message.statement, { plan, parameterTypes });
     this.send(this.messages.bare(BackendMessages.CODE.parseComplete));
+    return undefined;
   }
 
-  private async bind(message: ReturnType<typeof readBind>): Promise<void> {
+  private bind(message: ReturnType<typeof readBind>): undefined {
     const statement = this.statements.get(message.statement);
     if (!statement) throw new WireError('26000', `prepared statement "${message.statement}" does not exist`);
     const parameters = message.parameters.map(({ value, format }, index) => {
@@ -302,6 +350,7 @@ export class WireSession {
     });
     this.portals.set(message.portal, { statement, parameters, resultFormats: message.resultFormats, sent: 0 });
     this.send(this.messages.bare(BackendMessages.CODE.bindComplete));
+    return undefined;
   }
 
   private async describe(target: ReturnType<typeof readTarget>): Promise<void> {
@@ -318,19 +367,26 @@ export class WireSession {
     this.sendRowDescription(portal.result === 'empty' ? [] : portal.result.fields, portal.resultFormats);
   }
 
-  private async execute(message: ReturnType<typeof readExecute>): Promise<void> {
+  /** Sends a portal's rows; one described already (node-postgres describes every portal) needs no I/O. */
+  private execute(message: ReturnType<typeof readExecute>): Step {
     const portal = this.portal(message.portal);
-    portal.result ??= await this.result(portal.statement.plan, portal.parameters);
-    const { result } = portal;
+    if (portal.result) return this.sendPortal(portal, portal.result, message.maxRows);
+    return this.result(portal.statement.plan, portal.parameters).then((result) => {
+      portal.result ??= result;
+      return this.sendPortal(portal, portal.result, message.maxRows);
+    });
+  }
+
+  private sendPortal(portal: Portal, result: ResultSet | 'empty', maxRows: number): undefined {
     if (result === 'empty') return this.send(this.messages.bare(BackendMessages.CODE.emptyQuery));
-    const end = message.maxRows > 0 ? Math.min(result.rows.length, portal.sent + message.maxRows) : result.rows.length;
+    const end = maxRows > 0 ? Math.min(result.rows.length, portal.sent + maxRows) : result.rows.length;
     this.sendRows(result, portal.resultFormats, portal.sent, end);
     portal.sent = end;
     if (end < result.rows.length) return this.send(this.messages.bare(BackendMessages.CODE.portalSuspended));
     this.send(this.messages.commandComplete(result.tag));
   }
 
-  private close(target: ReturnType<typeof readTarget>): void {
+  private close(target: ReturnType<typeof readTarget>): undefined {
     if (target.target === 'S') this.statements.delete(target.name);
     else this.portals.delete(target.name);
     this.send(this.messages.bare(BackendMessages.CODE.closeComplete));
@@ -362,14 +418,15 @@ export class WireSession {
   }
 
   private async cancellable<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const controller = new AbortController();
-    this.running = controller;
+    if (this.controller.signal.aborted) this.controller = new AbortController();
+    const { signal } = this.controller;
+    this.running = true;
     try {
-      return await work(controller.signal);
+      return await work(signal);
     } catch (error) {
-      throw statementWireError(error, controller.signal.aborted);
+      throw statementWireError(error, signal.aborted);
     } finally {
-      this.running = undefined;
+      this.running = false;
     }
   }
 
@@ -441,17 +498,22 @@ export class WireSession {
     this.end();
   }
 
-  private send(message: Buffer): void {
+  private send(message: Buffer): undefined {
     this.pending.push(message);
+    return undefined;
   }
 
-  /** Writes what was collected; waits while the client is slow to read, so no answer piles up in memory. */
-  private async flush(): Promise<void> {
-    if (this.pending.length === 0 || this.phase === 'closed') return;
+  /**
+   * Writes what was collected, in one write; waits (returns a promise) while the client is slow to read,
+   * so no answer piles up in memory.
+   */
+  private flush(): Step {
+    if (this.pending.length === 0 || this.phase === 'closed') return undefined;
     const socket = this.connection.socket;
     const written = socket.write(this.pending.length === 1 ? this.pending[0] as Buffer : Buffer.concat(this.pending));
     this.pending = [];
-    if (!written) await new Promise<void>((resolve) => { socket.once('drain', resolve); socket.once('close', resolve); });
+    if (written) return undefined;
+    return new Promise<void>((resolve) => { socket.once('drain', resolve); socket.once('close', resolve); });
   }
 
   /** Sends what is pending and closes; a client that keeps its side open is cut off after a grace period. */
@@ -470,16 +532,24 @@ export class WireSession {
    * connections that never log in do not hold the slots of `sql.maxConnections`.
    */
   private armIdleTimer(): void {
-    clearTimeout(this.idleTimer);
     if (this.phase === 'closed') return;
     const authenticated = this.phase === 'ready';
+    const limit = authenticated ? this.context.idleTimeoutMs : Math.min(this.context.idleTimeoutMs, AUTHENTICATION_TIMEOUT_MS);
+    // a message since the timer was set moves the deadline: the timer is set again for what is left
+    const left = this.lastActivity + limit - Date.now();
     this.idleTimer = setTimeout(() => {
-      if (this.running) return this.armIdleTimer();
+      if (this.phase === 'closed') return;
+      if (this.running) {
+        this.lastActivity = Date.now();
+        return this.armIdleTimer();
+      }
+      // a message came since, or the caller logged in and the longer limit applies
+      if (Date.now() - this.lastActivity < limit || (this.phase === 'ready' && !authenticated)) return this.armIdleTimer();
       this.send(this.messages.error('FATAL', '57P05', authenticated
         ? 'terminating connection due to idle-session timeout'
         : 'terminating connection: no startup and password within the authentication timeout'));
       this.end();
-    }, authenticated ? this.context.idleTimeoutMs : Math.min(this.context.idleTimeoutMs, AUTHENTICATION_TIMEOUT_MS));
+    }, Math.max(left, 0));
     this.idleTimer.unref();
   }
 }
