@@ -2,7 +2,8 @@
 export class LruCache<K, V> {
   private readonly entries = new Map<K, V>();
 
-  constructor(private readonly capacity: number) {}
+  /** @param onEvict called with an entry pushed out by a newer one, to release what it holds */
+  constructor(private readonly capacity: number, private readonly onEvict?: (key: K, value: V) => void) {}
 
   get size(): number {
     return this.entries.size;
@@ -20,6 +21,9 @@ export class LruCache<K, V> {
   set(key: K, value: V): void {
     this.entries.delete(key);
     this.entries.set(key, value);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as K);
+    if (this.entries.size <= this.capacity) return;
+    const [oldestKey, oldest] = this.entries.entries().next().value as [K, V];
+    this.entries.delete(oldestKey);
+    this.onEvict?.(oldestKey, oldest);
   }
 }

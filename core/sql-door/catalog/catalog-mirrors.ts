@@ -1,0 +1,82 @@
+import { LruCache } from '../../caching/lru-cache.js';
+import type { CatalogCaller } from './index.js';
+import { mirrorDdl } from './mirror-ddl.js';
+import { MirrorThread } from './mirror-thread.js';
+
+/** Opening PGlite (a new database runs initdb: seconds, more under load) and creating the shells. */
+const SETUP_LIMIT_MS = 120_000;
+
+/**
+ * The catalog mirrors of the callers seen lately, one per VDB version and grant set: an in-memory PGlite in
+ * its own worker thread holding the caller's shells and nothing else. Each costs about 200 MB, so only the
+ * `capacity` most recently used are kept; the others' threads end and are built again when needed (a few
+ * hundred milliseconds: each opens from one snapshot of a new database, made once per process).
+ */
+export class CatalogMirrors {
+  private readonly mirrors: LruCache<string, Promise<MirrorThread>>;
+  private readonly threads = new Set<MirrorThread>();
+  private template: Promise<Uint8Array> | undefined;
+  private closed = false;
+
+  constructor(capacity: number) {
+    this.mirrors = new LruCache(capacity, (_key, mirror) => void mirror.then((thread) => this.retire(thread), () => undefined));
+  }
+
+  /** The caller's mirror, built on first use (concurrent first uses share one build). */
+  async mirrorFor(caller: CatalogCaller): Promise<MirrorThread> {
+    if (this.closed) throw new Error('the catalog mirrors are closed');
+    const key = [caller.vdb, caller.version, caller.grantsKey].join('\u0000');
+    const known = this.mirrors.get(key);
+    const thread = await known?.catch(() => undefined);
+    if (thread !== undefined && !thread.stopped) return thread;
+    // none yet, or its build failed, or a statement over its limit ended it
+    const building = this.build(caller);
+    this.mirrors.set(key, building);
+    return building;
+  }
+
+  /** Ends every mirror's thread. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.threads].map((thread) => this.retire(thread)));
+  }
+
+  private async build(caller: CatalogCaller): Promise<MirrorThread> {
+    const snapshot = await this.snapshot();
+    const thread = this.spawn(`catalog mirror ${caller.vdb}@${caller.version}`);
+    try {
+      await thread.request({ kind: 'open', snapshot, ddl: mirrorDdl(caller.relations) }, SETUP_LIMIT_MS);
+    } catch (error) {
+      await this.retire(thread);
+      throw error;
+    }
+    return thread;
+  }
+
+  /** A new database's files, made once (initdb runs in a thread that ends after, giving its memory back). */
+  private snapshot(): Promise<Uint8Array> {
+    this.template ??= (async () => {
+      const thread = this.spawn('catalog mirror template');
+      try {
+        await thread.request({ kind: 'open' }, SETUP_LIMIT_MS);
+        return await thread.request({ kind: 'dump' }, SETUP_LIMIT_MS);
+      } finally {
+        await this.retire(thread);
+      }
+    })();
+    // a failed template is tried again by the next build
+    this.template.catch(() => { this.template = undefined; });
+    return this.template;
+  }
+
+  private spawn(name: string): MirrorThread {
+    const thread = new MirrorThread(name);
+    this.threads.add(thread);
+    return thread;
+  }
+
+  private async retire(thread: MirrorThread): Promise<void> {
+    this.threads.delete(thread);
+    await thread.terminate();
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The worker thread of one catalog mirror: holds its PGlite instance and runs what the main thread asks
+ * (mirror-messages.ts). Off the event loop because PGlite runs a statement synchronously to its end and
+ * knows no statement_timeout: the main thread bounds a statement by terminating this thread.
+ */
+import { parentPort, type MessagePort } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+import { TOO_MANY_ROWS, type MirrorAnswers, type MirrorError, type MirrorReply, type MirrorRequest } from './mirror-messages.js';
+
+if (parentPort === null) throw new Error('mirror-worker.js runs as a worker thread');
+const port: MessagePort = parentPort;
+
+let db: PGlite | undefined;
+/** Every type PGlite would parse, kept as the text the server sent: the wire protocol sends text. */
+let asText: Record<number, (value: string) => string> = {};
+
+port.on('message', (request: MirrorRequest) => void answer(request));
+
+async function answer(request: MirrorRequest): Promise<void> {
+  let reply: MirrorReply;
+  let trapped = false;
+  try {
+    reply = { id: request.id, value: await perform(request) };
+  } catch (error) {
+    reply = { id: request.id, error: mirrorError(error) };
+    // a WASM trap (the only RuntimeError) leaves PGlite's memory in no known state
+    trapped = error instanceof Error && error.name === 'RuntimeError';
+  }
+  const moved = 'value' in reply && reply.value instanceof Uint8Array ? [reply.value.buffer as ArrayBuffer] : [];
+  port.postMessage(reply, moved);
+  if (trapped) process.exit(1);
+}
+
+async function perform(request: MirrorRequest): Promise<MirrorAnswers[keyof MirrorAnswers]> {
+  switch (request.kind) {
+    case 'open': {
+      db = await PGlite.create(request.snapshot === undefined ? {} : { loadDataDir: new Blob([request.snapshot]) });
+      if (request.ddl !== undefined) await db.exec(request.ddl);
+      const types = await db.query<[number]>('select oid from pg_catalog.pg_type', [], { rowMode: 'array' });
+      asText = Object.fromEntries(types.rows.map(([oid]) => [oid, (value: string) => value]));
+      return null;
+    }
+    case 'query':
+      return readOnly(request.sql, request.params, request.maxRows);
+    case 'dump': {
+      const tarball = await opened().dumpDataDir('gzip');
+      return new Uint8Array(await tarball.arrayBuffer());
+    }
+  }
+}
+
+/** The statement in a read-only transaction that is always rolled back: a mirror answers many callers. */
+async function readOnly(sql: string, params: unknown[], maxRows: number): Promise<MirrorAnswers['query']> {
+  const mirror = opened();
+  await mirror.query('begin transaction read only');
+  try {
+    const result = await mirror.query<(string | null)[]>(sql, params, { rowMode: 'array', parsers: asText });
+    if (result.rows.length > maxRows) {
+      throw Object.assign(new Error(`a catalog answer holds at most ${maxRows} rows`), { code: TOO_MANY_ROWS });
+    }
+    return { fields: result.fields.map(({ name, dataTypeID }) => ({ name, dataTypeID })), rows: result.rows };
+  } finally {
+    await mirror.query('rollback');
+  }
+}
+
+function opened(): PGlite {
+  if (db === undefined) throw new Error('the catalog mirror is not open');
+  return db;
+}
+
+function mirrorError(error: unknown): MirrorError {
+  if (!(error instanceof Error)) return { message: String(error), fields: {} };
+  const fields: Record<string, string> = {};
+  for (const [key, value] of Object.entries(error)) {
+    if (typeof value === 'string' || typeof value === 'number') fields[key] = String(value);
+  }
+  return { message: error.message, fields };
+}
