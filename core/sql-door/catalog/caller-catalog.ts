@@ -1,7 +1,7 @@
 import { authorizedContext } from '../../authorization/authorized-context.js';
 import type { CallerGrants } from '../../authorization/grants.js';
 import type { VirtualDatabase } from '../../plugin-api/vdb.js';
-import type { CatalogCaller } from './index.js';
+import type { CatalogCaller } from './catalog-types.js';
 
 /**
  * What a caller's catalog statements may show: the VDB's relations cut to the caller's grants, the same cut

@@ -1,5 +1,5 @@
 import { LruCache } from '../../caching/lru-cache.js';
-import type { CatalogCaller } from './index.js';
+import type { CatalogCaller } from './catalog-types.js';
 import { mirrorDdl } from './mirror-ddl.js';
 import { MirrorThread } from './mirror-thread.js';
 
@@ -20,6 +20,11 @@ export class CatalogMirrors {
 
   constructor(capacity: number) {
     this.mirrors = new LruCache(capacity, (_key, mirror) => void mirror.then((thread) => this.retire(thread), () => undefined));
+  }
+
+  /** Makes the snapshot now, so the first caller does not wait for initdb; a failure is retried on first use. */
+  prepare(): void {
+    this.snapshot().catch(() => undefined);
   }
 
   /** The caller's mirror, built on first use (concurrent first uses share one build). */

@@ -1,7 +1,7 @@
 import { CatalogMirrors } from './catalog-mirrors.js';
 import { CatalogQueryError } from './catalog-query-error.js';
 import { catalogStatementKind, loadCatalogGrammar } from './catalog-statement.js';
-import type { CatalogResponder } from './index.js';
+import type { CatalogResponder } from './catalog-types.js';
 
 export interface CatalogResponderOptions {
   /** Mirrors kept at once (about 200 MB each); default 4. */
@@ -12,10 +12,14 @@ export interface CatalogResponderOptions {
   maxRows?: number;
 }
 
-/** The responder the SQL front door asks first about each statement (index.ts). Loads the grammar it needs. */
+/**
+ * The responder the SQL front door asks first about each statement (index.ts). Loads the grammar it needs
+ * and starts making the mirrors' snapshot (initdb, seconds) in the background.
+ */
 export async function createCatalogResponder(options: CatalogResponderOptions = {}): Promise<CatalogResponder> {
   await loadCatalogGrammar();
   const mirrors = new CatalogMirrors(options.maxMirrors ?? 4);
+  mirrors.prepare();
   const timeoutMs = options.statementTimeoutMs ?? 10_000;
   const maxRows = options.maxRows ?? 100_000;
   return {

@@ -4,7 +4,7 @@
  * whatever the VDB's backend, so names are quoted as PostgreSQL quotes them.
  */
 import type { LogicalType } from '../../plugin-api/catalog.js';
-import type { VisibleRelation } from './index.js';
+import type { VisibleRelation } from './catalog-types.js';
 
 /** The PostgreSQL type a logical type shows as in the catalogs (docs/logical-types.md, read backwards). */
 export const POSTGRES_TYPE_OF: Readonly<Record<LogicalType, string>> = {

@@ -1,0 +1,49 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { catalogStatementKind, loadCatalogGrammar } from '../../../core/sql-door/catalog/catalog-statement.js';
+import { JDBC, PSQL } from './catalog-fixtures.js';
+
+const handles = suite('catalog statements: what the mirror answers and what goes to the datasource');
+handles.before(() => loadCatalogGrammar());
+
+handles('every catalog statement psql 15 and the JDBC driver sent is claimed', () => {
+  const captured = [...PSQL.commands.flatMap((entry) => entry.queries), ...JDBC.calls.map((entry) => entry.sql)];
+  assert.ok(captured.length >= 20);
+  for (const sql of captured) assert.is(catalogStatementKind(sql), 'select', sql.slice(0, 120));
+});
+
+handles('session and server functions without a FROM are claimed; SHOW too', () => {
+  for (const sql of [
+    'SELECT version()', 'select current_schema()', 'SELECT current_schema, session_user', "select current_setting('server_version_num')",
+    "SELECT pg_catalog.set_config('search_path', '', false)", 'select pg_backend_pid()', 'select pg_catalog.now()',
+  ]) assert.is(catalogStatementKind(sql), 'select', sql);
+  assert.is(catalogStatementKind('SHOW search_path'), 'show');
+  assert.is(catalogStatementKind('show transaction isolation level'), 'show');
+});
+
+handles('a statement reading a relation of the VDB, or no catalog at all, is the datasource\'s', () => {
+  for (const sql of [
+    'select 1', 'select now()', 'select $1::int', 'select * from sales.customers', 'select * from customers',
+    'select c.relname, x.id from pg_catalog.pg_class c join sales.customers x on true',
+    'select * from pg_class where oid in (select id from sales.orders)',
+    'select version(), upper(name) from sales.customers',
+    'select sales.discount(1)', 'select version(), sales.discount(1)',
+  ]) assert.is(catalogStatementKind(sql), undefined, sql);
+});
+
+handles('CTEs are followed: a CTE name is no relation, a CTE over VDB data is not the catalog\'s', () => {
+  assert.is(catalogStatementKind('with t as (select relname from pg_class) select * from t'), 'select');
+  assert.is(catalogStatementKind('with t as (select * from sales.customers) select * from t, pg_class'), undefined);
+  assert.is(catalogStatementKind('with pg_x as (select 1) select * from sales.pg_x'), undefined);
+});
+
+handles('writes, locks, SELECT INTO, several statements and unparseable text are never claimed', () => {
+  for (const sql of [
+    'with d as (delete from pg_catalog.pg_class returning 1) select * from d',
+    'insert into pg_catalog.pg_description values (1, 2, 3, $$x$$)',
+    'select * from pg_class for update', 'select * into t from pg_class',
+    'select version(); select version()', 'SET search_path = sales', 'select from where', '',
+  ]) assert.is(catalogStatementKind(sql), undefined, sql);
+});
+
+handles.run();
