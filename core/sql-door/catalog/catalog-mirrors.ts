@@ -8,9 +8,9 @@ const SETUP_LIMIT_MS = 120_000;
 
 /**
  * The catalog mirrors of the callers seen lately, one per VDB version and grant set: an in-memory PGlite in
- * its own worker thread holding the caller's shells and nothing else. Each costs about 200 MB, so only the
- * `capacity` most recently used are kept; the others' threads end and are built again when needed (a few
- * hundred milliseconds: each opens from one snapshot of a new database, made once per process).
+ * its own worker thread holding the caller's shells and nothing else. Each costs about 300 MB, so only the
+ * `capacity` most recently used are kept; the others' threads end and are built again when needed (0.4 s to
+ * seconds under load: each opens from one snapshot of a new database, made once per process).
  */
 export class CatalogMirrors {
   private readonly mirrors: LruCache<string, Promise<MirrorThread>>;
@@ -50,7 +50,7 @@ export class CatalogMirrors {
     const snapshot = await this.snapshot();
     const thread = this.spawn(`catalog mirror ${caller.vdb}@${caller.version}`);
     try {
-      await thread.request({ kind: 'open', snapshot, ddl: mirrorDdl(caller.relations) }, SETUP_LIMIT_MS);
+      await thread.request({ kind: 'open', snapshot, ddl: mirrorDdl(caller) }, SETUP_LIMIT_MS);
     } catch (error) {
       await this.retire(thread);
       throw error;

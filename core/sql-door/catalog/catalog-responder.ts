@@ -1,10 +1,10 @@
 import { CatalogMirrors } from './catalog-mirrors.js';
 import { CatalogQueryError } from './catalog-query-error.js';
-import { catalogStatementKind, loadCatalogGrammar } from './catalog-statement.js';
+import { catalogStatement, loadCatalogGrammar } from './catalog-statement.js';
 import type { CatalogResponder } from './catalog-types.js';
 
 export interface CatalogResponderOptions {
-  /** Mirrors kept at once (about 200 MB each); default 4. */
+  /** Mirrors kept at once (about 300 MB each); default 4. */
   maxMirrors?: number;
   /** A catalog statement's time limit; over it the statement fails with 57014. Default 10 s. */
   statementTimeoutMs?: number;
@@ -23,17 +23,17 @@ export async function createCatalogResponder(options: CatalogResponderOptions = 
   const timeoutMs = options.statementTimeoutMs ?? 10_000;
   const maxRows = options.maxRows ?? 100_000;
   return {
-    handles: (sql) => catalogStatementKind(sql) !== undefined,
+    handles: (sql) => catalogStatement(sql) !== undefined,
     async answer(sql, params, caller) {
-      const kind = catalogStatementKind(sql);
+      const statement = catalogStatement(sql);
       // the mirror holds no data, yet only what `handles` claims is answered from it
-      if (kind === undefined) throw new CatalogQueryError('0A000', 'not a catalog statement: it reads relations or calls functions outside pg_catalog and information_schema');
+      if (statement === undefined) throw new CatalogQueryError('0A000', 'not a catalog statement: it reads relations or calls functions outside pg_catalog and information_schema');
       const mirror = await mirrors.mirrorFor(caller);
-      const result = await mirror.request({ kind: 'query', sql, params, maxRows }, timeoutMs);
+      const result = await mirror.request({ kind: 'query', sql: statement.mirrorSql, params, maxRows }, timeoutMs);
       return {
         fields: result.fields.map((field) => ({ name: field.name, typeOid: field.dataTypeID })),
         rows: result.rows,
-        command: kind === 'show' ? 'SHOW' : `SELECT ${result.rows.length}`,
+        command: statement.kind === 'show' ? 'SHOW' : `SELECT ${result.rows.length}`,
       };
     },
     close: () => mirrors.close(),

@@ -21,18 +21,32 @@ const CATALOG_FUNCTIONS: ReadonlySet<string> = new Set([
 /** `current_schema` and `current_catalog` written without parentheses are SQL value functions. */
 const CATALOG_VALUE_FUNCTIONS: ReadonlySet<string> = new Set(['SVFOP_CURRENT_SCHEMA', 'SVFOP_CURRENT_CATALOG']);
 
+/**
+ * Catalog columns older clients still name but the mirror's PostgreSQL renamed: psql 15 and 16 read
+ * `pg_database.daticulocale` for `\l`, `datlocale` since PostgreSQL 17. The reference is renamed in the
+ * text the mirror runs (the answer keeps the client's column alias, which psql gives).
+ */
+const RENAMED_COLUMNS: ReadonlyMap<string, string> = new Map([['daticulocale', 'datlocale']]);
+
 /** Nodes that write, wherever they sit (a data-modifying CTE). */
 const WRITING_NODES: ReadonlySet<string> = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt']);
 
 let loading: Promise<void> | undefined;
 
-/** Loads the PostgreSQL grammar (WASM) once; `catalogStatementKind` needs it. */
+/** Loads the PostgreSQL grammar (WASM) once; `catalogStatement` needs it. */
 export function loadCatalogGrammar(): Promise<void> {
   return (loading ??= loadModule());
 }
 
-/** `select` or `show` when the statement is one the mirror may answer (see the file's comment), else undefined. */
-export function catalogStatementKind(sql: string): 'select' | 'show' | undefined {
+/** A statement the mirror answers: its kind, and the text to run there. */
+export interface CatalogStatement {
+  kind: 'select' | 'show';
+  /** The statement with renamed catalog columns (RENAMED_COLUMNS) spelled as the mirror spells them. */
+  mirrorSql: string;
+}
+
+/** The statement when the mirror may answer it (see the file's comment), else undefined. */
+export function catalogStatement(sql: string): CatalogStatement | undefined {
   let statements: PgObject[];
   try {
     statements = (parseSync(sql).stmts ?? []) as PgObject[];
@@ -42,7 +56,7 @@ export function catalogStatementKind(sql: string): 'select' | 'show' | undefined
   if (statements.length !== 1) return undefined;
   const statement = statements[0]?.['stmt'] as PgObject | undefined;
   if (statement === undefined) return undefined;
-  if ('VariableShowStmt' in statement) return 'show';
+  if ('VariableShowStmt' in statement) return { kind: 'show', mirrorSql: sql };
   const select = statement['SelectStmt'] as PgObject | undefined;
   if (select === undefined || 'intoClause' in select || 'lockingClause' in select) return undefined;
   const uses = new Uses();
@@ -53,7 +67,7 @@ export function catalogStatementKind(sql: string): 'select' | 'show' | undefined
     if (error instanceof RangeError) return undefined;
     throw error;
   }
-  return uses.catalogOnly() ? 'select' : undefined;
+  return uses.catalogOnly() ? { kind: 'select', mirrorSql: uses.renamed(sql) } : undefined;
 }
 
 /** What a statement's tree reads and calls. */
@@ -63,6 +77,8 @@ class Uses {
   private catalogCalls = 0;
   private otherCalls = 0;
   private writes = false;
+  /** Byte offsets (libpg-query counts bytes) of column references to rename, with their names. */
+  private readonly renames: { location: number; from: string; to: string }[] = [];
 
   collect(node: unknown): void {
     if (Array.isArray(node)) {
@@ -75,6 +91,7 @@ class Uses {
       else if (key === 'RangeVar') this.relation(value as PgObject);
       else if (key === 'CommonTableExpr') this.cteNames.add(String((value as PgObject)['ctename']));
       else if (key === 'FuncCall') this.call(value as PgObject);
+      else if (key === 'ColumnRef') this.column(value as PgObject);
       else if (key === 'SQLValueFunction' && CATALOG_VALUE_FUNCTIONS.has(String((value as PgObject)['op']))) this.catalogCalls++;
       this.collect(value);
     }
@@ -86,6 +103,25 @@ class Uses {
     if (read.some((relation) => !isCatalogRelation(relation.schema, relation.name))) return false;
     // without a catalog relation, only catalog functions make it a catalog statement (`SELECT 1` is the datasource's)
     return read.length > 0 || (this.catalogCalls > 0 && this.otherCalls === 0);
+  }
+
+  /** `sql` with the recorded column references renamed, from the last so earlier offsets stay right. */
+  renamed(sql: string): string {
+    if (this.renames.length === 0) return sql;
+    let bytes = Buffer.from(sql, 'utf8');
+    for (const { location, from, to } of [...this.renames].sort((a, b) => b.location - a.location)) {
+      const at = bytes.indexOf(from, location, 'utf8');
+      if (at < 0) continue;
+      bytes = Buffer.concat([bytes.subarray(0, at), Buffer.from(to, 'utf8'), bytes.subarray(at + Buffer.byteLength(from))]);
+    }
+    return bytes.toString('utf8');
+  }
+
+  private column(node: PgObject): void {
+    const fields = (node['fields'] ?? []) as PgObject[];
+    const name = (fields[fields.length - 1]?.['String'] as PgObject | undefined)?.['sval'];
+    const to = typeof name === 'string' ? RENAMED_COLUMNS.get(name) : undefined;
+    if (to !== undefined && typeof node['location'] === 'number') this.renames.push({ location: node['location'], from: name as string, to });
   }
 
   private relation(node: PgObject): void {

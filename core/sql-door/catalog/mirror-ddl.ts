@@ -4,7 +4,7 @@
  * whatever the VDB's backend, so names are quoted as PostgreSQL quotes them.
  */
 import type { LogicalType } from '../../plugin-api/catalog.js';
-import type { VisibleRelation } from './catalog-types.js';
+import type { CatalogCaller, VisibleRelation } from './catalog-types.js';
 
 /** The PostgreSQL type a logical type shows as in the catalogs (docs/logical-types.md, read backwards). */
 export const POSTGRES_TYPE_OF: Readonly<Record<LogicalType, string>> = {
@@ -25,11 +25,17 @@ export const POSTGRES_TYPE_OF: Readonly<Record<LogicalType, string>> = {
 /**
  * The statements creating the mirror's shells. `public` goes unless the caller sees a relation in it, and
  * the session's search path becomes the visible schemas, so psql's `\dt` lists them as it lists a
- * server's tables on its search path.
+ * server's tables on its search path. The one database is the VDB (`retail@1`), for `current_database()`
+ * and `\l`: the mirror's own and its templates are not the caller's to see.
  */
-export function mirrorDdl(relations: readonly VisibleRelation[]): string {
+export function mirrorDdl(caller: Pick<CatalogCaller, 'vdb' | 'version' | 'relations'>): string {
+  const { relations } = caller;
   const schemas = [...new Set(relations.map((relation) => relation.schema))];
-  const statements: string[] = [];
+  // a superuser may edit the catalogs; nothing of this throwaway database needs the templates
+  const statements = [
+    `update pg_catalog.pg_database set datname = ${literal(`${caller.vdb}@${caller.version}`)} where datname = current_database()`,
+    "delete from pg_catalog.pg_database where datname in ('template0', 'template1')",
+  ];
   if (!schemas.includes('public')) statements.push('drop schema public cascade');
   for (const schema of schemas) if (schema !== 'public') statements.push(`create schema ${quote(schema)}`);
   for (const relation of relations) statements.push(relation.kind === 'view' ? viewShell(relation) : tableShell(relation));
@@ -54,6 +60,10 @@ function viewShell(relation: VisibleRelation): string {
 
 function qualified(relation: VisibleRelation): string {
   return `${quote(relation.schema)}.${quote(relation.name)}`;
+}
+
+function literal(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
 }
 
 function quote(name: string): string {

@@ -68,6 +68,14 @@ answers('psql \\dn lists only the VDB schemas; \\df runs (the mirror holds no fu
   assert.equal((await psql(responder, '\\df', clerk))[0]!.rows, []);
 });
 
+answers('psql \\l lists the VDB as the one database; current_database() names it', async ({ responder, retail }) => {
+  const clerk = callerOf(retail, 'clerk');
+  const [databases] = await psql(responder, '\\l', clerk);
+  assert.equal(column(databases!, 'Name'), ['retail@1']);
+  assert.ok(databases!.fields.some((field) => field.name === 'ICU Locale'));
+  assert.equal((await responder.answer('select current_database()', [], clerk)).rows, [['retail@1']]);
+});
+
 answers('JDBC getTables, getColumns, getPrimaryKeys and getSchemas answer from the grants', async ({ responder, retail }) => {
   const analyst = callerOf(retail, 'analyst');
   const tables = await responder.answer(jdbcQuery('getTables(null, null, "%", {TABLE, VIEW})'), [], analyst);
@@ -138,6 +146,8 @@ answers('answers are PostgreSQL text with real type OIDs; a command tag per stat
   assert.equal(answer.rows[0]?.slice(0, 2), ['customers', 't']);
   assert.match(answer.rows[0]![2]!, /^\d+$/);
   assert.is(answer.command, 'SELECT 1');
+  const typed = await responder.answer('select typname from pg_catalog.pg_type where oid = $1', ['1700'], clerk);
+  assert.equal(typed.rows, [['numeric']]);
   const shown = await responder.answer('SHOW search_path', [], clerk);
   assert.equal([shown.command, shown.rows], ['SHOW', [['sales']]]);
   assert.equal((await responder.answer('select current_schema()', [], clerk)).rows, [['sales']]);

@@ -1,7 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { catalogStatementKind, loadCatalogGrammar } from '../../../core/sql-door/catalog/catalog-statement.js';
+import { catalogStatement, loadCatalogGrammar } from '../../../core/sql-door/catalog/catalog-statement.js';
 import { JDBC, PSQL } from './catalog-fixtures.js';
+
+const kindOf = (sql: string) => catalogStatement(sql)?.kind;
 
 const handles = suite('catalog statements: what the mirror answers and what goes to the datasource');
 handles.before(() => loadCatalogGrammar());
@@ -9,16 +11,16 @@ handles.before(() => loadCatalogGrammar());
 handles('every catalog statement psql 15 and the JDBC driver sent is claimed', () => {
   const captured = [...PSQL.commands.flatMap((entry) => entry.queries), ...JDBC.calls.map((entry) => entry.sql)];
   assert.ok(captured.length >= 20);
-  for (const sql of captured) assert.is(catalogStatementKind(sql), 'select', sql.slice(0, 120));
+  for (const sql of captured) assert.is(kindOf(sql), 'select', sql.slice(0, 120));
 });
 
 handles('session and server functions without a FROM are claimed; SHOW too', () => {
   for (const sql of [
     'SELECT version()', 'select current_schema()', 'SELECT current_schema, session_user', "select current_setting('server_version_num')",
     "SELECT pg_catalog.set_config('search_path', '', false)", 'select pg_backend_pid()', 'select pg_catalog.now()',
-  ]) assert.is(catalogStatementKind(sql), 'select', sql);
-  assert.is(catalogStatementKind('SHOW search_path'), 'show');
-  assert.is(catalogStatementKind('show transaction isolation level'), 'show');
+  ]) assert.is(kindOf(sql), 'select', sql);
+  assert.is(kindOf('SHOW search_path'), 'show');
+  assert.is(kindOf('show transaction isolation level'), 'show');
 });
 
 handles('a statement reading a relation of the VDB, or no catalog at all, is the datasource\'s', () => {
@@ -28,13 +30,13 @@ handles('a statement reading a relation of the VDB, or no catalog at all, is the
     'select * from pg_class where oid in (select id from sales.orders)',
     'select version(), upper(name) from sales.customers',
     'select sales.discount(1)', 'select version(), sales.discount(1)',
-  ]) assert.is(catalogStatementKind(sql), undefined, sql);
+  ]) assert.is(kindOf(sql), undefined, sql);
 });
 
 handles('CTEs are followed: a CTE name is no relation, a CTE over VDB data is not the catalog\'s', () => {
-  assert.is(catalogStatementKind('with t as (select relname from pg_class) select * from t'), 'select');
-  assert.is(catalogStatementKind('with t as (select * from sales.customers) select * from t, pg_class'), undefined);
-  assert.is(catalogStatementKind('with pg_x as (select 1) select * from sales.pg_x'), undefined);
+  assert.is(kindOf('with t as (select relname from pg_class) select * from t'), 'select');
+  assert.is(kindOf('with t as (select * from sales.customers) select * from t, pg_class'), undefined);
+  assert.is(kindOf('with pg_x as (select 1) select * from sales.pg_x'), undefined);
 });
 
 handles('writes, locks, SELECT INTO, several statements and unparseable text are never claimed', () => {
@@ -43,7 +45,16 @@ handles('writes, locks, SELECT INTO, several statements and unparseable text are
     'insert into pg_catalog.pg_description values (1, 2, 3, $$x$$)',
     'select * from pg_class for update', 'select * into t from pg_class',
     'select version(); select version()', 'SET search_path = sales', 'select from where', '',
-  ]) assert.is(catalogStatementKind(sql), undefined, sql);
+  ]) assert.is(kindOf(sql), undefined, sql);
+});
+
+handles('psql 15\'s \\l names pg_database.daticulocale, which the mirror\'s PostgreSQL calls datlocale', () => {
+  const list = PSQL.commands.find((entry) => entry.command === '\\l')!.queries[0]!;
+  const statement = catalogStatement(list)!;
+  assert.match(list, 'd.daticulocale as "ICU Locale"');
+  assert.match(statement.mirrorSql, 'd.datlocale as "ICU Locale"');
+  assert.not.match(statement.mirrorSql, 'daticulocale');
+  assert.is(catalogStatement("select 'daticulocale' as daticulocale, relname from pg_class")!.mirrorSql, "select 'daticulocale' as daticulocale, relname from pg_class");
 });
 
 handles.run();
