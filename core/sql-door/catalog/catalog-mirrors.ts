@@ -27,14 +27,25 @@ export class CatalogMirrors {
     this.snapshot().catch(() => undefined);
   }
 
-  /** The caller's mirror, built on first use (concurrent first uses share one build). */
-  async mirrorFor(caller: CatalogCaller): Promise<MirrorThread> {
-    if (this.closed) throw new Error('the catalog mirrors are closed');
+  /** The caller's mirror, built on first use; concurrent first uses share one build (nothing awaits before it is cached). */
+  mirrorFor(caller: CatalogCaller): Promise<MirrorThread> {
+    if (this.closed) return Promise.reject(new Error('the catalog mirrors are closed'));
     const key = [caller.vdb, caller.version, caller.grantsKey].join('\u0000');
     const known = this.mirrors.get(key);
-    const thread = await known?.catch(() => undefined);
-    if (thread !== undefined && !thread.stopped) return thread;
-    // none yet, or its build failed, or a statement over its limit ended it
+    if (known === undefined) return this.start(key, caller);
+    // its build failed, or a statement over its limit ended it: the first to notice builds it again
+    const again = (): Promise<MirrorThread> => {
+      const current = this.mirrors.get(key);
+      return current !== undefined && current !== known ? current : this.start(key, caller);
+    };
+    return known.then((thread) => {
+      if (!thread.stopped) return thread;
+      this.threads.delete(thread);
+      return again();
+    }, again);
+  }
+
+  private start(key: string, caller: CatalogCaller): Promise<MirrorThread> {
     const building = this.build(caller);
     this.mirrors.set(key, building);
     return building;
