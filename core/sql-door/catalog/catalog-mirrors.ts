@@ -9,7 +9,7 @@ const SETUP_LIMIT_MS = 120_000;
 /**
  * The catalog mirrors of the callers seen lately, one per VDB version and grant set: an in-memory PGlite in
  * its own worker thread holding the caller's shells and nothing else. Each costs about 300 MB, so only the
- * `capacity` most recently used are kept; the others' threads end and are built again when needed (0.4 s to
+ * `capacity` most recently used are kept, and none longer than `idleMs` unused; the others' threads end and are built again when needed (0.4 s to
  * seconds under load: each opens from one snapshot of a new database, made once per process).
  */
 export class CatalogMirrors {
@@ -18,7 +18,11 @@ export class CatalogMirrors {
   private template: Promise<Uint8Array> | undefined;
   private closed = false;
 
-  constructor(capacity: number) {
+  /**
+   * @param capacity mirrors kept at once
+   * @param idleMs a mirror unused this long ends its thread (built again on next use)
+   */
+  constructor(capacity: number, private readonly idleMs: number) {
     this.mirrors = new LruCache(capacity, (_key, mirror) => void mirror.then((thread) => this.retire(thread), () => undefined));
   }
 
@@ -59,7 +63,7 @@ export class CatalogMirrors {
 
   private async build(caller: CatalogCaller): Promise<MirrorThread> {
     const snapshot = await this.snapshot();
-    const thread = this.spawn(`catalog mirror ${caller.vdb}@${caller.version}`);
+    const thread = this.spawn(`catalog mirror ${caller.vdb}@${caller.version}`, this.idleMs);
     try {
       await thread.request({ kind: 'open', snapshot, ddl: mirrorDdl(caller) }, SETUP_LIMIT_MS);
     } catch (error) {
@@ -85,8 +89,8 @@ export class CatalogMirrors {
     return this.template;
   }
 
-  private spawn(name: string): MirrorThread {
-    const thread = new MirrorThread(name);
+  private spawn(name: string, idleMs?: number): MirrorThread {
+    const thread = new MirrorThread(name, idleMs);
     this.threads.add(thread);
     return thread;
   }

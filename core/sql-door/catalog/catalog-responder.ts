@@ -8,6 +8,8 @@ export interface CatalogResponderOptions {
   maxMirrors?: number;
   /** A catalog statement's time limit; over it the statement fails with 57014. Default 10 s. */
   statementTimeoutMs?: number;
+  /** A mirror unused this long ends its worker thread, giving its memory back. Default 10 minutes. */
+  mirrorIdleMs?: number;
   /** Rows a catalog answer may hold; more fail with 54000. Default 100,000. */
   maxRows?: number;
 }
@@ -18,7 +20,7 @@ export interface CatalogResponderOptions {
  */
 export async function createCatalogResponder(options: CatalogResponderOptions = {}): Promise<CatalogResponder> {
   await loadCatalogGrammar();
-  const mirrors = new CatalogMirrors(options.maxMirrors ?? 4);
+  const mirrors = new CatalogMirrors(options.maxMirrors ?? 4, options.mirrorIdleMs ?? 600_000);
   mirrors.prepare();
   const timeoutMs = options.statementTimeoutMs ?? 10_000;
   const maxRows = options.maxRows ?? 100_000;

@@ -25,8 +25,11 @@ export class MirrorThread {
   private nextId = 1;
   private tail: Promise<unknown> = Promise.resolve();
   private ended: Promise<void> | undefined;
+  private queued = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
 
-  constructor(name: string) {
+  /** @param idleMs the thread ends once this long without a request (a mirror holds hundreds of MB); absent: never */
+  constructor(name: string, private readonly idleMs?: number) {
     this.worker = new Worker(new URL('./mirror-worker.js', import.meta.url), { name });
     // an idle mirror does not keep the process alive
     this.worker.unref();
@@ -42,15 +45,24 @@ export class MirrorThread {
 
   /** Sends one command after those before it; past `timeoutMs` it fails with 57014 and the thread ends. */
   request<K extends MirrorCommand['kind']>(command: MirrorCommand & { kind: K }, timeoutMs: number): Promise<MirrorAnswers[K]> {
+    clearTimeout(this.idleTimer);
+    this.queued++;
     const turn = this.tail.then(() => this.send<K>(command, timeoutMs));
-    this.tail = turn.catch(() => undefined);
+    this.tail = turn.catch(() => undefined).then(() => this.idle());
     return turn;
   }
 
   /** Ends the thread; resolves once its memory is released. Pending requests fail. */
   terminate(): Promise<void> {
+    clearTimeout(this.idleTimer);
     this.stop(stopped());
     return this.ended ?? Promise.resolve();
+  }
+
+  private idle(): void {
+    if (--this.queued > 0 || this.idleMs === undefined || this.stopped) return;
+    this.idleTimer = setTimeout(() => void this.terminate(), this.idleMs);
+    this.idleTimer.unref();
   }
 
   private send<K extends MirrorCommand['kind']>(command: MirrorCommand & { kind: K }, timeoutMs: number): Promise<MirrorAnswers[K]> {
