@@ -9,8 +9,9 @@ const SETUP_LIMIT_MS = 120_000;
 /**
  * The catalog mirrors of the callers seen lately, one per VDB version and grant set: an in-memory PGlite in
  * its own worker thread holding the caller's shells and nothing else. Each costs about 300 MB, so only the
- * `capacity` most recently used are kept, and none longer than `idleMs` unused; the others' threads end and are built again when needed (0.4 s to
- * seconds under load: each opens from one snapshot of a new database, made once per process).
+ * `capacity` most recently used are kept, and none longer than `idleMs` unused; the others' threads end
+ * and are built again when needed (0.4 s, seconds under load: each opens from one snapshot of a new
+ * database, made once per process).
  */
 export class CatalogMirrors {
   private readonly mirrors: LruCache<string, Promise<MirrorThread>>;
@@ -63,6 +64,7 @@ export class CatalogMirrors {
 
   private async build(caller: CatalogCaller): Promise<MirrorThread> {
     const snapshot = await this.snapshot();
+    if (this.closed) throw new Error('the catalog mirrors are closed');
     const thread = this.spawn(`catalog mirror ${caller.vdb}@${caller.version}`, this.idleMs);
     try {
       await thread.request({ kind: 'open', snapshot, ddl: mirrorDdl(caller) }, SETUP_LIMIT_MS);

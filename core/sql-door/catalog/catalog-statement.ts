@@ -5,6 +5,7 @@
  * locking is the datasource's: the mirror holds no data, so it must never answer a statement that reads some.
  */
 import { loadModule, parseSync } from 'libpg-query';
+import { LruCache } from '../../caching/lru-cache.js';
 
 type PgObject = { [field: string]: unknown };
 
@@ -40,13 +41,27 @@ export function loadCatalogGrammar(): Promise<void> {
 
 /** A statement the mirror answers: its kind, and the text to run there. */
 export interface CatalogStatement {
-  kind: 'select' | 'show';
+  readonly kind: 'select' | 'show';
   /** The statement with renamed catalog columns (RENAMED_COLUMNS) spelled as the mirror spells them. */
-  mirrorSql: string;
+  readonly mirrorSql: string;
 }
+
+/**
+ * The door asks about every statement, and clients repeat theirs (a driver's metadata queries, a
+ * dashboard's refresh): decisions on texts up to CACHED_TEXT_LENGTH are kept.
+ */
+const decisions = new LruCache<string, CatalogStatement | null>(1_000);
+const CACHED_TEXT_LENGTH = 20_000;
 
 /** The statement when the mirror may answer it (see the file's comment), else undefined. */
 export function catalogStatement(sql: string): CatalogStatement | undefined {
+  if (sql.length > CACHED_TEXT_LENGTH) return decide(sql);
+  let decision = decisions.get(sql);
+  if (decision === undefined) decisions.set(sql, (decision = decide(sql) ?? null));
+  return decision ?? undefined;
+}
+
+function decide(sql: string): CatalogStatement | undefined {
   let statements: PgObject[];
   try {
     statements = (parseSync(sql).stmts ?? []) as PgObject[];
