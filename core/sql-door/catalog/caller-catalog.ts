@@ -7,7 +7,7 @@ import type { CatalogCaller } from './catalog-types.js';
  * What a caller's catalog statements may show: the VDB's relations cut to the caller's grants, the same cut
  * the catalog routes and the Task API's authorized context apply (core/authorization/authorized-context.ts):
  * no relation outside the VDB, no column the grants do not let the caller select, a primary key only when
- * all its columns are visible.
+ * all its columns are visible, a foreign key only when the caller sees its columns at both ends.
  */
 export function callerCatalog(vdb: VirtualDatabase, grants: CallerGrants): CatalogCaller {
   const context = authorizedContext(vdb, grants);
@@ -22,6 +22,7 @@ export function callerCatalog(vdb: VirtualDatabase, grants: CallerGrants): Catal
       kind: relation.kind,
       columns: relation.columns.map(({ name, logicalType, nullable }) => ({ name, logicalType, nullable })),
       primaryKey: [...relation.primaryKey],
+      foreignKeys: relation.foreignKeys.map((key) => ({ ...key, columns: [...key.columns], referencedColumns: [...key.referencedColumns] })),
     })),
   };
 }

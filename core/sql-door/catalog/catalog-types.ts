@@ -1,5 +1,5 @@
 /** The contract between the SQL front door and the catalog responder (re-exported by index.ts). */
-import type { LogicalType } from '../../plugin-api/catalog.js';
+import type { CatalogForeignKey, LogicalType } from '../../plugin-api/catalog.js';
 
 /** One answer as the wire protocol sends it: PostgreSQL type OIDs and values in PostgreSQL's text format. */
 export interface CatalogAnswer {
@@ -38,4 +38,9 @@ export interface VisibleRelation {
   columns: { name: string; logicalType: LogicalType; nullable: boolean }[];
   /** Empty unless every key column is visible. */
   primaryKey: string[];
+  /**
+   * Foreign keys whose columns the caller sees at both ends (JDBC's getImportedKeys, psql's "Referenced
+   * by"); absent: none. An addition to the door's contract, which `callerCatalog` fills.
+   */
+  foreignKeys?: CatalogForeignKey[];
 }

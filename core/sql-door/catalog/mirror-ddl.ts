@@ -39,6 +39,7 @@ export function mirrorDdl(caller: Pick<CatalogCaller, 'vdb' | 'version' | 'relat
   if (!schemas.includes('public')) statements.push('drop schema public cascade');
   for (const schema of schemas) if (schema !== 'public') statements.push(`create schema ${quote(schema)}`);
   for (const relation of relations) statements.push(relation.kind === 'view' ? viewShell(relation) : tableShell(relation));
+  statements.push(...foreignKeys(relations));
   const path = schemas.length === 0 ? "''" : schemas.map(quote).join(', ');
   // the session's setting: each answer runs in a transaction that is rolled back, so a client's
   // set_config('search_path', ...) never outlives its statement
@@ -50,6 +51,28 @@ function tableShell(relation: VisibleRelation): string {
   const columns = relation.columns.map((column) => `${quote(column.name)} ${POSTGRES_TYPE_OF[column.logicalType]}${column.nullable ? '' : ' not null'}`);
   if (relation.primaryKey.length > 0) columns.push(`primary key (${relation.primaryKey.map(quote).join(', ')})`);
   return `create table ${qualified(relation)} (${columns.join(', ')})`;
+}
+
+/**
+ * The foreign keys between tables of the mirror. PostgreSQL wants a unique key on the referenced columns,
+ * and the mirror holds primary keys only: a key referencing other columns is left out.
+ */
+function foreignKeys(relations: readonly VisibleRelation[]): string[] {
+  const tables = new Map(relations.filter((relation) => relation.kind === 'table').map((relation) => [`${relation.schema}.${relation.name}`, relation]));
+  const statements: string[] = [];
+  for (const relation of tables.values()) {
+    for (const key of relation.foreignKeys ?? []) {
+      const referenced = tables.get(`${key.referencedSchema}.${key.referencedRelation}`);
+      if (referenced === undefined || !sameColumns(referenced.primaryKey, key.referencedColumns)) continue;
+      statements.push(`alter table ${qualified(relation)} add constraint ${quote(key.name)} foreign key (${key.columns.map(quote).join(', ')}) `
+        + `references ${qualified(referenced)} (${key.referencedColumns.map(quote).join(', ')})`);
+    }
+  }
+  return statements;
+}
+
+function sameColumns(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((column) => b.includes(column));
 }
 
 /** A view of no rows with the visible columns and their types: what the catalogs show of a view. */

@@ -60,6 +60,17 @@ answers('psql \\d customers shows a restricted caller only its granted columns, 
   const clerkColumns = column((await psql(responder, '\\d customers', callerOf(retail, 'clerk')))[2]!, 'attname');
   assert.ok(clerkColumns.includes('email'));
   assert.not.ok(column(attributes, 'attname').includes('email'));
+  // "Referenced by": the orders' key to customers, both ends visible to the analyst
+  assert.equal(column(described[5]!, 'conname'), ['orders_customer_id_fkey']);
+  assert.equal(column(described[5]!, 'condef'), ['FOREIGN KEY (customer_id) REFERENCES customers(id)']);
+});
+
+answers('foreign keys: only those whose both ends are in the VDB and visible', async ({ responder, retail }) => {
+  const keys = `select conrelid::pg_catalog.regclass::text, conname from pg_catalog.pg_constraint where contype = 'f' order by 1, 2`;
+  // order_lines.product_id references products, which is not in the VDB
+  assert.equal((await responder.answer(keys, [], callerOf(retail, 'clerk'))).rows, [['order_lines', 'order_lines_order_id_fkey'], ['orders', 'orders_customer_id_fkey']]);
+  const hiddenKey = { ...retail, dataRoles: [{ name: 'partial', grants: [{ resource: 'sales.orders', allow: ['select' as const] }, { resource: 'sales.customers', allow: ['select' as const], columns: ['name'] }] }] };
+  assert.equal((await responder.answer(keys, [], callerOf(hiddenKey, 'partial'))).rows, []);
 });
 
 answers('psql \\dn lists only the VDB schemas; \\df runs (the mirror holds no functions)', async ({ responder, retail }) => {
@@ -98,6 +109,20 @@ answers('JDBC getTables, getColumns, getPrimaryKeys and getSchemas answer from t
   const schemas = column(await responder.answer(jdbcQuery('getSchemas()'), [], analyst), 'table_schem');
   assert.ok(schemas.includes('sales'));
   assert.not.ok(schemas.includes('public'));
+});
+
+answers('JDBC getImportedKeys and getExportedKeys: the key between visible relations', async ({ responder, retail }) => {
+  const analyst = callerOf(retail, 'analyst');
+  const settings = await responder.answer(jdbcQuery('getImportedKeys(null, "sales", "orders") (first, once per connection)'), [], analyst);
+  assert.equal(settings.rows, [['32']]);
+  for (const call of ['getImportedKeys(null, "sales", "orders")', 'getExportedKeys(null, "sales", "customers")']) {
+    const keys = await responder.answer(jdbcQuery(call), [], analyst);
+    assert.equal(
+      keys.rows.map((_, i) => ['pktable_name', 'pkcolumn_name', 'fktable_name', 'fkcolumn_name', 'fk_name'].map((name) => column(keys, name)[i])),
+      [['customers', 'id', 'orders', 'customer_id', 'orders_customer_id_fkey']],
+      call,
+    );
+  }
 });
 
 answers('a VDB on MariaDB: its relations and grants, with logical types shown as PostgreSQL types', async ({ responder }) => {

@@ -26,7 +26,7 @@ export function psqlQueries(command: string): string[] {
 }
 
 export function jdbcQuery(call: string): string {
-  const found = JDBC.calls.find((entry) => entry.call.startsWith(call));
+  const found = JDBC.calls.find((entry) => entry.call === call) ?? JDBC.calls.find((entry) => entry.call.startsWith(call));
   if (!found) throw new Error(`no JDBC capture for ${call}`);
   return found.sql;
 }
