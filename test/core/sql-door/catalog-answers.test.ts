@@ -143,6 +143,9 @@ answers('a VDB on MariaDB: its relations and grants, with logical types shown as
     ['sku', 'integer'], ['title', 'text'], ['price', 'numeric'], ['in_stock', 'boolean'], ['cost', 'numeric'],
     ['attributes', 'json'], ['added_at', 'timestamp without time zone'], ['views', 'bigint'],
   ]);
+  const quoted = await responder.answer(
+    `select table_name, column_name from information_schema.columns where table_schema = 'shop' and table_name <> 'items' order by ordinal_position`, [], admin);
+  assert.equal(quoted.rows, [['Order Items', 'Sku'], ['Order Items', 'say "hi"']]);
 });
 
 answers('BI-style information_schema statements: columns, tables and primary keys of the visible relations only', async ({ responder, retail }) => {

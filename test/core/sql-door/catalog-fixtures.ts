@@ -91,6 +91,11 @@ export const shopOnMysql: VirtualDatabase = {
         ],
       },
       {
+        // MySQL names that PostgreSQL must quote
+        schema: 'shop', name: 'Order Items', kind: 'view', datasource: 'shop_mysql', primaryKey: [], uniqueKeys: [], foreignKeys: [],
+        columns: [mysqlColumn('Sku', 'int unsigned', 'integer', true), mysqlColumn('say "hi"', 'text', 'string', true)],
+      },
+      {
         schema: 'hr', name: 'salaries', kind: 'table', datasource: 'shop_mysql', primaryKey: ['employee_id'], uniqueKeys: [], foreignKeys: [],
         columns: [mysqlColumn('employee_id', 'int', 'integer'), mysqlColumn('amount', 'decimal(12,2)', 'decimal')],
       },
