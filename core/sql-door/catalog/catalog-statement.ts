@@ -91,6 +91,8 @@ class Uses {
   private readonly cteNames = new Set<string>();
   private catalogCalls = 0;
   private otherCalls = 0;
+  /** Calls of a function of another schema than the catalogs': a VDB function, which only the datasource has. */
+  private vdbCalls = 0;
   private writes = false;
   /** Byte offsets (libpg-query counts bytes) of column references to rename, with their names. */
   private readonly renames: { location: number; from: string; to: string }[] = [];
@@ -113,7 +115,7 @@ class Uses {
   }
 
   catalogOnly(): boolean {
-    if (this.writes) return false;
+    if (this.writes || this.vdbCalls > 0) return false;
     const read = this.relations.filter((relation) => relation.schema !== undefined || !this.cteNames.has(relation.name));
     if (read.some((relation) => !isCatalogRelation(relation.schema, relation.name))) return false;
     // without a catalog relation, only catalog functions make it a catalog statement (`SELECT 1` is the datasource's)
@@ -148,8 +150,9 @@ class Uses {
     const names = ((node['funcname'] ?? []) as PgObject[]).map((part) => String((part['String'] as PgObject | undefined)?.['sval']));
     const name = names[names.length - 1] ?? '';
     const schema = names.length > 1 ? names[names.length - 2] : undefined;
-    const catalog = schema === undefined ? CATALOG_FUNCTIONS.has(name) || name.startsWith('pg_') : schema === 'pg_catalog';
+    const catalog = schema === undefined ? CATALOG_FUNCTIONS.has(name) || name.startsWith('pg_') : CATALOG_SCHEMAS.has(schema);
     if (catalog) this.catalogCalls++;
+    else if (schema !== undefined) this.vdbCalls++;
     else this.otherCalls++;
   }
 }

@@ -7,7 +7,7 @@ import type { LogicalType } from '../../plugin-api/catalog.js';
 import type { CatalogCaller, VisibleRelation } from './catalog-types.js';
 
 /** The PostgreSQL type a logical type shows as in the catalogs (docs/logical-types.md, read backwards). */
-export const POSTGRES_TYPE_OF: Readonly<Record<LogicalType, string>> = {
+const POSTGRES_TYPE_OF: Readonly<Record<LogicalType, string>> = {
   string: 'text',
   integer: 'integer',
   bigint: 'bigint',

@@ -29,7 +29,7 @@ handles('a statement reading a relation of the VDB, or no catalog at all, is the
     'select c.relname, x.id from pg_catalog.pg_class c join sales.customers x on true',
     'select * from pg_class where oid in (select id from sales.orders)',
     'select version(), upper(name) from sales.customers',
-    'select sales.discount(1)', 'select version(), sales.discount(1)',
+    'select sales.discount(1)', 'select version(), sales.discount(1)', 'select sales.discount(c.oid::int) from pg_catalog.pg_class c',
   ]) assert.is(kindOf(sql), undefined, sql);
 });
 
