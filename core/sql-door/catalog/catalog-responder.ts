@@ -1,7 +1,8 @@
 import { CatalogMirrors } from './catalog-mirrors.js';
 import { CatalogQueryError } from './catalog-query-error.js';
 import { catalogStatement, loadCatalogGrammar } from './catalog-statement.js';
-import type { CatalogResponder } from './catalog-types.js';
+import type { CatalogCaller, CatalogResponder } from './catalog-types.js';
+import type { CatalogStatement } from './catalog-statement.js';
 
 export interface CatalogResponderOptions {
   /** Mirrors kept at once (about 300 MB each); default 4. */
@@ -27,9 +28,7 @@ export async function createCatalogResponder(options: CatalogResponderOptions = 
   return {
     handles: (sql) => catalogStatement(sql) !== undefined,
     async answer(sql, params, caller) {
-      const statement = catalogStatement(sql);
-      // the mirror holds no data, yet only what `handles` claims is answered from it
-      if (statement === undefined) throw new CatalogQueryError('0A000', 'not a catalog statement: it reads relations or calls functions outside pg_catalog and information_schema');
+      const statement = claimed(sql);
       const mirror = await mirrors.mirrorFor(caller);
       const result = await mirror.request({ kind: 'query', sql: statement.mirrorSql, params, maxRows }, timeoutMs);
       return {
@@ -38,6 +37,22 @@ export async function createCatalogResponder(options: CatalogResponderOptions = 
         command: statement.kind === 'show' ? 'SHOW' : `SELECT ${result.rows.length}`,
       };
     },
+    async describe(sql: string, caller: CatalogCaller) {
+      const statement = claimed(sql);
+      const mirror = await mirrors.mirrorFor(caller);
+      const described = await mirror.request({ kind: 'describe', sql: statement.mirrorSql }, timeoutMs);
+      return {
+        paramTypeOids: described.params,
+        fields: described.fields.map((field) => ({ name: field.name, typeOid: field.dataTypeID })),
+      };
+    },
     close: () => mirrors.close(),
   };
+}
+
+/** The mirror holds no data, yet only what `handles` claims is run there. */
+function claimed(sql: string): CatalogStatement {
+  const statement = catalogStatement(sql);
+  if (statement === undefined) throw new CatalogQueryError('0A000', 'not a catalog statement: it reads relations or calls functions outside pg_catalog and information_schema');
+  return statement;
 }

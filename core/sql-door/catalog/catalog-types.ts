@@ -9,6 +9,14 @@ export interface CatalogAnswer {
   command: string;
 }
 
+/** A statement described without running it (the extended protocol's Describe of a prepared statement). */
+export interface CatalogDescription {
+  /** Type OIDs of `$1`, `$2`... as PostgreSQL infers them (ParameterDescription). */
+  paramTypeOids: number[];
+  /** The result's fields (RowDescription); empty for a statement without result. */
+  fields: { name: string; typeOid: number }[];
+}
+
 export interface CatalogResponder {
   /** True when the statement reads pg_catalog / information_schema / catalog functions only. */
   handles(sql: string): boolean;
@@ -17,6 +25,11 @@ export interface CatalogResponder {
    * (SQLSTATE `code`, PostgreSQL's `detail`, `hint`, `position`) when the statement fails there.
    */
   answer(sql: string, params: unknown[], caller: CatalogCaller): Promise<CatalogAnswer>;
+  /**
+   * Parameter types and fields of a statement `handles` claims, without running it: what Describe of a
+   * prepared statement answers before any Bind (postgres.js asks it of every statement). Rejects like `answer`.
+   */
+  describe(sql: string, caller: CatalogCaller): Promise<CatalogDescription>;
   /** Ends every mirror's worker thread; later answers fail. */
   close(): Promise<void>;
 }

@@ -9,6 +9,8 @@ export type MirrorCommand =
   | { kind: 'open'; snapshot?: Uint8Array; ddl?: string }
   /** One statement with `$n` parameters, read-only and rolled back; at most `maxRows` rows. */
   | { kind: 'query'; sql: string; params: unknown[]; maxRows: number }
+  /** The parameter types and result fields of a statement, without running it (Describe of a prepared statement). */
+  | { kind: 'describe'; sql: string }
   /** The database as a gzipped tarball, to open others from. */
   | { kind: 'dump' };
 
@@ -18,9 +20,16 @@ export interface MirrorRows {
   rows: (string | null)[][];
 }
 
+export interface MirrorDescription {
+  /** Type OIDs of `$1`, `$2`... as the server infers them. */
+  params: number[];
+  fields: { name: string; dataTypeID: number }[];
+}
+
 export interface MirrorAnswers {
   open: null;
   query: MirrorRows;
+  describe: MirrorDescription;
   dump: Uint8Array;
 }
 

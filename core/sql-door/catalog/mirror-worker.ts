@@ -42,6 +42,14 @@ async function perform(request: MirrorRequest): Promise<MirrorAnswers[keyof Mirr
     }
     case 'query':
       return readOnly(request.sql, request.params, request.maxRows);
+    case 'describe': {
+      // parsed and planned only: nothing runs
+      const described = await opened().describeQuery(request.sql);
+      return {
+        params: described.queryParams.map((param) => param.dataTypeID),
+        fields: described.resultFields.map(({ name, dataTypeID }) => ({ name, dataTypeID })),
+      };
+    }
     case 'dump': {
       const tarball = await opened().dumpDataDir('gzip');
       return new Uint8Array(await tarball.arrayBuffer());

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { VirtualDatabase } from '../../../core/plugin-api/vdb.js';
 import { createCatalogResponder, type CatalogAnswer, type CatalogCaller, type CatalogResponder } from '../../../core/sql-door/catalog/index.js';
-import { callerOf, jdbcQuery, psqlQueries, retailOnPglite, shopOnMysql } from './catalog-fixtures.js';
+import { callerOf, jdbcQuery, postgresJsArrayTypesQuery, psqlQueries, retailOnPglite, shopOnMysql } from './catalog-fixtures.js';
 
 /** A column of an answer by name, as text. */
 function column(answer: CatalogAnswer, name: string): (string | null)[] {
@@ -179,6 +179,21 @@ answers('answers are PostgreSQL text with real type OIDs; a command tag per stat
   const shown = await responder.answer('SHOW search_path', [], clerk);
   assert.equal([shown.command, shown.rows], ['SHOW', [['sales']]]);
   assert.equal((await responder.answer('select current_schema()', [], clerk)).rows, [['sales']]);
+});
+
+answers('describe: parameter types and fields of a statement without running it, as Describe of a prepared statement', async ({ responder, retail }) => {
+  const clerk = callerOf(retail, 'clerk');
+  const described = await responder.describe('select c.relname, c.relnatts from pg_catalog.pg_class c where c.relnamespace = $1::regnamespace and c.relname = $2', clerk);
+  // regnamespace and name
+  assert.equal(described, { paramTypeOids: [4089, 19], fields: [{ name: 'relname', typeOid: 19 }, { name: 'relnatts', typeOid: 21 }] });
+  // postgres.js describes, then runs, its array-type query on every new connection
+  const arrays = postgresJsArrayTypesQuery();
+  assert.ok(responder.handles(arrays));
+  assert.equal(await responder.describe(arrays, clerk), { paramTypeOids: [], fields: [{ name: 'oid', typeOid: 26 }, { name: 'typarray', typeOid: 26 }] });
+  const pairs = (await responder.answer(arrays, [], clerk)).rows;
+  assert.ok(pairs.some(([oid, array]) => oid === '23' && array === '1007'), 'int4 and its array type int4[]');
+  const error = await responder.describe('select nope from pg_catalog.pg_class', clerk).catch((failure: unknown) => failure);
+  assert.is((error as { code?: string }).code, '42703');
 });
 
 answers('a statement changes nothing for the next: settings are rolled back, writes refused', async ({ responder, retail }) => {

@@ -19,6 +19,17 @@ export const PSQL: { commands: { command: string; queries: string[] }[] } = fixt
 /** The PostgreSQL JDBC driver's statements per DatabaseMetaData call. */
 export const JDBC: { calls: { call: string; sql: string }[] } = fixture('jdbc-42.5-metadata-queries.json');
 
+/**
+ * The statement postgres.js sends on each new connection (its `fetch_types`, on by default) to learn the
+ * array types, read from the installed client's source so it is exactly what that client sends.
+ */
+export function postgresJsArrayTypesQuery(): string {
+  const source = readFileSync(fileURLToPath(new URL('../../../../node_modules/postgres/src/connection.js', import.meta.url)), 'utf8');
+  const found = /async function fetchArrayTypes\(\) \{[\s\S]*?new Query\(\[`([\s\S]*?)`\]/.exec(source)?.[1];
+  if (found === undefined) throw new Error('postgres.js no longer fetches array types this way');
+  return found;
+}
+
 export function psqlQueries(command: string): string[] {
   const found = PSQL.commands.find((entry) => entry.command === command);
   if (!found) throw new Error(`no psql capture for ${command}`);
