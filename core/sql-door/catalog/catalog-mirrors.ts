@@ -8,9 +8,9 @@ const SETUP_LIMIT_MS = 120_000;
 
 /**
  * The catalog mirrors of the callers seen lately, one per VDB version and grant set: an in-memory PGlite in
- * its own worker thread holding the caller's shells and nothing else. Each costs about 300 MB, so only the
+ * its own worker thread holding the caller's shells and nothing else. Each costs about 170 MB, so only the
  * `capacity` most recently used are kept, and none longer than `idleMs` unused; the others' threads end
- * and are built again when needed (0.4 s, seconds under load: each opens from one snapshot of a new
+ * and are built again when needed (about 1 s: each opens from one snapshot of a new
  * database, made once per process).
  */
 export class CatalogMirrors {

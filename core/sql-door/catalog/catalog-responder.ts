@@ -5,7 +5,7 @@ import type { CatalogCaller, CatalogResponder } from './catalog-types.js';
 import type { CatalogStatement } from './catalog-statement.js';
 
 export interface CatalogResponderOptions {
-  /** Mirrors kept at once (about 300 MB each); default 4. */
+  /** Mirrors kept at once (about 170 MB each); default 4. */
   maxMirrors?: number;
   /** A catalog statement's time limit; over it the statement fails with 57014. Default 10 s. */
   statementTimeoutMs?: number;

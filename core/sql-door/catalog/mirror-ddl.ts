@@ -26,15 +26,15 @@ const POSTGRES_TYPE_OF: Readonly<Record<LogicalType, string>> = {
  * The statements creating the mirror's shells. `public` goes unless the caller sees a relation in it, and
  * the session's search path becomes the visible schemas, so psql's `\dt` lists them as it lists a
  * server's tables on its search path. The one database is the VDB (`retail@1`), for `current_database()`
- * and `\l`: the mirror's own and its templates are not the caller's to see.
+ * and `\l`.
  */
 export function mirrorDdl(caller: Pick<CatalogCaller, 'vdb' | 'version' | 'relations'>): string {
   const { relations } = caller;
   const schemas = [...new Set(relations.map((relation) => relation.schema))];
-  // a superuser may edit the catalogs; nothing of this throwaway database needs the templates
+  // a superuser may edit the catalogs (the current database cannot be renamed otherwise); the snapshot
+  // has no template databases (mirror-worker.ts)
   const statements = [
     `update pg_catalog.pg_database set datname = ${literal(`${caller.vdb}@${caller.version}`)} where datname = current_database()`,
-    "delete from pg_catalog.pg_database where datname in ('template0', 'template1')",
   ];
   if (!schemas.includes('public')) statements.push('drop schema public cascade');
   for (const schema of schemas) if (schema !== 'public') statements.push(`create schema ${quote(schema)}`);

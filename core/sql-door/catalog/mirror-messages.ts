@@ -5,7 +5,7 @@
 
 /** A request without its id. */
 export type MirrorCommand =
-  /** Opens PGlite: from `snapshot` (a `dumpDataDir` tarball) when given, else a new database; then runs `ddl`. */
+  /** Opens PGlite: from `snapshot` (a `dumpDataDir` tarball) when given, else a new database without templates; then runs `ddl`. */
   | { kind: 'open'; snapshot?: Uint8Array; ddl?: string }
   /** One statement with `$n` parameters, read-only and rolled back; at most `maxRows` rows. */
   | { kind: 'query'; sql: string; params: unknown[]; maxRows: number }

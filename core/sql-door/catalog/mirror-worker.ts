@@ -11,6 +11,11 @@ if (parentPort === null) throw new Error('mirror-worker.js runs as a worker thre
 const port: MessagePort = parentPort;
 
 let db: PGlite | undefined;
+/**
+ * A mirror holds empty shells: PostgreSQL's default 128 MB of shared buffers would only cache its own
+ * catalogs. 8 MB halves a mirror's memory (about 210 MB to 100 MB measured per instance).
+ */
+const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=8MB'];
 /** Every type PGlite would parse, kept as the text the server sent: the wire protocol sends text. */
 let asText: Record<number, (value: string) => string> = {};
 
@@ -34,7 +39,8 @@ async function answer(request: MirrorRequest): Promise<void> {
 async function perform(request: MirrorRequest): Promise<MirrorAnswers[keyof MirrorAnswers]> {
   switch (request.kind) {
     case 'open': {
-      db = await PGlite.create(request.snapshot === undefined ? {} : { loadDataDir: new Blob([request.snapshot]) });
+      db = await PGlite.create({ startParams: START_PARAMS, ...(request.snapshot === undefined ? {} : { loadDataDir: new Blob([request.snapshot]) }) });
+      if (request.snapshot === undefined) await withoutTemplates(db);
       if (request.ddl !== undefined) await db.exec(request.ddl);
       const types = await db.query<[number]>('select oid from pg_catalog.pg_type', [], { rowMode: 'array' });
       asText = Object.fromEntries(types.rows.map(([oid]) => [oid, (value: string) => value]));
@@ -55,6 +61,18 @@ async function perform(request: MirrorRequest): Promise<MirrorAnswers[keyof Mirr
       return new Uint8Array(await tarball.arrayBuffer());
     }
   }
+}
+
+/**
+ * A mirror never creates a database: a new one drops its templates, a third of the files every mirror opened
+ * from its snapshot holds in memory (40 MB to 25 MB). DROP DATABASE runs alone, outside a transaction.
+ */
+async function withoutTemplates(mirror: PGlite): Promise<void> {
+  for (const template of ['template0', 'template1']) {
+    await mirror.query(`alter database ${template} is_template false`);
+    await mirror.query(`drop database ${template}`);
+  }
+  await mirror.query('checkpoint');
 }
 
 /** The statement in a read-only transaction that is always rolled back: a mirror answers many callers. */
