@@ -5,97 +5,15 @@
 // binding, expression parsing, compilation and the canonical package with its digest.
 // Runs on the compiled output: `npm run build && node bench/semantic-activation.mjs [datasets] [fields]`.
 // BENCH_SYNTAX=yaml (or json) measures one syntax only, so its first activation is the first in the process.
-import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { stringify } from 'yaml';
-import { PostgresDialect } from '../dist/adapters/postgres/postgres-dialect.js';
-import { activateVdb } from '../dist/core/semantic/vdb-activation.js';
-import { bundleProvider } from '../dist/plugins/semantic-bundle/bundle-provider.js';
+import { rmSync } from 'node:fs';
+import { generatedModel, PER_DOCUMENT } from './generated-model.mjs';
 
 const DATASETS = Number(process.argv[2] ?? 1_000);
 const FIELDS = Number(process.argv[3] ?? 20);
-const PER_DOCUMENT = 100;
 const RUNS = 5;
 const SYNTAXES = (process.env.BENCH_SYNTAX ?? 'json,yaml').split(',');
-const sha = (text) => createHash('sha256').update(text).digest('hex');
 
-function catalog() {
-  const relations = [];
-  for (let d = 0; d < DATASETS; d++) {
-    const columns = [{ name: 'id', nativeType: 'integer', logicalType: 'integer', nullable: false }];
-    if (d > 0) columns.push({ name: 'parent_id', nativeType: 'integer', logicalType: 'integer', nullable: false });
-    for (let f = columns.length; f < FIELDS; f++) columns.push({ name: `measure_${f}`, nativeType: 'numeric(12,2)', logicalType: 'decimal', nullable: true });
-    relations.push({
-      schema: 'bench', name: `table_${d}`, kind: 'table', columns, primaryKey: ['id'], uniqueKeys: [], datasource: 'bench_db',
-      foreignKeys: d > 0 ? [{ name: `table_${d}_parent_fkey`, columns: ['parent_id'], referencedSchema: 'bench', referencedRelation: `table_${d - 1}`, referencedColumns: ['id'] }] : [],
-    });
-  }
-  return { schemas: ['bench'], relations, functions: [] };
-}
-
-function model(first, count) {
-  const datasets = [];
-  const relationships = [];
-  const metrics = [];
-  for (let d = first; d < first + count; d++) {
-    const fields = [{ name: 'id', expression: { dialects: [{ dialect: 'ANSI_SQL', expression: 'id' }] }, logical_type: 'integer' }];
-    if (d > 0) fields.push({ name: 'parent_id', expression: { dialects: [{ dialect: 'ANSI_SQL', expression: 'parent_id' }] }, logical_type: 'integer' });
-    for (let f = fields.length; f < FIELDS; f++) {
-      fields.push({ name: `measure_${f}`, expression: { dialects: [{ dialect: 'ANSI_SQL', expression: `measure_${f}` }] }, logical_type: 'decimal', description: `Measure ${f} of dataset ${d}` });
-    }
-    datasets.push({ name: `dataset_${d}`, source: `table_${d}`, primary_key: ['id'], description: `Dataset ${d}`, ai_context: { synonyms: [`entity ${d}`] }, fields });
-    if (d > 0) relationships.push({ name: `dataset_${d}_to_parent`, from: `dataset_${d}`, to: `dataset_${d - 1}`, from_columns: ['parent_id'], to_columns: ['id'] });
-    const expression = d > 0 && d % 10 === 0
-      ? `SUM(dataset_${d}.measure_${FIELDS - 1}) / NULLIF(COUNT(DISTINCT dataset_${d - 1}.id), 0)`
-      : `SUM(dataset_${d}.measure_${FIELDS - 1})`;
-    metrics.push({ name: `metric_${d}`, expression: { dialects: [{ dialect: 'ANSI_SQL', expression }] } });
-  }
-  return { namespace: 'bench', imports: [], binding: { schema: 'bench' }, semantic_model: [{ name: `part_${first}`, datasets, relationships, metrics }] };
-}
-
-/** Writes the module as documents of 100 datasets; all share one namespace, so relationships cross documents. */
-function writeBundle(syntax) {
-  const dir = mkdtempSync(join(tmpdir(), `vdb-bench-${syntax}-`));
-  const moduleDir = join(dir, 'semantic', 'bench');
-  mkdirSync(moduleDir, { recursive: true });
-  mkdirSync(join(dir, 'vdbs'));
-  const documents = [];
-  let bytes = 0;
-  for (let first = 0; first < DATASETS; first += PER_DOCUMENT) {
-    const value = model(first, Math.min(PER_DOCUMENT, DATASETS - first));
-    const text = syntax === 'json' ? JSON.stringify(value) : stringify(value, { lineWidth: 0 });
-    const path = `part-${String(first).padStart(5, '0')}.osi.${syntax}`;
-    writeFileSync(join(moduleDir, path), text);
-    bytes += text.length;
-    documents.push({ path, mediaType: `application/vnd.osi+${syntax}`, sha256: sha(text) });
-  }
-  const manifest = stringify({ name: 'bench-semantic', version: '1.0.0', namespace: 'bench', documents });
-  writeFileSync(join(moduleDir, 'manifest.yaml'), manifest);
-  const file = join(dir, 'vdbs', 'bench.yaml');
-  writeFileSync(file, 'name: bench\nversion: "1"\ndatasource: bench_db\nschemas: [{ name: bench }]\n');
-  return { dir, file, bytes, manifestSha: sha(manifest) };
-}
-
-const dialect = new PostgresDialect('postgres');
-const provider = bundleProvider('bundle');
-
-async function activate(bundle, vdbCatalog) {
-  const vdb = {
-    name: 'bench', version: '1', datasource: 'bench_db', schemas: [{ name: 'bench', datasource: 'bench_db' }], file: bundle.file,
-    catalog: vdbCatalog, catalogRevision: 'sha256:bench',
-    semantic: { enabled: true, module: { uri: 'semantic/bench', name: 'bench-semantic', version: '1.0.0', sha256: bundle.manifestSha } },
-  };
-  const started = performance.now();
-  const activation = await activateVdb(vdb, {
-    descriptors: bundle.dir, provider: () => provider, defaultPolicy: 'isolate', dialectOf: () => dialect, generation: 1,
-  });
-  const ms = performance.now() - started;
-  if (activation.state !== 'active') throw new Error(`bench model did not activate: ${JSON.stringify(activation.diagnostics.slice(0, 3))}`);
-  return { ms, packageBytes: activation.package.canonicalJson.length };
-}
-
+const { catalog, writeBundle, activate } = generatedModel(DATASETS, FIELDS);
 const vdbCatalog = catalog();
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 console.log(`semantic activation: ${DATASETS} datasets x ${FIELDS} fields, ${DATASETS - 1} relationships, ${DATASETS} metrics; node ${process.version}`);

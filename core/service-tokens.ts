@@ -1,3 +1,4 @@
+import type { SemanticQueries } from './semantic-query/semantic-query-service.js';
 import type { InjectionToken } from 'tsyringe';
 import type { Logger } from 'pino';
 import type { AuthScheme } from './plugin-api/auth-scheme.js';
@@ -5,6 +6,7 @@ import type { ServiceConfig } from './config/config-types.js';
 import type { ExtensionRegistries } from './plugins/extension-registry.js';
 import type { DatasourceRegistry } from './sql/datasource-registry.js';
 import type { VdbRegistry } from './vdb/vdb-registry.js';
+import type { VdbHandles } from './vdb/vdb-handles.js';
 import type { SemanticRegistry } from './semantic/semantic-registry.js';
 import type { EndpointRegistry } from './endpoints/endpoint-registry.js';
 import type { TaskOrchestrator } from './tasks/task-orchestrator.js';
@@ -24,8 +26,12 @@ export const coreTokens = {
   authScheme: 'core.authScheme' as InjectionToken<AuthScheme>,
   datasources: 'core.datasources' as InjectionToken<DatasourceRegistry>,
   vdbs: 'core.vdbs' as InjectionToken<VdbRegistry>,
+  /** Each VDB with the datasources its statements run on (the SQL front door looks connections' databases up in it). */
+  vdbHandles: 'core.vdbHandles' as InjectionToken<VdbHandles>,
   /** Semantic activation of every VDB, done once at startup; absent while the service initializes. */
   semantic: 'core.semantic' as InjectionToken<SemanticRegistry>,
+  /** The semantic query compiler over the active packages; registered with `semantic`. */
+  semanticQueries: 'core.semanticQueries' as InjectionToken<SemanticQueries>,
   /** The query and action endpoints of the bundle, compiled and checked at startup. */
   endpoints: 'core.endpoints' as InjectionToken<EndpointRegistry>,
   /** The Task API's orchestrator, with the configured runtime transport. */

@@ -1,3 +1,4 @@
+import { SemanticQueries } from './semantic-query/semantic-query-service.js';
 import 'reflect-metadata';
 import type { Logger } from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
@@ -28,6 +29,7 @@ import { VdbHandles } from './vdb/vdb-handles.js';
 import type { RuntimeTransport } from './plugin-api/runtime-transport.js';
 import { TaskOrchestrator } from './tasks/task-orchestrator.js';
 import { ServiceMetrics } from './observe/service-metrics.js';
+import { SqlDoor } from './sql-door/sql-door.js';
 
 export interface ServiceOptions {
   configFile: string;
@@ -45,6 +47,8 @@ export interface ServiceOptions {
   checkOnly?: boolean;
   /** What gave `port` (`--port 9000`, `PORT=9000`), so a port that is taken names it instead of `server.port`. */
   portSetBy?: string;
+  /** Listen for SQL clients on this port instead of `sql.port`, when `sql.enabled` (tests use 0). */
+  sqlPort?: number;
 }
 
 /** Everything built before the server listens: what `validate` checks and `start` serves. */
@@ -65,6 +69,8 @@ export interface RunningService extends PreparedService {
   /** Base URL of the main listener. */
   url: string;
   adminUrl: string | undefined;
+  /** Where the SQL front door listens, when `sql.enabled`. */
+  sqlAddress: { host: string; port: number } | undefined;
 }
 
 /** How long in-flight requests may take to finish after SIGTERM before their connections are dropped. */
@@ -115,7 +121,9 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
     roleWarnings = governance.warnings;
     container.register(coreTokens.vdbs, { useValue: new VdbRegistry(vdbs) });
     container.register(coreTokens.semantic, { useValue: await activateSemantics(vdbs, config, container, logger) });
+    container.register(coreTokens.semanticQueries, { useValue: new SemanticQueries(container.resolve(coreTokens.semantic), datasources) });
     const handles = await VdbHandles.create(container.resolve(coreTokens.vdbs), (name) => datasources.open(name), config.sql);
+    container.register(coreTokens.vdbHandles, { useValue: handles });
     const endpoints = await loadEndpoints({
       descriptors: config.descriptors,
       engine: templateEngine(extensions),
@@ -132,7 +140,7 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
     transport = runtimeTransport(config, extensions);
     container.register(coreTokens.tasks, {
       useValue: new TaskOrchestrator({
-        config, vdbs: container.resolve(coreTokens.vdbs), handles, semantic: container.resolve(coreTokens.semantic), transport, logger, observer: metrics,
+        config, vdbs: container.resolve(coreTokens.vdbs), handles, semantic: container.resolve(coreTokens.semantic), semanticQueries: container.resolve(coreTokens.semanticQueries), transport, logger, observer: metrics,
       }),
     });
   } catch (error) {
@@ -201,10 +209,30 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (!(error instanceof ListenFailure)) throw error;
     throw new StartupError(listenFailureMessage(error, { configFile: displayPath(config.file), overriddenBy: options.portSetBy }), [], { cause: error });
   }
+  let door: SqlDoor | undefined;
+  try {
+    door = config.sql.enabled ? await startSqlDoor(config, container, logger, options.sqlPort) : undefined;
+  } catch (error) {
+    await listeners.close(0);
+    await prepared.close();
+    throw error;
+  }
   let closing: Promise<void> | undefined;
   const close = () => {
-    closing ??= listeners.close(DRAIN_MS).then(() => prepared.close());
+    closing ??= Promise.all([listeners.close(DRAIN_MS), door?.close()]).then(() => prepared.close());
     return closing;
   };
-  return { ...prepared, url: listeners.url, adminUrl: listeners.adminUrl, close };
+  return { ...prepared, url: listeners.url, adminUrl: listeners.adminUrl, sqlAddress: door?.address, close };
+}
+
+/** The SQL front door on `sql.host`:`sql.port` (docs/sql.md); a port that is taken stops startup, naming it. */
+async function startSqlDoor(config: ServiceConfig, container: DependencyContainer, logger: Logger, port: number | undefined): Promise<SqlDoor> {
+  const sql = port === undefined ? config.sql : { ...config.sql, port };
+  try {
+    return await SqlDoor.start({ config: sql, maxResultBytes: config.server.maxResultBytes, scheme: container.resolve(coreTokens.authScheme), handles: container.resolve(coreTokens.vdbHandles), logger });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code !== 'EADDRINUSE' && code !== 'EACCES' && code !== 'EADDRNOTAVAIL') throw error;
+    throw new StartupError(`sql.port: the SQL front door cannot listen on ${sql.host}:${sql.port} (${String(code)}); set sql.port in ${displayPath(config.file)}`, [], { cause: error });
+  }
 }

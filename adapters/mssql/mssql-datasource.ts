@@ -10,7 +10,7 @@ export class MssqlDatasource extends KnexDatasource {
     const keep = options.maxRows === undefined ? undefined : options.maxRows + 1;
     const result = await runTediousRequest(runner, sql, bindings, keep);
     const columns = result.columns.map((column) => ({ name: column.colName, ...mssqlCodec(column) }));
-    return encodeResult(columns, result.rows, { maxRows: options.maxRows, affectedRows: result.rowCount });
+    return encodeResult(columns, result.rows, { maxRows: options.maxRows, maxBytes: options.maxBytes, affectedRows: result.rowCount });
   }
 
   introspect(schemas: readonly string[]): Promise<Catalog> {

@@ -1,8 +1,10 @@
 import {
   DEFAULT_ACQUIRE_TIMEOUT_MS, DialectBase, createKnex, knexPool, nodeSqlParserGrammar,
-  type Datasource, type DatasourceSettings, type LogicalType, type PlaceholderStyle,
+  type Datasource, type DatasourceSettings, type LogicalType, type PlaceholderStyle, type PlannedRole, type RoleChange,
   type SqlGrammar, type SqlLexicon,
 } from '../../core/plugin-api/index.js';
+import { mssqlRoleChangeSql, mssqlRolePlan } from './mssql-roles.js';
+import { MSSQL_SEMANTIC_SYNTAX } from './mssql-semantic-syntax.js';
 import { MssqlDatasource } from './mssql-datasource.js';
 import { MSSQL_FUNCTIONS } from './mssql-functions.js';
 import { mssqlLogicalType } from './mssql-types.js';
@@ -58,6 +60,7 @@ export class MssqlDialect extends DialectBase {
   readonly placeholders = MSSQL_PLACEHOLDERS;
   override readonly identifierQuotes = ['[', ']'] as const;
   override readonly functionPolicy = MSSQL_FUNCTIONS;
+  override readonly semanticSyntax = MSSQL_SEMANTIC_SYNTAX;
 
   protected createGrammar(): SqlGrammar {
     return nodeSqlParserGrammar(this, {
@@ -91,6 +94,15 @@ export class MssqlDialect extends DialectBase {
       acquireConnectionTimeout: timeout,
     });
     return new MssqlDatasource(settings.name, this, client).verified();
+  }
+
+  /** The mapping of the data roles (docs/governed-execution.md), not run yet: `capabilities.enforcesRoles` is false. */
+  override roleChangeSql(change: RoleChange): string[] {
+    return mssqlRoleChangeSql(change, (name) => this.quoteIdentifier(name));
+  }
+
+  override rolePlan<T extends PlannedRole>(roles: readonly T[]): T[] {
+    return mssqlRolePlan(roles);
   }
 
   logicalType(nativeType: string): LogicalType {

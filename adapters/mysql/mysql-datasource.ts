@@ -1,6 +1,10 @@
 import type { Knex } from 'knex';
-import { readCatalog, KnexDatasource, encodeResult, type Catalog, type QueryOptions, type QueryResult, type RowReader } from '../../core/plugin-api/index.js';
+import {
+  deny, denialError, messageOf, type JsonValue, readCatalog, KnexDatasource, encodeResult, type Catalog, type ExecutionScope, type QueryOptions, type QueryResult,
+  type LoginHoldings, type RoleLogin, type RowReader, type SqlDialect, type SqlExecutor, type TransactionOptions,
+} from '../../core/plugin-api/index.js';
 import { mysqlIntrospectionQueries } from './mysql-introspector.js';
+import { readMysqlOwnPrivileges } from './mysql-roles.js';
 import { mysqlCodec, type MysqlField } from './mysql-types.js';
 
 /**
@@ -18,8 +22,92 @@ function firstResult([rows, fields]: MysqlRaw): [MysqlRows, MysqlField[] | undef
   return [rows as MysqlRows, fields as MysqlField[] | undefined];
 }
 
+/** Opens a pool logging in as `login`, each new connection running `setup` once. */
+export type LoginPoolOpener = (login: RoleLogin, setup: readonly string[]) => Knex;
+
+/**
+ * A MySQL or MariaDB datasource. A caller's statement (`QueryOptions.scope`, docs/governed-execution.md)
+ * runs on a pool logging in as the user of the caller's role, its connections set once to the scope
+ * (read-only, time limit): MySQL adds a role's privileges to the login's, so only a login of its own holds
+ * exactly the grants.
+ */
 export class MysqlDatasource extends KnexDatasource {
   private mariadb: Promise<boolean> | undefined;
+  private logins = new Map<string, RoleLogin>();
+  /** The pools of the scopes in use, by user, read-only mode and time limit. */
+  private readonly pinned = new Map<string, Knex>();
+
+  constructor(name: string, dialect: SqlDialect, knex: Knex, private readonly openLogin: LoginPoolOpener) {
+    super(name, dialect, knex);
+  }
+
+  override query(sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
+    const { scope } = options;
+    if (scope === undefined) return this.execute(this.knex, sql, bindings, options);
+    return this.scopePool(scope, options.timeoutMs).then((pool) => this.execute(pool, sql, bindings, options));
+  }
+
+  override async transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    const { scope, timeoutMs } = options;
+    if (scope === undefined) return super.transaction(work);
+    const pool = await this.scopePool(scope, timeoutMs);
+    return pool.transaction((trx) => work(this.executorOf(trx)));
+  }
+
+  /**
+   * Replaces the logins (and closes the pools of the previous ones), after checking that each connects;
+   * reads what each of the operator's holds.
+   */
+  async useRoleLogins(logins: readonly RoleLogin[]): Promise<LoginHoldings[]> {
+    const holdings: LoginHoldings[] = [];
+    for (const login of logins) {
+      const pool = this.openLogin(login, []);
+      try {
+        const rows = async (sql: string, bindings: readonly unknown[]) => {
+          const [found] = await this.run(sql, bindings, pool);
+          return Array.isArray(found) ? found as Record<string, JsonValue>[] : [];
+        };
+        if ('password' in login) await rows('select 1', []);
+        else holdings.push({ role: login.role, ...(await readMysqlOwnPrivileges(rows)) });
+      } catch (error) {
+        throw new Error(`user of database role ${login.role}: ${messageOf(error)}`);
+      } finally {
+        await pool.destroy();
+      }
+    }
+    const previous = [...this.pinned.values()];
+    this.pinned.clear();
+    this.logins = new Map(logins.map((login) => [login.role, login]));
+    await Promise.allSettled(previous.map((pool) => pool.destroy()));
+    return holdings;
+  }
+
+  /** Opened on first use; closed with the datasource or when the logins change. */
+  private async scopePool(scope: ExecutionScope, timeoutMs: number | undefined): Promise<Knex> {
+    const key = `${scope.role}\u0000${scope.readOnly}\u0000${timeoutMs ?? ''}`;
+    const open = this.pinned.get(key);
+    if (open) return open;
+    const login = this.logins.get(scope.role);
+    // a role set no user stands for (several data roles, users the operator made one per data role)
+    if (!login) throw denialError(deny('forbidden', `no database user stands for the caller's data roles (${scope.role})`));
+    const setup = [
+      ...(scope.readOnly ? ['set session transaction read only'] : []),
+      // a whole number of milliseconds: MariaDB takes seconds, MySQL milliseconds (SELECT only)
+      ...(timeoutMs === undefined ? [] : [await this.isMariadb()
+        ? `set session max_statement_time = ${Math.ceil(timeoutMs) / 1000}`
+        : `set session max_execution_time = ${Math.ceil(timeoutMs)}`]),
+    ];
+    const again = this.pinned.get(key);
+    if (again) return again;
+    const pool = this.openLogin(login, setup);
+    this.pinned.set(key, pool);
+    return pool;
+  }
+
+  protected override async release(): Promise<void> {
+    await Promise.allSettled([...this.pinned.values()].map((pool) => pool.destroy()));
+    await super.release();
+  }
 
   protected async execute(runner: Knex, sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
     const [rows, fields] = await this.run(sql, bindings, runner);
@@ -27,7 +115,7 @@ export class MysqlDatasource extends KnexDatasource {
       return encodeResult([], [], { affectedRows: Array.isArray(rows) ? 0 : (rows.affectedRows ?? 0) });
     }
     const columns = fields.map((field) => ({ name: field.name, ...mysqlCodec(field) }));
-    return encodeResult(columns, rows, { maxRows: options.maxRows });
+    return encodeResult(columns, rows, { maxRows: options.maxRows, maxBytes: options.maxBytes });
   }
 
   async introspect(schemas: readonly string[]): Promise<Catalog> {
@@ -43,7 +131,7 @@ export class MysqlDatasource extends KnexDatasource {
     return firstResult((await runner.raw(sql, bindings as Knex.RawBinding[])) as MysqlRaw);
   }
 
-  /** MariaDB reports JSON columns differently (see mysql-introspector.ts). */
+  /** MariaDB reports JSON columns differently (see mysql-introspector.ts), and limits time in seconds. */
   private async isMariadb(): Promise<boolean> {
     this.mariadb ??= this.run('select version() as version', []).then(
       ([rows]) => Array.isArray(rows) && String(rows[0]?.['version'] ?? '').includes('MariaDB'),

@@ -1,10 +1,14 @@
+import type { Knex } from 'knex';
 import {
   DEFAULT_ACQUIRE_TIMEOUT_MS, DialectBase, createKnex, knexPool, nodeSqlParserGrammar,
-  type Datasource, type DatasourceSettings, type DialectCapabilities, type LogicalType,
-  type PlaceholderStyle, type ServerConnectionFields, type SqlGrammar, type SqlLexicon,
+  type Datasource, type DatasourceSettings, type DialectCapabilities, type LogicalType, type PlannedRole,
+  type PlaceholderStyle, type RoleChange, type RoleLogin, type RoleState, type RoleStateRequest, type ServerConnectionFields,
+  type SqlExecutor, type SqlGrammar, type SqlLexicon,
 } from '../../core/plugin-api/index.js';
+import { MYSQL_SEMANTIC_SYNTAX } from './mysql-semantic-syntax.js';
 import { MysqlDatasource } from './mysql-datasource.js';
 import { MYSQL_FUNCTIONS } from './mysql-functions.js';
+import { MYSQL_PASSWORD_SQL, MYSQL_SYNC_END, mysqlRoleChangeSql, mysqlRolePlan, readMysqlRoles } from './mysql-roles.js';
 import { mysqlLogicalType } from './mysql-types.js';
 
 /** The datasource `connection` of a mysql datasource (plugin.json holds its JSON Schema). */
@@ -14,6 +18,18 @@ export type MysqlConnection = ServerConnectionFields;
 /** The callback connection mysql2 gives knex's pool hook. */
 interface PooledConnection {
   query(sql: string, callback: (error: Error | null) => void): void;
+}
+
+/** Runs `statements` one after another on a new connection, then hands it to the pool. */
+function setUp(statements: readonly string[]) {
+  return (conn: PooledConnection, done: (error: Error | null, conn: PooledConnection) => void): void => {
+    const next = (index: number): void => {
+      const sql = statements[index];
+      if (sql === undefined) return done(null, conn);
+      conn.query(sql, (error) => (error ? done(error, conn) : next(index + 1)));
+    };
+    next(0);
+  };
 }
 
 const MYSQL_LEXICON: SqlLexicon = {
@@ -34,14 +50,24 @@ function mysqlTextHazard(sql: string): string | undefined {
   return undefined;
 }
 
+/** `mysql://u:p@host:3306/?ssl=…` for `mysql://u:p@host:3306/db?ssl=…`. */
+function withoutDatabase(connectionString: string): string {
+  const url = new URL(connectionString);
+  url.pathname = '/';
+  return url.toString();
+}
+
 /** MySQL and MariaDB through mysql2, parsed with node-sql-parser's MySQL grammar. */
 export class MysqlDialect extends DialectBase {
   readonly family = 'mysql';
   readonly lexicon = MYSQL_LEXICON;
   readonly placeholders = MYSQL_PLACEHOLDERS;
-  override readonly capabilities: DialectCapabilities = { singleConnection: false, explain: true, enforcesRoles: false };
+  override readonly capabilities: DialectCapabilities = { singleConnection: false, explain: true, enforcesRoles: true };
   override readonly identifierQuotes = ['`', '`'] as const;
   override readonly functionPolicy = MYSQL_FUNCTIONS;
+  /** MySQL's limit on user names (MariaDB takes 80): one name on both. */
+  override readonly maxRoleNameBytes = 32;
+  override readonly semanticSyntax = MYSQL_SEMANTIC_SYNTAX;
 
   protected createGrammar(): SqlGrammar {
     return nodeSqlParserGrammar(this, {
@@ -50,9 +76,8 @@ export class MysqlDialect extends DialectBase {
   }
 
   async open(settings: DatasourceSettings): Promise<Datasource> {
-    const connection = settings.connection as MysqlConnection;
     const timeout = settings.pool.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS;
-    const client = createKnex({
+    const config = (connection: MysqlConnection, setup: readonly string[]): Knex.Config => ({
       client: 'mysql2',
       connection: {
         ...(connection.connectionString === undefined
@@ -72,13 +97,41 @@ export class MysqlDialect extends DialectBase {
       pool: {
         ...knexPool(settings.pool),
         // TIMESTAMP columns hold instants: read them in UTC so they encode with `Z`.
-        afterCreate: (conn: PooledConnection, done: (error: Error | null, conn: PooledConnection) => void) => {
-          conn.query("set time_zone = '+00:00'", (error) => done(error, conn));
-        },
+        afterCreate: setUp(["set time_zone = '+00:00'", ...setup]),
       },
       acquireConnectionTimeout: timeout,
     });
-    return new MysqlDatasource(settings.name, this, client).verified();
+    const own = settings.connection as MysqlConnection;
+    const openLogin = (login: RoleLogin, setup: readonly string[]): Knex => {
+      if (!('password' in login)) return createKnex(config(login.connection as MysqlConnection, setup));
+      // the sync's users: the datasource's server as the user with this start's password, without a default
+      // database (a user may hold nothing in it; every name a caller's statement uses is qualified)
+      const server = own.connectionString === undefined ? { ...own, database: undefined } : { connectionString: withoutDatabase(own.connectionString) };
+      const base = config(server, setup);
+      // mysql2 lets `user` and `password` override those of the `uri`
+      return createKnex({ ...base, connection: { ...(base.connection as Record<string, unknown>), user: login.role, password: login.password } });
+    };
+    return new MysqlDatasource(settings.name, this, createKnex(config(own, [])), openLogin).verified();
+  }
+
+  override readRoles(executor: SqlExecutor, request: RoleStateRequest): Promise<RoleState> {
+    return readMysqlRoles(executor, request);
+  }
+
+  override roleChangeSql(change: RoleChange): string[] {
+    return mysqlRoleChangeSql(change, (name) => this.quoteIdentifier(name));
+  }
+
+  override rolePlan<T extends PlannedRole>(roles: readonly T[]): T[] {
+    return mysqlRolePlan(roles);
+  }
+
+  override loginPasswordSql(): string {
+    return MYSQL_PASSWORD_SQL;
+  }
+
+  override roleSyncEndSql(): string[] {
+    return MYSQL_SYNC_END;
   }
 
   logicalType(nativeType: string): LogicalType {

@@ -9,7 +9,7 @@ export class OracleDatasource extends KnexDatasource {
     // One row beyond the limit tells whether the result was cut.
     const result = await runOracleStatement(runner, sql, bindings, options.maxRows === undefined ? 0 : options.maxRows + 1);
     const columns = result.columns.map((column) => ({ name: column.name, ...oracleCodec(column) }));
-    return encodeResult(columns, result.rows, { maxRows: options.maxRows, affectedRows: result.rowsAffected });
+    return encodeResult(columns, result.rows, { maxRows: options.maxRows, maxBytes: options.maxBytes, affectedRows: result.rowsAffected });
   }
 
   introspect(schemas: readonly string[]): Promise<Catalog> {

@@ -1,8 +1,10 @@
 import {
   DEFAULT_ACQUIRE_TIMEOUT_MS, DialectBase, createKnex, knexPool, nodeSqlParserGrammar,
-  type Datasource, type DatasourceSettings, type LogicalType, type PlaceholderStyle,
+  type Datasource, type DatasourceSettings, type LogicalType, type PlaceholderStyle, type PlannedRole, type RoleChange,
   type SqlGrammar, type SqlLexicon,
 } from '../../core/plugin-api/index.js';
+import { oracleRoleChangeSql, oracleRolePlan } from './oracle-roles.js';
+import { ORACLE_SEMANTIC_SYNTAX } from './oracle-semantic-syntax.js';
 import { OracleDatasource } from './oracle-datasource.js';
 import { ORACLE_FUNCTIONS } from './oracle-functions.js';
 import { ORACLE_SESSION_SQL, type OracleConnection } from './oracle-statement.js';
@@ -50,6 +52,7 @@ export class OracleDialect extends DialectBase {
   readonly placeholders = ORACLE_PLACEHOLDERS;
   override readonly unquotedCase = 'upper';
   override readonly functionPolicy = ORACLE_FUNCTIONS;
+  override readonly semanticSyntax = ORACLE_SEMANTIC_SYNTAX;
 
   protected createGrammar(): SqlGrammar {
     return nodeSqlParserGrammar(this, {
@@ -83,6 +86,15 @@ export class OracleDialect extends DialectBase {
       acquireConnectionTimeout: timeout,
     });
     return new OracleDatasource(settings.name, this, client, 'select 1 from dual').verified();
+  }
+
+  /** The mapping of the data roles (docs/governed-execution.md), not run yet: `capabilities.enforcesRoles` is false. */
+  override roleChangeSql(change: RoleChange): string[] {
+    return oracleRoleChangeSql(change, (name) => this.quoteIdentifier(name));
+  }
+
+  override rolePlan<T extends PlannedRole>(roles: readonly T[]): T[] {
+    return oracleRolePlan(roles);
   }
 
   logicalType(nativeType: string): LogicalType {

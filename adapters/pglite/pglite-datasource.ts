@@ -14,8 +14,9 @@ import { AUTHENTICATOR, grantAuthenticator } from './pglite-session.js';
  * statement is bounded by its time limit, and the event loop stays free while it runs. Statements take
  * knex's `?` bindings, numbered by the knex instance; values and types map as for PostgreSQL.
  *
- * A caller's statement (`QueryOptions.scope`, docs/governed-execution.md) runs in a transaction of its own
- * set to the caller's role and read-only mode: the one connection cannot be pinned to a role.
+ * A caller's statement (`QueryOptions.scope`, docs/governed-execution.md) runs on the session set to the
+ * caller's role and read-only mode, which the worker changes only when the scope does (as PostgreSQL's
+ * pinned pools); a transaction with a scope begins as the login and sets its role for itself.
  */
 export class PgliteDatasource implements Datasource {
   private closing: Promise<void> | undefined;
@@ -24,16 +25,19 @@ export class PgliteDatasource implements Datasource {
 
   query(sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
     const { scope, ...statement } = options;
-    if (scope === undefined) return this.execute(sql, bindings, statement);
-    return this.transaction((transaction) => transaction.query(sql, bindings, statement), { scope, timeoutMs: options.timeoutMs });
+    return this.execute(sql, bindings, scope === undefined ? statement : { ...statement, scope });
   }
 
   /**
    * BEGIN and COMMIT on the single session. A statement of `work` over its limit ends the worker, and the
    * transaction with it: its later statements and its COMMIT fail with 25P02.
    */
-  async transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-    const epoch = await this.host.begin();
+  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    return this.run(work, options, undefined);
+  }
+
+  private async run<T>(work: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions, signal: AbortSignal | undefined): Promise<T> {
+    const epoch = await this.host.begin({ signal });
     let result: T;
     try {
       if (options.scope) await this.enterScope(options.scope, epoch);
@@ -102,7 +106,7 @@ export class PgliteDatasource implements Datasource {
   private async execute(sql: string, bindings: readonly unknown[], options: StatementOptions): Promise<QueryResult> {
     const result = await this.host.query(...this.numbered(sql, bindings), options);
     const columns = result.fields.map((field) => ({ name: field.name, ...postgresCodec(field.dataTypeID) }));
-    return encodeResult(columns, result.rows, { maxRows: options.maxRows, affectedRows: result.affectedRows });
+    return encodeResult(columns, result.rows, { maxRows: options.maxRows, maxBytes: options.maxBytes, affectedRows: result.affectedRows });
   }
 
   /** `?` → `$n` and the values as knex's pg client prepares them. */

@@ -1,6 +1,6 @@
 import { TEXT_OIDS } from '../postgres/postgres-types.js';
 import { statementCanceled, transactionAborted, connectionFailure } from './pglite-errors.js';
-import type { PgliteRows, PgliteSetup } from './pglite-messages.js';
+import type { PgliteRows, PgliteSetup, SessionScope } from './pglite-messages.js';
 import { PgliteThread, type RequestLimit } from './pglite-thread.js';
 
 /** A statement's time limit when its caller gives none: nothing may hold the single connection forever. */
@@ -18,8 +18,12 @@ export interface StatementOptions {
   signal?: AbortSignal | undefined;
   /** Only this many rows (plus one, to tell a cut) cross from the worker. */
   maxRows?: number | undefined;
+  /** Only rows within this many bytes (plus the one past it) cross from the worker (`QueryOptions.maxBytes`). */
+  maxBytes?: number | undefined;
   /** The transaction's epoch (from `begin`): the statement fails (25P02) if its worker was ended since. */
   epoch?: number | undefined;
+  /** A caller's statement outside a transaction: the role and mode it runs in (pglite-messages.ts). */
+  scope?: SessionScope | undefined;
 }
 
 interface Job {
@@ -66,7 +70,11 @@ export class PgliteHost {
 
   /** One statement with `$n` parameters. */
   query(sql: string, params: unknown[], options: StatementOptions = {}): Promise<PgliteRows> {
-    const command = { kind: 'query' as const, sql, params, ...(options.maxRows === undefined ? {} : { maxRows: options.maxRows }) };
+    const { maxRows, maxBytes, scope } = options;
+    const command = {
+      kind: 'query' as const, sql, params,
+      ...(maxRows === undefined ? {} : { maxRows }), ...(maxBytes === undefined ? {} : { maxBytes }), ...(scope === undefined ? {} : { scope }),
+    };
     return this.onThread(options, (thread) => thread.request(command, limitOf(options)));
   }
 
@@ -77,7 +85,7 @@ export class PgliteHost {
     });
   }
 
-  /** Runs BEGIN; resolves with the epoch the transaction's statements must give. */
+  /** Runs BEGIN, as the session's login (set back from a caller's scope); resolves with the epoch the transaction's statements must give. */
   begin(options: StatementOptions = {}): Promise<number> {
     return this.onThread(options, async (thread) => {
       await thread.request({ kind: 'query', sql: 'begin', params: [] }, limitOf(options));

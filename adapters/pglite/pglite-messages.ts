@@ -16,18 +16,30 @@ export interface PgliteSetup {
   textOids: readonly number[];
 }
 
-/** The part of a PGlite result that crosses back: rows (at most `maxRows` + 1 of them) and their fields. */
+/** The part of a PGlite result that crosses back: rows (within the query's limits, plus one) and their fields. */
 export interface PgliteRows {
   rows: Record<string, unknown>[];
   fields: { name: string; dataTypeID: number }[];
   affectedRows: number;
 }
 
+/** The database role a caller's statement runs as, and whether it may only read. */
+export interface SessionScope {
+  role: string;
+  readOnly: boolean;
+}
+
 /** A request without its id, as the main thread words it. */
 export type PgliteCommand =
   | { kind: 'open'; setup: PgliteSetup }
-  /** One statement with `$n` parameters (extended protocol). */
-  | { kind: 'query'; sql: string; params: unknown[]; maxRows?: number }
+  /**
+   * One statement with `$n` parameters (extended protocol). At most `maxRows` + 1 rows cross back, and only
+   * while their size stays within `maxBytes` (plus the row that overran it): the main thread then cuts exactly.
+   * With `scope` it runs as that role (read-only where asked): the worker sets its session to the scope when it
+   * differs from the last one, and the session stays there; every other command puts the session back to its
+   * login first.
+   */
+  | { kind: 'query'; sql: string; params: unknown[]; maxRows?: number; maxBytes?: number; scope?: SessionScope }
   /** A script of any number of statements, without parameters (simple protocol). */
   | { kind: 'exec'; sql: string }
   /** The database files as a gzipped tarball. */

@@ -6,13 +6,15 @@
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
-import type { PgliteAnswers, PgliteReply, PgliteRequest, WireError } from './pglite-messages.js';
+import type { PgliteAnswers, PgliteReply, PgliteRequest, SessionScope, WireError } from './pglite-messages.js';
 import { pgliteTypeParsers } from './pglite-types.js';
 
 if (parentPort === null) throw new Error('pglite-worker.js runs as a worker thread');
 const port: MessagePort = parentPort;
 
 let db: PGlite | undefined;
+/** Whether the session may be away from its login's own role and mode (a caller's statement ran last). */
+let scoped = false;
 
 // The main thread sends one request at a time (pglite-host.ts).
 port.on('message', (request: PgliteRequest) => void answer(request));
@@ -50,15 +52,16 @@ async function perform(request: PgliteRequest): Promise<PgliteAnswers[keyof Pgli
       });
       // PGlite's `username` only runs SET ROLE: session_user stays the superuser, and RESET ROLE is back to it.
       if (sessionUser !== undefined) await db.exec(`set session authorization "${sessionUser.replaceAll('"', '""')}"`);
+      scoped = false;
       return null;
     }
     case 'query': {
+      await enterScope(request.scope);
       const result = await opened().query<Record<string, unknown>>(request.sql, request.params);
-      // one row past maxRows tells the caller the result was cut; the rest need not cross
-      const rows = request.maxRows === undefined ? result.rows : result.rows.slice(0, request.maxRows + 1);
-      return { rows, fields: result.fields, affectedRows: result.affectedRows ?? 0 };
+      return { rows: withinLimits(result.rows, request.maxRows, request.maxBytes), fields: result.fields, affectedRows: result.affectedRows ?? 0 };
     }
     case 'exec':
+      await enterScope(undefined);
       await opened().exec(request.sql);
       return null;
     case 'dump': {
@@ -70,6 +73,50 @@ async function perform(request: PgliteRequest): Promise<PgliteAnswers[keyof Pgli
       db = undefined;
       return null;
   }
+}
+
+/**
+ * The rows that cross to the main thread: one past `maxRows`, or past `maxBytes`, tells it the result was
+ * cut; the rest need not cross. A row's size here is at most its JSON's (the main thread counts exactly,
+ * after encoding), so no row the main thread would keep is left behind.
+ */
+function withinLimits(rows: Record<string, unknown>[], maxRows: number | undefined, maxBytes: number | undefined): Record<string, unknown>[] {
+  const kept = maxRows === undefined ? rows : rows.slice(0, maxRows + 1);
+  if (maxBytes === undefined) return kept;
+  let bytes = 2;
+  for (const [index, row] of kept.entries()) {
+    bytes += rowSize(row);
+    if (bytes > maxBytes) return kept.slice(0, index + 1);
+  }
+  return kept;
+}
+
+/** A lower bound of the row's JSON: the characters of its text values, the bytes of its binary ones. */
+function rowSize(row: Record<string, unknown>): number {
+  let size = 0;
+  for (const value of Object.values(row)) {
+    if (typeof value === 'string') size += value.length;
+    else if (value instanceof Uint8Array) size += value.byteLength;
+    else if (value !== null && typeof value === 'object' && !(value instanceof Date)) size += JSON.stringify(value, (_key, inner: unknown) => (typeof inner === 'bigint' ? inner.toString() : inner)).length;
+  }
+  return size;
+}
+
+/**
+ * Sets the session to `scope` (SET ROLE, SET default_transaction_read_only) before each caller's statement,
+ * in the same call to the worker: one call from the main thread, not four (BEGIN, SET LOCAL, the statement,
+ * COMMIT). It is set again every time, never assumed from the last statement, so that a statement which got
+ * past the analyzer and changed its session cannot hand that to the next caller. Undefined puts the session
+ * back to its login (SET ROLE NONE) after a caller's statement, so that the service's own statements and
+ * transactions start from it.
+ */
+async function enterScope(scope: SessionScope | undefined): Promise<void> {
+  if (scope === undefined && !scoped) return;
+  await opened().query(
+    "select pg_catalog.set_config('role', $1, false), pg_catalog.set_config('default_transaction_read_only', $2, false)",
+    [scope?.role ?? 'none', scope?.readOnly === true ? 'on' : 'off'],
+  );
+  scoped = scope !== undefined;
 }
 
 function opened(): PGlite {

@@ -4,15 +4,10 @@ import {
   type SqlDialect, type SqlExecutor, type TransactionOptions,
 } from '../../core/plugin-api/index.js';
 import type { Knex } from 'knex';
+import type { PgResult } from './pg-statement.js';
 import { postgresIntrospectionQueries } from './postgres-introspector.js';
+import { streamStatement, type StreamingClient } from './postgres-stream.js';
 import { postgresCodec } from './postgres-types.js';
-
-/** The part of a pg result that knex.raw hands back. */
-interface PgResult {
-  rows: Record<string, unknown>[];
-  fields: { name: string; dataTypeID: number }[];
-  rowCount?: number | null;
-}
 
 /** knex.raw on pg returns one result, or one per statement when the text holds several. */
 async function runRaw(knex: Knex, sql: string, bindings: readonly unknown[]): Promise<PgResult> {
@@ -23,7 +18,7 @@ async function runRaw(knex: Knex, sql: string, bindings: readonly unknown[]): Pr
 
 /** What the datasource uses of knex's pg client: its pool and its `?` → `$n` rewriting. */
 interface KnexPgClient {
-  acquireConnection(): Promise<{ query(query: { text: string; values: unknown[]; name?: string }): Promise<PgResult | PgResult[]> }>;
+  acquireConnection(): Promise<StreamingClient>;
   releaseConnection(connection: unknown): Promise<void>;
   positionBindings(sql: string): string;
 }
@@ -85,7 +80,8 @@ export class PostgresDatasource extends KnexDatasource {
     const { scope } = options;
     if (scope === undefined) return this.execute(this.knex, sql, bindings, options);
     if (this.openPinned) return this.execute(this.pinnedPool(this.openPinned, scope, options.timeoutMs), sql, bindings, options);
-    return this.transaction((transaction) => transaction.query(sql, bindings, { maxRows: options.maxRows }), { scope, timeoutMs: options.timeoutMs });
+    const { maxRows, maxBytes } = options;
+    return this.transaction((transaction) => transaction.query(sql, bindings, { maxRows, maxBytes }), { scope, timeoutMs: options.timeoutMs });
   }
 
   override transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
@@ -99,9 +95,10 @@ export class PostgresDatasource extends KnexDatasource {
   }
 
   protected async execute(runner: Knex, sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
-    const result = runner.isTransaction === true ? await runRaw(runner, sql, bindings) : await this.pooledQuery(sql, bindings, runner);
+    if (runner.isTransaction !== true) return this.pooledQuery(sql, bindings, runner, options);
+    const result = await runRaw(runner, sql, bindings);
     const columns = result.fields.map((field) => ({ name: field.name, ...postgresCodec(field.dataTypeID) }));
-    return encodeResult(columns, result.rows, { maxRows: options.maxRows, affectedRows: result.rowCount ?? 0 });
+    return encodeResult(columns, result.rows, { maxRows: options.maxRows, maxBytes: options.maxBytes, affectedRows: result.rowCount ?? 0 });
   }
 
   /** Opened on first use; closed with the datasource (an idle connection leaves the pool after its idle timeout). */
@@ -125,9 +122,11 @@ export class PostgresDatasource extends KnexDatasource {
 
   /**
    * A statement outside a transaction, on a pooled pg connection directly: knex.raw's query pipeline costs
-   * about as much as a simple indexed query (bench/README.md). Transactions keep going through knex.
+   * about as much as a simple indexed query (bench/README.md). Its rows are read as they arrive, within the
+   * limits of `options`, and the statement is cancelled on the server once cut or aborted
+   * (postgres-stream.ts). Transactions keep going through knex.
    */
-  protected async pooledQuery(sql: string, bindings: readonly unknown[], pool: Knex = this.knex): Promise<PgResult> {
+  protected async pooledQuery(sql: string, bindings: readonly unknown[], pool: Knex = this.knex, options: QueryOptions = {}): Promise<QueryResult> {
     const client = pool.client as unknown as KnexPgClient;
     let native = nativeTexts.get(sql);
     if (native === undefined) {
@@ -141,17 +140,14 @@ export class PostgresDatasource extends KnexDatasource {
     const connection = await client.acquireConnection();
     try {
       const values = [...bindings];
-      let result: PgResult | PgResult[];
       try {
-        result = await connection.query(native.name === undefined ? { text: native.text, values } : { text: native.text, name: native.name, values });
+        return await streamStatement(connection, native.name === undefined ? { text: native.text, values } : { text: native.text, name: native.name, values }, options);
       } catch (error) {
         // DDL changed what a prepared statement returns: this connection's plan is stale, run it unnamed
         if (native.name === undefined || (error as { code?: unknown }).code !== '0A000') throw error;
         nativeTexts.set(sql, { text: native.text, name: undefined });
-        result = await connection.query({ text: native.text, values });
+        return await streamStatement(connection, { text: native.text, values }, options);
       }
-      // a text of several statements (no values) answers one result each, as knex.raw does
-      return (Array.isArray(result) ? result.at(-1) : result) ?? { rows: [], fields: [], rowCount: 0 };
     } finally {
       await client.releaseConnection(connection);
     }

@@ -15,8 +15,15 @@ export async function readPostgresRoles(executor: SqlExecutor, request: RoleStat
   const text = (row: Row, column: string) => String(row[column]);
   // syncs of several instances run one after another, each reading what the previous one wrote
   if (request.lock) await rows(`select pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('vdb-service data roles'))`, []);
+  // the roles the sync created, planned or not: what those no data role stands for any more hold is read too
+  const marked = (await rows(`select r.rolname, substr(d.description, ${ROLE_MARK.length + 1}) as vdb_name
+from pg_catalog.pg_roles r
+join pg_catalog.pg_shdescription d on d.objoid = r.oid and d.classoid = 'pg_catalog.pg_authid'::pg_catalog.regclass
+where starts_with(d.description, ?)`, [ROLE_MARK])).map((row) => ({ role: text(row, 'rolname'), vdb: text(row, 'vdb_name') }));
+  const planned = new Set(request.roles);
   // `in ()` does not parse: an empty list stands as the empty name, which no role has
-  const roles = request.roles.length > 0 ? request.roles : [''];
+  const roles = [...request.roles, ...marked.map((mark) => mark.role).filter((role) => !planned.has(role))];
+  if (roles.length === 0) roles.push('');
   const inRoles = `in (${placeholders(roles)})`;
   const schemas = request.schemas.length > 0 ? request.schemas : [''];
   const inSchemas = `in (${placeholders(schemas)})`;
@@ -50,6 +57,23 @@ cross join lateral pg_catalog.aclexplode(att.attacl) a
 join pg_catalog.pg_roles g on g.oid = a.grantee
 where att.attacl is not null and att.attnum > 0 and not att.attisdropped and g.rolname ${inRoles}`, roles);
 
+  // user routines of the planned schemas (not of an extension, not triggers: none can be called in a query);
+  // no ACL means the default one: PUBLIC may execute
+  const routineAcl = await rows(`select coalesce(g.rolname, '') as grantee, n.nspname as schema_name, p.proname as routine_name,
+  pg_catalog.pg_get_function_identity_arguments(p.oid) as arguments, lower(a.privilege_type) as action
+from pg_catalog.pg_proc p
+join pg_catalog.pg_namespace n on n.oid = p.pronamespace
+cross join lateral pg_catalog.aclexplode(coalesce(p.proacl, pg_catalog.acldefault('f', p.proowner))) a
+left join pg_catalog.pg_roles g on g.oid = a.grantee
+where g.rolname ${inRoles} or (a.grantee = 0 and n.nspname ${inSchemas}
+  and p.prorettype not in ('pg_catalog.trigger'::pg_catalog.regtype, 'pg_catalog.event_trigger'::pg_catalog.regtype)
+  and not exists (select 1 from pg_catalog.pg_depend d
+    where d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass and d.objid = p.oid and d.deptype = 'e'))`, [...roles, ...schemas]);
+  const routines = (await rows(`select n.nspname as schema_name, p.proname as routine_name, pg_catalog.pg_get_function_identity_arguments(p.oid) as arguments
+from pg_catalog.pg_proc p
+join pg_catalog.pg_namespace n on n.oid = p.pronamespace
+where n.nspname ${inSchemas}`, schemas)).map((row) => ({ schema: text(row, 'schema_name'), routine: text(row, 'routine_name'), arguments: text(row, 'arguments') }));
+
   const privileges: { role: string; privilege: RolePrivilege }[] = [];
   const publicPrivileges: RolePrivilege[] = [];
   for (const row of schemaAcl) {
@@ -64,6 +88,13 @@ where att.attacl is not null and att.attnum > 0 and not att.attisdropped and g.r
     } else {
       privileges.push({ role: text(row, 'grantee'), privilege });
     }
+  }
+  for (const row of routineAcl) {
+    const privilege: RolePrivilege = {
+      kind: 'routine', action: text(row, 'action'), schema: text(row, 'schema_name'), routine: text(row, 'routine_name'), arguments: text(row, 'arguments'),
+    };
+    if (text(row, 'grantee') === '') publicPrivileges.push(privilege);
+    else privileges.push({ role: text(row, 'grantee'), privilege });
   }
   for (const row of columnAcl) {
     privileges.push({
@@ -98,15 +129,28 @@ where r.rolname ${inRoles} and case when pg_catalog.current_setting('server_vers
     privileges,
     publicPrivileges,
     ownedSequences,
+    routines,
+    marked,
     login: { name: login ? text(login, 'name') : '', superuser: login?.['superuser'] === true, canBecome },
   };
 }
+
+/**
+ * How the sync marks the roles it creates (a comment on the role, followed by the VDB's name): only a role
+ * so marked is ever dropped, never one the operator made, even of the same name.
+ */
+const ROLE_MARK = 'vdb-service data role of VDB ';
 
 /** The statements of one change; `quote` is the dialect's `quoteIdentifier`. */
 export function postgresRoleChangeSql(change: RoleChange, quote: (name: string) => string): string[] {
   switch (change.kind) {
     case 'create':
-      return [`create role ${quote(change.role)} nologin ${change.inherit ? 'inherit' : 'noinherit'}`];
+      return [
+        `create role ${quote(change.role)} nologin ${change.inherit ? 'inherit' : 'noinherit'}`,
+        `comment on role ${quote(change.role)} is '${`${ROLE_MARK}${change.vdb}`.replaceAll("'", "''")}'`,
+      ];
+    case 'drop':
+      return [`drop role ${quote(change.role)}`];
     case 'grantMembership':
       return [`grant ${quote(change.memberOf)} to ${quote(change.role)}`];
     case 'revokeMembership':
@@ -131,5 +175,8 @@ function privilegeOn(privilege: RolePrivilege, quote: (name: string) => string):
       return `${privilege.action} (${quote(privilege.column)}) on table ${quote(privilege.schema)}.${quote(privilege.relation)}`;
     case 'sequence':
       return `${privilege.action} on sequence ${quote(privilege.schema)}.${quote(privilege.sequence)}`;
+    case 'routine':
+      // the identity arguments as pg_get_function_identity_arguments wrote them, names and types quoted by the server
+      return `${privilege.action} on routine ${quote(privilege.schema)}.${quote(privilege.routine)}(${privilege.arguments ?? ''})`;
   }
 }

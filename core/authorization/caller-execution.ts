@@ -18,9 +18,11 @@ export interface CallerRun {
   /**
    * Where set (query endpoints, task queries: statements whose text the caller shapes), the server refuses
    * any row larger than this before sending it (`SqlDialect.boundRowBytes`): no value the process cannot
-   * hold reaches the driver.
+   * hold reaches the driver. The result budget of the route: a row over it could never be answered.
    */
   maxRowBytes?: number;
+  /** Aborted when the request or task has ended: a statement still running is cancelled on the server. */
+  signal?: AbortSignal | undefined;
 }
 
 /** A caller's statements on one datasource. */
@@ -38,13 +40,14 @@ export interface CallerExecutor extends SqlExecutor {
  */
 export function callerExecutor(datasource: Datasource, vdb: VirtualDatabase, grants: CallerGrants, run: CallerRun): CallerExecutor {
   const scope = executionScope(datasource, vdb, grants, run.readOnly);
-  const { timeoutMs, maxRowBytes } = run;
+  const { timeoutMs, maxRowBytes, signal } = run;
+  const limits = signal === undefined ? { timeoutMs, scope } : { timeoutMs, scope, signal };
   return {
     query: (sql, bindings, options) => {
       const bounded = maxRowBytes === undefined ? undefined : datasource.dialect.boundRowBytes(sql);
       return bounded === undefined
-        ? datasource.query(sql, bindings, { ...options, timeoutMs, scope })
-        : datasource.query(bounded, [...bindings, maxRowBytes], { ...options, timeoutMs, scope });
+        ? datasource.query(sql, bindings, { ...options, ...limits })
+        : datasource.query(bounded, [...bindings, maxRowBytes], { ...options, ...limits });
     },
     transaction: (work) => datasource.transaction(work, { scope, timeoutMs }),
   };
@@ -55,7 +58,7 @@ const scopes = new Map<string, { readOnly: ExecutionScope; readWrite: ExecutionS
 
 function executionScope(datasource: Datasource, vdb: VirtualDatabase, grants: CallerGrants, readOnly: boolean): ExecutionScope | undefined {
   if (!datasource.dialect.capabilities.enforcesRoles) return undefined;
-  const role = callerRole(vdb, grants);
+  const role = callerRole(vdb, grants, datasource.dialect.maxRoleNameBytes);
   if (role === undefined) {
     const reason = grants.access === 'unavailable'
       ? 'the caller has no data role on this VDB'
@@ -67,5 +70,3 @@ function executionScope(datasource: Datasource, vdb: VirtualDatabase, grants: Ca
   return readOnly ? pair.readOnly : pair.readWrite;
 }
 
-/** The largest row a caller's query returns: a driver holds each value whole in memory. */
-export const MAX_ROW_BYTES = 16 * 1024 * 1024;

@@ -7,13 +7,21 @@ import type { PlannedRole, RoleChange, RolePrivilege, RoleState } from '../plugi
 /**
  * The changes, in the order they must run: roles created, memberships granted, privileges revoked, then
  * granted (revoking a relation's privilege also revokes that privilege on its columns, so the columns the
- * plan keeps are granted again), memberships revoked last.
+ * plan keeps are granted again), memberships revoked, and last the roles dropped: those the sync created
+ * (`RoleState.marked`) for a VDB it plans that no planned role is any more, once their privileges are revoked.
  */
 export function roleChanges(planned: readonly PlannedRole[], state: RoleState): RoleChange[] {
   const existing = new Set(state.existing);
   const creates: RoleChange[] = planned
     .filter((role) => !existing.has(role.name))
-    .map((role) => ({ kind: 'create', role: role.name, inherit: role.memberOf.length > 0 }));
+    .map((role) => ({ kind: 'create', role: role.name, inherit: role.memberOf.length > 0, vdb: role.vdb }));
+  const plannedNames = new Set(planned.map((role) => role.name));
+  const plannedVdbs = new Set(planned.map((role) => role.vdb));
+  const stale = [...new Set(state.marked.filter((mark) => plannedVdbs.has(mark.vdb) && !plannedNames.has(mark.role)).map((mark) => mark.role))];
+  const staleRevokes: RoleChange[] = stale.flatMap((role) => state.privileges
+    .filter((entry) => entry.role === role)
+    .map(({ privilege }): RoleChange => ({ kind: 'revoke', role, privilege })));
+  const drops: RoleChange[] = stale.map((role) => ({ kind: 'drop', role }));
 
   const memberships = new Set(state.memberships.map(({ role, memberOf }) => pairKey(role, memberOf)));
   const wantedMemberships = new Set(planned.flatMap((role) => role.memberOf.map((memberOf) => pairKey(role.name, memberOf))));
@@ -24,11 +32,11 @@ export function roleChanges(planned: readonly PlannedRole[], state: RoleState): 
   if (!state.login.superuser) {
     const reachable = new Set(state.login.canBecome);
     for (const role of planned) {
-      if (!reachable.has(role.name)) grantsOfMembership.push({ kind: 'grantMembership', role: state.login.name, memberOf: role.name });
+      if (!reachable.has(role.name)) grantsOfMembership.push({ kind: 'grantMembership', role: state.login.name, memberOf: role.name, login: true });
     }
   }
   const revokesOfMembership: RoleChange[] = state.memberships
-    .filter(({ role, memberOf }) => !wantedMemberships.has(pairKey(role, memberOf)))
+    .filter(({ role, memberOf }) => plannedNames.has(role) && !wantedMemberships.has(pairKey(role, memberOf)))
     .map(({ role, memberOf }) => ({ kind: 'revokeMembership', role, memberOf }));
 
   const revokes: RoleChange[] = [];
@@ -47,7 +55,7 @@ export function roleChanges(planned: readonly PlannedRole[], state: RoleState): 
       if (!held.has(key) || lostWithRelation) grants.push({ kind: 'grant', role: role.name, privilege });
     }
   }
-  return [...creates, ...grantsOfMembership, ...revokes, ...grants, ...revokesOfMembership];
+  return [...creates, ...grantsOfMembership, ...revokes, ...staleRevokes, ...grants, ...revokesOfMembership, ...drops];
 }
 
 /** A sentence for one change, as drift: what the database lacks or holds beyond the grants. */
@@ -63,6 +71,8 @@ export function describeRoleChange(change: RoleChange): string {
       return `role ${change.role} lacks ${describePrivilege(change.privilege)}`;
     case 'revoke':
       return `role ${change.role} holds ${describePrivilege(change.privilege)} beyond its grants`;
+    case 'drop':
+      return `role ${change.role} was created for a data role that no longer exists`;
   }
 }
 
@@ -76,11 +86,21 @@ export function describePrivilege(privilege: RolePrivilege): string {
       return `${privilege.action} on column ${privilege.schema}.${privilege.relation}.${privilege.column}`;
     case 'sequence':
       return `${privilege.action} on sequence ${privilege.schema}.${privilege.sequence}`;
+    case 'routine':
+      return `${privilege.action} on function ${privilege.schema}.${privilege.routine}${privilege.arguments === undefined ? '' : `(${privilege.arguments})`}`;
   }
 }
 
-/** The plan's privileges, plus the usage of the sequences that fill the columns of the relations it may insert into. */
+/**
+ * The plan's privileges, a routine's on each of its overloads, plus the usage of the sequences that fill the
+ * columns of the relations it may insert into.
+ */
 function wantedPrivileges(role: PlannedRole, state: RoleState): RolePrivilege[] {
+  const privileges = role.privileges.flatMap((privilege): RolePrivilege[] => (privilege.kind !== 'routine' || privilege.arguments !== undefined
+    ? [privilege]
+    : state.routines
+      .filter((routine) => routine.schema === privilege.schema && routine.routine === privilege.routine)
+      .map((routine) => ({ ...privilege, arguments: routine.arguments }))));
   const inserts = new Set<string>();
   for (const privilege of role.privileges) {
     if ((privilege.kind === 'relation' || privilege.kind === 'column') && privilege.action === 'insert') inserts.add(pairKey(privilege.schema, privilege.relation));
@@ -88,7 +108,7 @@ function wantedPrivileges(role: PlannedRole, state: RoleState): RolePrivilege[] 
   const sequences = state.ownedSequences
     .filter((owned) => inserts.has(pairKey(owned.schema, owned.relation)))
     .map((owned): RolePrivilege => ({ kind: 'sequence', action: 'usage', schema: owned.sequenceSchema, sequence: owned.sequence }));
-  return [...role.privileges, ...sequences];
+  return [...privileges, ...sequences];
 }
 
 function privilegeKey(privilege: RolePrivilege): string {
@@ -101,6 +121,8 @@ function privilegeKey(privilege: RolePrivilege): string {
       return ['column', privilege.action, privilege.schema, privilege.relation, privilege.column].join('\u0000');
     case 'sequence':
       return ['sequence', privilege.action, privilege.schema, privilege.sequence].join('\u0000');
+    case 'routine':
+      return ['routine', privilege.action, privilege.schema, privilege.routine, privilege.arguments ?? ''].join('\u0000');
   }
 }
 

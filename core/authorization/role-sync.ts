@@ -5,9 +5,10 @@
  */
 import type { Logger } from 'pino';
 import type { ServiceConfig } from '../config/config-types.js';
+import { randomBytes } from 'node:crypto';
 import type { PlannedRole, RoleChange, RoleState } from '../plugin-api/database-roles.js';
 import { messageOf, StartupError, type StartupProblem } from '../plugin-api/errors.js';
-import type { Datasource } from '../plugin-api/sql-dialect.js';
+import type { Datasource, LoginHoldings, RoleLogin } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { describePrivilege, describeRoleChange, roleChanges } from './role-changes.js';
 import { MAX_COMBINED_DATA_ROLES, planVdbRoles, type PlannedVdbRole, type VdbRolePlan } from './role-plan.js';
@@ -54,7 +55,8 @@ export async function syncDatabaseRoles(options: RoleSyncOptions): Promise<RoleS
   for (const name of names) {
     const at = (message: string, severity: 'error' | 'warning') => ({ ...config.source.problem(['datasources', name], message), severity });
     const datasource = await options.open(name);
-    const plans = vdbs.map((vdb) => planVdbRoles(vdb, name)).filter((plan): plan is VdbRolePlan => plan !== undefined);
+    const { dialect } = datasource;
+    const plans = vdbs.map((vdb) => planVdbRoles(vdb, name, dialect.maxRoleNameBytes)).filter((plan): plan is VdbRolePlan => plan !== undefined);
     if (!datasource.dialect.capabilities.enforcesRoles) {
       if (plans.some((plan) => plan.vdb.dataRoles !== undefined)) {
         logger.warn({ datasource: name, adapter: datasource.dialect.id }, 'the database of this datasource does not enforce the data roles yet: the SQL analyzer is the only gate');
@@ -67,7 +69,7 @@ export async function syncDatabaseRoles(options: RoleSyncOptions): Promise<RoleS
           `this VDB has more than ${MAX_COMBINED_DATA_ROLES} data roles: a caller holding several of them is refused (no database role combines them)`);
       }
     }
-    const roles = plans.flatMap((plan) => plan.roles);
+    const roles = dialect.rolePlan(plans.flatMap((plan) => plan.roles));
     const clash = clashes(plans);
     if (clash.length > 0) {
       problems.push(...clash.map((message) => at(message, 'error')));
@@ -76,30 +78,35 @@ export async function syncDatabaseRoles(options: RoleSyncOptions): Promise<RoleS
     const sync = config.datasources[name]?.roles.sync ?? true;
     if (sync && !options.write) continue;
     const request = { roles: roles.map((role) => role.name), schemas: [...new Set(plans.flatMap((plan) => plan.schemas))] };
+    const byLogin = dialect.loginPasswordSql() !== undefined;
+    if (byLogin && !sync) {
+      // the users are the operator's, each data role's login a datasource of its own
+      const logins = operatorLogins(plans, config, name, datasource.dialect.id);
+      problems.push(...logins.problems.map((message) => at(message, 'error')));
+      // validate too: a login that cannot connect is an error before any caller meets it
+      const holdings = logins.problems.length === 0 ? await useLogins(datasource, logins.logins, (message) => problems.push(at(message, 'error'))) : [];
+      for (const holding of holdings) warnings.push(...loginDrift(roles, holding).map((message) => at(`datasources.${name}: ${message}`, 'warning')));
+      datasources.push({ name, datasource, roles: request.roles });
+      continue;
+    }
     let state: RoleState;
     let changes: RoleChange[];
+    let logins: RoleLogin[] = [];
     try {
-      ({ state, changes } = sync ? await writeRoles(datasource, roles, request) : await readRoles(datasource, roles, request));
+      ({ state, changes, logins } = sync ? await writeRoles(datasource, roles, request) : { ...(await readRoleState(datasource, roles, request)), logins });
     } catch (error) {
       problems.push(at(`datasources.${name}: cannot ${sync ? 'sync' : 'read'} the database roles of the data roles: ${messageOf(error)}`, 'error'));
       continue;
     }
     if (sync) {
+      for (const change of changes.filter((candidate) => candidate.kind === 'drop')) {
+        const dropped = await dropRole(datasource, change);
+        if (dropped !== undefined) warnings.push(at(`datasources.${name}: ${describeRoleChange(change)} and cannot be dropped: ${dropped}`, 'warning'));
+      }
+      if (logins.length > 0) await useLogins(datasource, logins, (message) => problems.push(at(message, 'error')));
       logger.info({ datasource: name, roles: roles.length, changes: changes.length }, 'database roles of the data roles synced');
     } else {
-      const missing = new Set(changes.flatMap((change) => (change.kind === 'create' ? [change.role] : [])));
-      for (const change of changes) {
-        const fix = datasource.dialect.roleChangeSql(change).join('; ');
-        // a missing role is one problem, not one per privilege it lacks
-        if (change.kind !== 'create' && (missing.has(change.role) || (change.kind === 'grantMembership' && missing.has(change.memberOf)))) continue;
-        if (change.kind === 'create') {
-          problems.push(at(`datasources.${name}.roles.sync is false and database role ${change.role} (${standsFor(roles, change.role)}) does not exist: create it (docs/governed-execution.md) or set roles.sync: true`, 'error'));
-        } else if (change.kind === 'grantMembership' && change.role === state.login.name) {
-          problems.push(at(`datasources.${name}: the login ${state.login.name} cannot switch to database role ${change.memberOf}: ${fix}`, 'error'));
-        } else {
-          warnings.push(at(`datasources.${name}: ${describeRoleChange(change)}; to match the grants: ${fix}`, 'warning'));
-        }
-      }
+      for (const finding of operatorDrift(name, datasource, roles, changes)) (finding.severity === 'error' ? problems : warnings).push(at(finding.message, finding.severity));
     }
     for (const privilege of state.publicPrivileges) {
       warnings.push(at(`datasources.${name}: PUBLIC holds ${describePrivilege(privilege)}: every database role has it, whatever the grants; revoke it`, 'warning'));
@@ -114,24 +121,153 @@ export async function syncDatabaseRoles(options: RoleSyncOptions): Promise<RoleS
   return { datasources, warnings };
 }
 
+/**
+ * With `roles.sync: false`, what separates the operator's roles from the plan: a missing role, or a login
+ * that cannot switch to one, stops startup; any other difference is a warning with the statement that
+ * removes it (what `validate` prints).
+ */
+function operatorDrift(
+  name: string, datasource: Datasource, roles: readonly PlannedVdbRole[], changes: readonly RoleChange[],
+): { message: string; severity: 'error' | 'warning' }[] {
+  const findings: { message: string; severity: 'error' | 'warning' }[] = [];
+  const missing = new Set(changes.flatMap((change) => (change.kind === 'create' ? [change.role] : [])));
+  for (const change of changes) {
+    const fix = datasource.dialect.roleChangeSql(change).join('; ');
+    // a missing role is one problem, not one per privilege it lacks
+    if (change.kind !== 'create' && (missing.has(change.role) || (change.kind === 'grantMembership' && missing.has(change.memberOf)))) continue;
+    if (change.kind === 'create') {
+      findings.push({
+        message: `datasources.${name}.roles.sync is false and database role ${change.role} (${standsFor(roles, change.role)}) does not exist: create it (docs/governed-execution.md) or set roles.sync: true`,
+        severity: 'error',
+      });
+    } else if (change.kind === 'grantMembership' && change.login) {
+      findings.push({ message: `datasources.${name}: the login ${change.role} cannot switch to database role ${change.memberOf}: ${fix}`, severity: 'error' });
+    } else {
+      findings.push({ message: `datasources.${name}: ${describeRoleChange(change)}; to match the grants: ${fix}`, severity: 'warning' });
+    }
+  }
+  return findings;
+}
+
 interface RoleRequest {
   roles: string[];
   schemas: string[];
 }
 
-/** In one transaction, after the lock that serializes the syncs of several instances: read, then change. */
-function writeRoles(datasource: Datasource, planned: readonly PlannedRole[], request: RoleRequest): Promise<{ state: RoleState; changes: RoleChange[] }> {
+/**
+ * In one transaction, after the lock that serializes the syncs of several instances: read, then change.
+ * Where callers run on a login per role, each planned role's password is set anew (random, kept in memory
+ * only). Roles to drop are left to `dropRole`, one transaction each, so that one that cannot go (it still
+ * owns something, or holds privileges in another database) is a warning, not a failed sync.
+ */
+function writeRoles(
+  datasource: Datasource, planned: readonly PlannedRole[], request: RoleRequest,
+): Promise<{ state: RoleState; changes: RoleChange[]; logins: RoleLogin[] }> {
+  const { dialect } = datasource;
   return datasource.transaction(async (transaction) => {
-    const state = await datasource.dialect.readRoles(transaction, { ...request, lock: true });
+    const state = await dialect.readRoles(transaction, { ...request, lock: true });
     const changes = roleChanges(planned, state);
     for (const change of changes) {
-      for (const sql of datasource.dialect.roleChangeSql(change)) await transaction.query(sql, []);
+      if (change.kind === 'drop') continue;
+      for (const sql of dialect.roleChangeSql(change)) await transaction.query(sql, []);
     }
-    return { state, changes };
+    const passwordSql = dialect.loginPasswordSql();
+    const logins: RoleLogin[] = [];
+    if (passwordSql !== undefined) {
+      for (const role of planned) {
+        const password = randomBytes(24).toString('base64url');
+        await transaction.query(passwordSql, [role.name, password]);
+        logins.push({ role: role.name, password });
+      }
+    }
+    for (const sql of dialect.roleSyncEndSql()) await transaction.query(sql, []);
+    return { state, changes, logins };
   });
 }
 
-async function readRoles(datasource: Datasource, planned: readonly PlannedRole[], request: RoleRequest): Promise<{ state: RoleState; changes: RoleChange[] }> {
+/** Drops a role whose privileges the sync revoked; the database's reason when it cannot. */
+async function dropRole(datasource: Datasource, change: RoleChange): Promise<string | undefined> {
+  try {
+    await datasource.transaction(async (transaction) => {
+      for (const sql of datasource.dialect.roleChangeSql(change)) await transaction.query(sql, []);
+    });
+    return undefined;
+  } catch (error) {
+    return messageOf(error);
+  }
+}
+
+async function useLogins(datasource: Datasource, logins: readonly RoleLogin[], problem: (message: string) => void): Promise<LoginHoldings[]> {
+  if (!datasource.useRoleLogins) {
+    problem(`datasources.${datasource.name}: its dialect runs callers on a login per role, and the datasource cannot log in as one`);
+    return [];
+  }
+  try {
+    return await datasource.useRoleLogins(logins);
+  } catch (error) {
+    problem(`datasources.${datasource.name}: cannot log in as the database user of a data role: ${messageOf(error)}`);
+    return [];
+  }
+}
+
+/**
+ * What separates an operator's login from its data role's grants, on what the login can see of itself
+ * (schemas, relations, columns): drift `validate` and startup report. The login of a VDB without data roles
+ * is the datasource's own, which holds more by design.
+ */
+function loginDrift(roles: readonly PlannedVdbRole[], holding: LoginHoldings): string[] {
+  const planned = roles.find((role) => role.name === holding.role);
+  if (!planned || planned.dataRoles.length === 0) return [];
+  const visible = planned.privileges.filter((privilege) => privilege.kind === 'schema' || privilege.kind === 'relation' || privilege.kind === 'column');
+  const held = new Set(holding.privileges.map((privilege) => JSON.stringify(privilege)));
+  const changes = roleChanges([{ ...planned, privileges: visible }], {
+    existing: [planned.name], memberships: [], publicPrivileges: [], ownedSequences: [], routines: [], marked: [],
+    privileges: holding.privileges.map((privilege) => ({ role: planned.name, privilege })),
+    login: { name: '', superuser: false, canBecome: [planned.name] },
+  });
+  const of = `${holding.account}, the login of ${standsFor(roles, planned.name)} of VDB ${planned.vdb}`;
+  return changes.flatMap((change) => {
+    if (change.kind === 'revoke') return [`${of}, holds ${describePrivilege(change.privilege)} beyond its grants`];
+    // a column privilege MySQL keeps beside the relation's is no drift
+    if (change.kind === 'grant' && !held.has(JSON.stringify(change.privilege))) return [`${of}, lacks ${describePrivilege(change.privilege)}`];
+    return [];
+  });
+}
+
+/**
+ * With `roles.sync: false` where callers run on a login per role: each data role's `connection` names a
+ * datasource of service.yaml, of the same adapter, whose login holds exactly the role's grants. A caller
+ * holding several data roles has no such login and is refused.
+ */
+function operatorLogins(plans: readonly VdbRolePlan[], config: ServiceConfig, name: string, adapter: string): { logins: RoleLogin[]; problems: string[] } {
+  const logins: RoleLogin[] = [];
+  const problems: string[] = [];
+  for (const plan of plans) {
+    const [everyCaller] = plan.roles;
+    if (plan.vdb.dataRoles === undefined && everyCaller) {
+      // every caller of a VDB without data roles may do everything: the datasource's own login serves them
+      logins.push({ role: everyCaller.name, connection: config.datasources[name]?.connection ?? {} });
+      continue;
+    }
+    for (const role of plan.vdb.dataRoles ?? []) {
+      const planned = plan.roles.find((candidate) => candidate.dataRoles.length === 1 && candidate.dataRoles[0] === role.name);
+      if (!planned) continue;
+      const what = `data role ${role.name} of VDB ${plan.vdb.name}`;
+      const connection = role.connection === undefined ? undefined : config.datasources[role.connection];
+      if (role.connection === undefined) {
+        problems.push(`datasources.${name}.roles.sync is false and ${what} names no connection: set dataRoles[].connection to a datasource `
+          + 'that logs in as a user holding its grants (docs/governed-execution.md), or set roles.sync: true');
+      } else if (!connection || connection.adapter !== adapter) {
+        problems.push(`${what}: connection ${role.connection} is not a datasource of service.yaml with adapter ${adapter}`);
+      } else {
+        logins.push({ role: planned.name, connection: connection.connection });
+      }
+    }
+  }
+  return { logins, problems };
+}
+
+async function readRoleState(datasource: Datasource, planned: readonly PlannedRole[], request: RoleRequest): Promise<{ state: RoleState; changes: RoleChange[] }> {
   const state = await datasource.dialect.readRoles(datasource, { ...request, lock: false });
   return { state, changes: roleChanges(planned, state) };
 }

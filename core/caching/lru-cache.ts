@@ -1,6 +1,8 @@
 /** A bounded map that forgets the least recently used entry first (a Map keeps insertion order). */
 export class LruCache<K, V> {
   private readonly entries = new Map<K, V>();
+  /** The most recently used key: a hit on it (a hot text asked for again) needs no reordering. */
+  private newest: K | undefined;
 
   /** @param onEvict called with an entry pushed out by a newer one, to release what it holds */
   constructor(private readonly capacity: number, private readonly onEvict?: (key: K, value: V) => void) {}
@@ -11,9 +13,10 @@ export class LruCache<K, V> {
 
   get(key: K): V | undefined {
     const value = this.entries.get(key);
-    if (value !== undefined) {
+    if (value !== undefined && key !== this.newest) {
       this.entries.delete(key);
       this.entries.set(key, value);
+      this.newest = key;
     }
     return value;
   }
@@ -21,6 +24,7 @@ export class LruCache<K, V> {
   set(key: K, value: V): void {
     this.entries.delete(key);
     this.entries.set(key, value);
+    this.newest = key;
     if (this.entries.size <= this.capacity) return;
     const [oldestKey, oldest] = this.entries.entries().next().value as [K, V];
     this.entries.delete(oldestKey);

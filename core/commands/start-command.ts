@@ -10,7 +10,7 @@ import { startupSummary } from './startup-summary.js';
  */
 export async function startCommand(argv: string[]): Promise<number> {
   const port = portOverride(argv, process.env);
-  const logs = logDestination();
+  const logs = logDestination(1, { batched: true });
   const service = await startService({ configFile: configFileFrom(argv, process.env), logDestination: logs, ...(port && { port: port.port, portSetBy: port.setBy }) });
   const stop = (signal: string) => {
     service.logger.info({ signal }, 'shutting down: draining requests');
@@ -20,6 +20,7 @@ export async function startCommand(argv: string[]): Promise<number> {
   process.once('SIGINT', stop);
   // the destination writes asynchronously and says `drain` once the line is out: the lines for people follow it
   logs.once('drain', () => process.stderr.write(startupSummary(service).map((line) => `${line}\n`).join('')));
-  service.logger.info({ url: service.url, adminUrl: service.adminUrl }, 'vdb-service listening');
+  const sql = service.sqlAddress && `${service.sqlAddress.host}:${service.sqlAddress.port}`;
+  service.logger.info({ url: service.url, adminUrl: service.adminUrl, ...(sql && { sql }) }, 'vdb-service listening');
   return new Promise<number>(() => undefined);
 }

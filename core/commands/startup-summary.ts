@@ -22,6 +22,10 @@ export function startupSummary(service: RunningService): string[] {
   lines.push(service.adminUrl === undefined
     ? `admin API on the same listener (${service.url}/api/v1/admin/...); server.admin gives it one of its own`
     : `admin API on ${service.adminUrl}`);
+  if (service.sqlAddress) {
+    const { host, port } = service.sqlAddress;
+    lines.push(`SQL front door (PostgreSQL wire protocol) on ${host}:${port}: psql "host=${host} port=${port} dbname=<vdb>@<version> user=<anyone> password=<token>"`);
+  }
   for (const activation of semantic.list()) lines.push(vdbLine(activation, semantic, config.descriptors));
   if (semantic.startupBlocked) {
     lines.push('startup blocked: a semantic model whose policy is blockStartup failed; only /observe/health and the admin API answer');

@@ -53,7 +53,7 @@ interface RawConfig {
   datasources: Record<string, DatasourceConfig>;
   auth: { scheme: string; adminRoles: string[] } & Record<string, unknown>;
   semantic: ServiceConfig['semantic'];
-  sql: ServiceConfig['sql'];
+  sql: Omit<ServiceConfig['sql'], 'statementTimeoutMs'> & { statementTimeoutMs?: number };
   runtime: Omit<RuntimeConfig, 'budgets'> & { budgets: Partial<TaskBudgets> };
   capabilities: { name: string; description?: string; budgets?: Partial<TaskBudgets> }[];
   logging: ServiceConfig['logging'];
@@ -116,7 +116,11 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
     datasources: raw.datasources,
     auth: { scheme, adminRoles, settings: authSettings },
     semantic: raw.semantic,
-    sql: raw.sql,
+    sql: {
+      ...raw.sql,
+      statementTimeoutMs: raw.sql.statementTimeoutMs ?? raw.server.requestTimeoutMs,
+      ...(raw.sql.tls && { tls: { cert: resolve(baseDir, raw.sql.tls.cert), key: resolve(baseDir, raw.sql.tls.key) } }),
+    },
     runtime: { ...raw.runtime, budgets },
     capabilities: raw.capabilities.map((capability) => ({
       name: capability.name,

@@ -35,6 +35,7 @@ export const configSchema = {
         port: { type: 'integer', minimum: 0, maximum: 65535, default: 8282 },
         maxBodyBytes: { type: 'integer', minimum: 1, default: 1048576 },
         requestTimeoutMs: { type: 'integer', minimum: 1, default: 30000 },
+        maxResultBytes: { type: 'integer', minimum: 2, default: 16777216 },
         admin: {
           type: 'object',
           additionalProperties: false,
@@ -118,9 +119,23 @@ export const configSchema = {
       type: 'object',
       additionalProperties: false,
       default: {},
-      description: 'how the SQL the service authorizes is bounded',
+      description: 'how the SQL the service authorizes is bounded, and the SQL front door (docs/sql.md)',
       properties: {
         maxStatementBytes: { type: 'integer', minimum: 1024, default: DEFAULT_MAX_STATEMENT_BYTES },
+        enabled: { type: 'boolean', default: false, description: 'serve the PostgreSQL wire protocol' },
+        host: { type: 'string', default: '127.0.0.1' },
+        port: { type: 'integer', minimum: 0, maximum: 65535, default: 5433 },
+        tls: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['cert', 'key'],
+          description: 'PEM files (relative to the config file) for clients that ask for TLS',
+          properties: { cert: { type: 'string', minLength: 1 }, key: { type: 'string', minLength: 1 } },
+        },
+        maxConnections: { type: 'integer', minimum: 1, default: 100 },
+        idleTimeoutMs: { type: 'integer', minimum: 1, default: 600000 },
+        statementTimeoutMs: { type: 'integer', minimum: 1, description: 'default: server.requestTimeoutMs' },
+        allowWrites: { type: 'boolean', default: false },
       },
     },
     runtime: {

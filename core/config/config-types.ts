@@ -36,6 +36,20 @@ export interface ObserveConfig {
 export interface SqlConfig {
   /** Longer statements are refused before parsing (400 `statement_too_complex`). */
   maxStatementBytes: number;
+  /** Serve the SQL front door, the PostgreSQL wire protocol (docs/sql.md). */
+  enabled: boolean;
+  host: string;
+  port: number;
+  /** Absolute paths of the PEM certificate and key answering a client's SSLRequest; without them, TLS is refused. */
+  tls?: { cert: string; key: string };
+  /** Connections past this many are refused with SQLSTATE 53300. */
+  maxConnections: number;
+  /** A connection with no statement for this long is closed. */
+  idleTimeoutMs: number;
+  /** Each statement's time limit; `server.requestTimeoutMs` when not set. */
+  statementTimeoutMs: number;
+  /** Let statements write where the grants allow it; otherwise every statement runs read-only. */
+  allowWrites: boolean;
 }
 
 export interface RuntimeConfig {
@@ -64,6 +78,8 @@ export interface ServerConfig {
   port: number;
   maxBodyBytes: number;
   requestTimeoutMs: number;
+  /** The largest result a query endpoint answers, as the JSON of its rows; over it 422 `result_too_large`. */
+  maxResultBytes: number;
   /** When set, the admin API is served only on this listener. */
   admin?: { host: string; port: number };
 }

@@ -13,6 +13,10 @@ export interface EndpointRequest {
   requestId: string;
   /** The time limit of each statement run for the request (`server.requestTimeoutMs`). */
   timeoutMs: number;
+  /** The largest result a query answers, as the JSON of its rows (`server.maxResultBytes`). */
+  maxResultBytes: number;
+  /** Aborted when the client has gone away: its statements are cancelled. */
+  signal?: AbortSignal;
 }
 
 /** 400 `missing_fields` naming each needed field the body lacks (absent or null). */

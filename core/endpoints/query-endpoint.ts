@@ -1,8 +1,8 @@
 import { denialError, isDenial } from '../plugin-api/denial.js';
-import { callerExecutor, MAX_ROW_BYTES } from '../authorization/caller-execution.js';
+import { callerExecutor } from '../authorization/caller-execution.js';
 import { effectiveGrants } from '../authorization/grants.js';
 import { authorizeVdbStatement } from '../authorization/sql-authorizer.js';
-import { InputError, InternalError, LimitError } from '../plugin-api/errors.js';
+import { DeadlineError, InputError, InternalError, LimitError } from '../plugin-api/errors.js';
 import { unavailableError } from '../sql/guarded-datasource.js';
 import { recordDenied } from '../sql/observed-datasource.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
@@ -52,33 +52,44 @@ export class QueryEndpoint {
       const names = [...new Set(decision.facts.relations.map((relation) => relation.datasource))];
       throw new InputError('cross_datasource_query', `query ${this.name} reads relations of ${names.length} datasources (${names.join(', ')}); federation is not available`);
     }
-    const executor = callerExecutor(datasource, vdb, grants, { readOnly: true, timeoutMs: request.timeoutMs, maxRowBytes: MAX_ROW_BYTES });
-    const result = await runQuery(this.name, datasource.name, executor, sql, bindings.map(sqlBinding), request.fields);
+    const { maxResultBytes, timeoutMs, signal } = request;
+    const executor = callerExecutor(datasource, vdb, grants, { readOnly: true, timeoutMs, maxRowBytes: maxResultBytes, signal });
+    const result = await runQuery(this.name, datasource.name, executor, sql, bindings.map(sqlBinding), request);
+    if (result.truncatedBy === 'maxBytes') throw resultTooLarge(this.name, maxResultBytes);
     return { rows: result.rows, rowCount: result.rowCount, columns: result.columns };
   }
 
 }
 
-/** Runs the statement as the caller; a value the database refuses is the caller's 400, anything else ours. */
-async function runQuery(name: string, datasource: string, executor: SqlExecutor, sql: string, bindings: unknown[], fields: EndpointRequest['fields']) {
+/**
+ * Runs the statement as the caller, reading at most `maxResultBytes` of rows; a value the database refuses
+ * is the caller's 400, a statement out of time 504, anything else ours.
+ */
+async function runQuery(name: string, datasource: string, executor: SqlExecutor, sql: string, bindings: unknown[], request: EndpointRequest) {
   try {
-    return await executor.query(sql, bindings);
+    return await executor.query(sql, bindings, { maxBytes: request.maxResultBytes });
   } catch (error) {
     switch (classifySqlFailure(error)) {
       case 'denied':
         throw databaseDenialError(error);
       case 'row_too_large':
-        throw new LimitError('result_too_large', `query ${name}: a row of the result is larger than ${MAX_ROW_BYTES} bytes`, {
-          details: { limitBytes: MAX_ROW_BYTES },
-          cause: error,
-        });
+        throw resultTooLarge(name, request.maxResultBytes, error);
+      case 'timeout':
+        throw new DeadlineError('statement_timeout', `query ${name} ran longer than ${request.timeoutMs} ms (server.requestTimeoutMs)`, { cause: error });
       case 'unavailable':
         throw unavailableError(datasource, error);
       case 'invalid_value':
-        throw refusedValueError(name, error, fields);
+        throw refusedValueError(name, error, request.fields);
       default:
         throw new InternalError('query_failed', `query ${name} failed${driverCodeSuffix(error)}`, { cause: error });
     }
   }
 }
 
+/** 422 `result_too_large`: the result, or one of its rows, is over `server.maxResultBytes`. */
+function resultTooLarge(name: string, limitBytes: number, cause?: unknown): LimitError {
+  return new LimitError('result_too_large', `query ${name}: the result is larger than ${limitBytes} bytes (server.maxResultBytes)`, {
+    details: { limitBytes },
+    ...(cause === undefined ? {} : { cause }),
+  });
+}

@@ -14,12 +14,23 @@ export type RolePrivilege =
   | { kind: 'schema'; action: string; schema: string }
   | { kind: 'relation'; action: string; schema: string; relation: string }
   | { kind: 'column'; action: string; schema: string; relation: string; column: string }
-  | { kind: 'sequence'; action: string; schema: string; sequence: string };
+  | { kind: 'sequence'; action: string; schema: string; sequence: string }
+  /**
+   * A function, aggregate or procedure (`execute`). In a plan `arguments` is absent: every overload of the
+   * name (`RoleState.routines`); as read from the database, what tells one from another in a GRANT: the
+   * identity arguments on PostgreSQL (`customer_id integer`), the kind on MySQL (`function`, `procedure`).
+   */
+  | { kind: 'routine'; action: string; schema: string; routine: string; arguments?: string };
 
 /** A database role as the core wants it. */
 export interface PlannedRole {
   /** The role's name, as the database spells it. */
   name: string;
+  /**
+   * The VDB it serves. A role the sync creates is marked with it where the database can (PostgreSQL: a
+   * comment), so that a later sync may drop it once no data role of that VDB stands for it.
+   */
+  vdb: string;
   /**
    * The roles whose privileges it inherits: the data roles a combination role stands for (a caller with
    * several data roles runs as it); empty for the others, which hold their privileges directly.
@@ -57,6 +68,14 @@ export interface RoleState {
   publicPrivileges: readonly RolePrivilege[];
   /** Sequences an insert into the relation takes values from (PostgreSQL `serial`): inserting needs their usage. */
   ownedSequences: readonly { schema: string; relation: string; sequenceSchema: string; sequence: string }[];
+  /** The routines of the planned schemas, each overload once: a plan's `routine` privilege is held on each. */
+  routines: readonly { schema: string; routine: string; arguments: string }[];
+  /**
+   * Roles the sync created (its mark, see `PlannedRole.vdb`), planned or not, with the VDB they served: a
+   * sync drops those of the VDBs it plans that no longer stand for a data role. Empty where the database
+   * keeps no mark.
+   */
+  marked: readonly { role: string; vdb: string }[];
   /** The login the service connects as. */
   login: {
     name: string;
@@ -73,7 +92,11 @@ export type RoleChange =
     role: string;
     /** Whether the role inherits the privileges of the roles it is a member of: only combination roles do. */
     inherit: boolean;
+    /** The VDB it serves: its mark (`PlannedRole.vdb`). */
+    vdb: string;
   }
+  /** A role the sync created for a VDB it still plans, which no data role stands for any more; its privileges are revoked first. */
+  | { kind: 'drop'; role: string }
   | { kind: 'grant' | 'revoke'; role: string; privilege: RolePrivilege }
   | {
     kind: 'grantMembership' | 'revokeMembership';
@@ -81,4 +104,9 @@ export type RoleChange =
     role: string;
     /** The role it becomes (or stops being) a member of. */
     memberOf: string;
+    /**
+     * The member is the service's login, which must be able to run as the role (PostgreSQL: a member;
+     * SQL Server: `IMPERSONATE`; Oracle: a proxy); otherwise a combination role joining a data role.
+     */
+    login?: boolean;
   };

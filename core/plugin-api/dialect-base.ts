@@ -5,9 +5,10 @@
  */
 import { NO_BUILTIN_FUNCTIONS, type FunctionPolicy } from './builtin-functions.js';
 import type { LogicalType } from './catalog.js';
-import type { RoleChange, RoleState, RoleStateRequest } from './database-roles.js';
+import type { PlannedRole, RoleChange, RoleState, RoleStateRequest } from './database-roles.js';
 import type { Datasource, DatasourceSettings, DialectCapabilities, SqlDialect, SqlExecutor, SqlFamily } from './sql-dialect.js';
 import type { SqlGrammar } from './sql-grammar.js';
+import { ANSI_SEMANTIC_SYNTAX, type SemanticSqlSyntax } from './semantic-query-syntax.js';
 import type { PlaceholderStyle, SqlLexicon, UnquotedCase } from './sql-syntax.js';
 
 /** A pooled server without an EXPLAIN the core may use, whose database does not enforce the data roles. */
@@ -26,6 +27,8 @@ export abstract class DialectBase implements SqlDialect {
   readonly caseInsensitiveNames: boolean = true;
   /** Deny by default: a dialect that lists no built-ins lets statements call none. */
   readonly functionPolicy: FunctionPolicy = NO_BUILTIN_FUNCTIONS;
+  /** The SQL forms of semantic queries: ANSI by default; a dialect whose server differs states its own. */
+  readonly semanticSyntax: SemanticSqlSyntax = ANSI_SEMANTIC_SYNTAX;
   private builtGrammar: SqlGrammar | undefined;
 
   constructor(readonly id: string) {}
@@ -57,6 +60,27 @@ export abstract class DialectBase implements SqlDialect {
   /** Overridden with `readRoles`. */
   roleChangeSql(_change: RoleChange): string[] {
     throw new Error(`dialect ${this.id} does not enforce data roles`);
+  }
+
+  /** PostgreSQL's identifier limit by default. */
+  readonly maxRoleNameBytes: number = 63;
+
+  /**
+   * The core plans roles as PostgreSQL holds them: `usage` on schemas, combination roles that are members
+   * of the data roles' roles. A database without one of these overrides this (MySQL: a user per role set,
+   * holding the union of its data roles' privileges itself).
+   */
+  rolePlan<T extends PlannedRole>(roles: readonly T[]): T[] {
+    return [...roles];
+  }
+
+  /** Undefined: the session switches to the caller's role (`SET ROLE`); a dialect with a login per role overrides it. */
+  loginPasswordSql(): string | undefined {
+    return undefined;
+  }
+
+  roleSyncEndSql(): string[] {
+    return [];
   }
 
   /**

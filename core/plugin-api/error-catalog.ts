@@ -55,6 +55,10 @@ const CATALOG = {
     status: 400, retryable: false, message: 'the request is not valid', envelopes: BOTH,
     meaning: 'Task API: the body cannot be read, is not a JSON object, or has a malformed `externalContextId` or `artifactIds`; reference runtime: a document names another task than its path; restify: a request it refused (its 4xx without a code here keep their own status).',
   },
+  semantic_query_invalid: {
+    status: 400, retryable: false, message: 'the semantic query cannot be answered by the model', envelopes: STANDARD,
+    meaning: 'Semantic query API: the query is malformed or the model cannot answer it safely; `details.osiCode` is the OSI Foundation error code (`E_NO_PATH`, `E_AMBIGUOUS_PATH`, ...), `details.target` the part of the query at fault.',
+  },
   invalid_body: {
     status: 400, retryable: false, message: 'the body is not valid', envelopes: STANDARD,
     inTaskEnvelope: { code: 'invalid_request', keepMessage: true },
@@ -180,6 +184,10 @@ const CATALOG = {
     status: 409, retryable: false, message: 'an operation broke a constraint', envelopes: STANDARD,
     meaning: 'An operation broke a constraint or a value did not fit its column, after compensation; `details.operations` lists each.',
   },
+  semantic_unavailable: {
+    status: 409, retryable: false, message: 'the VDB has no active semantic package', envelopes: STANDARD,
+    meaning: 'Semantic query API: the VDB is active but its semantic model is not (`catalogOnly`, invalid or failed to compile); the admin API says why.',
+  },
   semantic_package_unavailable: {
     status: 409, retryable: false, message: 'the VDB has no semantic package', envelopes: STANDARD,
     meaning: 'Admin API: the package of a VDB whose semantic state is not `active`; `details` is the VDB detail, whose diagnostics say why.',
@@ -193,8 +201,8 @@ const CATALOG = {
     meaning: 'Reference runtime: an advance of a task that has ended.',
   },
   result_too_large: {
-    status: 422, retryable: false, message: 'a row of the result is too large', envelopes: STANDARD,
-    meaning: 'A row of the query\'s result is larger than the service returns (16 MiB, `details.limitBytes`); the database refused it before sending it. Select fewer or smaller columns.',
+    status: 422, retryable: false, message: 'the result is too large', envelopes: STANDARD,
+    meaning: 'The query\'s result is larger than `server.maxResultBytes` (`details.limitBytes`; 16 MiB by default, counted as the JSON of its rows); the service stopped reading it at the limit and cancelled the statement. Select fewer rows or smaller columns.',
   },
   body_too_large: {
     status: 413, retryable: false, message: 'the request body is too large', envelopes: STANDARD,
@@ -261,6 +269,10 @@ const CATALOG = {
   wait_timeout: {
     status: 504, retryable: false, message: 'the awaited row did not appear in time', envelopes: STANDARD,
     meaning: '`waitUntilEffective` found no matching row in time, after compensation.',
+  },
+  statement_timeout: {
+    status: 504, retryable: false, message: 'the statement ran out of time', envelopes: STANDARD,
+    meaning: 'A statement run for the request outran its time limit (`server.requestTimeoutMs`) and the database cancelled it; nothing it would have written stays. The same request will likely run as long again: narrow it.',
   },
 } as const satisfies Record<string, ErrorDefinition>;
 

@@ -26,6 +26,8 @@ export * from './bearer-token.js';
 export * from './template-engine.js';
 export * from './semantic-provider.js';
 export * from './semantic-package.js';
+export * from './semantic-query-syntax.js';
+export * from './semantic-query.js';
 export * from './runtime-transport.js';
 export * from './task-documents.js';
 
@@ -34,7 +36,8 @@ export { libpgQueryGrammar } from '../sql-grammar/libpg-query-grammar.js';
 export { nodeSqlParserGrammar, type NodeSqlParserGrammarOptions } from '../sql-grammar/node-sql-parser-grammar.js';
 export { KnexDatasource, createKnex, knexPool, placeholders, DEFAULT_ACQUIRE_TIMEOUT_MS, type RowReader } from '../sql/knex-datasource.js';
 export { readCatalog, type IntrospectionQueries } from '../sql/catalog-assembly.js';
-export { encodeResult, type ValueCodec } from '../sql/value-encoding.js';
+export { type ValueCodec } from '../sql/value-encoding.js';
+export { encodeResult, ResultBuilder, type ResultLimits } from '../sql/result-builder.js';
 export { lookupLogicalType, parseNativeType, type LogicalTypeTable } from '../sql/logical-types.js';
 export { LruCache } from '../caching/lru-cache.js';
 

@@ -50,14 +50,30 @@ export interface PackageDataset {
   aiContext: JsonValue | null;
   relation: { datasource: string; schema: string; name: string; kind: 'table' | 'view' };
   primaryKey: string[];
+  /** Declared `unique_keys`, else the relation's unique constraints: with `primaryKey`, what cardinality is inferred from. */
   uniqueKeys: string[][];
+  /**
+   * The role the model declares, e.g. `bridge` for a dataset that links two others many-to-many (the
+   * Foundation's bridge, §6.8.1, checked to have many-to-one relationships to two or more datasets);
+   * null when it declares none (a bridge is still recognisable from the relationships).
+   */
+  role: string | null;
   fields: PackageField[];
 }
+
+/** `public` (the default) may be named in a query; `private` only inside the model's own expressions. */
+export type AccessModifier = 'public' | 'private';
+
+/**
+ * Inferred from declared keys as the Foundation does (§6.4): the `from` side is "one" when its columns are a
+ * primary or unique key of its dataset, the `to` side likewise; otherwise "many".
+ */
+export type RelationshipCardinality = 'manyToOne' | 'oneToOne' | 'oneToMany' | 'manyToMany';
 
 export interface PackageField {
   id: string;
   name: string;
-  /** The ANSI_SQL expression as written. */
+  /** The expression as written, in the dialect compiled: OSI_SQL_2026 if the field has it, else ANSI_SQL. */
   expression: string;
   /** The expression with every column qualified by the dataset alias, e.g. `"orders"."total"`. */
   sql: string;
@@ -73,19 +89,20 @@ export interface PackageField {
   label: string | null;
   description: string | null;
   aiContext: JsonValue | null;
+  accessModifier: AccessModifier;
 }
 
 export interface PackageRelationship {
   id: string;
   name: string;
   namespace: string;
-  /** The dataset on the many side. */
+  /** The dataset of the foreign key (the many side, unless `cardinality` says otherwise). */
   from: string;
-  /** The dataset on the one side. */
+  /** The dataset the key points to (the one side, unless `cardinality` says otherwise). */
   to: string;
   fromColumns: string[];
   toColumns: string[];
-  cardinality: 'manyToOne' | 'oneToOne';
+  cardinality: RelationshipCardinality;
   aiContext: JsonValue | null;
 }
 
@@ -104,7 +121,7 @@ export interface PackageMetric {
   name: string;
   namespace: string;
   model: string;
-  /** The ANSI_SQL expression as written. */
+  /** The expression as written, in the dialect compiled: OSI_SQL_2026 if the metric has it, else ANSI_SQL. */
   expression: string;
   /** The expression with fields replaced by their `sql` and other metrics inlined in parentheses. */
   sql: string;
@@ -118,4 +135,5 @@ export interface PackageMetric {
   joins: PackageJoin[];
   description: string | null;
   aiContext: JsonValue | null;
+  accessModifier: AccessModifier;
 }

@@ -10,9 +10,10 @@ export const OSI_JSON_MEDIA_TYPE = 'application/vnd.osi+json';
 
 /**
  * How SQL of one datasource is parsed and written: the part of its SqlDialect that models need (its grammar
- * parses expressions, its quoting writes them, its name rules match them to the catalog).
+ * parses expressions, its quoting writes them, its name rules match them to the catalog, its function
+ * policy says which functions of an OSI expression the database has).
  */
-export type ExpressionDialect = Pick<SqlDialect, 'family' | 'grammar' | 'quoteIdentifier' | 'caseInsensitiveNames'>;
+export type ExpressionDialect = Pick<SqlDialect, 'family' | 'grammar' | 'quoteIdentifier' | 'caseInsensitiveNames' | 'functionPolicy'>;
 
 /** Which module a VDB asks a provider for. */
 export interface ModuleRequest {

@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import type { FunctionPolicy } from './builtin-functions.js';
 import type { Catalog, LogicalType } from './catalog.js';
-import type { RoleChange, RoleState, RoleStateRequest } from './database-roles.js';
+import type { PlannedRole, RoleChange, RolePrivilege, RoleState, RoleStateRequest } from './database-roles.js';
 import type { SqlGrammar } from './sql-grammar.js';
+import type { SemanticSqlSyntax } from './semantic-query-syntax.js';
 import type { DialectSyntax } from './sql-syntax.js';
 
 /**
@@ -61,13 +62,22 @@ export interface QueryResult {
   rows: Record<string, JsonValue>[];
   /** Rows returned for a query, rows affected for DML. */
   rowCount: number;
-  /** True when `maxRows` cut the result short. */
+  /** True when `maxRows` or `maxBytes` cut the result short. */
   truncated: boolean;
+  /** Which limit cut it, when one did. */
+  truncatedBy?: 'maxRows' | 'maxBytes';
 }
 
 export interface QueryOptions {
   /** Return at most this many rows; `truncated` tells whether more existed. */
   maxRows?: number;
+  /**
+   * Return rows only while their JSON (`JSON.stringify(rows)`, UTF-8 bytes) stays within this budget; the
+   * first row past it ends the result (`truncatedBy: 'maxBytes'`). A datasource counts as rows arrive and
+   * holds no more than the budget (plus the row that overran it); where it can, it then cancels the
+   * statement on the server rather than reading the rest.
+   */
+  maxBytes?: number;
   /**
    * The statement's time limit, enforced by the server (or, for an embedded database that has none, by
    * ending the statement's worker); over it the statement fails with SQLSTATE 57014 (`query_canceled`).
@@ -93,6 +103,26 @@ export interface ExecutionScope {
   readonly role: string;
   /** The database refuses any write (a read-only transaction): set where the route only reads. */
   readonly readOnly: boolean;
+}
+
+/**
+ * How a datasource logs in as one database role, where a caller's statements run on a login of their role
+ * rather than under `SET ROLE` (MySQL, MariaDB: `SqlDialect.loginPasswordSql`): the user the sync made,
+ * with the password it set at this start, or the connection the operator configured for the data role
+ * (`dataRoles[].connection`, the `connection` of that datasource of service.yaml).
+ */
+export type RoleLogin =
+  | { role: string; password: string }
+  | { role: string; connection: Record<string, unknown> };
+
+/** What a login the operator configured holds itself, read through it (`Datasource.useRoleLogins`). */
+export interface LoginHoldings {
+  /** The planned role it stands for. */
+  role: string;
+  /** The account it logged in as, e.g. `'retail_analyst'@'%'`. */
+  account: string;
+  /** Its privileges on schemas, relations and columns: what the database shows a user of itself. */
+  privileges: RolePrivilege[];
 }
 
 /** How `Datasource.transaction` runs its statements. */
@@ -133,6 +163,13 @@ export interface Datasource extends SqlExecutor {
    * superuser rights. Absent on servers, whose login is configured.
    */
   restrictSession?(memberOf: readonly string[]): Promise<void>;
+  /**
+   * Where the dialect runs a caller's statements on a login of their role (`SqlDialect.loginPasswordSql`):
+   * after the sync, the logins of the planned roles, replacing any given before. A statement under a scope
+   * whose role has no login is refused (403 `forbidden`). Rejects, naming the role, when a login cannot
+   * connect. Answers what each login the operator configured (`connection`) holds, for drift reports.
+   */
+  useRoleLogins?(logins: readonly RoleLogin[]): Promise<LoginHoldings[]>;
 }
 
 /**
@@ -153,7 +190,7 @@ export interface DialectCapabilities {
   /**
    * True when the database enforces the data roles (docs/governed-execution.md): the dialect syncs one
    * database role per data role (`DialectBase.readRoles`, `roleChangeSql`) and its datasources run a
-   * statement under `QueryOptions.scope`. False (MySQL, SQL Server, Oracle for now): the SQL analyzer is the
+   * statement under `QueryOptions.scope`. False (SQL Server, Oracle for now): the SQL analyzer is the
    * only gate and statements run as the service's login.
    */
   readonly enforcesRoles: boolean;
@@ -174,6 +211,8 @@ export interface SqlDialect extends DialectSyntax {
   readonly grammar: SqlGrammar;
   /** Which built-in functions statements may call (an allow-list), and where built-ins live. */
   readonly functionPolicy: FunctionPolicy;
+  /** The SQL forms the semantic query compiler writes differently per server (time grains, NULL-safe equality, ...). */
+  readonly semanticSyntax: SemanticSqlSyntax;
   /** Opens a datasource: knex client and pool, plus init scripts where the dialect is embedded. */
   open(settings: DatasourceSettings): Promise<Datasource>;
   /** Maps a native type name (as introspection reports it) to its logical type. */
@@ -190,4 +229,15 @@ export interface SqlDialect extends DialectSyntax {
   readRoles(executor: SqlExecutor, request: RoleStateRequest): Promise<RoleState>;
   /** The statements of one change, identifiers quoted: the sync runs them, `validate` shows them. */
   roleChangeSql(change: RoleChange): string[];
+  /** The longest database role name the server takes, in bytes (PostgreSQL 63, MySQL 32): longer planned names are cut and hashed. */
+  readonly maxRoleNameBytes: number;
+  /** The planned roles as this database holds them, e.g. without schema usage or memberships where it has none. See `DialectBase.rolePlan`. */
+  rolePlan<T extends PlannedRole>(roles: readonly T[]): T[];
+  /**
+   * Where a caller's statements run on a login per role: the statement that sets a planned role's password
+   * (`?` its name, then the password) and lets it log in. Undefined where the session switches roles.
+   */
+  loginPasswordSql(): string | undefined;
+  /** Statements that end a sync, after its changes (MySQL: release the lock `readRoles` took, which outlives transactions). */
+  roleSyncEndSql(): string[];
 }

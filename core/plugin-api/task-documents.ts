@@ -7,6 +7,7 @@ import type { CatalogForeignKey, CatalogFunction, CatalogRelation, LogicalType }
 import type { ErrorCode } from './error-catalog.js';
 import type { JsonValue, ResultColumn, SqlFamily } from './sql-dialect.js';
 import type { PackageDataset, PackageMetric, PackageRelationship } from './semantic-package.js';
+import type { SemanticQuery } from './semantic-query.js';
 
 export const TASK_STATES = ['working', 'input_required', 'completed', 'cancelled', 'budget_exceeded', 'failed'] as const;
 export type TaskState = (typeof TASK_STATES)[number];
@@ -93,13 +94,11 @@ export interface TaskStartDocument {
 }
 
 /** An action the runtime asks the service to run as the caller. */
-export interface PendingAction {
-  actionId: string;
-  kind: 'query';
-  /** One read-only statement in the dialect of the VDB. */
-  sql: string;
-  maxRows: number;
-}
+export type PendingAction =
+  /** One read-only statement in the dialect of the VDB, re-authorized as the caller. */
+  | { actionId: string; kind: 'query'; sql: string; maxRows: number }
+  /** A semantic query (docs/semantic-query.md), compiled by the service against the VDB's active package. */
+  | { actionId: string; kind: 'semanticQuery'; query: SemanticQuery; maxRows: number };
 
 export interface Observation {
   actionId: string;

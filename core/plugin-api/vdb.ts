@@ -18,6 +18,12 @@ export interface DataRole {
    * `vdb_<vdb>_v<version>_<name>`.
    */
   dbRole?: string;
+  /**
+   * Where the database runs a caller on a login per role (MySQL, MariaDB) and the service does not create
+   * the users (`datasources.<id>.roles.sync: false`): the datasource of service.yaml whose login holds
+   * exactly this data role's grants (docs/governed-execution.md).
+   */
+  connection?: string;
 }
 
 /** How a VDB refers to its semantic model (docs/vdb-file.md); checked by semantic activation. */

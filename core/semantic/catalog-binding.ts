@@ -10,26 +10,39 @@ import type { ColumnReference } from '../plugin-api/sql-grammar.js';
 import type { ExpressionAnalyzer } from './expression-analysis.js';
 import type { DocumentPath } from './located-document.js';
 import { siteAt } from './module-acquisition.js';
-import type { OsiExpression } from './module-schemas.js';
+import { chosenExpression } from './expression-dialects.js';
+import type { OsiDatatype } from './module-schemas.js';
+import { OSI_AGGREGATES, scanExpression, unavailableFunction } from './osi-expression-subset.js';
 import type { DatasetElement, FieldElement, RelationshipElement, SemanticModel } from './model-elements.js';
 import type { ExpressionDialect } from '../plugin-api/semantic-provider.js';
+import { JoinGraph } from './join-paths.js';
 import { candidateHint, didYouMean, NameTable } from './name-matching.js';
 
 /** Logical types a join may compare without a cast. */
 const JOIN_COMPATIBLE: Readonly<Partial<Record<LogicalType, string>>> = { integer: 'whole', bigint: 'whole', decimal: 'fraction', float: 'fraction' };
+
+/**
+ * The logical types each Foundation `datatype` admits, the first being the type of a computed field that
+ * declares it. `Opaque` is a type outside the portable vocabulary: any column, no type for a computed field.
+ */
+const DATATYPE_LOGICAL_TYPES: Readonly<Record<OsiDatatype, readonly LogicalType[]>> = {
+  String: ['string', 'uuid'],
+  Integer: ['integer', 'bigint'],
+  Decimal: ['decimal'],
+  Float: ['float'],
+  Boolean: ['boolean'],
+  Date: ['date'],
+  Time: ['time'],
+  DateTime: ['timestamp'],
+  DateTimeTz: ['timestamp'],
+  Opaque: [],
+};
 
 export interface BindingContext {
   vdb: VirtualDatabase;
   dialectOf(datasource: string): ExpressionDialect;
   analyzer: ExpressionAnalyzer;
   diagnostics: DiagnosticList;
-}
-
-/** The ANSI_SQL variant of an expression (the one the service compiles) and where it sits. */
-export function ansiExpression(expression: OsiExpression, path: DocumentPath): { text: string; path: DocumentPath } | undefined {
-  const index = expression.dialects.findIndex((variant) => (variant.dialect ?? 'ANSI_SQL') === 'ANSI_SQL');
-  const variant = expression.dialects[index];
-  return variant ? { text: variant.expression, path: [...path, 'expression', 'dialects', index, 'expression'] } : undefined;
 }
 
 export async function bindModel(model: SemanticModel, context: BindingContext): Promise<void> {
@@ -49,8 +62,26 @@ export async function bindModel(model: SemanticModel, context: BindingContext): 
   }
   const relations = relationIndex(vdb.catalog.relations);
   for (const dataset of model.datasets) bindDataset(dataset, schemas, relations, context);
-  await analyzeFields(model, context);
+  // Relationships first: a field that reads another dataset is judged by how the two are related.
   for (const relationship of model.relationships) bindRelationship(relationship, diagnostics);
+  for (const dataset of model.datasets) if (dataset.osi.role === 'bridge') checkBridge(dataset, model.relationships, diagnostics);
+  await analyzeFields(model, { ...context, joins: new JoinGraph(model.relationships), datasets: model.datasets });
+}
+
+/**
+ * A declared bridge must be what the Foundation calls one (§6.8.1): a dataset with many-to-one (or
+ * one-to-one) relationships to two or more other datasets. Checked only when every relationship from it
+ * bound, so a relationship error is not reported a second time as a bridge error.
+ */
+function checkBridge(dataset: DatasetElement, relationships: readonly RelationshipElement[], diagnostics: DiagnosticList): void {
+  const outgoing = relationships.filter((relationship) => relationship.from === dataset);
+  if (!dataset.relation || outgoing.some((relationship) => relationship.cardinality === undefined)) return;
+  const linked = new Set(outgoing
+    .filter((relationship) => relationship.to !== dataset && (relationship.cardinality === 'manyToOne' || relationship.cardinality === 'oneToOne'))
+    .map((relationship) => relationship.to));
+  if (linked.size >= 2) return;
+  diagnostics.add('bind.bridge_invalid', siteAt(dataset.scope.document, [...dataset.path, 'role']), `dataset:${dataset.id}`,
+    `dataset ${dataset.id} is declared a bridge but has many-to-one relationships to ${linked.size === 0 ? 'no dataset' : `only ${[...linked].map((other) => other?.id).join(', ')}`}; a bridge links two or more`);
 }
 
 function relationIndex(relations: VdbRelation[]): Map<string, NameTable<VdbRelation>> {
@@ -126,21 +157,28 @@ function sameColumns(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((column) => b.includes(column));
 }
 
-async function analyzeFields(model: SemanticModel, context: BindingContext): Promise<void> {
+/** What a field's binding needs besides the context: the model's datasets and how they are related. */
+interface FieldContext extends BindingContext {
+  joins: JoinGraph;
+  datasets: readonly DatasetElement[];
+}
+
+async function analyzeFields(model: SemanticModel, context: FieldContext): Promise<void> {
   const { analyzer, diagnostics } = context;
   const pending: { field: FieldElement; dialect: ExpressionDialect }[] = [];
   for (const dataset of model.datasets) {
     if (!dataset.relation) continue;
     const dialect = context.dialectOf(dataset.relation.datasource);
     for (const field of dataset.fields) {
-      const ansi = ansiExpression(field.osi.expression, field.path);
-      if (!ansi) {
+      const chosen = chosenExpression(field.osi.expression, dataset.modelDialect, field.path);
+      if (!chosen) {
         diagnostics.add('compile.dialect_unavailable', siteAt(dataset.scope.document, [...field.path, 'expression']), `field:${field.id}`,
-          `field ${field.id} has no ANSI_SQL expression`);
+          `field ${field.id} has no expression in OSI_SQL_2026 or ANSI_SQL`);
         continue;
       }
-      field.expression = ansi.text;
-      field.expressionPath = ansi.path;
+      field.expression = chosen.text;
+      field.expressionPath = chosen.path;
+      field.expressionDialect = chosen.dialect;
       pending.push({ field, dialect });
     }
   }
@@ -154,12 +192,25 @@ async function analyzeFields(model: SemanticModel, context: BindingContext): Pro
   for (const { field, dialect } of pending) bindField(field, dialect, context);
 }
 
-function bindField(field: FieldElement, dialect: ExpressionDialect, context: BindingContext): void {
+function bindField(field: FieldElement, dialect: ExpressionDialect, context: FieldContext): void {
   const { diagnostics } = context;
   const dataset = field.dataset;
   const relation = dataset.relation as VdbRelation;
   const document = dataset.scope.document;
   const at = () => siteAt(document, field.expressionPath as DocumentPath);
+  if (field.expressionDialect === 'osi') {
+    const scanned = scanExpression(field.expression as string, (name) => OSI_AGGREGATES.has(name), true);
+    if (scanned.outsideSubset !== undefined) {
+      diagnostics.add('compile.expression_outside_subset', at, `field:${field.id}`, `field ${field.id}, ${field.expression}: OSI_SQL_2026 does not have ${scanned.outsideSubset}`);
+      return;
+    }
+    const missing = unavailableFunction(scanned, dialect.functionPolicy.allowed);
+    if (missing !== undefined) {
+      diagnostics.add('compile.function_unavailable', at, `field:${field.id}`,
+        `field ${field.id}, ${field.expression}: datasource ${relation.datasource} (${dialect.grammar.label}) has no function ${missing}`);
+      return;
+    }
+  }
   const outcome = context.analyzer.analyze(dialect, field.expression as string);
   if (!outcome.ok) {
     diagnostics.add('compile.expression_invalid', at, `field:${field.id}`, `field ${field.id}, ${field.expression}: ${outcome.message}`);
@@ -174,7 +225,9 @@ function bindField(field: FieldElement, dialect: ExpressionDialect, context: Bin
   const found = outcome.analysis.references.map((reference) => columnOf(reference, dataset, relation, columns, dialect));
   found.forEach((column, index) => {
     if (column) return;
-    const name = (outcome.analysis.references[index] as ColumnReference).parts.at(-1) as string;
+    const reference = outcome.analysis.references[index] as ColumnReference;
+    if (reportOtherDataset(field, reference, dialect, context)) return;
+    const name = reference.parts.at(-1) as string;
     diagnostics.add('bind.column_not_found', at, `column:${relation.schema}.${relation.name}.${name}`,
       `field ${field.id} reads ${(outcome.analysis.references[index] as ColumnReference).parts.join('.')}, but relation ${relation.schema}.${relation.name} has no such column${candidateHint(name, columns.names())}`);
   });
@@ -187,7 +240,46 @@ function bindField(field: FieldElement, dialect: ExpressionDialect, context: Bin
       `field ${field.id} declares logical_type ${declared}, column ${relation.schema}.${relation.name}.${column.name} is ${column.logicalType} (${column.nativeType})`);
     return;
   }
-  field.logicalType = column?.logicalType ?? declared ?? null;
+  const datatype = field.osi.datatype;
+  if (column && datatype !== undefined && datatype !== 'Opaque' && !DATATYPE_LOGICAL_TYPES[datatype].includes(column.logicalType)) {
+    diagnostics.add('bind.type_mismatch', siteAt(document, [...field.path, 'datatype']), `column:${relation.schema}.${relation.name}.${column.name}`,
+      `field ${field.id} declares datatype ${datatype}, column ${relation.schema}.${relation.name}.${column.name} is ${column.logicalType} (${column.nativeType})`);
+    return;
+  }
+  field.logicalType = column?.logicalType ?? declared ?? (datatype === undefined ? null : DATATYPE_LOGICAL_TYPES[datatype][0] ?? null);
+}
+
+/** The Foundation's verdict on a field reading a field of another dataset (§4.3.1), by how the two relate. */
+const OTHER_DATASET_CODES = {
+  finer: 'compile.field_finer_grain_reference',
+  manyToMany: 'compile.field_across_many_to_many',
+  enrich: 'compile.field_enrichment_unsupported',
+} as const;
+
+/**
+ * A field reads `dataset.field` of another dataset of its document's namespaces. The Foundation allows it
+ * along many-to-one relationships (enrichment), which the service does not compile yet, and refuses it
+ * towards a many side or across a many-to-many relationship. Returns false when the reference names no
+ * other dataset (then it is an unknown column).
+ */
+function reportOtherDataset(field: FieldElement, reference: ColumnReference, dialect: ExpressionDialect, context: FieldContext): boolean {
+  if (reference.parts.length !== 2) return false;
+  const home = field.dataset;
+  const same = (a: string, b: string) => (dialect.caseInsensitiveNames ? a.toLowerCase() === b.toLowerCase() : a === b);
+  const visible = [home.namespace, ...home.scope.imports];
+  const other = context.datasets.find((dataset) => dataset !== home && visible.includes(dataset.namespace) && same(dataset.name, reference.parts[0] as string));
+  if (!other) return false;
+  const reach = context.joins.reach(home, other);
+  if (reach === 'none') return false;
+  const written = reference.parts.join('.');
+  const why = {
+    enrich: `the OSI Foundation enriches it along many-to-one relationships, which the service does not compile in a field yet; read ${written} in a metric or a query instead`,
+    finer: `${other.id} is on the many side of ${home.id}, so a row of ${home.id} has many values of it; aggregate it in a metric`,
+    manyToMany: `${home.id} and ${other.id} are related many-to-many; aggregate it in a metric`,
+  }[reach];
+  context.diagnostics.add(OTHER_DATASET_CODES[reach], siteAt(home.scope.document, field.expressionPath as DocumentPath), `field:${field.id}`,
+    `field ${field.id} reads ${written} of dataset ${other.id}: ${why}`);
+  return true;
 }
 
 /**
@@ -238,12 +330,14 @@ function bindRelationship(relationship: RelationshipElement, diagnostics: Diagno
   relationship.fromColumns = fromColumns as CatalogColumn[];
   relationship.toColumns = toColumns as CatalogColumn[];
   const toNames = relationship.toColumns.map((column) => column.name);
-  if (!keysOf(to).some((key) => sameColumns(key, toNames))) {
+  const toUnique = keysOf(to).some((key) => sameColumns(key, toNames));
+  if (!toUnique) {
     diagnostics.add('bind.relationship_target_not_key', siteAt(document, [...relationship.path, 'to_columns']), `relationship:${relationship.id}`,
-      `relationship ${relationship.id}: (${toNames.join(', ')}) is not a primary or unique key of dataset ${to.id}, so a row may match several`);
+      `relationship ${relationship.id}: (${toNames.join(', ')}) is not a primary or unique key of dataset ${to.id}, so a row may match several: it is many-to-many`);
   }
   const fromNames = relationship.fromColumns.map((column) => column.name);
-  relationship.cardinality = keysOf(from).some((key) => sameColumns(key, fromNames)) ? 'oneToOne' : 'manyToOne';
+  const fromUnique = keysOf(from).some((key) => sameColumns(key, fromNames));
+  relationship.cardinality = fromUnique ? (toUnique ? 'oneToOne' : 'oneToMany') : (toUnique ? 'manyToOne' : 'manyToMany');
 }
 
 /** The keys of a dataset: those of its relation and those it declares. */

@@ -27,23 +27,31 @@ export interface CatalogModuleOptions {
 
 const TIME_TYPES: ReadonlySet<string> = new Set(['date', 'time', 'timestamp']);
 
-/** A model name must be a plain identifier: other characters become `_`. */
+/** Names the OSI Foundation reserves (docs/semantic.md): a column or relation so named gets a `_` suffix. */
+const RESERVED: ReadonlySet<string> = new Set(['GRAIN', 'FILTER', 'QUERY_FILTER']);
+
+/** A model name must be a plain identifier, and not a reserved one: other characters become `_`. */
 function identifierFor(name: string): string {
   const cleaned = name.replace(/[^A-Za-z0-9_]/g, '_');
-  return /^[A-Za-z_]/.test(cleaned) ? cleaned : `_${cleaned}`;
+  const identifier = /^[A-Za-z_]/.test(cleaned) ? cleaned : `_${cleaned}`;
+  return RESERVED.has(identifier.toUpperCase()) ? `${identifier}_` : identifier;
 }
 
-/** Gives each name a unique identifier, prefixing `prefix_` (then a number) where two would collide. */
+/**
+ * Gives each name a unique identifier, prefixing `prefix_` (then a number) where two would collide. Names
+ * compare without case, as the Foundation compares them (`Orders` and `orders` collide).
+ */
 function uniqueIdentifiers<T>(items: readonly T[], name: (item: T) => string, prefix: (item: T) => string): Map<T, string> {
+  const key = (item: T) => identifierFor(name(item)).toLowerCase();
   const counts = new Map<string, number>();
-  for (const item of items) counts.set(identifierFor(name(item)), (counts.get(identifierFor(name(item))) ?? 0) + 1);
+  for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
   const used = new Set<string>();
   const result = new Map<T, string>();
   for (const item of items) {
     const plain = identifierFor(name(item));
-    let chosen = (counts.get(plain) ?? 0) > 1 ? identifierFor(`${prefix(item)}_${name(item)}`) : plain;
-    for (let suffix = 2; used.has(chosen); suffix++) chosen = `${plain}_${suffix}`;
-    used.add(chosen);
+    let chosen = (counts.get(key(item)) ?? 0) > 1 ? identifierFor(`${prefix(item)}_${name(item)}`) : plain;
+    for (let suffix = 2; used.has(chosen.toLowerCase()); suffix++) chosen = `${plain}_${suffix}`;
+    used.add(chosen.toLowerCase());
     result.set(item, chosen);
   }
   return result;

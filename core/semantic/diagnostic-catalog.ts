@@ -9,10 +9,20 @@ export type ActivationStage = 'acquire' | 'resolve' | 'bind' | 'compile';
 
 export const STAGE_ORDER: Readonly<Record<ActivationStage, number>> = { acquire: 0, resolve: 1, bind: 2, compile: 3 };
 
+/**
+ * The OSI Foundation's error codes (foundational_semantics.md, Appendix A) that a model document can
+ * raise; a diagnostic of a rule the Foundation states carries its code beside the service's own.
+ */
+export type OsiModelErrorCode =
+  | 'E_AGGREGATE_IN_FIELD' | 'E_NESTED_AGGREGATION_DEFERRED' | 'E_NAME_COLLISION' | 'E_NAME_NOT_FOUND'
+  | 'E_DEFERRED_KEY_REJECTED' | 'E_NO_PATH' | 'E_AMBIGUOUS_PATH' | 'E_UNAGGREGATED_FINER_GRAIN_REFERENCE' | 'E3012_MN_NO_SAFE_REWRITE';
+
 export interface DiagnosticDefinition {
   /** The stage that reports it; `null` when it depends on where it happened (internal errors). */
   stage: ActivationStage | null;
   severity: DiagnosticSeverity;
+  /** The Foundation's code for the same rule, when it has one. */
+  osiCode?: OsiModelErrorCode;
   /** One line on when it is reported, for docs/diagnostics.md. */
   summary: string;
   remediation: string;
@@ -93,6 +103,11 @@ export const DIAGNOSTICS = {
     summary: 'A document is not valid YAML (or JSON), has a duplicate key, or uses too many aliases.',
     remediation: 'Fix the syntax at the location.',
   },
+  'document.deferred_key': {
+    stage: 'acquire', severity: 'error', osiCode: 'E_DEFERRED_KEY_REJECTED',
+    summary: 'A document uses a key the OSI Foundation recognises but defers (referential_integrity, condition, asof, range, grain, filter, natural_grain, using_relationships, joins, …).',
+    remediation: 'Remove the key: the Foundation defers it to a later proposal, and the service follows the Foundation\'s defaults (docs/semantic.md).',
+  },
   'document.schema_invalid': {
     stage: 'acquire', severity: 'error',
     summary: 'A document does not follow OSI 1.0 with the service\'s additions: an unknown key, a missing required key or a wrong type.',
@@ -104,14 +119,24 @@ export const DIAGNOSTICS = {
     remediation: 'Import a namespace the module defines (a document\'s `namespace`, or the manifest\'s), or remove the import.',
   },
   'resolve.namespace_not_imported': {
-    stage: 'resolve', severity: 'error',
+    stage: 'resolve', severity: 'error', osiCode: 'E_NAME_NOT_FOUND',
     summary: 'A qualified name uses a namespace that the document neither is in nor imports.',
     remediation: 'Add the namespace to the document\'s `imports`, or qualify the name with a namespace the document sees.',
   },
   'resolve.ambiguous_definition': {
-    stage: 'resolve', severity: 'error',
+    stage: 'resolve', severity: 'error', osiCode: 'E_NAME_COLLISION',
     summary: 'Two definitions share one name in one scope: datasets, metrics or relationships of a namespace, or fields of a dataset.',
     remediation: 'Rename one of the definitions, or move it to another namespace.',
+  },
+  'resolve.name_collision': {
+    stage: 'resolve', severity: 'error', osiCode: 'E_NAME_COLLISION',
+    summary: 'Two global names of a namespace (datasets, relationships and metrics share one) are equal once normalised: the same name for two kinds, or names that differ only in case.',
+    remediation: 'Rename one of them: datasets, relationships and metrics of a namespace need names that differ other than in case.',
+  },
+  'resolve.reserved_name': {
+    stage: 'resolve', severity: 'error', osiCode: 'E_DEFERRED_KEY_REJECTED',
+    summary: 'A dataset, field, relationship or metric is named GRAIN, FILTER or QUERY_FILTER, which the OSI Foundation reserves (in any case).',
+    remediation: 'Rename the definition; GRAIN, FILTER and QUERY_FILTER are reserved for deferred Foundation features.',
   },
   'resolve.ambiguous_reference': {
     stage: 'resolve', severity: 'error',
@@ -119,17 +144,17 @@ export const DIAGNOSTICS = {
     remediation: 'Qualify the name with its namespace (`namespace.name`), or import only one of the namespaces.',
   },
   'resolve.unknown_dataset': {
-    stage: 'resolve', severity: 'error',
+    stage: 'resolve', severity: 'error', osiCode: 'E_NAME_NOT_FOUND',
     summary: 'A relationship or metric names a dataset that is not defined in any namespace the document sees.',
     remediation: 'Name a dataset of the document\'s namespace or of an imported one; check the spelling.',
   },
   'resolve.unknown_field': {
-    stage: 'resolve', severity: 'error',
+    stage: 'resolve', severity: 'error', osiCode: 'E_NAME_NOT_FOUND',
     summary: 'A metric names a field that its dataset does not define.',
     remediation: 'Reference a field the dataset defines (`dataset.field`), or add the field to the dataset.',
   },
   'resolve.unknown_metric': {
-    stage: 'resolve', severity: 'error',
+    stage: 'resolve', severity: 'error', osiCode: 'E_NAME_NOT_FOUND',
     summary: 'A metric expression uses a bare name that is not a metric; fields are always written `dataset.field`.',
     remediation: 'Write fields as `dataset.field`, or name a metric the document sees.',
   },
@@ -159,7 +184,7 @@ export const DIAGNOSTICS = {
     remediation: 'Compare the source with the VDB catalog (`GET /api/v1/vdbs/{vdb}/versions/{version}/catalog`): the relation must exist and be included in the VDB.',
   },
   'bind.column_not_found': {
-    stage: 'bind', severity: 'error',
+    stage: 'bind', severity: 'error', osiCode: 'E_NAME_NOT_FOUND',
     summary: 'A field expression, key or relationship names a column that the dataset\'s relation does not have.',
     remediation: 'Compare the column with the relation in the VDB catalog; for PostgreSQL, unquoted names are folded to lower case.',
   },
@@ -178,10 +203,30 @@ export const DIAGNOSTICS = {
     summary: 'A relationship\'s to_columns are not a primary or unique key of the `to` dataset, so it may not be many-to-one.',
     remediation: 'Point to_columns at a key of the `to` dataset, or declare that key in `primary_key` or `unique_keys`.',
   },
+  'bind.bridge_invalid': {
+    stage: 'bind', severity: 'error',
+    summary: 'A dataset declared `role: bridge` does not have many-to-one relationships to two or more other datasets.',
+    remediation: 'Declare a relationship from the bridge to each dataset it links (to_columns a key of that dataset), or remove `role: bridge`.',
+  },
   'compile.dialect_unavailable': {
     stage: 'compile', severity: 'error',
-    summary: 'An expression has no ANSI_SQL variant, the one the service compiles.',
-    remediation: 'Add `- dialect: ANSI_SQL` with the expression under `expression.dialects`.',
+    summary: 'An expression has no variant in a dialect the service compiles (OSI_SQL_2026 or ANSI_SQL).',
+    remediation: 'Write the expression as a plain string (OSI_SQL_2026), or add `- dialect: OSI_SQL_2026` (or `ANSI_SQL`) with it under `expression.dialects`.',
+  },
+  'compile.expression_outside_subset': {
+    stage: 'compile', severity: 'error',
+    summary: 'An OSI_SQL_2026 expression uses a function, operator or construct outside the OSI expression language (a vendor function, a `::` cast, a subquery, …).',
+    remediation: 'Use the functions and operators of the OSI expression language, or write the expression as an `ANSI_SQL` variant in the datasource\'s own SQL.',
+  },
+  'compile.function_unavailable': {
+    stage: 'compile', severity: 'error',
+    summary: 'An OSI_SQL_2026 expression calls a function of the OSI expression language that the datasource\'s database does not have (e.g. `IFF` or `MEDIAN` on PostgreSQL); the service does not translate OSI functions.',
+    remediation: 'Use an equivalent the database has (`CASE WHEN`, `PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY x)`), or add an `ANSI_SQL` variant in the database\'s own SQL.',
+  },
+  'compile.nested_aggregate': {
+    stage: 'compile', severity: 'error', osiCode: 'E_NESTED_AGGREGATION_DEFERRED',
+    summary: 'A metric applies an aggregate to another aggregate, directly (`AVG(COUNT(x))`) or through a metric it names (`AVG(revenue)`).',
+    remediation: 'Aggregate the fields in one step (`SUM(orders.total)`, not `SUM(SUM(orders.total))`); combine metrics with arithmetic outside aggregates.',
   },
   'compile.expression_invalid': {
     stage: 'compile', severity: 'error',
@@ -189,12 +234,27 @@ export const DIAGNOSTICS = {
     remediation: 'Write one scalar SQL expression (a field) or one aggregate expression (a metric) in the datasource\'s dialect, without subqueries.',
   },
   'compile.aggregate_in_field': {
-    stage: 'compile', severity: 'error',
+    stage: 'compile', severity: 'error', osiCode: 'E_AGGREGATE_IN_FIELD',
     summary: 'A field expression uses an aggregate function; fields are row-level.',
     remediation: 'Move the aggregate into a metric and reference the field from it.',
   },
-  'compile.metric_not_aggregate': {
+  'compile.field_finer_grain_reference': {
+    stage: 'compile', severity: 'error', osiCode: 'E_UNAGGREGATED_FINER_GRAIN_REFERENCE',
+    summary: 'A field reads a field of a dataset on the many side of its own (e.g. customers reading orders.total): one row would have many values.',
+    remediation: 'Aggregate the value in a metric (`SUM(orders.total)`) and query it by the dataset\'s fields.',
+  },
+  'compile.field_across_many_to_many': {
+    stage: 'compile', severity: 'error', osiCode: 'E3012_MN_NO_SAFE_REWRITE',
+    summary: 'A field reads a field of a dataset related to its own many-to-many.',
+    remediation: 'Aggregate the value in a metric; across a many-to-many relationship a row has many values.',
+  },
+  'compile.field_enrichment_unsupported': {
     stage: 'compile', severity: 'error',
+    summary: 'A field reads a field of a dataset on the one side of its own (enrichment, which the OSI Foundation allows); the service does not compile fields across datasets yet.',
+    remediation: 'Read the other dataset\'s field where it is (`customers.region` in a metric or a query), or define the field on a view that joins the relations.',
+  },
+  'compile.metric_not_aggregate': {
+    stage: 'compile', severity: 'error', osiCode: 'E_UNAGGREGATED_FINER_GRAIN_REFERENCE',
     summary: 'A metric expression (with the metrics it names) has no aggregate function.',
     remediation: 'Aggregate the fields, e.g. `SUM(orders.total)`, or make the value a field of its dataset.',
   },
@@ -204,17 +264,17 @@ export const DIAGNOSTICS = {
     remediation: 'Reference a field of the dataset to measure, e.g. `COUNT(orders.id)`.',
   },
   'compile.metric_cycle': {
-    stage: 'compile', severity: 'error',
+    stage: 'compile', severity: 'error', osiCode: 'E_NAME_NOT_FOUND',
     summary: 'Metrics reference each other in a cycle.',
     remediation: 'Break the cycle: one of the metrics must be defined from fields only.',
   },
   'compile.join_path_missing': {
-    stage: 'compile', severity: 'error',
+    stage: 'compile', severity: 'error', osiCode: 'E_NO_PATH',
     summary: 'A metric reads datasets that no chain of relationships connects.',
     remediation: 'Add a relationship between the datasets, or split the metric.',
   },
   'compile.join_path_ambiguous': {
-    stage: 'compile', severity: 'error',
+    stage: 'compile', severity: 'error', osiCode: 'E_AMBIGUOUS_PATH',
     summary: 'A metric reads datasets that two different shortest chains of relationships connect.',
     remediation: 'Remove the redundant relationship, or split the metric so each reads datasets joined one way.',
   },

@@ -1,4 +1,4 @@
-import { DIAGNOSTICS, STAGE_ORDER, type ActivationStage, type DiagnosticCode } from './diagnostic-catalog.js';
+import { DIAGNOSTICS, STAGE_ORDER, type ActivationStage, type DiagnosticCode, type DiagnosticDefinition } from './diagnostic-catalog.js';
 import type { CompilationFailure, Diagnostic, DiagnosticSeverity, SourceLocation } from './semantic-types.js';
 
 /** Where a diagnostic points: a file, its rank among the activation's files, and a position in it. */
@@ -29,10 +29,11 @@ export class DiagnosticList {
    * `stage` is needed only for codes whose stage depends on where they happened (internal errors).
    */
   add(code: DiagnosticCode, where: SiteRef, target: string, message: string, stage?: ActivationStage): void {
-    const definition = DIAGNOSTICS[code];
+    const definition: DiagnosticDefinition = DIAGNOSTICS[code];
     const site = typeof where === 'function' ? where() : where;
     this.entries.push({
       code,
+      osiCode: definition.osiCode ?? null,
       severity: definition.severity,
       document: site.document,
       location: site.location,

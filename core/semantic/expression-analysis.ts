@@ -29,6 +29,11 @@ export class ExpressionAnalyzer {
     this.aggregates = new Set([...BUILT_IN_AGGREGATES, ...[...extraAggregates].map((name) => name.toLowerCase())]);
   }
 
+  /** Whether a function of this name (any case) aggregates: a built-in aggregate or one of the VDB's. */
+  isAggregate(name: string): boolean {
+    return this.aggregates.has(name.toLowerCase());
+  }
+
   /** Loads the dialect's grammar and, where it has the shortcut, classifies the texts that are a bare column name at once. */
   async prepare(dialect: AnalyzedDialect, texts: Iterable<string>): Promise<void> {
     const { grammar } = dialect;

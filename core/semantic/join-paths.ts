@@ -33,8 +33,10 @@ export class JoinGraph {
     for (const relationship of relationships) {
       const { from, to } = relationship;
       if (!from || !to || !relationship.fromColumns || from === to) continue;
-      this.add({ relationship, from, joined: to, fanOut: false });
-      this.add({ relationship, from: to, joined: from, fanOut: relationship.cardinality !== 'oneToOne' });
+      const { cardinality } = relationship;
+      // A step towards a "many" side repeats rows (§6.4 of the Foundation infers which side is many).
+      this.add({ relationship, from, joined: to, fanOut: cardinality === 'oneToMany' || cardinality === 'manyToMany' });
+      this.add({ relationship, from: to, joined: from, fanOut: cardinality === 'manyToOne' || cardinality === 'manyToMany' });
     }
   }
 
@@ -57,6 +59,21 @@ export class JoinGraph {
       return { ok: false, reason: 'missing', message: `no chain of relationships connects dataset ${first.id} to ${unreachable.id}` };
     }
     return this.planFrom(first, datasets, search);
+  }
+
+  /**
+   * How rows of `to` relate to one row of `from` along relationships: `enrich` when every step goes towards a
+   * one side (at most one row, §4.3.1 of the Foundation), `finer` when a step goes towards a many side,
+   * `manyToMany` when a step crosses a many-to-many relationship, `none` when nothing connects them.
+   */
+  reach(from: DatasetElement, to: DatasetElement): 'enrich' | 'finer' | 'manyToMany' | 'none' {
+    if (this.search(from, [to], false).distance.has(to)) return 'enrich';
+    const search = this.search(from, [to], true);
+    if (!search.distance.has(to)) return 'none';
+    for (let step = search.parent.get(to); step; step = search.parent.get(step.from)) {
+      if (step.relationship.cardinality === 'manyToMany') return 'manyToMany';
+    }
+    return 'finer';
   }
 
   private planFrom(base: DatasetElement, datasets: readonly DatasetElement[], search: Search): JoinPlan {

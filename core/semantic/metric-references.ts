@@ -4,7 +4,7 @@
  * expressions are parsed in the grammar of the VDB's default datasource: a metric cannot span datasources.
  */
 import type { DiagnosticList } from './diagnostic-list.js';
-import { ansiExpression } from './catalog-binding.js';
+import { chosenExpression } from './expression-dialects.js';
 import type { ExpressionAnalyzer } from './expression-analysis.js';
 import type { DocumentPath } from './located-document.js';
 import { siteAt } from './module-acquisition.js';
@@ -12,6 +12,7 @@ import type { MetricElement, MetricReference, SemanticModel } from './model-elem
 import type { ExpressionDialect } from '../plugin-api/semantic-provider.js';
 import type { Lookup, ModelNames } from './model-resolution.js';
 import { candidateHint } from './name-matching.js';
+import { OSI_AGGREGATES, scanExpression, unavailableFunction } from './osi-expression-subset.js';
 
 export async function resolveMetricReferences(
   model: SemanticModel,
@@ -22,14 +23,15 @@ export async function resolveMetricReferences(
 ): Promise<void> {
   const pending: MetricElement[] = [];
   for (const metric of model.metrics) {
-    const ansi = ansiExpression(metric.osi.expression, metric.path);
-    if (!ansi) {
+    const chosen = chosenExpression(metric.osi.expression, metric.modelDialect, metric.path);
+    if (!chosen) {
       diagnostics.add('compile.dialect_unavailable', siteAt(metric.scope.document, [...metric.path, 'expression']), `metric:${metric.id}`,
-        `metric ${metric.id} has no ANSI_SQL expression`);
+        `metric ${metric.id} has no expression in OSI_SQL_2026 or ANSI_SQL`);
       continue;
     }
-    metric.expression = ansi.text;
-    metric.expressionPath = ansi.path;
+    metric.expression = chosen.text;
+    metric.expressionPath = chosen.path;
+    metric.expressionDialect = chosen.dialect;
     pending.push(metric);
   }
   await analyzer.prepare(dialect, pending.map((metric) => metric.expression as string));
@@ -39,11 +41,27 @@ export async function resolveMetricReferences(
 function resolveMetric(metric: MetricElement, names: ModelNames, dialect: ExpressionDialect, analyzer: ExpressionAnalyzer, diagnostics: DiagnosticList): void {
   const at = () => siteAt(metric.scope.document, metric.expressionPath as DocumentPath);
   const target = `metric:${metric.id}`;
+  const osi = metric.expressionDialect === 'osi';
+  const scanned = scanExpression(metric.expression as string, (name) => analyzer.isAggregate(name) || OSI_AGGREGATES.has(name), osi);
+  if (osi && scanned.outsideSubset !== undefined) {
+    diagnostics.add('compile.expression_outside_subset', at, target, `metric ${metric.id}, ${metric.expression}: OSI_SQL_2026 does not have ${scanned.outsideSubset}`);
+    return;
+  }
+  const missing = osi ? unavailableFunction(scanned, dialect.functionPolicy.allowed) : undefined;
+  if (missing !== undefined) {
+    diagnostics.add('compile.function_unavailable', at, target, `metric ${metric.id}, ${metric.expression}: the VDB's datasource (${dialect.grammar.label}) has no function ${missing}`);
+    return;
+  }
   const outcome = analyzer.analyze(dialect, metric.expression as string);
   if (!outcome.ok) {
     diagnostics.add('compile.expression_invalid', at, target, `metric ${metric.id}, ${metric.expression}: ${outcome.message}`);
     return;
   }
+  if (scanned.nested) {
+    diagnostics.add('compile.nested_aggregate', at, target, `metric ${metric.id}, ${metric.expression}: ${scanned.nested.name} is applied inside another aggregate; the OSI Foundation defers nested aggregation`);
+    return;
+  }
+  metric.aggregateCalls = scanned.aggregates;
   metric.analysis = outcome.analysis;
   const references: MetricReference[] = [];
   for (const reference of outcome.analysis.references) {

@@ -111,7 +111,7 @@ class MetricCompiler {
       return null;
     }
     this.visiting.push(metric);
-    const result = this.replaceReferences(metric.analysis, metric.references, metric.expression);
+    const result = this.replaceReferences(metric, metric.analysis, metric.references, metric.expression);
     this.visiting.pop();
     // A cycle found below may already have marked this metric as failed.
     if (this.inlined.get(metric) === null) return null;
@@ -119,7 +119,7 @@ class MetricCompiler {
     return result;
   }
 
-  private replaceReferences(analysis: ExpressionAnalysis, references: MetricReference[], expression: string): Inlined | null {
+  private replaceReferences(metric: MetricElement, analysis: ExpressionAnalysis, references: MetricReference[], expression: string): Inlined | null {
     const fields: FieldElement[] = [];
     let hasAggregate = analysis.hasAggregate;
     const replacements: { start: number; end: number; text: string }[] = [];
@@ -133,6 +133,12 @@ class MetricCompiler {
       } else {
         const inner = this.inline(reference.metric);
         if (!inner) return null;
+        const around = inner.hasAggregate ? metric.aggregateCalls?.find((call) => call.start <= span.start && span.end <= call.end) : undefined;
+        if (around) {
+          this.diagnostics.add('compile.nested_aggregate', this.at(metric), `metric:${metric.id}`,
+            `metric ${metric.id}, ${expression}: ${around.name} aggregates metric ${reference.metric.id}, which is itself an aggregate; the OSI Foundation defers nested aggregation`);
+          return null;
+        }
         for (const field of inner.fields) if (!fields.includes(field)) fields.push(field);
         hasAggregate ||= inner.hasAggregate;
         replacements.push({ start: span.start, end: span.end, text: `(${inner.sql})` });

@@ -1,9 +1,12 @@
 import type { CatalogColumn, LogicalType } from '../plugin-api/catalog.js';
 import type { VdbRelation } from '../plugin-api/vdb.js';
 import type { ExpressionAnalysis } from '../plugin-api/sql-grammar.js';
+import type { RelationshipCardinality } from '../plugin-api/semantic-package.js';
 import type { DocumentPath } from './located-document.js';
 import type { AcquiredDocument } from './module-acquisition.js';
-import type { OsiDataset, OsiField, OsiMetric, OsiRelationship } from './module-schemas.js';
+import type { CompiledDialect } from './expression-dialects.js';
+import type { AggregateCall } from './osi-expression-subset.js';
+import type { OsiDataset, OsiDialect, OsiField, OsiMetric, OsiRelationship } from './module-schemas.js';
 
 
 /** What one document sees: its namespace, the namespaces it imports, its default schema. */
@@ -24,6 +27,8 @@ interface ElementBase {
   namespace: string;
   /** The `semantic_model` entry it is defined in. */
   model: string;
+  /** That entry's `dialect`: what its expressions are written in when they do not say. */
+  modelDialect: OsiDialect | undefined;
   scope: DocumentScope;
   /** Where it is defined in its document. */
   path: DocumentPath;
@@ -45,9 +50,10 @@ export interface FieldElement {
   dataset: DatasetElement;
   path: DocumentPath;
   osi: OsiField;
-  /** Path of the ANSI_SQL expression in the document. */
+  /** Path of the compiled expression in the document. */
   expressionPath?: DocumentPath;
   expression?: string;
+  expressionDialect?: CompiledDialect;
   analysis?: ExpressionAnalysis;
   /** The catalog column of each reference of `analysis`, in the same order, once all were found. */
   columns?: CatalogColumn[];
@@ -62,7 +68,7 @@ export interface RelationshipElement extends ElementBase {
   to?: DatasetElement;
   fromColumns?: CatalogColumn[];
   toColumns?: CatalogColumn[];
-  cardinality?: 'manyToOne' | 'oneToOne';
+  cardinality?: RelationshipCardinality;
 }
 
 export type MetricReference = { kind: 'field'; field: FieldElement } | { kind: 'metric'; metric: MetricElement };
@@ -71,9 +77,12 @@ export interface MetricElement extends ElementBase {
   osi: OsiMetric;
   expressionPath?: DocumentPath;
   expression?: string;
+  expressionDialect?: CompiledDialect;
   analysis?: ExpressionAnalysis;
   /** What each reference of `analysis` names, in the same order, once all resolved. */
   references?: MetricReference[];
+  /** The aggregate calls of the expression, to tell a metric named inside an aggregate (nested aggregation). */
+  aggregateCalls?: AggregateCall[];
 }
 
 export interface SemanticModel {

@@ -6,7 +6,7 @@
 import type { DiagnosticCode } from './diagnostic-catalog.js';
 import type { DiagnosticList } from './diagnostic-list.js';
 import type { DocumentPath } from './located-document.js';
-import { siteAt, type AcquiredModule } from './module-acquisition.js';
+import { siteAt, type AcquiredDocument, type AcquiredModule } from './module-acquisition.js';
 import type { DatasetElement, DocumentScope, MetricElement, RelationshipElement, SemanticModel } from './model-elements.js';
 import { didYouMean, NameTable } from './name-matching.js';
 
@@ -95,13 +95,50 @@ export function resolveModel(module: AcquiredModule, vdbName: string, diagnostic
   }
   const model: SemanticModel = { scopes, datasets: [], relationships: [], metrics: [] };
   for (const scope of scopes) defineElements(scope, names, model, vdbName, diagnostics);
+  reportCollisions(model, diagnostics);
   for (const relationship of model.relationships) resolveRelationship(relationship, names, diagnostics);
   return { model, names };
+}
+
+/** Names the OSI Foundation reserves for deferred features (§4.6.2), compared without case. */
+const RESERVED_NAMES: ReadonlySet<string> = new Set(['GRAIN', 'FILTER', 'QUERY_FILTER']);
+
+function checkReserved(document: AcquiredDocument, path: DocumentPath, kind: string, id: string, name: string, diagnostics: DiagnosticList): void {
+  if (!RESERVED_NAMES.has(name.toUpperCase())) return;
+  diagnostics.add('resolve.reserved_name', siteAt(document, [...path, 'name']), `${kind}:${id}`,
+    `${kind} ${id} is named ${name}, which the OSI Foundation reserves`);
+}
+
+/**
+ * Datasets, relationships and metrics of a namespace share one namespace in the OSI Foundation, where
+ * names compare normalised, i.e. without case (§4.6.3, expression_language.md): a second definition whose
+ * normalised name is taken is a collision. Exact duplicates of one kind are reported when they are defined.
+ */
+function reportCollisions(model: SemanticModel, diagnostics: DiagnosticList): void {
+  const seen = new Map<string, { kind: string; element: DatasetElement | RelationshipElement | MetricElement }>();
+  const entries = [
+    ...model.datasets.map((element) => ({ kind: 'dataset', element })),
+    ...model.relationships.map((element) => ({ kind: 'relationship', element })),
+    ...model.metrics.map((element) => ({ kind: 'metric', element })),
+  ];
+  for (const entry of entries) {
+    const { element } = entry;
+    const key = `${element.namespace}.${element.name.toUpperCase()}`;
+    const first = seen.get(key);
+    if (!first) {
+      seen.set(key, entry);
+      continue;
+    }
+    const firstAt = siteAt(first.element.scope.document, first.element.path);
+    diagnostics.add('resolve.name_collision', siteAt(element.scope.document, [...element.path, 'name']), `${entry.kind}:${element.id}`,
+      `${entry.kind} ${element.name} collides with ${first.kind} ${first.element.name} of namespace ${element.namespace} (at ${firstAt.document}:${firstAt.location.line}): datasets, relationships and metrics share one namespace, and names compare without case`);
+  }
 }
 
 function defineElements(scope: DocumentScope, names: ModelNames, model: SemanticModel, vdbName: string, diagnostics: DiagnosticList): void {
   const tables = names.tables(scope.namespace);
   const define = <T extends { id: string; path: DocumentPath }>(table: NameTable<T>, kind: string, element: T & { name: string }): boolean => {
+    checkReserved(scope.document, element.path, kind, element.id, element.name, diagnostics);
     const first = table.add(element.name, element);
     if (!first) return true;
     const firstAt = siteAt(scope.document, first.path);
@@ -111,7 +148,7 @@ function defineElements(scope: DocumentScope, names: ModelNames, model: Semantic
   };
   scope.document.value.semantic_model.forEach((osiModel, modelIndex) => {
     const base = (kind: string, index: number, name: string) => ({
-      id: `${scope.namespace}.${name}`, name, namespace: scope.namespace, model: osiModel.name, scope,
+      id: `${scope.namespace}.${name}`, name, namespace: scope.namespace, model: osiModel.name, modelDialect: osiModel.dialect, scope,
       path: ['semantic_model', modelIndex, kind, index] as DocumentPath,
     });
     osiModel.datasets.forEach((osi, index) => {
@@ -136,6 +173,7 @@ function defineFields(dataset: DatasetElement, diagnostics: DiagnosticList): voi
   const seen = new NameTable<DocumentPath>();
   (dataset.osi.fields ?? []).forEach((osi, index) => {
     const path = [...dataset.path, 'fields', index];
+    checkReserved(dataset.scope.document, path, 'field', `${dataset.id}.${osi.name}`, osi.name, diagnostics);
     if (seen.add(osi.name, path)) {
       diagnostics.add('resolve.ambiguous_definition', siteAt(dataset.scope.document, [...path, 'name']), `field:${dataset.id}.${osi.name}`,
         `field ${osi.name} is defined twice in dataset ${dataset.id}`);

@@ -1,9 +1,11 @@
+import { dotted } from '../config/schema-validation.js';
 import { messageOf } from '../plugin-api/errors.js';
 import type { SemanticReference } from '../plugin-api/vdb.js';
 import { contentDigest, sha256Hex } from './digests.js';
 import type { DiagnosticList, DiagnosticSite, SiteRef } from './diagnostic-list.js';
 import { parseModuleText, type DocumentPath, type DocumentSyntax, type LocatedDocument } from './located-document.js';
-import { manifestSchema, osiDocumentSchema, shapeProblems, type ModuleManifest, type OsiDocument } from './module-schemas.js';
+import { fillVariantDialects } from './expression-dialects.js';
+import { isDeferredKey, manifestSchema, osiDocumentSchema, shapeProblems, type ModuleManifest, type OsiDocument } from './module-schemas.js';
 import {
   MODULE_MEDIA_TYPE, OSI_JSON_MEDIA_TYPE, OSI_YAML_MEDIA_TYPE, ProviderError,
   type ModuleFile, type ModuleReader, type ModuleRequest, type SemanticProvider,
@@ -235,8 +237,16 @@ function osiDocument(
 ): AcquiredDocument | undefined {
   const site: ModuleFileSite = { display: file.display, rank: file.rank, locate: document.locate };
   const problems = shapeProblems(osiDocumentSchema, document.value);
-  for (const problem of problems) diagnostics.add('document.schema_invalid', siteAt(site, problem.path), `document:${file.path}`, problem.message);
+  for (const problem of problems) {
+    if (isDeferredKey(problem)) {
+      diagnostics.add('document.deferred_key', siteAt(site, problem.path), `document:${file.path}`,
+        `${dotted(problem.path.slice(0, -1)) || '(document)'}: "${problem.unknownKey}" is a key the OSI Foundation defers to a later proposal`);
+    } else {
+      diagnostics.add('document.schema_invalid', siteAt(site, problem.path), `document:${file.path}`, problem.message);
+    }
+  }
   if (problems.length > 0) return undefined;
+  fillVariantDialects(document.value as OsiDocument);
   let digest: string;
   try {
     digest = contentDigest(document.value);

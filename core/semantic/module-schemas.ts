@@ -42,6 +42,14 @@ export interface ModuleManifest {
   documents: { path: string; mediaType: string; sha256: string }[];
 }
 
+/**
+ * A dataset's declared role. The Foundation recognises a bridge from its relationships alone (§6.8.1);
+ * declaring it makes the intent checkable: a declared bridge must have many-to-one relationships to two
+ * or more other datasets.
+ */
+export const DATASET_ROLES = ['bridge'] as const;
+export type DatasetRole = (typeof DATASET_ROLES)[number];
+
 const aiContext = { type: ['string', 'object', 'array'] } as const;
 const customExtensions = {
   type: 'array',
@@ -52,7 +60,13 @@ const customExtensions = {
     properties: { vendor_name: { type: 'string', minLength: 1 }, data: { type: 'string' } },
   },
 } as const;
-const expression = {
+/**
+ * Expression dialects: OSI 1.0's, the Foundation schema's additions (DAX, MAQL, BIGQUERY), and the
+ * Foundation expression language's own dialect, which it spells `Ossie_SQL_2026` and the OSI issue tracker
+ * `OSI_SQL_2026`: both spellings name one dialect (docs/semantic.md).
+ */
+export const OSI_DIALECTS = ['OSI_SQL_2026', 'Ossie_SQL_2026', 'ANSI_SQL', 'SNOWFLAKE', 'MDX', 'DAX', 'TABLEAU', 'DATABRICKS', 'MAQL', 'BIGQUERY'] as const;
+const dialectedExpression = {
   type: 'object',
   additionalProperties: false,
   required: ['dialects'],
@@ -65,18 +79,25 @@ const expression = {
         additionalProperties: false,
         required: ['expression'],
         properties: {
-          dialect: { enum: ['ANSI_SQL', 'SNOWFLAKE', 'MDX', 'TABLEAU', 'DATABRICKS'], default: 'ANSI_SQL' },
+          dialect: { enum: OSI_DIALECTS },
           expression: { type: 'string', minLength: 1 },
         },
       },
     },
   },
 } as const;
+/** A plain string (the Foundation's form) or OSI 1.0's object with one entry per dialect. */
+const expression = { if: { type: 'object' }, then: dialectedExpression, else: { type: 'string', minLength: 1 } } as const;
+const accessModifier = { enum: ['public', 'private'] } as const;
+/** The Foundation's portable data types (osi-schema.json `DataType`). */
+export const OSI_DATATYPES = ['String', 'Integer', 'Decimal', 'Float', 'Boolean', 'Date', 'Time', 'DateTime', 'DateTimeTz', 'Opaque'] as const;
+export type OsiDatatype = (typeof OSI_DATATYPES)[number];
 const columnList = { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } } as const;
 
 /**
- * OSI 1.0 (docs/semantic.md) with the service's additions: top-level `namespace`, `imports` and
- * `binding`, and `logical_type` on a field. Strict: an unknown key is an error, so a typo is not ignored.
+ * OSI 1.0 and the OSI Foundation's model document (docs/semantic.md) with the service's additions:
+ * top-level `namespace`, `imports` and `binding`, `logical_type` on a field, `role` on a dataset. Strict:
+ * an unknown key is an error, so a typo is not ignored (keys the Foundation defers get their own code).
  */
 export const osiDocumentSchema = {
   $id: 'https://vdb-service.dev/schemas/osi-document.json',
@@ -84,6 +105,7 @@ export const osiDocumentSchema = {
   additionalProperties: false,
   required: ['semantic_model'],
   properties: {
+    version: { type: 'string', minLength: 1 },
     namespace: identifier,
     imports: { type: 'array', uniqueItems: true, items: identifier },
     binding: {
@@ -102,6 +124,7 @@ export const osiDocumentSchema = {
         properties: {
           name: { type: 'string', minLength: 1 },
           description: { type: 'string' },
+          dialect: { enum: OSI_DIALECTS },
           ai_context: aiContext,
           custom_extensions: customExtensions,
           datasets: {
@@ -115,6 +138,7 @@ export const osiDocumentSchema = {
                 source: { type: 'string', minLength: 1 },
                 primary_key: columnList,
                 unique_keys: { type: 'array', items: columnList },
+                role: { enum: DATASET_ROLES },
                 description: { type: 'string' },
                 ai_context: aiContext,
                 custom_extensions: customExtensions,
@@ -130,6 +154,8 @@ export const osiDocumentSchema = {
                       dimension: { type: 'object', additionalProperties: false, properties: { is_time: { type: 'boolean' } } },
                       label: { type: 'string' },
                       description: { type: 'string' },
+                      datatype: { enum: OSI_DATATYPES },
+                      access_modifier: accessModifier,
                       ai_context: aiContext,
                       custom_extensions: customExtensions,
                       logical_type: { enum: LOGICAL_TYPES },
@@ -151,6 +177,7 @@ export const osiDocumentSchema = {
                 to: { type: 'string', minLength: 1 },
                 from_columns: columnList,
                 to_columns: columnList,
+                description: { type: 'string' },
                 ai_context: aiContext,
                 custom_extensions: customExtensions,
               },
@@ -166,6 +193,8 @@ export const osiDocumentSchema = {
                 name: identifier,
                 expression,
                 description: { type: 'string' },
+                datatype: { enum: OSI_DATATYPES },
+                access_modifier: accessModifier,
                 ai_context: aiContext,
                 custom_extensions: customExtensions,
               },
@@ -177,9 +206,14 @@ export const osiDocumentSchema = {
   },
 } as const;
 
-export interface OsiExpression {
-  dialects: { dialect: string; expression: string }[];
+/** OSI 1.0's per-dialect form; an entry without `dialect` is in the model's dialect, else ANSI_SQL. */
+export interface OsiDialectedExpression {
+  dialects: { dialect?: OsiDialect; expression: string }[];
 }
+
+export type OsiDialect = (typeof OSI_DIALECTS)[number];
+export type OsiExpression = string | OsiDialectedExpression;
+export type AccessModifier = 'public' | 'private';
 
 export interface OsiField {
   name: string;
@@ -187,6 +221,8 @@ export interface OsiField {
   dimension?: { is_time?: boolean };
   label?: string;
   description?: string;
+  datatype?: OsiDatatype;
+  access_modifier?: AccessModifier;
   ai_context?: JsonValue;
   logical_type?: LogicalType;
 }
@@ -196,6 +232,7 @@ export interface OsiDataset {
   source: string;
   primary_key?: string[];
   unique_keys?: string[][];
+  role?: DatasetRole;
   description?: string;
   ai_context?: JsonValue;
   fields?: OsiField[];
@@ -207,6 +244,7 @@ export interface OsiRelationship {
   to: string;
   from_columns: string[];
   to_columns: string[];
+  description?: string;
   ai_context?: JsonValue;
 }
 
@@ -214,12 +252,15 @@ export interface OsiMetric {
   name: string;
   expression: OsiExpression;
   description?: string;
+  datatype?: OsiDatatype;
+  access_modifier?: AccessModifier;
   ai_context?: JsonValue;
 }
 
 export interface OsiModel {
   name: string;
   description?: string;
+  dialect?: OsiDialect;
   ai_context?: JsonValue;
   datasets: OsiDataset[];
   relationships?: OsiRelationship[];
@@ -227,6 +268,7 @@ export interface OsiModel {
 }
 
 export interface OsiDocument {
+  version?: string;
   namespace?: string;
   imports?: string[];
   binding?: { schema: string };
@@ -237,13 +279,31 @@ export interface OsiDocument {
 export interface ShapeProblem {
   path: (string | number)[];
   message: string;
+  /** Set when the violation is a key the schema does not know: the key. */
+  unknownKey?: string;
 }
 
-// useDefaults fills `dialect: ANSI_SQL` where a document leaves it out, as OSI says.
-const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: true, verbose: true });
+/**
+ * Keys the OSI Foundation recognises but defers (foundational_semantics.md §3, §4.4, §4.5, §6.9, Appendix A
+ * `E_DEFERRED_KEY_REJECTED`): declared referential integrity, join conditions, grain and filter contexts,
+ * path hints. They are refused with their own code, not as typos.
+ */
+const DEFERRED_KEYS: ReadonlySet<string> = new Set([
+  'referential_integrity', 'from_all_rows_match', 'to_all_rows_match', 'condition', 'asof', 'range', 'grain',
+  'filter', 'natural_grain', 'using_relationships', 'joins',
+]);
+
+/** Whether an unknown key at `path` is one the Foundation defers; `metrics` inside a dataset is (§4.5). */
+export function isDeferredKey(problem: ShapeProblem): boolean {
+  const key = problem.unknownKey;
+  if (key === undefined) return false;
+  return DEFERRED_KEYS.has(key) || (key === 'metrics' && problem.path.at(-3) === 'datasets');
+}
+
+const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true });
 const validators = new Map<object, ValidateFunction>();
 
-/** Validates (and fills defaults into) `value`; returns the problems, empty when it fits. */
+/** Validates `value`; returns the problems, empty when it fits. */
 export function shapeProblems(schema: object, value: unknown): ShapeProblem[] {
   let validate = validators.get(schema);
   if (!validate) {
@@ -251,7 +311,8 @@ export function shapeProblems(schema: object, value: unknown): ShapeProblem[] {
     validators.set(schema, validate);
   }
   if (validate(value)) return [];
-  return (validate.errors ?? []).map(describe);
+  // An `if` failure only says its `then` or `else` failed; the errors of that branch say where and why.
+  return (validate.errors ?? []).filter((error) => error.keyword !== 'if').map(describe);
 }
 
 function describe(error: ErrorObject): ShapeProblem {
@@ -262,7 +323,7 @@ function describe(error: ErrorObject): ShapeProblem {
   switch (error.keyword) {
     case 'additionalProperties': {
       const key = String(error.params['additionalProperty']);
-      return { path: [...path, key], message: `${where}: unknown key "${key}"` };
+      return { path: [...path, key], message: `${where}: unknown key "${key}"`, unknownKey: key };
     }
     case 'required':
       return { path, message: `${where}: missing required key "${String(error.params['missingProperty'])}"` };

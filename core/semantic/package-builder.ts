@@ -8,6 +8,7 @@ import { canonicalJson, sha256Hex } from './digests.js';
 import type { JoinStep } from './join-paths.js';
 import type { CompiledMetric } from './model-compilation.js';
 import type { AcquiredModule } from './module-acquisition.js';
+import type { OsiDatatype } from './module-schemas.js';
 import type { DatasetElement, FieldElement, RelationshipElement, SemanticModel } from './model-elements.js';
 import type { ExpressionDialect } from '../plugin-api/semantic-provider.js';
 import type { JsonValue } from '../plugin-api/sql-dialect.js';
@@ -23,6 +24,9 @@ interface PackageInput {
   metrics: CompiledMetric[];
   dialectOf(datasource: string): ExpressionDialect;
 }
+
+/** A field whose `dimension.is_time` is unset is a time dimension when its datatype is temporal (osi-schema.json `Dimension`). */
+const TEMPORAL_DATATYPES: ReadonlySet<OsiDatatype> = new Set(['Date', 'Time', 'DateTime', 'DateTimeTz']);
 
 const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
@@ -62,6 +66,7 @@ function packageDataset(dataset: DatasetElement): PackageDataset {
     relation: { datasource: relation.datasource, schema: relation.schema, name: relation.name, kind: relation.kind },
     primaryKey: dataset.osi.primary_key ?? relation.primaryKey,
     uniqueKeys: dataset.osi.unique_keys ?? relation.uniqueKeys,
+    role: dataset.osi.role ?? null,
     fields: dataset.fields.map(packageField),
   };
 }
@@ -79,10 +84,11 @@ function packageField(field: FieldElement): PackageField {
     logicalType: field.logicalType,
     nativeType: column?.nativeType ?? null,
     nullable: column?.nullable ?? null,
-    isTime: field.osi.dimension?.is_time ?? false,
+    isTime: field.osi.dimension?.is_time ?? (field.osi.datatype !== undefined && TEMPORAL_DATATYPES.has(field.osi.datatype)),
     label: field.osi.label ?? null,
     description: field.osi.description ?? null,
     aiContext: (field.osi.ai_context ?? null) as JsonValue | null,
+    accessModifier: field.osi.access_modifier ?? 'public',
   };
 }
 
@@ -117,6 +123,7 @@ function packageMetric(compiled: CompiledMetric, dialectOf: (datasource: string)
     joins: compiled.steps.map((step) => packageJoin(step, dialect)),
     description: metric.osi.description ?? null,
     aiContext: metric.osi.ai_context ?? null,
+    accessModifier: metric.osi.access_modifier ?? 'public',
   };
 }
 

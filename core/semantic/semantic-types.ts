@@ -18,6 +18,11 @@ export interface SourceLocation {
 export interface Diagnostic {
   /** Stable dotted code, e.g. `bind.column_not_found`; every code is listed in docs/diagnostics.md. */
   code: string;
+  /**
+   * The OSI Foundation's error code for the same rule (`E_AGGREGATE_IN_FIELD`, `E_NAME_NOT_FOUND`, …),
+   * null when the rule is the service's own.
+   */
+  osiCode: string | null;
   severity: DiagnosticSeverity;
   /**
    * The file at fault: relative to the descriptor bundle (`semantic/retail/sales.osi.yaml`,

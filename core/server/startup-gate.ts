@@ -13,8 +13,11 @@ const OPEN_WHILE_BLOCKED = [/^\/observe\/health\/?$/, /^\/api\/v1\/admin(\/|$)/]
  * the answer names no VDB.
  */
 export function startupGate(container: DependencyContainer): RequestHandler {
+  // resolved once it is registered (after activation), not on every request
+  let semantic: { readonly startupBlocked: boolean } | undefined;
   return (req: Request, _res: Response, next: Next) => {
-    const blocked = container.isRegistered(coreTokens.semantic, true) && container.resolve(coreTokens.semantic).startupBlocked;
+    if (semantic === undefined && container.isRegistered(coreTokens.semantic, true)) semantic = container.resolve(coreTokens.semantic);
+    const blocked = semantic?.startupBlocked === true;
     if (!blocked || OPEN_WHILE_BLOCKED.some((open) => open.test(req.path()))) {
       next();
       return;

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Catalog } from '../plugin-api/catalog.js';
 import { UnavailableError } from '../plugin-api/errors.js';
-import type { Datasource, QueryOptions, QueryResult, SqlDialect, SqlExecutor, TransactionOptions } from '../plugin-api/sql-dialect.js';
+import type { Datasource, LoginHoldings, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor, TransactionOptions } from '../plugin-api/sql-dialect.js';
 import { driverCodeSuffix } from './driver-code.js';
 
 export interface GuardOptions {
@@ -36,11 +36,14 @@ class GuardedDatasource implements Datasource {
   private closing: Promise<void> | undefined;
 
   readonly restrictSession?: (memberOf: readonly string[]) => Promise<void>;
+  readonly useRoleLogins?: (logins: readonly RoleLogin[]) => Promise<LoginHoldings[]>;
 
   constructor(private readonly inner: Datasource, singleConnection: boolean) {
     this.mutex = singleConnection ? new Mutex() : undefined;
     const restrict = inner.restrictSession?.bind(inner);
     if (restrict) this.restrictSession = (memberOf) => this.run(() => restrict(memberOf));
+    const useLogins = inner.useRoleLogins?.bind(inner);
+    if (useLogins) this.useRoleLogins = (logins) => this.run(() => useLogins(logins));
   }
 
   get name(): string { return this.inner.name; }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Catalog } from '../plugin-api/catalog.js';
-import type { Datasource, QueryOptions, QueryResult, SqlDialect, SqlExecutor, TransactionOptions } from '../plugin-api/sql-dialect.js';
+import type { Datasource, LoginHoldings, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor, TransactionOptions } from '../plugin-api/sql-dialect.js';
 import { failureOutcome, type StatementObserver } from './statement-outcome.js';
 
 /**
@@ -25,10 +25,13 @@ export function recordDenied(datasource: Datasource): void {
 
 class ObservedDatasource implements Datasource {
   readonly restrictSession?: (memberOf: readonly string[]) => Promise<void>;
+  readonly useRoleLogins?: (logins: readonly RoleLogin[]) => Promise<LoginHoldings[]>;
 
   constructor(private readonly inner: Datasource, private readonly label: string, private readonly observer: StatementObserver) {
     const restrict = inner.restrictSession?.bind(inner);
     if (restrict) this.restrictSession = restrict;
+    const useLogins = inner.useRoleLogins?.bind(inner);
+    if (useLogins) this.useRoleLogins = useLogins;
   }
 
   get name(): string { return this.inner.name; }

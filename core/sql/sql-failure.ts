@@ -5,18 +5,33 @@ import { isConnectionFailure } from './guarded-datasource.js';
 
 /**
  * What a failed statement means for the caller, whatever the driver: the database refused it as the
- * caller's role (403, like the analyzer's denials), a constraint refused the data (409), a value the column
- * cannot hold (400), the datasource is unreachable (503), or anything else (500).
+ * caller's role (403, like the analyzer's denials), a row over the result budget (422), the statement ran
+ * out of time or was cancelled (504), a constraint refused the data (409), a value the column cannot hold
+ * (400), the datasource is unreachable (503), or anything else (500).
  */
-export type SqlFailureKind = 'denied' | 'row_too_large' | 'constraint' | 'invalid_value' | 'unavailable' | 'other';
+export type SqlFailureKind = 'denied' | 'row_too_large' | 'timeout' | 'constraint' | 'invalid_value' | 'unavailable' | 'other';
+
+/**
+ * PostgreSQL's `query_canceled`: the plugin API asks every dialect to fail a statement over its time limit,
+ * or cancelled because its request or task ended, with it.
+ */
+export const QUERY_CANCELED = '57014';
 
 /**
  * SQLSTATEs of a statement the database refused as the caller's database role (docs/governed-execution.md):
  * a privilege the role lacks (42501, PostgreSQL and PGlite), a write in a read-only transaction (25006).
  */
-const DENIED_STATES: Readonly<Record<string, { code: DenialCode; reason: string }>> = {
-  '42501': { code: 'forbidden', reason: 'the database refused the statement: the caller\'s data roles do not grant a privilege it needs' },
-  '25006': { code: 'not_read_only', reason: 'the database refused the statement: it writes, and only reading statements can run here' },
+const LACKS_PRIVILEGE = { code: 'forbidden', reason: 'the database refused the statement: the caller\'s data roles do not grant a privilege it needs' } as const;
+const WRITES = { code: 'not_read_only', reason: 'the database refused the statement: it writes, and only reading statements can run here' } as const;
+const DENIED_STATES: Readonly<Record<string, { code: DenialCode; reason: string }>> = { '42501': LACKS_PRIVILEGE, '25006': WRITES };
+
+/**
+ * MySQL and MariaDB error numbers of a statement refused as the caller's user: a table (1142), column (1143)
+ * or routine (1370) privilege it lacks, a global one (1227: `FILE` for `INTO OUTFILE`, `SUPER`), a write in a
+ * read-only transaction (1792).
+ */
+const DENIED_ERRNOS: Readonly<Record<number, { code: DenialCode; reason: string }>> = {
+  1142: LACKS_PRIVILEGE, 1143: LACKS_PRIVILEGE, 1227: LACKS_PRIVILEGE, 1370: LACKS_PRIVILEGE, 1792: WRITES,
 };
 
 /**
@@ -25,9 +40,11 @@ const DENIED_STATES: Readonly<Record<string, { code: DenialCode; reason: string 
  * message is left out, as for every driver error.
  */
 export function databaseDenial(error: unknown): Denial | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
+  const { code, errno } = (error ?? {}) as { code?: unknown; errno?: unknown };
   const denied = typeof code === 'string' ? DENIED_STATES[code] : undefined;
-  return denied && deny(denied.code, `${denied.reason} (${code as string})`);
+  if (denied) return deny(denied.code, `${denied.reason} (${code as string})`);
+  const refused = typeof errno === 'number' ? DENIED_ERRNOS[errno] : undefined;
+  return refused && deny(refused.code, `${refused.reason} (${errno as number})`);
 }
 
 /** The 403 of a statement `classifySqlFailure` calls `denied`, as the analyzer's denials answer. */
@@ -51,12 +68,19 @@ export function isRowTooLarge(error: unknown): boolean {
   return error instanceof Error && error.message.includes(ROW_TOO_LARGE_MARK);
 }
 
+/** Whether the error or one of its causes carries the SQLSTATE `code`: the guard and knex wrap drivers' errors. */
+export function hasSqlState(error: unknown, code: string, depth = 0): boolean {
+  if (!(error instanceof Error) || depth > 4) return false;
+  return (error as { code?: unknown }).code === code || hasSqlState(error.cause, code, depth + 1);
+}
+
 export function classifySqlFailure(error: unknown): SqlFailureKind {
   if (error instanceof UnavailableError || isConnectionFailure(error)) return 'unavailable';
   if (!(error instanceof Error)) return 'other';
   if (databaseDenial(error)) return 'denied';
   // before class 22: the bound fails with a data exception that names the mark
   if (isRowTooLarge(error)) return 'row_too_large';
+  if (hasSqlState(error, QUERY_CANCELED)) return 'timeout';
   const { code, errno, number, errorNum } = error as { code?: unknown; errno?: unknown; number?: unknown; errorNum?: unknown };
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) {
     // a PostgreSQL SQLSTATE: class 23 integrity constraint violation, class 22 data exception

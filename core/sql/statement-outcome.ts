@@ -1,5 +1,5 @@
 import type { Datasource, QueryOptions } from '../plugin-api/sql-dialect.js';
-import { databaseDenial } from './sql-failure.js';
+import { databaseDenial, hasSqlState, QUERY_CANCELED } from './sql-failure.js';
 
 /** How a statement ended, as the metrics count it (docs/observability.md). */
 export const STATEMENT_OUTCOMES = ['ok', 'denied', 'timeout', 'cancelled', 'failed'] as const;
@@ -16,9 +16,6 @@ export interface StatementObserver {
   statement(datasource: string, outcome: StatementOutcome, seconds?: number): void;
 }
 
-/** PostgreSQL's `query_canceled`, which the plugin API asks every dialect to fail a statement over its time limit with. */
-const QUERY_CANCELED = '57014';
-
 /**
  * The outcome of a statement that failed: `cancelled` when the request or task it ran for ended (its signal
  * aborted) or the server cancelled it unasked, `timeout` when it outran its own time limit, `denied` when the
@@ -27,12 +24,6 @@ const QUERY_CANCELED = '57014';
 export function failureOutcome(error: unknown, options: QueryOptions | undefined): StatementOutcome {
   if (options?.signal?.aborted) return 'cancelled';
   if (databaseDenial(error)) return 'denied';
-  if (!hasCode(error, QUERY_CANCELED)) return 'failed';
+  if (!hasSqlState(error, QUERY_CANCELED)) return 'failed';
   return options?.timeoutMs === undefined ? 'cancelled' : 'timeout';
-}
-
-/** Whether the error or one of its causes carries `code`: the guard and knex wrap drivers' errors. */
-function hasCode(error: unknown, code: string, depth = 0): boolean {
-  if (!(error instanceof Error) || depth > 4) return false;
-  return (error as { code?: unknown }).code === code || hasCode(error.cause, code, depth + 1);
 }

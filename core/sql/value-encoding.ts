@@ -1,5 +1,5 @@
 import type { LogicalType } from '../plugin-api/catalog.js';
-import type { JsonValue, QueryResult } from '../plugin-api/sql-dialect.js';
+import type { JsonValue } from '../plugin-api/sql-dialect.js';
 
 /**
  * The one mapping of database values to JSON, per logical type (docs/logical-types.md). Every adapter configures its
@@ -55,31 +55,6 @@ export function encodeValue(value: unknown, codec: ValueCodec): JsonValue {
     case 'uuid': return String(value).toLowerCase();
     case 'binary': return encodeBinary(value);
   }
-}
-
-/**
- * Builds a QueryResult from a driver's rows. `affectedRows` is the rowCount of a statement that returns no
- * columns (DML); a statement that returns columns counts the rows it returned.
- */
-export function encodeResult(
-  columns: readonly ColumnCodec[],
-  rows: readonly Record<string, unknown>[],
-  options: { maxRows?: number | undefined; affectedRows?: number | undefined } = {},
-): QueryResult {
-  const { maxRows } = options;
-  const truncated = maxRows !== undefined && rows.length > maxRows;
-  const kept = truncated ? rows.slice(0, maxRows) : rows;
-  const encoded = kept.map((row) => {
-    const out: Record<string, JsonValue> = {};
-    for (const column of columns) out[column.name] = encodeValue(row[column.name], column);
-    return out;
-  });
-  return {
-    columns: columns.map(({ name, logicalType }) => ({ name, logicalType })),
-    rows: encoded,
-    rowCount: columns.length > 0 ? encoded.length : (options.affectedRows ?? 0),
-    truncated,
-  };
 }
 
 function encodeString(value: unknown): JsonValue {

@@ -1,30 +1,51 @@
 import type { Principal } from '../plugin-api/auth-scheme.js';
 import { isDenial, type Denial } from '../plugin-api/denial.js';
 import { ForbiddenError } from '../plugin-api/errors.js';
-import { callerExecutor, MAX_ROW_BYTES } from '../authorization/caller-execution.js';
+import { callerExecutor } from '../authorization/caller-execution.js';
 import { effectiveGrants } from '../authorization/grants.js';
 import { authorizeVdbStatement } from '../authorization/sql-authorizer.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
 import { recordDenied } from '../sql/observed-datasource.js';
-import { databaseDenial, isRowTooLarge } from '../sql/sql-failure.js';
+import { classifySqlFailure, databaseDenial } from '../sql/sql-failure.js';
 import { raceDeadline } from './deadline.js';
 import type { Observation, PendingAction } from '../plugin-api/task-documents.js';
+import type { CallerGrants } from '../authorization/grants.js';
+import { ServiceError } from '../plugin-api/errors.js';
+import type { Datasource } from '../plugin-api/sql-dialect.js';
+import { readSemanticQuery } from '../semantic-query/query-input.js';
+import { checkGrants, type SemanticQueries } from '../semantic-query/semantic-query-service.js';
+import { bindings } from '../semantic-query/sql-writer.js';
 
-/** How long one proposed query may run before its observation is `failed`. */
+/**
+ * How long one proposed query may run before its observation is `failed`. A fixed limit, not what is left
+ * of the task's deadline: PostgreSQL keeps a pool per time limit (docs/governed-execution.md); the deadline
+ * cancels the statement through the task's signal instead.
+ */
 const ACTION_TIMEOUT_MS = 30_000;
 
-/** SQLSTATE of a statement the database cancelled at its time limit (`statement_timeout`). */
-const QUERY_CANCELED = '57014';
+/** What bounds one action of a task. */
+export interface ActionLimits {
+  /** Rows it may return: the action's `maxRows`, at most the rows left in the task's budget. */
+  maxRows: number;
+  /** Bytes of rows it may return (their JSON): what is left of the task's `maxObservationBytes`. */
+  maxBytes: number;
+  /** The task's `maxObservationBytes`: a row over it could never be observed, and the database refuses it. */
+  maxRowBytes: number;
+  /** Aborted when the task has ended (its deadline passed): the statement is cancelled on the server. */
+  signal: AbortSignal;
+}
 
 /**
  * Runs one action the runtime proposed, as the caller (docs/tasks.md): re-authorized as a single
  * read-only statement within the caller's grants, then run as the caller's database role, read-only, with a
- * row limit and a timeout. A denial, the analyzer's or the database's, runs nothing (or nothing more);
- * neither a denial nor a failure ends the task: the runtime reads them as observations.
+ * row limit, a byte budget and a time limit. A denial, the analyzer's or the database's, runs nothing (or
+ * nothing more); neither a denial nor a failure ends the task: the runtime reads them as observations. A
+ * result over the row limit or the byte budget is cut there (`truncated`).
  */
-export async function runPendingAction(action: PendingAction, bound: VdbHandle, caller: Principal, maxRows: number): Promise<Observation> {
+export async function runPendingAction(action: PendingAction, bound: VdbHandle, caller: Principal, limits: ActionLimits, semanticQueries: SemanticQueries): Promise<Observation> {
   const grants = effectiveGrants(bound.vdb, caller);
+  if (action.kind === 'semanticQuery') return runSemanticAction(action, bound, grants, limits, semanticQueries);
   const decision = await authorizeVdbStatement(bound, action.sql, grants, true);
   if (isDenial(decision)) {
     recordDenied(bound.datasource);
@@ -32,21 +53,53 @@ export async function runPendingAction(action: PendingAction, bound: VdbHandle, 
   }
   const datasource = bound.datasourceFor(decision.facts.relations);
   if (!datasource) return failedObservation(action, 'denied', 'cross_datasource_query', 'the query reads relations of two datasources');
+  return execute(action, { datasource, sql: action.sql, bindings: [] }, bound, grants, limits);
+}
+
+/**
+ * A semantic query: compiled by the service against the active package (its values bound), checked against
+ * the caller's grants like the route does (docs/semantic-query.md), then run like any query.
+ */
+async function runSemanticAction(action: Extract<PendingAction, { kind: 'semanticQuery' }>, bound: VdbHandle, grants: CallerGrants, limits: ActionLimits, semanticQueries: SemanticQueries): Promise<Observation> {
+  let statement: { datasource: Datasource; sql: string; bindings: unknown[] };
   try {
-    const executor = callerExecutor(datasource, bound.vdb, grants, { readOnly: true, timeoutMs: ACTION_TIMEOUT_MS, maxRowBytes: MAX_ROW_BYTES });
-    const result = await raceDeadline(executor.query(action.sql, [], { maxRows }), ACTION_TIMEOUT_MS,
-      () => new QueryTimeout(`the query ran longer than ${ACTION_TIMEOUT_MS / 1000} s`));
-    return { actionId: action.actionId, status: 'ok', ...result, error: null };
+    const query = readSemanticQuery(action.query);
+    const { plan, datasource } = await semanticQueries.plan(bound.vdb, query);
+    checkGrants(plan, grants);
+    statement = { datasource, sql: plan.sql, bindings: bindings(plan.params, query) };
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    const osiCode = error.details?.['osiCode'];
+    const message = typeof osiCode === 'string' ? `${error.message} (${osiCode})` : error.message;
+    return failedObservation(action, error instanceof ForbiddenError ? 'denied' : 'failed', error.code, message);
+  }
+  return execute(action, statement, bound, grants, limits);
+}
+
+/** Runs an authorized statement as the caller's database role; a failure is an observation, never an error of the task. */
+async function execute(action: PendingAction, statement: { datasource: Datasource; sql: string; bindings: unknown[] }, bound: VdbHandle, grants: CallerGrants, limits: ActionLimits): Promise<Observation> {
+  const { maxRows, maxBytes, maxRowBytes, signal } = limits;
+  const timedOut = `the query ran longer than ${ACTION_TIMEOUT_MS / 1000} s`;
+  try {
+    const executor = callerExecutor(statement.datasource, bound.vdb, grants, { readOnly: true, timeoutMs: ACTION_TIMEOUT_MS, maxRowBytes, signal });
+    // the database cancels at the limit; the race answers even if a driver does not
+    const result = await raceDeadline(executor.query(statement.sql, statement.bindings, { maxRows, maxBytes }), ACTION_TIMEOUT_MS, () => new QueryTimeout(timedOut));
+    const { columns, rows, rowCount, truncated } = result;
+    return { actionId: action.actionId, status: 'ok', columns, rows, rowCount, truncated, error: null };
   } catch (error) {
     const denial = databaseDenial(error);
     if (denial) return deniedObservation(action, denial);
     // no database role stands for the caller's grants
     if (error instanceof ForbiddenError) return failedObservation(action, 'denied', String(error.details?.['denial'] ?? 'forbidden'), error.message);
-    if (isRowTooLarge(error)) return failedObservation(action, 'failed', 'result_too_large', `a row of the result is larger than ${MAX_ROW_BYTES} bytes`);
-    if (error instanceof QueryTimeout || (error as { code?: unknown } | null)?.code === QUERY_CANCELED) {
-      return failedObservation(action, 'failed', 'query_timeout', `the query ran longer than ${ACTION_TIMEOUT_MS / 1000} s`);
+    if (error instanceof QueryTimeout) return failedObservation(action, 'failed', 'statement_timeout', timedOut);
+    switch (classifySqlFailure(error)) {
+      case 'row_too_large':
+        return failedObservation(action, 'failed', 'result_too_large', `a row of the result is larger than the task's observation budget of ${maxRowBytes} bytes`);
+      case 'timeout':
+        return failedObservation(action, 'failed', 'statement_timeout', signal.aborted ? 'the task ended while the query ran: it was cancelled' : timedOut);
+      default:
+        return failedObservation(action, 'failed', 'query_failed', `the query failed${driverCodeSuffix(error)}`);
     }
-    return failedObservation(action, 'failed', 'query_failed', `the query failed${driverCodeSuffix(error)}`);
   }
 }
 

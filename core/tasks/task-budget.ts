@@ -46,6 +46,11 @@ export class TaskMeter {
     return Math.max(0, this.budgets.maxObservationRows - this.counted.observationRows);
   }
 
+  /** Bytes of rows an action may still return without overrunning `maxObservationBytes`. */
+  bytesLeft(): number {
+    return Math.max(0, this.budgets.maxObservationBytes - this.counted.observationBytes);
+  }
+
   observed(rows: number, bytes: number): void {
     this.counted.observationRows += rows;
     this.counted.observationBytes += bytes;

@@ -38,25 +38,29 @@ export function taskContext({ vdb, sqlFamily, semanticPackage }: TaskContextSour
 }
 
 /**
- * Datasets whose relation the caller sees, with the fields whose columns it sees; relationships between
- * visible datasets over visible columns; metrics whose every field and dataset stays visible.
+ * Datasets whose relation the caller sees, with the public fields whose columns it sees; relationships
+ * between visible datasets over visible columns; public metrics whose every field (private ones too: the
+ * metric inlines them) and dataset stays visible. A private field or metric is the model's own building
+ * block, never something to query (the Foundation's `access_modifier`).
  */
 function visibleSemantic(document: SemanticPackage, digest: string, catalog: AuthorizedCatalogContext): AuthorizedSemantic {
   const columnsOf = new Map(catalog.relations.map((relation) => [`${relation.schema}.${relation.name}`, new Set(relation.columns.map((column) => column.name))]));
-  const datasets = document.datasets.flatMap((dataset) => {
+  const readable = document.datasets.flatMap((dataset) => {
     const columns = columnsOf.get(`${dataset.relation.schema}.${dataset.relation.name}`);
     if (!columns) return [];
     return [{ ...dataset, fields: dataset.fields.filter((field) => field.columns.every((column) => columns.has(column))) }];
   });
+  const datasets = readable.map((dataset) => ({ ...dataset, fields: dataset.fields.filter((field) => field.accessModifier !== 'private') }));
   const datasetIds = new Set(datasets.map((dataset) => dataset.id));
-  const fieldIds = new Set(datasets.flatMap((dataset) => dataset.fields.map((field) => field.id)));
+  const fieldIds = new Set(readable.flatMap((dataset) => dataset.fields.map((field) => field.id)));
   const columnsOfDataset = new Map(datasets.map((dataset) => [dataset.id, columnsOf.get(`${dataset.relation.schema}.${dataset.relation.name}`) ?? new Set<string>()]));
   const sees = (dataset: string, columns: readonly string[]) => columns.every((column) => columnsOfDataset.get(dataset)?.has(column) ?? false);
   const relationships = document.relationships.filter((relationship) =>
     datasetIds.has(relationship.from) && datasetIds.has(relationship.to) && sees(relationship.from, relationship.fromColumns) && sees(relationship.to, relationship.toColumns));
   const relationshipIds = new Set(relationships.map((relationship) => relationship.id));
   const metrics = document.metrics.filter((metric) =>
-    metric.datasets.every((dataset) => datasetIds.has(dataset))
+    metric.accessModifier !== 'private'
+    && metric.datasets.every((dataset) => datasetIds.has(dataset))
     && metric.fields.every((field) => fieldIds.has(field))
     && metric.joins.every((join) => relationshipIds.has(join.relationship)));
   return { packageDigest: digest, datasets, relationships, metrics };

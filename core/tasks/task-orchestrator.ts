@@ -1,3 +1,4 @@
+import type { SemanticQueries } from '../semantic-query/semantic-query-service.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Principal } from '../plugin-api/auth-scheme.js';
@@ -34,6 +35,8 @@ export interface TaskOrchestratorDeps {
   vdbs: VdbRegistry;
   handles: VdbHandles;
   semantic: SemanticRegistry;
+  /** Compiles and runs the `semanticQuery` actions runtimes propose. */
+  semanticQueries: SemanticQueries;
   /** Absent when `runtime.enabled` is false. */
   transport: RuntimeTransport | undefined;
   logger: Logger;
@@ -48,7 +51,8 @@ const IDLE_PAUSES_MS = [50, 100, 200, 400, 800, 1000];
  * Runs one synchronous task (docs/tasks.md): selects the VDB, derives the caller's
  * authorized context, starts the runtime task, then runs each round of pending actions as the caller and
  * advances the task with the observations, until a terminal snapshot, a budget or the deadline. The task
- * goes on when the client disconnects: nothing here listens to the HTTP request.
+ * goes on when the client disconnects: nothing here listens to the HTTP request. When the task ends (its
+ * deadline, a budget, or a terminal snapshot) a statement of its still running is cancelled.
  */
 export class TaskOrchestrator {
   constructor(private readonly deps: TaskOrchestratorDeps) {}
@@ -122,6 +126,8 @@ export class TaskOrchestrator {
 class TaskRun {
   private readonly meter: TaskMeter;
   private readonly deadline: number;
+  /** Aborted when the task has ended: its statements still running are cancelled on the server. */
+  private readonly ended = new AbortController();
   private sequence = 0;
 
   constructor(
@@ -139,6 +145,7 @@ class TaskRun {
   async execute(start: TaskStartDocument): Promise<TaskSnapshot> {
     this.checkSize(start);
     let last: RuntimeSnapshot | undefined;
+    const atDeadline = setTimeout(() => this.ended.abort(), Math.max(0, this.deadline - Date.now()));
     try {
       let snapshot = await this.call(() => this.transport.start(this.ref, start));
       last = snapshot;
@@ -161,6 +168,9 @@ class TaskRun {
     } catch (error) {
       if (!(error instanceof BudgetExceeded)) throw error;
       return this.stopForBudget(error, last);
+    } finally {
+      clearTimeout(atDeadline);
+      this.ended.abort();
     }
   }
 
@@ -171,11 +181,24 @@ class TaskRun {
       this.meter.serviceAction();
       const rowsLeft = this.meter.rowsLeft();
       const maxRows = Math.min(action.maxRows, rowsLeft);
-      const observation = await this.beforeDeadline(runPendingAction(action, this.bound, this.caller, maxRows));
+      const bytesLeft = this.meter.bytesLeft();
+      const observation = await this.beforeDeadline(runPendingAction(action, this.bound, this.caller, {
+        maxRows,
+        maxBytes: bytesLeft,
+        maxRowBytes: this.capability.budgets.maxObservationBytes,
+        signal: this.ended.signal,
+      }, this.deps.semanticQueries));
+      // the deadline ended the task while the statement ran, and the statement's cancellation answered first
+      if (this.ended.signal.aborted) throw this.deadlineExceeded();
       this.meter.observed(observation.rowCount, observation.status === 'ok' ? Buffer.byteLength(JSON.stringify(observation.rows)) : 0);
-      // cut short by the budget rather than by the runtime's own maxRows: more rows were wanted than allowed
-      if (observation.truncated && rowsLeft < action.maxRows) {
+      // cut short by the row budget rather than by the runtime's own maxRows: more rows were wanted than
+      // allowed (a cut by the byte budget keeps fewer than maxRows rows, and goes back as a truncated observation)
+      if (observation.truncated && observation.rowCount === maxRows && rowsLeft < action.maxRows) {
         throw new BudgetExceeded('maxObservationRows', `maxObservationRows: action ${action.actionId} needed more than the ${rowsLeft} rows left of ${this.capability.budgets.maxObservationRows}`);
+      }
+      // the byte budget left no room for a single row: the task has observed all it may
+      if (observation.truncated && observation.rowCount === 0 && maxRows > 0) {
+        throw new BudgetExceeded('maxObservationBytes', `maxObservationBytes: action ${action.actionId} found no room for a row in the ${bytesLeft} bytes left of ${this.capability.budgets.maxObservationBytes}`);
       }
       observations.push(observation);
     }
@@ -189,8 +212,11 @@ class TaskRun {
   }
 
   private beforeDeadline<T>(work: Promise<T>): Promise<T> {
-    return raceDeadline(work, this.deadline - Date.now(),
-      () => new BudgetExceeded('deadline', `maxDurationSeconds: the task ran longer than ${this.capability.budgets.maxDurationSeconds} s`));
+    return raceDeadline(work, this.deadline - Date.now(), () => this.deadlineExceeded());
+  }
+
+  private deadlineExceeded(): BudgetExceeded {
+    return new BudgetExceeded('deadline', `maxDurationSeconds: the task ran longer than ${this.capability.budgets.maxDurationSeconds} s`);
   }
 
   /** A runtime document larger than the transport limit is refused before it is sent. */

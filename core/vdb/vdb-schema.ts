@@ -66,6 +66,8 @@ export const vdbSchema = {
           name: { type: 'string', minLength: 1 },
           // a PostgreSQL identifier that needs no quoting to read (the dialect quotes it anyway): at most 63 bytes
           dbRole: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,62}$' },
+          // a datasource of service.yaml logging in as this data role's user (MySQL with roles.sync false)
+          connection: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_-]*$' },
           grants: {
             type: 'array',
             items: {

@@ -2,7 +2,7 @@
  * The artifacts of the reference runtime, without their ids (the task numbers them): the result as a
  * table (JSON and CSV), the answer for a person (Markdown) and the query that produced it.
  */
-import type { JsonValue, ResultColumn, Artifact } from '../../core/plugin-api/index.js';
+import type { JsonValue, ResultColumn, Artifact, SemanticQuery } from '../../core/plugin-api/index.js';
 
 export type ArtifactDraft = Omit<Artifact, 'id'>;
 
@@ -60,6 +60,11 @@ export function answerArtifact(markdown: string): ArtifactDraft {
 
 export function queryArtifact(sql: string): ArtifactDraft {
   return draft('query', 'application/sql', sql);
+}
+
+/** The semantic query the service compiled, as JSON (docs/semantic-query.md). */
+export function semanticQueryArtifact(query: SemanticQuery): ArtifactDraft {
+  return draft('query', 'application/vnd.vdb.semantic-query+json', JSON.stringify(query, null, 2));
 }
 
 /** The answer to a completed query: what it computed, how many rows, the first of them, and what was left out. */

@@ -3,8 +3,13 @@
  * Matching is by whole words, case-insensitive, with plurals folded (`regions` = `region`), and longest
  * phrase first, so that "total sales" is one term (revenue) rather than the field `total` and `sales`.
  */
-import type { JsonValue, PackageMetric, AuthorizedSemantic } from '../../core/plugin-api/index.js';
-import type { Dimension } from './semantic-sql.js';
+import type { JsonValue, PackageDataset, PackageField, PackageMetric, AuthorizedSemantic } from '../../core/plugin-api/index.js';
+
+/** A field to group by, with the dataset it belongs to. */
+export interface Dimension {
+  dataset: PackageDataset;
+  field: PackageField;
+}
 
 /** What one phrase of the goal names: a metric, or fields (several when the phrase is ambiguous, e.g. `name`). */
 export type GoalTerm =

@@ -6,7 +6,7 @@
  */
 import { ConflictError, InputError, NotFoundError, TERMINAL_STATES, type RuntimeTaskRef, type PendingAction, type RuntimeSnapshot, type StopReason, type TaskAdvanceDocument, type TaskStartDocument, type TaskState } from '../../core/plugin-api/index.js';
 import { planAnswer } from './answer-planner.js';
-import { answerArtifact, queryArtifact, resultAnswer, tableArtifacts, type ArtifactDraft } from './artifacts.js';
+import { answerArtifact, queryArtifact, resultAnswer, semanticQueryArtifact, tableArtifacts, type ArtifactDraft } from './artifacts.js';
 
 /** Rows asked for at most, whatever the budget allows: enough for an answer, small enough to carry. */
 export const MAX_QUERY_ROWS = 1000;
@@ -76,7 +76,7 @@ export class ReferenceRuntime {
     const observation = document.observations.find((candidate) => candidate.actionId === pending.action.actionId);
     if (!observation) throw new InputError('invalid_request', `the advance has no observation of action ${pending.action.actionId}`);
 
-    const query = queryArtifact(pending.action.sql);
+    const query = pending.action.kind === 'query' ? queryArtifact(pending.action.sql) : semanticQueryArtifact(pending.action.query);
     if (observation.status === 'ok') {
       const answer = answerArtifact(resultAnswer(pending.subject, observation, pending.notes));
       record.snapshot = transition(record.snapshot, 'completed', { reason: 'completed', detail: '' }, [answer, ...tableArtifacts(observation), query]);
@@ -128,10 +128,12 @@ export class ReferenceRuntime {
         return stopped('failed', 'runtime_failed', plan.detail);
       case 'input_required':
         return stopped('input_required', 'input_required', plan.detail, [answerArtifact(plan.answer)]);
-      case 'query': {
+      case 'query': case 'semanticQuery': {
         // At least one row: a budget of none is the service's to enforce, and a pending action asks for one or more.
         const maxRows = Math.max(1, Math.min(MAX_QUERY_ROWS, document.budgets.maxObservationRows));
-        const action: PendingAction = { actionId: QUERY_ACTION, kind: 'query', sql: plan.sql, maxRows };
+        const action: PendingAction = plan.kind === 'query'
+          ? { actionId: QUERY_ACTION, kind: 'query', sql: plan.sql, maxRows }
+          : { actionId: QUERY_ACTION, kind: 'semanticQuery', query: plan.query, maxRows };
         return { snapshot: { ...initial, pendingActions: [action] }, pending: { action, subject: plan.subject, notes: plan.notes }, advances: new Map() };
       }
     }

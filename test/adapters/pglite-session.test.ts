@@ -65,6 +65,27 @@ test('restricted, the session user is vdb_authenticator; SET ROLE reaches only g
   assert.is(await codeOf(datasource.query('create role vdb_test_intruder', [])), '42501');
 });
 
+test('a caller\'s statement runs in its scope, the session set to it; statements and transactions without one start from the login', async ({ datasource }) => {
+  const reader = { role: 'vdb_test_reader', readOnly: true };
+  const writer = { role: 'vdb_test_writer', readOnly: false };
+  const rows = async (sql: string, scope?: { role: string; readOnly: boolean }) => (await datasource.query(sql, [], scope && { scope })).rows;
+  const mode = "select current_user as current, current_setting('transaction_read_only') as ro";
+  assert.equal(await rows(mode, reader), [{ current: 'vdb_test_reader', ro: 'on' }]);
+  assert.equal(await rows('select id, name from shop.items order by id', reader), [{ id: 1, name: 'tea' }, { id: 2, name: 'cake' }]);
+  assert.is(await codeOf(datasource.query('select secret from shop.items', [], { scope: reader })), '42501');
+  assert.is(await codeOf(datasource.query('insert into shop.audit values (?)', ['x'], { scope: { role: 'vdb_test_writer', readOnly: true } })), '25006');
+  assert.equal(await rows(mode), [{ current: 'vdb_authenticator', ro: 'off' }]);
+  // a read-write transaction right after a read-only scope begins as the login and sets its own role
+  await rows(mode, reader);
+  const inside = await datasource.transaction(async (transaction) => {
+    await transaction.query('insert into shop.audit values (?)', ['y']);
+    return (await transaction.query(mode, [])).rows;
+  }, { scope: writer });
+  assert.equal(inside, [{ current: 'vdb_test_writer', ro: 'off' }]);
+  assert.equal(await rows('select count(*)::integer as n from shop.audit', writer), [{ n: 1 }]);
+  assert.equal(await rows(mode), [{ current: 'vdb_authenticator', ro: 'off' }]);
+});
+
 test('a reopen after a runaway opens as vdb_authenticator again, from the snapshot taken at restrictSession', async ({ datasource }) => {
   await datasource.query('set role vdb_test_writer', []);
   await datasource.query('insert into shop.audit values (?)', ['written after the snapshot']);

@@ -1,7 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PostgresDialect } from '../../adapters/postgres/postgres-dialect.js';
-import { MAX_ROW_BYTES } from '../../core/authorization/caller-execution.js';
 import { isRowTooLarge } from '../../core/sql/sql-failure.js';
 import type { Datasource, DatasourceSettings } from '../../core/plugin-api/sql-dialect.js';
 import { guardDatasource } from '../../core/sql/guarded-datasource.js';
@@ -9,6 +8,8 @@ import { sharedPglite } from '../support/shared-pglite.js';
 import { startTestService } from '../support/test-service.js';
 
 const url = process.env['VDB_TEST_POSTGRES_URL'];
+/** The default `server.maxResultBytes`, which query endpoints also bound each row with. */
+const MAX_ROW_BYTES = 16 * 1024 * 1024;
 
 /**
  * A caller's query whose row is larger than the service returns is refused by the server before it sends the
@@ -43,7 +44,7 @@ pglite('through the Task API: the observation fails with result_too_large and th
     const snapshot = JSON.parse(text) as { state: string; artifacts: { kind: string; content: { data: string } }[] };
     const answer = snapshot.artifacts.find((artifact) => artifact.kind === 'answer');
     assert.is(snapshot.state, 'failed');
-    assert.match(Buffer.from(answer?.content.data ?? '', 'base64').toString('utf8'), /\(failed, result_too_large\): a row of the result is larger than 16777216 bytes/);
+    assert.match(Buffer.from(answer?.content.data ?? '', 'base64').toString('utf8'), /\(failed, result_too_large\): a row of the result is larger than the task's observation budget of 2097152 bytes/);
     assert.is((await service.request('/observe/health', { token: null })).status, 200);
   } finally {
     await service.close();

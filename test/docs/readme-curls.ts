@@ -124,3 +124,28 @@ function unquotedIndex(text: string, char: string, accept: (text: string, index:
   }
   return -1;
 }
+
+/** A `psql` line of the walk-through with the comment lines below it: what psql prints, line by line. */
+export interface ReadmePsql {
+  command: string;
+  expected: string[];
+  line: number;
+}
+
+/** The `psql "…"` lines of the `sh` blocks of the section titled `heading`, each with the comments below it. */
+export function readPsqlCommands(readme: string, heading: string): ReadmePsql[] {
+  const lines = readme.split('\n');
+  const start = lines.findIndex((line) => line.trim() === heading);
+  const end = lines.findIndex((line, index) => index > start && line.startsWith('## '));
+  const found: ReadmePsql[] = [];
+  let inShell = false;
+  for (let index = start + 1; index < (end < 0 ? lines.length : end); index++) {
+    const line = (lines[index] ?? '').trim();
+    if (line.startsWith('```')) inShell = !inShell && line === '```sh';
+    else if (inShell && line.startsWith('psql ')) found.push({ command: line, expected: [], line: index + 1 });
+    else if (inShell && line.startsWith('#') && found.length > 0 && /^(#|psql )/.test(lines[index - 1]?.trim() ?? '')) {
+      found[found.length - 1]?.expected.push(line.replace(/^#\s?/, ''));
+    }
+  }
+  return found;
+}

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { parse, stringify } from 'yaml';
 import { ERROR_CATALOG } from '../../core/plugin-api/error-catalog.js';
 import { demoDescriptors, projectRoot } from '../support/test-service.js';
-import { readWalkthrough, type ReadmeCurl } from './readme-curls.js';
+import { readPsqlCommands, readWalkthrough, type ReadmeCurl } from './readme-curls.js';
 
 const run = promisify(execFile);
 const HEADING = '## Walk-through against the demo';
@@ -18,6 +18,8 @@ interface Demo {
   child: ChildProcess;
   /** `127.0.0.1:<port>`, put where the README says `localhost:8282`. */
   address: string;
+  /** The SQL front door's port, put where the README says `port=5433`. */
+  sqlPort: string;
   folder: string;
 }
 
@@ -30,23 +32,25 @@ async function startDemo(): Promise<Demo> {
   const config = parse(readFileSync(join(projectRoot, 'service.yaml'), 'utf8')) as Record<string, any>;
   config['descriptors'] = demoDescriptors;
   config['datasources']['retail_db']['connection'] = { dataDir: join(folder, 'retail') };
+  config['sql']['port'] = 0;
   const configFile = join(folder, 'service.yaml');
   writeFileSync(configFile, stringify(config));
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '', VDB_CONFIG: '' };
   for (const name of ['VDB_ADMIN_TOKEN', 'VDB_ANALYST_TOKEN', 'VDB_RUNTIME_TOKEN']) delete env[name];
   const child = spawn(process.execPath, [join(projectRoot, 'dist/core/cli.js'), 'start', '--config', configFile, '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const address = await new Promise<string>((resolve, reject) => {
+  const [address, sqlPort] = await new Promise<[string, string]>((resolve, reject) => {
     let output = '';
     const read = (chunk: Buffer) => {
       output += chunk.toString();
       const url = /"url":"http:\/\/([^"]+)"/.exec(output)?.[1];
-      if (url) resolve(url);
+      const sql = /"sql":"[^"]+:(\d+)"/.exec(output)?.[1];
+      if (url && sql) resolve([url, sql]);
     };
     child.stdout?.on('data', read);
     child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
     child.on('exit', (code) => reject(new Error(`the demo stopped (exit ${code}): ${output}`)));
   });
-  return { child, address, folder };
+  return { child, address, sqlPort, folder };
 }
 
 /** Runs one README command with bash and curl, as a reader would; returns the status and what it printed. */
@@ -104,6 +108,32 @@ else readme('every curl, in README order, answers the status and the facts the R
     for (const fragment of found.fragments) if (!output.includes(fragment)) wrong.push(`${where}\n  the body lacks ${fragment}: ${compact.slice(0, 300)}`);
     for (const code of found.codes) if (!output.includes(`"code":"${code}"`)) wrong.push(`${where}\n  the body lacks code ${code}: ${compact.slice(0, 300)}`);
     for (const state of found.states) if (!output.includes(`"state":"${state}"`)) wrong.push(`${where}\n  the body lacks state ${state}: ${compact.slice(0, 300)}`);
+  }
+  assert.equal(wrong, [], wrong.join('\n'));
+});
+
+const psqlLines = readPsqlCommands(readFileSync(join(projectRoot, 'README.md'), 'utf8'), HEADING);
+const missingPsql = (() => {
+  try {
+    execFileSync('psql', ['--version'], { stdio: 'ignore' });
+    return undefined;
+  } catch {
+    return 'psql is not installed';
+  }
+})();
+
+if (missingPsql) readme.skip(`every psql line (${missingPsql})`, () => undefined);
+else readme('every psql line prints what the README shows below it', async ({ demo }) => {
+  assert.ok(psqlLines.length >= 3, `only ${psqlLines.length} psql lines found`);
+  assert.equal(psqlLines.filter((found) => found.expected.length === 0).map((found) => `README.md:${found.line}`), [], 'psql lines without their output');
+  const wrong: string[] = [];
+  const squeeze = (text: string) => text.replace(/\s+/g, ' ').trim();
+  for (const found of psqlLines) {
+    const command = found.command.replace('port=5433', `port=${demo.sqlPort}`);
+    const output = await run('bash', ['-c', command]).then(({ stdout, stderr }) => stdout + stderr, (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`);
+    for (const line of found.expected) {
+      if (!squeeze(output).includes(squeeze(line))) wrong.push(`README.md:${found.line} ${found.command}\n  the output lacks ${line}: ${output.slice(0, 300)}`);
+    }
   }
   assert.equal(wrong, [], wrong.join('\n'));
 });

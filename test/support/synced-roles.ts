@@ -5,19 +5,26 @@ import type { TestService } from './test-service.js';
 
 /**
  * Drops the database roles a service synced for its VDBs (the service's one datasource being `datasource`),
- * and `others`: PostgreSQL roles
- * belong to the whole cluster and would outlive the suite. Their privileges go first (`drop owned by`).
+ * and `others`: PostgreSQL roles and MySQL users belong to the whole server and would outlive the suite.
+ * PostgreSQL: their privileges go first (`drop owned by`); MySQL: `drop user` takes them.
  */
 export async function dropSyncedRoles(service: TestService | undefined, datasource: Datasource, others: readonly string[] = []): Promise<void> {
-  if (!datasource.dialect.capabilities.enforcesRoles) return;
+  const { dialect } = datasource;
+  if (!dialect.capabilities.enforcesRoles) return;
   const vdbs = service?.container.resolve(coreTokens.vdbs).list() ?? [];
   const planned = vdbs.flatMap((vdb) => [...new Set(vdb.schemas.map((schema) => schema.datasource))]
-    .flatMap((name) => planVdbRoles(vdb, name)?.roles.map((role) => role.name) ?? []));
+    .flatMap((name) => planVdbRoles(vdb, name, dialect.maxRoleNameBytes)?.roles.map((role) => role.name) ?? []));
   const names = [...new Set([...planned, ...others])];
   if (names.length === 0) return;
-  const existing = (await datasource.query(`select rolname from pg_catalog.pg_roles where rolname in (${names.map(() => '?').join(', ')})`, names)).rows;
+  const list = names.map(() => '?').join(', ');
+  if (dialect.family === 'mysql') {
+    const existing = (await datasource.query(`select User as name from mysql.user where Host = '%' and User in (${list})`, names)).rows;
+    for (const row of existing) await datasource.query(`drop user ${dialect.quoteIdentifier(String(row['name']))}@'%'`, []);
+    return;
+  }
+  const existing = (await datasource.query(`select rolname from pg_catalog.pg_roles where rolname in (${list})`, names)).rows;
   for (const row of existing) {
-    const role = datasource.dialect.quoteIdentifier(String(row['rolname']));
+    const role = dialect.quoteIdentifier(String(row['rolname']));
     await datasource.query(`drop owned by ${role}`, []);
     await datasource.query(`drop role ${role}`, []);
   }

@@ -4,7 +4,7 @@ import { callerExecutor, type CallerExecutor } from '../../authorization/caller-
 import { effectiveGrants } from '../../authorization/grants.js';
 import type { ErrorCode } from '../../plugin-api/error-catalog.js';
 import {
-  ConflictError, InternalError, ServiceError, UnavailableError, type ErrorOptions,
+  ConflictError, DeadlineError, InternalError, ServiceError, UnavailableError, type ErrorOptions,
 } from '../../plugin-api/errors.js';
 import { driverCodeSuffix } from '../../sql/driver-code.js';
 import { refusedField } from '../refused-value.js';
@@ -35,6 +35,8 @@ export interface ActionSuccess {
 export interface ActionCaller {
   caller: Principal;
   timeoutMs: number;
+  /** Aborted when the client has gone away: a statement still running outside a transaction is cancelled. */
+  signal?: AbortSignal | undefined;
   /** The request fields, to name the one whose value the database refused. */
   fields: Readonly<Record<string, unknown>>;
 }
@@ -76,7 +78,7 @@ export async function executeAction(action: string, plan: ActionPlan, by: Action
 
 /** The caller's statements on the target's datasource, as the role of their grants on the target's VDB. */
 function executorFor(target: ActionTarget, readOnly: boolean, by: ActionCaller): CallerExecutor {
-  return callerExecutor(target.datasource, target.bound.vdb, effectiveGrants(target.bound.vdb, by.caller), { readOnly, timeoutMs: by.timeoutMs });
+  return callerExecutor(target.datasource, target.bound.vdb, effectiveGrants(target.bound.vdb, by.caller), { readOnly, timeoutMs: by.timeoutMs, signal: by.signal });
 }
 
 async function checkAssertion(action: string, assertion: PlannedAssertion, by: ActionCaller): Promise<void> {
@@ -143,7 +145,8 @@ function failureOf(
 
 /**
  * A driver error as the service's: refused by the database as the caller's role 403 `forbidden` (as the
- * analyzer's denials), constraint 409 `operation_conflict`, unreachable 503, other 500 `operation_failed`
+ * analyzer's denials), constraint 409 `operation_conflict`, out of time 504 `statement_timeout`, unreachable
+ * 503, other 500 `operation_failed`
  * (an action's statements run without a row bound, so a row too large is not theirs to meet).
  */
 function statementFailure(error: unknown, what: string, datasource: string, fields: Readonly<Record<string, unknown>> = {}): ServiceError {
@@ -153,6 +156,8 @@ function statementFailure(error: unknown, what: string, datasource: string, fiel
       return databaseDenialError(error);
     case 'unavailable':
       return unavailableError(datasource, error);
+    case 'timeout':
+      return new DeadlineError('statement_timeout', `${what} ran out of time${driverCodeSuffix(error)}`, { cause: error });
     case 'constraint':
       return new ConflictError('operation_conflict', `${what} violates a constraint${constraintName(error)}`, { cause: error });
     case 'invalid_value': {

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'restify';
+import type { ServerConfig } from '../../config/config-types.js';
 import type { ActionEndpoint } from '../../endpoints/action-endpoint.js';
 import type { EndpointRequest } from '../../endpoints/endpoint-request.js';
 import type { QueryEndpoint } from '../../endpoints/query-endpoint.js';
@@ -6,12 +7,13 @@ import { LOGICAL_TYPES } from '../../plugin-api/catalog.js';
 import type { ErrorCode } from '../../plugin-api/error-catalog.js';
 import { InputError } from '../../plugin-api/errors.js';
 import { coreTokens } from '../../service-tokens.js';
-import { authenticate } from '../authentication.js';
+import { authenticateRequest } from '../authentication.js';
 import { readBody } from '../body-parsing.js';
 import { BODY_ERRORS, CREDENTIAL_ERRORS, errorResponses } from '../openapi/error-responses.js';
 import { bodyContent, jsonResponse } from '../openapi/operation-parts.js';
 import type { ApiOperation, DescribedRoute, JsonSchema } from '../openapi/openapi-types.js';
 import { callerOf } from '../request-context.js';
+import { requestSignal } from '../request-signal.js';
 import type { RouteModule } from '../route-module.js';
 
 /**
@@ -24,17 +26,20 @@ export const endpointRoutes: RouteModule = {
   register(server, container) {
     const endpoints = container.resolve(coreTokens.endpoints);
     const config = container.resolve(coreTokens.config);
-    const auth = authenticate(container.resolve(coreTokens.authScheme));
-    const { maxBodyBytes, requestTimeoutMs } = config.server;
+    const scheme = container.resolve(coreTokens.authScheme);
+    const { maxBodyBytes } = config.server;
 
-    server.post('/api/v1/query/perform/:name', auth, async (req: Request, res: Response) => {
+    // authenticated first in the handler itself: one turn of restify's handler chain less per request
+    server.post('/api/v1/query/perform/:name', async (req: Request, res: Response) => {
+      await authenticateRequest(scheme, req);
       const query = endpoints.query(String(req.params['name']));
-      res.json(200, await query.perform(endpointRequest(req, await readBody(req, maxBodyBytes), requestTimeoutMs)));
+      res.json(200, await query.perform(endpointRequest(req, await readBody(req, maxBodyBytes), config.server)));
     });
 
-    server.post('/api/v1/actions/run/:name', auth, async (req: Request, res: Response) => {
+    server.post('/api/v1/actions/run/:name', async (req: Request, res: Response) => {
+      await authenticateRequest(scheme, req);
       const action = endpoints.action(String(req.params['name']));
-      res.json(200, await action.run(endpointRequest(req, await readBody(req, maxBodyBytes), requestTimeoutMs)));
+      res.json(200, await action.run(endpointRequest(req, await readBody(req, maxBodyBytes), config.server)));
     });
   },
   describe(container) {
@@ -47,12 +52,13 @@ export const endpointRoutes: RouteModule = {
 };
 
 /** The body must be a mapping of field names to values; no body is no fields. */
-function endpointRequest(req: Request, body: unknown, timeoutMs: number): EndpointRequest {
+function endpointRequest(req: Request, body: unknown, limits: ServerConfig): EndpointRequest {
   const fields: unknown = body ?? {};
   if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) {
     throw new InputError('invalid_body', 'the body must be a mapping of field names to values');
   }
-  return { fields: fields as Record<string, unknown>, caller: callerOf(req), requestId: req.id(), timeoutMs };
+  const { requestTimeoutMs: timeoutMs, maxResultBytes } = limits;
+  return { fields: fields as Record<string, unknown>, caller: callerOf(req), requestId: req.id(), timeoutMs, maxResultBytes, signal: requestSignal(req) };
 }
 
 /** What every endpoint answers besides its own failures. */
@@ -123,7 +129,7 @@ function queryOperation(query: QueryEndpoint): ApiOperation {
     ...endpointOperation('query', query),
     responses: {
       '200': jsonResponse('The rows, with the logical type of each column.', QUERY_RESULT_SCHEMA),
-      ...errorResponses({ standard: [...COMMON_ERRORS, 'cross_datasource_query', 'query_failed'] }),
+      ...errorResponses({ standard: [...COMMON_ERRORS, 'cross_datasource_query', 'result_too_large', 'statement_timeout', 'query_failed'] }),
     },
   };
 }
@@ -133,7 +139,7 @@ function actionOperation(action: ActionEndpoint): ApiOperation {
     ...endpointOperation('action', action),
     responses: {
       '200': jsonResponse('Every operation ran (or was skipped).', ACTION_RESULT_SCHEMA),
-      ...errorResponses({ standard: [...COMMON_ERRORS, 'assertion_failed', 'operation_conflict', 'operation_failed', 'wait_timeout'] }),
+      ...errorResponses({ standard: [...COMMON_ERRORS, 'assertion_failed', 'operation_conflict', 'operation_failed', 'wait_timeout', 'statement_timeout'] }),
     },
   };
 }

@@ -10,6 +10,8 @@ export const VDB = 'governed';
 /** Names of database roles the suites create themselves; cluster-wide on PostgreSQL, so dropped after. */
 export const AUDITOR_DB_ROLE = 'governed_test_auditor_reader';
 export const AUTHENTICATOR = 'governed_test_authenticator';
+/** A role of the service's naming scheme that the operator made: no sync may drop it. */
+export const HANDMADE_ROLE = 'vdb_governed_v1_handmade';
 
 export const SCHEMA_SETUP: string[] = [
   `drop schema if exists ${SCHEMA} cascade`,
@@ -19,12 +21,16 @@ export const SCHEMA_SETUP: string[] = [
   `insert into ${SCHEMA}.customers (email, name, region) values
      ('ada@example.com', 'Ada', 'North'), ('ben@example.com', 'Ben', 'South'), ('chloe@example.com', 'Chloe', 'North')`,
   `insert into ${SCHEMA}.orders (customer_id, total) values (1, 10.50), (2, 20.00), (3, 7.25)`,
+  // a VDB function with two overloads: the clerk's schema grant covers it, the analyst's grants do not
+  `create function ${SCHEMA}.discounted(amount numeric) returns numeric language sql immutable as 'select amount * 0.9'`,
+  `create function ${SCHEMA}.discounted(amount numeric, rate numeric) returns numeric language sql immutable as 'select amount * (1 - rate)'`,
 ];
 
 /** Every email of the seed: none may come back to the analyst. */
 export const EMAIL = /@example\.com/;
 
-export function governedVdb(analystColumns: readonly string[] = ['id', 'region'], name = VDB): string {
+/** `extraRoles`: more `dataRoles` entries, as YAML list items. */
+export function governedVdb(analystColumns: readonly string[] = ['id', 'region'], name = VDB, extraRoles = ''): string {
   return `name: ${name}
 version: "1"
 datasource: retail_db
@@ -39,7 +45,7 @@ dataRoles:
   - name: auditor
     dbRole: ${AUDITOR_DB_ROLE}
     grants: [{ resource: ${SCHEMA}.customers, allow: [select], columns: [id, email] }]
-`;
+${extraRoles}`;
 }
 
 const header = `type: sqlDirect\nvirtualDatabase: ${VDB}\n`;

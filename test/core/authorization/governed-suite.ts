@@ -11,7 +11,7 @@ import { databaseDenialError } from '../../../core/sql/sql-failure.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, startTestService, writeBundle, type TestService } from '../../support/test-service.js';
 import {
-  ACTIONS, ATTACKS, AUDITOR_DB_ROLE, AUTHENTICATOR, EMAIL, governedVdb, QUERIES, SCHEMA, SCHEMA_SETUP, VDB,
+  ACTIONS, ATTACKS, AUDITOR_DB_ROLE, AUTHENTICATOR, EMAIL, governedVdb, HANDMADE_ROLE, QUERIES, SCHEMA, SCHEMA_SETUP, VDB,
 } from './governed-fixtures.js';
 
 export interface GovernedBackend {
@@ -27,6 +27,9 @@ export interface GovernedBackend {
 }
 
 const AUDITOR_TOKEN = 'governed-auditor-token';
+/** A data role that comes and goes, and the database role the sync makes for it. */
+const TEMP = `  - name: temp\n    grants: [{ resource: ${SCHEMA}.orders, allow: [select] }]\n`;
+const TEMP_ROLE = 'vdb_governed_v1_temp';
 const ANALYST_AUDITOR_TOKEN = 'governed-analyst-auditor-token';
 const TASKS = `/api/v1/capabilities/answer/vdbs/${VDB}/versions/1/tasks`;
 
@@ -41,8 +44,8 @@ interface Snapshot {
   artifacts: { kind: string; content: { contentType: string; data: string } }[];
 }
 
-function bundle(analystColumns?: readonly string[]): Record<string, string> {
-  const files: Record<string, string> = { 'bundle/vdbs/governed.yaml': governedVdb(analystColumns) };
+function bundle(analystColumns?: readonly string[], extraRoles?: string): Record<string, string> {
+  const files: Record<string, string> = { 'bundle/vdbs/governed.yaml': governedVdb(analystColumns, VDB, extraRoles) };
   for (const [name, text] of Object.entries(QUERIES)) files[`bundle/queries/${name}.yaml`] = text;
   for (const [name, text] of Object.entries(ACTIONS)) files[`bundle/actions/${name}.yaml`] = text;
   return files;
@@ -100,7 +103,7 @@ export function runGovernedSuite(backend: GovernedBackend): void {
   test.after(async ({ raw, service }) => {
     await service?.close();
     if (!raw) return;
-    await dropSyncedRoles(service, raw, [AUTHENTICATOR]);
+    await dropSyncedRoles(service, raw, [AUTHENTICATOR, HANDMADE_ROLE, TEMP_ROLE]);
     await raw.query(`drop schema if exists ${SCHEMA} cascade`, []);
     if (backend.closeAfter) await raw.close();
   });
@@ -200,7 +203,7 @@ export function runGovernedSuite(backend: GovernedBackend): void {
       configFile: writeBundle(config({ adapter: 'pglite', roles: { sync: false } }), bundle()), datasources: { retail_db: raw }, env: {}, checkOnly: true, logDestination: sink,
     });
     await checked.close();
-    assert.equal(checked.roleWarnings.filter((warning) => !/superuser/.test(warning.message)).map((warning) => warning.message), [
+    assert.equal(checked.roleWarnings.filter((warning) => !/superuser|PUBLIC holds execute/.test(warning.message)).map((warning) => warning.message), [
       `datasources.retail_db: role vdb_governed_v1_analyst holds select on column ${SCHEMA}.customers.email beyond its grants; to match the grants: `
       + `revoke select ("email") on table "${SCHEMA}"."customers" from "vdb_governed_v1_analyst"`,
     ]);
@@ -213,6 +216,55 @@ export function runGovernedSuite(backend: GovernedBackend): void {
     const restored = await startTestService({ config: config(), files: bundle(), datasources: { retail_db: raw } });
     await restored.close();
     assert.is((await analyst.query(`select id, region from ${SCHEMA}.customers`, [])).rowCount, 3);
+  });
+
+  test('functions: EXECUTE on every overload for the roles whose grants allow it; PUBLIC\'s is warned about, and once revoked the database refuses the others', async ({ raw, service }) => {
+    const acl = async (role: string) => (await raw.query(`select pg_catalog.pg_get_function_identity_arguments(p.oid) as args
+from pg_catalog.pg_proc p cross join lateral pg_catalog.aclexplode(p.proacl) a join pg_catalog.pg_roles g on g.oid = a.grantee
+where p.pronamespace = ?::regnamespace and p.proname = 'discounted' and g.rolname = ? order by 1`, [SCHEMA, role])).rows.map((row) => row['args']);
+    assert.equal(await acl('vdb_governed_v1_clerk'), ['amount numeric', 'amount numeric, rate numeric']);
+    assert.equal(await acl('vdb_governed_v1_analyst'), []);
+    assert.ok(service.logs.some((line) => line.includes(`PUBLIC holds execute on function ${SCHEMA}.discounted(amount numeric, rate numeric)`)), 'PUBLIC\'s EXECUTE is warned about');
+    await raw.query(`revoke execute on function ${SCHEMA}.discounted(numeric), ${SCHEMA}.discounted(numeric, numeric) from public`, []);
+    const analyst = await asCaller(service, ['analyst'], true);
+    for (const sql of [`select ${SCHEMA}.discounted(10)`, `select ${SCHEMA}.discounted(total, 0.5) from ${SCHEMA}.orders`]) {
+      assert.is((await failure(analyst.query(sql, [])))?.code, '42501', sql);
+    }
+    const clerk = await asCaller(service, ['clerk'], true);
+    assert.ok((await clerk.query(`select ${SCHEMA}.discounted(total, 0.5) as d from ${SCHEMA}.orders`, [])).rowCount >= 3);
+  });
+
+  test('a data role removed: the sync revokes and drops the roles it made for it; one of the same name it did not make stays; one that owns something is a warning', async ({ raw }) => {
+    const exists = async (role: string) => (await raw.query('select 1 from pg_catalog.pg_roles where rolname = ?', [role])).rowCount === 1;
+    await raw.query(`create role "${HANDMADE_ROLE}" nologin`, []);
+    const withTemp = await startTestService({ config: config(), files: bundle(undefined, TEMP), datasources: { retail_db: raw } });
+    await withTemp.close();
+    assert.ok(await exists(TEMP_ROLE));
+    assert.ok(await exists('vdb_governed_v1_clerk_and_temp'));
+    const without = await startTestService({ config: config(), files: bundle(), datasources: { retail_db: raw } });
+    await without.close();
+    assert.equal([await exists(TEMP_ROLE), await exists('vdb_governed_v1_clerk_and_temp')], [false, false], 'dropped with their combinations');
+    assert.ok(await exists(HANDMADE_ROLE), 'a role the sync did not make is never dropped');
+
+    const again = await startTestService({ config: config(), files: bundle(undefined, TEMP), datasources: { retail_db: raw } });
+    await again.close();
+    await raw.query(`create table ${SCHEMA}.temp_owned (id integer)`, []);
+    await raw.query(`alter table ${SCHEMA}.temp_owned owner to "${TEMP_ROLE}"`, []);
+    try {
+      const kept = await startTestService({ config: config(), files: bundle(), datasources: { retail_db: raw } });
+      await kept.close();
+      assert.ok(kept.logs.some((line) => /"level":40/.test(line) && line.includes(`role ${TEMP_ROLE} was created for a data role that no longer exists and cannot be dropped`)),
+        'a role that still owns something is a warning, not a failed start');
+      assert.ok(await exists(TEMP_ROLE));
+      const held = await raw.query(`select 1 from pg_catalog.pg_class c cross join lateral pg_catalog.aclexplode(c.relacl) a
+where c.oid = ?::regclass and a.grantee = ?::regrole`, [`${SCHEMA}.orders`, TEMP_ROLE]);
+      assert.is(held.rowCount, 0, 'its privileges were revoked all the same');
+    } finally {
+      await raw.query(`drop table ${SCHEMA}.temp_owned`, []);
+    }
+    const cleaned = await startTestService({ config: config(), files: bundle(), datasources: { retail_db: raw } });
+    await cleaned.close();
+    assert.not.ok(await exists(TEMP_ROLE));
   });
 
   test('roles.sync false: startup stops when a role is missing, naming it', async ({ raw }) => {

@@ -11,7 +11,10 @@ const plan = suite('role plan: one database role per data role, holding exactly 
 
 const rolesOf = (vdb: VirtualDatabase) => planVdbRoles(vdb, 'retail_db')?.roles ?? [];
 const privilegesOf = (vdb: VirtualDatabase, name: string) => rolesOf(vdb).find((role) => role.name === name)?.privileges
-  .map((privilege) => [privilege.kind, privilege.action, privilege.schema, 'relation' in privilege ? privilege.relation : '', 'column' in privilege ? privilege.column : ''].join(' ').trim());
+  .map((privilege) => [
+    privilege.kind, privilege.action, privilege.schema, 'relation' in privilege ? privilege.relation : '', 'routine' in privilege ? privilege.routine : '',
+    'column' in privilege ? privilege.column : '',
+  ].filter((part) => part !== '').join(' '));
 
 plan('names: vdb_<vdb>_v<version>_<role>, lower case, other characters as _, a combination per role set', () => {
   assert.equal(rolesOf(retailVdb).map((role) => [role.name, role.memberOf]), [
@@ -63,6 +66,7 @@ plan('column resources, schema grants with columns, delete on columns, unknown n
     'schema usage sales', 'schema usage hr',
     'column select sales customers email', 'column update sales customers email',
     'column select hr salaries amount',
+    'routine execute sales discount', 'routine execute hr bonus',
   ]);
 });
 
@@ -92,13 +96,14 @@ plan.run();
 const changes = suite('role changes: what separates the database from the plan');
 
 const EMPTY: RoleState = {
-  existing: [], memberships: [], privileges: [], publicPrivileges: [], ownedSequences: [],
+  existing: [], memberships: [], privileges: [], publicPrivileges: [], ownedSequences: [], routines: [], marked: [],
   login: { name: 'service', superuser: true, canBecome: [] },
 };
 const lines = (state: RoleState, vdb: VirtualDatabase = retailVdb) => roleChanges(rolesOf(vdb), state).map((change) => {
   switch (change.kind) {
     case 'create': return `create ${change.role}${change.inherit ? ' inherit' : ''}`;
     case 'grantMembership': case 'revokeMembership': return `${change.kind} ${change.role} -> ${change.memberOf}`;
+    case 'drop': return `drop ${change.role}`;
     default: return `${change.kind} ${change.role} ${change.privilege.kind} ${change.privilege.action} ${'column' in change.privilege ? change.privilege.column : ''}`.trim();
   }
 });
@@ -119,7 +124,11 @@ changes('in sync: nothing to do; beyond the grants: revoked, and columns a revok
     ...EMPTY,
     existing: planned.map((role) => role.name),
     memberships: planned.flatMap((role) => role.memberOf.map((memberOf) => ({ role: role.name, memberOf }))),
-    privileges: planned.flatMap((role) => role.privileges.map((privilege) => ({ role: role.name, privilege }))),
+    // a routine's privilege as the database reports it: on each overload
+    privileges: planned.flatMap((role) => role.privileges.map((privilege) => ({
+      role: role.name, privilege: privilege.kind === 'routine' ? { ...privilege, arguments: 'amount numeric' } : privilege,
+    }))),
+    routines: [{ schema: 'sales', routine: 'discount', arguments: 'amount numeric' }, { schema: 'hr', routine: 'bonus', arguments: 'amount numeric' }],
   };
   assert.equal(lines(synced), []);
   const drifted: RoleState = {
@@ -154,6 +163,34 @@ changes('inserting needs the usage of the sequences that fill the relation; a lo
   assert.equal(all.filter((line) => line.startsWith('grantMembership authenticator')), [
     'grantMembership authenticator -> vdb_retail_v1_clerk', 'grantMembership authenticator -> vdb_retail_v1_analyst_and_clerk',
   ]);
+});
+
+changes('a function the grants allow is granted on each overload; roles the sync made for a data role gone are revoked and dropped, others kept', () => {
+  const clerk = 'vdb_retail_v1_clerk';
+  const state: RoleState = {
+    ...EMPTY,
+    routines: [
+      { schema: 'sales', routine: 'discount', arguments: 'amount numeric' },
+      { schema: 'sales', routine: 'discount', arguments: 'amount numeric, rate numeric' },
+    ],
+    marked: [
+      { role: clerk, vdb: 'retail' },
+      { role: 'vdb_retail_v0_clerk', vdb: 'retail' },
+      { role: 'vdb_other_v1_reader', vdb: 'other' },
+    ],
+    privileges: [
+      { role: 'vdb_retail_v0_clerk', privilege: { kind: 'relation', action: 'select', schema: 'sales', relation: 'orders' } },
+      { role: 'vdb_other_v1_reader', privilege: { kind: 'relation', action: 'select', schema: 'sales', relation: 'orders' } },
+      { role: 'vdb_retail_v1_analyst', privilege: { kind: 'routine', action: 'execute', schema: 'sales', routine: 'discount', arguments: 'amount numeric' } },
+    ],
+  };
+  const all = roleChanges(rolesOf(retailVdb), state);
+  const routineGrants = all.flatMap((change) => (change.kind === 'grant' && change.privilege.kind === 'routine' && change.role === clerk ? [change.privilege.arguments] : []));
+  assert.equal(routineGrants, ['amount numeric', 'amount numeric, rate numeric']);
+  assert.ok(all.some((change) => change.kind === 'revoke' && change.role === 'vdb_retail_v1_analyst' && change.privilege.kind === 'routine'),
+    'the analyst has no grant on sales.discount');
+  assert.equal(lines(state).filter((line) => /v0_clerk|other/.test(line)), ['revoke vdb_retail_v0_clerk relation select', 'drop vdb_retail_v0_clerk']);
+  assert.is(lines(state).at(-1), 'drop vdb_retail_v0_clerk', 'dropped last, after every revoke');
 });
 
 changes.run();

@@ -24,4 +24,17 @@ test('an entry pushed out is handed to onEvict, so what it holds can be released
   assert.equal(evicted, [['b', 2]]);
 });
 
+test('a hit on the most recent entry keeps the order that the next eviction follows', () => {
+  const cache = new LruCache<string, number>(2);
+  cache.set('a', 1);
+  cache.set('b', 2);
+  assert.is(cache.get('b'), 2); // already the newest
+  assert.is(cache.get('a'), 1); // now a is the newest, b the oldest
+  assert.is(cache.get('a'), 1);
+  cache.set('c', 3);
+  assert.equal([cache.get('b'), cache.get('a'), cache.get('c')], [undefined, 1, 3]);
+  cache.set('d', 4); // c was used last, a before it
+  assert.equal([cache.get('a'), cache.get('c'), cache.get('d')], [undefined, 3, 4]);
+});
+
 test.run();

@@ -42,11 +42,14 @@ config('fills the documented defaults', () => {
   assert.is(loaded.instanceId, `${hostname()}:8282`);
   assert.is(loaded.descriptors, join(dirname(file), 'descriptors'));
   assert.equal(loaded.datasources['main']?.init, []);
-  assert.equal(loaded.sql, { maxStatementBytes: 65536 });
+  assert.equal(loaded.sql, {
+    maxStatementBytes: 65536, enabled: false, host: '127.0.0.1', port: 5433, maxConnections: 100, idleTimeoutMs: 600000,
+    statementTimeoutMs: 30000, allowWrites: false,
+  });
 });
 
 config('sql.maxStatementBytes bounds statements; below 1024 it is a problem at its line, and so is an unknown key of sql', () => {
-  assert.equal(loadConfig(writeBundle({ ...minimal, sql: { maxStatementBytes: 262144 } }), {}).sql, { maxStatementBytes: 262144 });
+  assert.is(loadConfig(writeBundle({ ...minimal, sql: { maxStatementBytes: 262144 } }), {}).sql.maxStatementBytes, 262144);
   const small = writeText('datasources:\n  main: { adapter: pglite }\nauth: { scheme: bearer }\nsql:\n  maxStatementBytes: 10\n');
   assert.equal(problemsOf(small), [`${displayed(small)}:5: sql.maxStatementBytes: must be >= 1024`]);
   const unknown = writeText('datasources:\n  main: { adapter: pglite }\nauth: { scheme: bearer }\nsql:\n  maxRows: 5\n');

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Catalog } from '../../../core/plugin-api/catalog.js';
-import type { Datasource, QueryOptions, QueryResult, SqlDialect, SqlExecutor, TransactionOptions } from '../../../core/plugin-api/sql-dialect.js';
+import type { Datasource, LoginHoldings, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor, TransactionOptions } from '../../../core/plugin-api/sql-dialect.js';
 
 /** A connection reset as pg, mysql2 and tedious report it. */
 export function connectionReset(): Error {
@@ -16,7 +16,12 @@ export class FaultyDatasource implements Datasource {
   /** While true, `ping` fails as an unreachable server does. */
   pingFails = false;
 
-  constructor(private readonly inner: Datasource) {}
+  /** The logins of the data roles' users, where the dialect runs callers on them (MySQL): the inner datasource's. */
+  readonly useRoleLogins?: (logins: readonly RoleLogin[]) => Promise<LoginHoldings[]>;
+
+  constructor(private readonly inner: Datasource) {
+    this.useRoleLogins = inner.useRoleLogins?.bind(inner);
+  }
 
   get name(): string { return this.inner.name; }
   get dialect(): SqlDialect { return this.inner.dialect; }

@@ -124,6 +124,28 @@ providers('catalog: derives datasets from relations, fields with logical types, 
   assert.equal(pkg?.metrics, []);
 });
 
+providers('catalog: names that differ only in case, or that the OSI Foundation reserves, still give a model that activates', async () => {
+  const withOddNames = (uri: string, sha256: string) => {
+    const entry = catalogVdb(uri, sha256);
+    const relations = entry.vdb.catalog.relations;
+    const orders = relations.find((relation) => relation.name === 'orders');
+    const products = relations.find((relation) => relation.name === 'products');
+    if (!orders || !products) throw new Error('retail catalog changed');
+    relations.push({ ...orders, name: 'Orders', foreignKeys: [] });
+    products.columns = [...products.columns, { ...products.columns[1]!, name: 'filter' }];
+    return entry;
+  };
+  const probe = withOddNames('catalog:', 'f'.repeat(64));
+  const actual = /has sha256 ([0-9a-f]{64})/.exec((await activateVdb(probe.vdb, activationContext(probe.dir))).diagnostics[0]?.message ?? '')?.[1] ?? '';
+  const { vdb, dir } = withOddNames('catalog:', actual);
+  const activation = await activateVdb(vdb, activationContext(dir));
+  assert.is(activation.state, 'active', JSON.stringify(activation.diagnostics));
+  const names = activation.package?.document.datasets.map((dataset) => dataset.name) ?? [];
+  assert.is(new Set(names.map((name) => name.toLowerCase())).size, 6, `one dataset per relation, names unique without case: ${names.join(', ')}`);
+  const products = activation.package?.document.datasets.find((dataset) => dataset.name === 'products');
+  assert.ok(products?.fields.some((field) => field.name === 'filter_' && field.column === 'filter'));
+});
+
 providers('catalog: an unknown schema in the uri is refused', async () => {
   const { vdb, dir } = catalogVdb('catalog:stock', 'f'.repeat(64));
   const activation = await activateVdb(vdb, activationContext(dir));

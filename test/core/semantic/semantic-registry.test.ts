@@ -10,7 +10,7 @@ function activation(version: string, state: SemanticState, policy: ActivationFai
   return {
     name: 'retail', version, generation: 1, state, activationFailurePolicy: policy, semanticConfigured, compilationFailure: null, package: null,
     diagnostics: failed ? [{
-      code: 'bind.column_not_found', severity: 'error', document: 'semantic/retail/sales.osi.yaml', location: { line: 7, column: 3 },
+      code: 'bind.column_not_found', osiCode: 'E_NAME_NOT_FOUND', severity: 'error', document: 'semantic/retail/sales.osi.yaml', location: { line: 7, column: 3 },
       target: 'column:sales.orders.amount', message: 'no such column', remediation: 'fix it',
     }] : [],
   };

@@ -70,7 +70,7 @@ discovery('each query and action is an operation of its own, its needed fields r
   const body = query.requestBody?.content ?? {};
   assert.equal(Object.keys(body), ['application/json', 'application/yaml']);
   assert.equal(body['application/json']?.schema['required'], ['customerId']);
-  assert.equal(Object.keys(query.responses), ['200', '400', '401', '403', '413', '415', '500', '503']);
+  assert.equal(Object.keys(query.responses), ['200', '400', '401', '403', '413', '415', '422', '500', '503', '504']);
   const missing = query.responses['400']?.content?.['application/json'];
   assert.equal(missing?.schema, { $ref: '#/components/schemas/Error' });
   assert.equal(missing?.examples?.['missing_fields']?.value, { code: 'missing_fields', message: 'the body lacks needed fields', details: {} });

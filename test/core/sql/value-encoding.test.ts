@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { canonicalDecimal, encodeResult, encodeValue } from '../../../core/sql/value-encoding.js';
+import { canonicalDecimal, encodeValue } from '../../../core/sql/value-encoding.js';
+import { encodeResult } from '../../../core/sql/result-builder.js';
 
 test('decimals are plain strings without exponent or trailing zeros', () => {
   const cases: [string, string][] = [
@@ -75,10 +76,24 @@ test('encodeResult cuts at maxRows and counts returned rows, or affected rows fo
   const columns = [{ name: 'id', logicalType: 'integer' as const }];
   const rows = [{ id: '1' }, { id: '2' }, { id: '3' }];
   assert.equal(encodeResult(columns, rows, { maxRows: 2 }), {
-    columns: [{ name: 'id', logicalType: 'integer' }], rows: [{ id: 1 }, { id: 2 }], rowCount: 2, truncated: true,
+    columns: [{ name: 'id', logicalType: 'integer' }], rows: [{ id: 1 }, { id: 2 }], rowCount: 2, truncated: true, truncatedBy: 'maxRows',
   });
   assert.is(encodeResult(columns, rows, { maxRows: 3 }).truncated, false);
   assert.equal(encodeResult([], [], { affectedRows: 4 }), { columns: [], rows: [], rowCount: 4, truncated: false });
+});
+
+test('encodeResult cuts at maxBytes, counted exactly as the JSON of the rows kept', () => {
+  const columns = [{ name: 'name', logicalType: 'string' as const }];
+  const rows = [{ name: 'é' }, { name: 'ab' }, { name: 'c' }];
+  // [{"name":"é"},{"name":"ab"}] is 29 bytes: é is two in UTF-8
+  const two = encodeResult(columns, rows, { maxBytes: 29 });
+  assert.equal(two.rows, [{ name: 'é' }, { name: 'ab' }]);
+  assert.is(Buffer.byteLength(JSON.stringify(two.rows)), 29);
+  assert.equal([two.truncated, two.truncatedBy], [true, 'maxBytes']);
+  assert.equal(encodeResult(columns, rows, { maxBytes: 28 }).rows, [{ name: 'é' }]);
+  assert.equal(encodeResult(columns, rows, { maxBytes: 1 }).rows, [], 'not even the brackets fit');
+  const all = encodeResult(columns, rows, { maxBytes: 42, maxRows: 3 });
+  assert.equal([all.rowCount, all.truncated, all.truncatedBy], [3, false, undefined], 'exactly the budget: nothing cut');
 });
 
 test.run();

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startReferenceRuntimeServer } from '../../../plugins/runtime-reference/standalone.js';
+import { coreTokens } from '../../../core/service-tokens.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
 
 interface Snapshot {
@@ -39,8 +40,21 @@ inProcess('a goal naming a metric and a dimension is answered from the semantic 
   assert.equal(table.rows.map((row) => row['region']).sort(), ['Central', 'East', 'North', 'South', 'West']);
   assert.match(decoded(body, 'text/csv') ?? '', /^region,revenue\r?\n/);
   assert.match(decoded(body, 'text/markdown') ?? '', /\| region \| revenue \|/);
-  assert.match(decoded(body, 'application/sql') ?? '', /group by/i);
+  // The runtime asked for a semantic query; the service compiled and ran it.
+  assert.equal((JSON.parse(decoded(body, 'application/vnd.vdb.semantic-query+json') ?? 'null') as { measures: unknown }).measures, [{ metric: 'revenue' }]);
   assert.equal(body.artifacts.map((artifact) => artifact.kind).sort(), ['answer', 'query', 'table', 'table']);
+});
+
+inProcess('"revenue by region for paid orders by month": the runtime plans a semantic query with a filter and a grain, the service compiles it, binds "paid" and runs it as the analyst', async ({ service }) => {
+  const { status, body } = await task(service, 'revenue by region for paid orders by month', ANALYST_TOKEN);
+  assert.is(status, 200, JSON.stringify(body));
+  assert.is(body.state, 'completed', JSON.stringify(body.stop));
+  const table = JSON.parse(decoded(body, 'application/json') ?? 'null') as { columns: { name: string }[]; rows: Record<string, string>[] };
+  assert.equal(table.columns.map((column) => column.name), ['region', 'month', 'revenue']);
+  const raw = await service.container.resolve(coreTokens.datasources).open('retail_db');
+  const paid = await raw.query(`select count(distinct (c.region, date_trunc('month', o.ordered_at))) as groups from sales.orders o left join sales.customers c on c.id = o.customer_id where o.status = 'paid'`, []);
+  assert.is(String(table.rows.length), String(paid.rows[0]?.['groups']));
+  assert.match(decoded(body, 'text/markdown') ?? '', '**revenue by region, month for status paid**');
 });
 
 inProcess('a SELECT goal runs as it is; one outside the caller\'s grants is denied and the task fails with the reason', async ({ service }) => {

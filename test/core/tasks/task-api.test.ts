@@ -166,7 +166,8 @@ tasks('every budget ends the task in budget_exceeded naming it, and cancels the 
     { budget: 'maxSteps', setup: () => { fake.fallback = { kind: 'working', actions: 1 }; } },
     { budget: 'maxServiceActions', setup: () => { fake.script = [{ kind: 'working', actions: 4 }]; } },
     { budget: 'maxObservationRows', setup: () => { fake.script = [{ kind: 'working', actions: 1, maxRows: 1e9, sql: 'select id from sales.orders' }]; } },
-    { budget: 'maxObservationBytes', setup: () => { fake.script = [{ kind: 'working', actions: 1, maxRows: 5, sql: "select repeat('x', 500) as pad from sales.products" }]; } },
+    // the first observation is cut at the budget (3 rows of about 510 bytes of 2000); the second finds no room for a row
+    { budget: 'maxObservationBytes', setup: () => { fake.script = [1, 2].map(() => ({ kind: 'working' as const, actions: 1, maxRows: 5, sql: "select repeat('x', 500) as pad from sales.products" })); } },
     { budget: 'maxModelCalls', setup: () => { fake.script = [{ kind: 'ok', snapshot: usage({ inputTokens: 0, outputTokens: 0, modelCalls: 2 }) }]; } },
     { budget: 'maxInputTokens', setup: () => { fake.script = [{ kind: 'ok', snapshot: usage({ inputTokens: 101, outputTokens: 0, modelCalls: 1 }) }]; } },
     { budget: 'maxOutputTokens', setup: () => { fake.script = [{ kind: 'ok', snapshot: usage({ inputTokens: 0, outputTokens: 51, modelCalls: 1 }) }]; } },

@@ -32,6 +32,27 @@ context('a restricted caller sees neither the column nor the semantic fields ove
   assert.ok(clerk.semantic?.datasets.find((candidate) => candidate.name === 'customers')?.fields.some((field) => field.columns.includes('email')));
 });
 
+context('private fields and metrics (access_modifier) are left out; a public metric over a private field stays', ({ service }) => {
+  // A copy: contexts are kept per VDB and grants, and this one has another package than the service's.
+  const vdb = { ...service.container.resolve(coreTokens.vdbs).get('retail', '1') };
+  const active = service.container.resolve(coreTokens.semantic).packageOf('retail', '1');
+  assert.ok(active);
+  const document = {
+    ...active.document,
+    datasets: active.document.datasets.map((dataset) => ({
+      ...dataset, fields: dataset.fields.map((field) => (field.id === 'retail.orders.total' ? { ...field, accessModifier: 'private' as const } : field)),
+    })),
+    metrics: active.document.metrics.map((metric) => (metric.name === 'order_count' ? { ...metric, accessModifier: 'private' as const } : metric)),
+  };
+  const clerk = taskContext({ vdb, sqlFamily: 'postgres', semanticPackage: { document, digest: active.digest } }, effectiveGrants(vdb, { subject: 'someone', roles: ['clerk'], scheme: 'bearer' }));
+  const orders = clerk.semantic?.datasets.find((dataset) => dataset.id === 'retail.orders');
+  assert.ok(orders?.fields.some((field) => field.name === 'status'));
+  assert.not.ok(orders?.fields.some((field) => field.name === 'total'), 'the private field is hidden');
+  const metrics = clerk.semantic?.metrics.map((metric) => metric.name) ?? [];
+  assert.ok(metrics.includes('revenue'), 'revenue reads the private total and stays');
+  assert.not.ok(metrics.includes('order_count'), 'the private metric is hidden');
+});
+
 context('a caller without a data role gets access unavailable and nothing to plan with', ({ service }) => {
   const outsider = contextFor(service, ['visitor']);
   assert.equal([outsider.access, outsider.relations, outsider.semantic?.datasets, outsider.semantic?.metrics], ['unavailable', [], [], []]);

@@ -115,7 +115,7 @@ const broken: [RuntimeDocumentKind, string, (document: Record<string, any>) => v
   ['service-task-snapshot', 'stop left out once stopped', (d) => { delete d['stop']; }, 'stop: is required'],
   ['service-task-snapshot', 'unknown stop reason', (d) => { d['stop']['reason'] = 'bored'; }, 'stop.reason: must be one of completed'],
   ['service-task-snapshot', 'wrong task id type', (d) => { d['task']['taskId'] = 7; }, 'task.taskId: must be string'],
-  ['service-task-snapshot', 'action of another kind', (d) => { d['state'] = 'working'; d['stop'] = null; d['pendingActions'] = [{ ...pendingActions(1)[0], kind: 'delete' }]; }, 'pendingActions[0].kind: must be "query"'],
+  ['service-task-snapshot', 'action of another kind', (d) => { d['state'] = 'working'; d['stop'] = null; d['pendingActions'] = [{ ...pendingActions(1)[0], kind: 'delete' }]; }, 'pendingActions[0].kind: must be one of query, semanticQuery'],
   ['service-task-snapshot', 'action of zero rows', (d) => { d['state'] = 'working'; d['stop'] = null; d['pendingActions'] = pendingActions(1, { maxRows: 0 }); }, 'pendingActions[0].maxRows: must be >= 1'],
   ['service-task-snapshot', 'actions after the end', (d) => { d['pendingActions'] = pendingActions(1); }, 'pendingActions: must NOT have more than 0 items'],
   ['service-task-error', 'retryable as text', (d) => { d['retryable'] = 'yes'; }, 'retryable: must be boolean'],

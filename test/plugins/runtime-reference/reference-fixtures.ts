@@ -10,7 +10,14 @@ import type { RuntimeTaskRef } from '../../../core/plugin-api/runtime-transport.
 import type {
   Artifact, AuthorizedContext, Observation, PendingAction, RuntimeSnapshot, TaskAdvanceDocument, TaskStartDocument,
 } from '../../../core/plugin-api/task-documents.js';
+import type { SemanticQuery } from '../../../core/plugin-api/semantic-query.js';
+import { JoinPlanner } from '../../../core/semantic-query/join-planner.js';
+import { ModelIndex } from '../../../core/semantic-query/model-index.js';
+import { compileQuery } from '../../../core/semantic-query/query-compiler.js';
+import { readSemanticQuery } from '../../../core/semantic-query/query-input.js';
+import { bindings } from '../../../core/semantic-query/sql-writer.js';
 import { sharedPglite } from '../../support/shared-pglite.js';
+import { FAMILY_DIALECTS } from '../../support/family-dialects.js';
 import { startTestService } from '../../support/test-service.js';
 
 interface CatalogAnswer {
@@ -23,6 +30,8 @@ interface CatalogAnswer {
 }
 
 let loading: Promise<AuthorizedContext> | undefined;
+/** The demo's package, kept to compile semantic actions as the service would. */
+let demoPackage: SemanticPackage | undefined;
 
 /** The context of the demo's `ops` user (roles admin and clerk: all of schema sales), fetched once per process. */
 export function retailContext(): Promise<AuthorizedContext> {
@@ -37,6 +46,7 @@ async function fetchContext(): Promise<AuthorizedContext> {
     const catalogResponse = await service.request('/api/v1/vdbs/retail/versions/1/catalog');
     if (packageResponse.status !== 200 || catalogResponse.status !== 200) throw new Error(`package ${packageResponse.status}, catalog ${catalogResponse.status}`);
     const semanticPackage = (await packageResponse.json()) as SemanticPackage;
+    demoPackage = semanticPackage;
     // The ETag is the quoted package digest.
     const digest = (packageResponse.headers.get('etag') ?? '').replaceAll('"', '');
     const catalog = (await catalogResponse.json()) as CatalogAnswer;
@@ -85,9 +95,24 @@ export function startDocument(ref: RuntimeTaskRef, goal: string, context: Author
   };
 }
 
-/** Runs the pending query on the demo database, with its row limit, as an `ok` observation. */
+/** A semantic query compiled against the demo package, as the service compiles a `semanticQuery` action. */
+export async function compiledDemoQuery(query: SemanticQuery): Promise<{ sql: string; params: unknown[] }> {
+  await retailContext();
+  const model = new ModelIndex(demoPackage as SemanticPackage);
+  const read = readSemanticQuery(query);
+  const plan = compileQuery(model, new JoinPlanner(model), FAMILY_DIALECTS.postgres, read);
+  return { sql: plan.sql, params: bindings(plan.params, read) };
+}
+
+/** The statement an action runs: its SQL, or its semantic query compiled. */
+export async function statementOf(action: PendingAction): Promise<{ sql: string; params: unknown[] }> {
+  return action.kind === 'query' ? { sql: action.sql, params: [] } : compiledDemoQuery(action.query);
+}
+
+/** Runs the pending action on the demo database, with its row limit, as an `ok` observation. */
 export async function observe(action: PendingAction): Promise<Observation> {
-  const { columns, rows, rowCount, truncated } = await (await sharedPglite()).query(action.sql, [], { maxRows: action.maxRows });
+  const { sql, params } = await statementOf(action);
+  const { columns, rows, rowCount, truncated } = await (await sharedPglite()).query(sql, params, { maxRows: action.maxRows });
   return { actionId: action.actionId, status: 'ok', columns, rows, rowCount, truncated, error: null };
 }
 

@@ -8,12 +8,12 @@ import { ExtensionRegistry } from '../../../core/plugins/extension-registry.js';
 import { loadPlugins } from '../../../core/plugins/plugin-loader.js';
 import type { RuntimeTransport, RuntimeTransportFactory } from '../../../core/plugin-api/runtime-transport.js';
 import { validateRuntimeDocument } from '../../../core/tasks/runtime-documents.js';
-import type { AuthorizedContext, RuntimeSnapshot } from '../../../core/plugin-api/task-documents.js';
+import type { AuthorizedContext, PendingAction, RuntimeSnapshot } from '../../../core/plugin-api/task-documents.js';
 import { extensionTokens } from '../../../core/plugin-api/tokens.js';
 import { inProcessTransport } from '../../../plugins/runtime-reference/in-process-transport.js';
 import { ReferenceRuntime } from '../../../plugins/runtime-reference/reference-runtime.js';
 import { sharedPglite } from '../../support/shared-pglite.js';
-import { advanceDocument, artifactOf, observe, refOf, retailContext, startDocument, textOf } from './reference-fixtures.js';
+import { advanceDocument, artifactOf, observe, refOf, retailContext, startDocument, statementOf, textOf } from './reference-fixtures.js';
 
 interface Context {
   retail: AuthorizedContext;
@@ -61,7 +61,7 @@ runtime('start asks for the compiled query; advance with its real result complet
   assert.equal(working.usage, { inputTokens: 0, outputTokens: 0, modelCalls: 0 });
   assert.is(working.pendingActions.length, 1);
   const action = working.pendingActions[0]!;
-  assert.equal({ actionId: action.actionId, kind: action.kind, maxRows: action.maxRows }, { actionId: 'q1', kind: 'query', maxRows: 1000 });
+  assert.equal({ actionId: action.actionId, kind: action.kind, maxRows: action.maxRows }, { actionId: 'q1', kind: 'semanticQuery', maxRows: 1000 });
 
   const observation = await observe(action);
   const done = valid(await transport.advance(ref, advanceDocument(ref, 1, [observation])));
@@ -69,11 +69,12 @@ runtime('start asks for the compiled query; advance with its real result complet
   assert.equal(done.stop, { reason: 'completed', detail: '' });
   assert.equal(done.pendingActions, []);
   assert.equal(done.artifacts.map((artifact) => [artifact.id, artifact.kind, artifact.content.contentType]), [
-    ['a1', 'answer', 'text/markdown'], ['a2', 'table', 'application/json'], ['a3', 'table', 'text/csv'], ['a4', 'query', 'application/sql'],
+    ['a1', 'answer', 'text/markdown'], ['a2', 'table', 'application/json'], ['a3', 'table', 'text/csv'], ['a4', 'query', 'application/vnd.vdb.semantic-query+json'],
   ]);
 
   const table = JSON.parse(textOf(artifactOf(done, 'table', 'application/json'))) as { columns: unknown; rows: unknown };
-  const expected = await (await sharedPglite()).query(action.sql, []);
+  const statement = await statementOf(action);
+  const expected = await (await sharedPglite()).query(statement.sql, statement.params);
   assert.equal(table, { columns: expected.columns, rows: expected.rows });
   assert.equal(expected.columns.map((column) => column.name), ['region', 'revenue']);
   assert.ok(expected.rows.length >= 2);
@@ -83,7 +84,7 @@ runtime('start asks for the compiled query; advance with its real result complet
   const answer = textOf(artifactOf(done, 'answer'));
   assert.match(answer, `**revenue by region**: ${expected.rows.length} rows.`);
   assert.match(answer, '| region | revenue |');
-  assert.is(textOf(artifactOf(done, 'query')), action.sql);
+  assert.equal(JSON.parse(textOf(artifactOf(done, 'query'))), action.kind === 'semanticQuery' ? action.query : undefined);
   assert.equal(await transport.read(ref), done);
 });
 
@@ -210,9 +211,11 @@ runtime('documents cross by value: changing what went in or came out changes not
   const ref = refOf('by-value');
   const document = startDocument(ref, 'revenue by region', retail);
   const snapshot = await transport.start(ref, document);
-  snapshot.pendingActions[0]!.sql = 'select 666';
+  const action = snapshot.pendingActions[0] as Extract<PendingAction, { kind: 'semanticQuery' }>;
+  action.query.measures = [];
   document.authorizedContext.semantic = null;
-  assert.is((await transport.read(ref)).pendingActions[0]?.sql.startsWith('SELECT "customers"."region"'), true);
+  const kept = (await transport.read(ref)).pendingActions[0] as Extract<PendingAction, { kind: 'semanticQuery' }>;
+  assert.equal(kept.query.measures, [{ metric: 'revenue' }]);
 });
 
 runtime('the oldest tasks are forgotten beyond the table\'s size', ({ retail }) => {

@@ -83,15 +83,16 @@ demo('the admin list has a summary per VDB name and version', async ({ service }
   });
 });
 
-demo('the detail of retail 2 starts with the binding error: file, line, column, catalog target, remediation', async ({ service }) => {
+demo('the detail of retail 2 starts with the binding error: file, line, column, catalog target, OSI code, remediation', async ({ service }) => {
   const response = await service.request('/api/v1/admin/semantic/vdbs/retail/versions/2');
   assert.is(response.status, 200);
   const detail = await response.json() as SemanticVdbDetail;
   assert.is(detail.state, 'invalid');
   assert.is(detail.compilationFailure, null);
   const [first] = detail.diagnostics;
-  assert.equal({ code: first?.code, severity: first?.severity, document: first?.document, target: first?.target }, {
-    code: 'bind.column_not_found', severity: 'error', document: 'semantic/retail-v2/customers.osi.yaml', target: 'column:sales.customer_order_totals.lifetime_revenue',
+  assert.equal({ code: first?.code, osiCode: first?.osiCode, severity: first?.severity, document: first?.document, target: first?.target }, {
+    code: 'bind.column_not_found', osiCode: 'E_NAME_NOT_FOUND', severity: 'error', document: 'semantic/retail-v2/customers.osi.yaml',
+    target: 'column:sales.customer_order_totals.lifetime_revenue',
   });
   const line = readFileSync(join(demoDescriptors, 'semantic', 'retail-v2', 'customers.osi.yaml'), 'utf8').split('\n')[(first?.location.line ?? 0) - 1] ?? '';
   assert.is(line.slice((first?.location.column ?? 0) - 1, (first?.location.column ?? 0) - 1 + 'lifetime_revenue'.length), 'lifetime_revenue');
@@ -235,7 +236,7 @@ availability('the service default blockStartup applies to a VDB without its own 
 
 availability('initializing: before semantic activation has registered, health is DOWN', async () => {
   const logger = pino({ level: 'silent' });
-  const config = { host: '127.0.0.1', port: 0, maxBodyBytes: 1024, requestTimeoutMs: 5000 };
+  const config = { host: '127.0.0.1', port: 0, maxBodyBytes: 1024, requestTimeoutMs: 5000, maxResultBytes: 16_777_216 };
   const listeners = HttpListeners.build(config, [healthRoutes], rootContainer.createChildContainer(), logger);
   await listeners.listen(config);
   try {

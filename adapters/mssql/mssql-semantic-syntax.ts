@@ -1,0 +1,23 @@
+import { lowerLike, offsetFetchClause, orderTermWithNullFlag, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
+
+/** Day 0 is 1900-01-01, a Monday: whole periods since then, added back to it, give the period's start. */
+const GRAINS: Record<TimeGrain, (expression: string) => string> = {
+  day: (x) => `CAST(${x} AS DATE)`,
+  week: (x) => `DATEADD(day, DATEDIFF(day, 0, ${x}) / 7 * 7, 0)`,
+  month: (x) => `DATEADD(month, DATEDIFF(month, 0, ${x}), 0)`,
+  quarter: (x) => `DATEADD(quarter, DATEDIFF(quarter, 0, ${x}), 0)`,
+  year: (x) => `DATEADD(year, DATEDIFF(year, 0, ${x}), 0)`,
+};
+
+/** SQL Server: no IS NOT DISTINCT FROM before 2022, no NULLS FIRST/LAST, OFFSET needs an ORDER BY. */
+export const MSSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
+  truncateTime: (expression, grain) => GRAINS[grain](expression),
+  nullSafeEquals: (left, right) => `(${left} = ${right} OR (${left} IS NULL AND ${right} IS NULL))`,
+  orderTerm: orderTermWithNullFlag,
+  limitClause: (limit, offset, ordered) => {
+    const clause = offsetFetchClause(limit, offset);
+    return clause === '' || ordered ? clause : `ORDER BY (SELECT NULL) ${clause}`;
+  },
+  concat: (left, right) => `CONCAT(${left}, ${right})`,
+  ilike: lowerLike,
+};

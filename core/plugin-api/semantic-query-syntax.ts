@@ -1,0 +1,55 @@
+/**
+ * What the semantic query compiler (docs/semantic-query.md) asks of a dialect beyond quoting: the few SQL
+ * forms that differ between servers. A dialect states its own (`DialectBase.semanticSyntax`); the defaults
+ * are ANSI SQL, which PostgreSQL and Oracle mostly speak. Every argument is SQL text the compiler built from
+ * the model and bound placeholders, never caller text.
+ */
+
+/** The time grains a dimension may be bucketed by. */
+export const TIME_GRAINS = ['day', 'week', 'month', 'quarter', 'year'] as const;
+export type TimeGrain = (typeof TIME_GRAINS)[number];
+
+export interface SemanticSqlSyntax {
+  /** The start of the grain's period holding `expression` (a week starts on Monday, ISO 8601). */
+  truncateTime(expression: string, grain: TimeGrain): string;
+  /** True when `left` and `right` are equal or both NULL. */
+  nullSafeEquals(left: string, right: string): string;
+  /** One ORDER BY term with an explicit NULL placement, whether or not the server has `NULLS FIRST/LAST`. */
+  orderTerm(expression: string, direction: 'asc' | 'desc', nulls: 'first' | 'last'): string;
+  /**
+   * The clause closing a statement that skips `offset` rows and keeps at most `limit` (each a `?` or
+   * undefined); `ordered` says whether the statement has an ORDER BY (SQL Server's OFFSET needs one).
+   */
+  limitClause(limit: string | undefined, offset: string | undefined, ordered: boolean): string;
+  /** `left || right`: string concatenation. */
+  concat(left: string, right: string): string;
+  /** Case-insensitive LIKE. */
+  ilike(value: string, pattern: string, negated: boolean): string;
+}
+
+/** ANSI SQL: what PostgreSQL speaks, and the base the other dialects change. */
+export const ANSI_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
+  truncateTime: (expression, grain) => `date_trunc('${grain}', ${expression})`,
+  nullSafeEquals: (left, right) => `${left} IS NOT DISTINCT FROM ${right}`,
+  orderTerm: (expression, direction, nulls) => `${expression} ${direction.toUpperCase()} NULLS ${nulls.toUpperCase()}`,
+  limitClause: (limit, offset) => [limit === undefined ? '' : `LIMIT ${limit}`, offset === undefined ? '' : `OFFSET ${offset}`].filter(Boolean).join(' '),
+  concat: (left, right) => `(${left} || ${right})`,
+  ilike: (value, pattern, negated) => `${value} ${negated ? 'NOT ILIKE' : 'ILIKE'} ${pattern}`,
+};
+
+/** NULL placement for servers without `NULLS FIRST/LAST` (MySQL, SQL Server): a leading sort on nullness. */
+export function orderTermWithNullFlag(expression: string, direction: 'asc' | 'desc', nulls: 'first' | 'last'): string {
+  return `CASE WHEN ${expression} IS NULL THEN ${nulls === 'first' ? 0 : 1} ELSE ${nulls === 'first' ? 1 : 0} END, ${expression} ${direction.toUpperCase()}`;
+}
+
+/** Case-insensitive LIKE by lower-casing both sides, where the server has no ILIKE. */
+export function lowerLike(value: string, pattern: string, negated: boolean): string {
+  return `LOWER(${value}) ${negated ? 'NOT LIKE' : 'LIKE'} LOWER(${pattern})`;
+}
+
+/** `OFFSET … ROWS FETCH NEXT … ROWS ONLY` (SQL:2008): SQL Server and Oracle. */
+export function offsetFetchClause(limit: string | undefined, offset: string | undefined): string {
+  if (limit === undefined && offset === undefined) return '';
+  const skip = `OFFSET ${offset ?? '0'} ROWS`;
+  return limit === undefined ? skip : `${skip} FETCH NEXT ${limit} ROWS ONLY`;
+}

@@ -1,0 +1,174 @@
+/**
+ * Parses a caller's OSI expression with a real SQL parser (libpg-query: ANSI SQL as PostgreSQL reads it,
+ * whatever the VDB's dialect) and keeps only the OSI expression subset: names, literals, operators, CASE,
+ * CAST, function calls (checked against the allow-list later) and windows. Anything else (a subquery, a
+ * parameter, `*` outside COUNT(*), a clause) is refused; no caller text ever reaches the compiled SQL.
+ */
+import { parseSync } from 'libpg-query';
+import { messageOf } from '../plugin-api/errors.js';
+import type { Expr, Literal, WindowSpec } from './expression-ast.js';
+import { queryInvalid } from './query-errors.js';
+
+type Node = { [field: string]: unknown };
+
+/** Deeper trees are refused: no question nests that far, and the walks recurse. */
+const MAX_DEPTH = 64;
+
+const COMPARISONS = new Set(['=', '<>', '!=', '<', '>', '<=', '>=', '+', '-', '*', '/', '%', '||']);
+/** Types a CAST may name. */
+const CAST_TYPES = new Set(['date', 'timestamp', 'timestamptz', 'numeric', 'decimal', 'int4', 'int8', 'integer', 'bigint', 'float8', 'varchar', 'text', 'bool', 'boolean']);
+
+class Refused extends Error {}
+
+export function parseExpression(text: string, target: string): Expr {
+  let statements: unknown[];
+  try {
+    statements = parseSync(`SELECT ${text}`).stmts ?? [];
+  } catch (error) {
+    throw queryInvalid('E_INVALID_EXPRESSION', target, `${target} does not parse: ${messageOf(error)}`);
+  }
+  try {
+    const select = ((statements[0] as Node | undefined)?.['stmt'] as Node | undefined)?.['SelectStmt'] as Node | undefined;
+    const extra = select && Object.keys(select).filter((key) => !['targetList', 'limitOption', 'op'].includes(key));
+    const targets = select?.['targetList'] as Node[] | undefined;
+    const only = targets?.length === 1 ? (targets[0]?.['ResTarget'] as Node | undefined) : undefined;
+    if (statements.length !== 1 || !only || (extra && extra.length > 0) || only['name'] !== undefined) {
+      throw new Refused('it must be one expression, without alias, clause or second statement');
+    }
+    return convert(only['val'], 0);
+  } catch (error) {
+    if (error instanceof Refused) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: ${error.message}`);
+    if (error instanceof RangeError) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target} nests too deeply`);
+    throw error;
+  }
+}
+
+function sval(node: unknown): string {
+  return ((node as Node)['String'] as { sval?: string } | undefined)?.sval ?? '';
+}
+
+function convert(value: unknown, depth: number): Expr {
+  if (depth > MAX_DEPTH) throw new Refused(`it nests deeper than ${MAX_DEPTH} levels`);
+  const [type, node] = Object.entries(value as Node)[0] as [string, Node];
+  const next = (child: unknown) => convert(child, depth + 1);
+  switch (type) {
+    case 'ColumnRef': {
+      const fields = node['fields'] as Node[];
+      if (fields.some((field) => 'A_Star' in field)) throw new Refused('`*` is allowed only in COUNT(*)');
+      return { kind: 'name', parts: fields.map(sval) };
+    }
+    case 'A_Const': return { kind: 'literal', value: constant(node) };
+    case 'TypeCast': {
+      const names = ((node['typeName'] as Node)['names'] as Node[]).map(sval).filter((name) => name !== 'pg_catalog');
+      const typeName = names.join('.').toLowerCase();
+      if (!CAST_TYPES.has(typeName)) throw new Refused(`CAST to ${typeName} is not supported`);
+      return { kind: 'cast', operand: next(node['arg']), type: typeName };
+    }
+    case 'BoolExpr': {
+      const args = (node['args'] as unknown[]).map(next);
+      if (node['boolop'] === 'NOT_EXPR') return { kind: 'unary', operator: 'NOT', operand: args[0] as Expr };
+      return { kind: 'logical', operator: node['boolop'] === 'AND_EXPR' ? 'AND' : 'OR', operands: args };
+    }
+    case 'NullTest': return { kind: 'isNull', operand: next(node['arg']), negated: node['nulltesttype'] === 'IS_NOT_NULL' };
+    case 'BooleanTest': {
+      const test = String(node['booltesttype']);
+      const truth = test.includes('TRUE');
+      const comparison: Expr = { kind: 'distinctFrom', left: next(node['arg']), right: { kind: 'literal', value: truth }, negated: !test.includes('NOT') };
+      return comparison;
+    }
+    case 'A_Expr': return operatorExpression(node, next);
+    case 'FuncCall': return call(node, next);
+    case 'CoalesceExpr': return { kind: 'call', name: 'coalesce', args: (node['args'] as unknown[]).map(next), star: false, distinct: false, window: undefined };
+    case 'MinMaxExpr': {
+      const name = node['op'] === 'IS_GREATEST' ? 'greatest' : 'least';
+      return { kind: 'call', name, args: (node['args'] as unknown[]).map(next), star: false, distinct: false, window: undefined };
+    }
+    case 'CaseExpr': return {
+      kind: 'case',
+      operand: node['arg'] === undefined ? undefined : next(node['arg']),
+      branches: (node['args'] as Node[]).map((branch) => {
+        const when = branch['CaseWhen'] as Node;
+        return { when: next(when['expr']), then: next(when['result']) };
+      }),
+      otherwise: node['defresult'] === undefined ? undefined : next(node['defresult']),
+    };
+    case 'SQLValueFunction': {
+      if (node['op'] === 'SVFOP_CURRENT_DATE') return { kind: 'keyword', word: 'CURRENT_DATE' };
+      if (node['op'] === 'SVFOP_CURRENT_TIMESTAMP') return { kind: 'keyword', word: 'CURRENT_TIMESTAMP' };
+      throw new Refused('only CURRENT_DATE and CURRENT_TIMESTAMP are allowed among the SQL value functions');
+    }
+    case 'SubLink': throw new Refused('a subquery is not allowed');
+    case 'ParamRef': throw new Refused('a parameter is not allowed; write the value');
+    default: throw new Refused(`${type} is not part of the OSI expression subset`);
+  }
+}
+
+function constant(node: Node): Literal {
+  if (node['isnull']) return null;
+  if ('ival' in node) return Number((node['ival'] as { ival?: number }).ival ?? 0);
+  if ('fval' in node) return Number((node['fval'] as { fval: string }).fval);
+  if ('boolval' in node) return Boolean((node['boolval'] as { boolval?: boolean }).boolval);
+  if ('sval' in node) return (node['sval'] as { sval: string }).sval;
+  throw new Refused('a bit-string literal is not supported');
+}
+
+function operatorExpression(node: Node, next: (child: unknown) => Expr): Expr {
+  const kind = String(node['kind']);
+  const operator = (node['name'] as unknown[]).map(sval).join('.');
+  const left = node['lexpr'] === undefined ? undefined : next(node['lexpr']);
+  const listOf = (items: unknown) => ((items as Node)['List'] as Node)['items'] as unknown[];
+  switch (kind) {
+    case 'AEXPR_OP':
+      if (!COMPARISONS.has(operator)) throw new Refused(`the operator ${operator} is not part of the OSI expression subset`);
+      if (!left) {
+        if (operator !== '-' && operator !== '+') throw new Refused(`the prefix operator ${operator} is not supported`);
+        return { kind: 'unary', operator, operand: next(node['rexpr']) };
+      }
+      return { kind: 'binary', operator: operator === '!=' ? '<>' : operator, left, right: next(node['rexpr']) };
+    case 'AEXPR_IN':
+      return { kind: 'in', operand: left as Expr, list: listOf(node['rexpr']).map(next), negated: operator === '<>' };
+    case 'AEXPR_BETWEEN': case 'AEXPR_NOT_BETWEEN': {
+      const [low, high] = listOf(node['rexpr']).map(next) as [Expr, Expr];
+      return { kind: 'between', operand: left as Expr, low, high, negated: kind === 'AEXPR_NOT_BETWEEN' };
+    }
+    case 'AEXPR_LIKE': case 'AEXPR_ILIKE':
+      return { kind: 'like', operand: left as Expr, pattern: next(node['rexpr']), negated: operator.startsWith('!'), caseInsensitive: kind === 'AEXPR_ILIKE' };
+    case 'AEXPR_DISTINCT': case 'AEXPR_NOT_DISTINCT':
+      return { kind: 'distinctFrom', left: left as Expr, right: next(node['rexpr']), negated: kind === 'AEXPR_NOT_DISTINCT' };
+    case 'AEXPR_NULLIF':
+      return { kind: 'call', name: 'nullif', args: [left as Expr, next(node['rexpr'])], star: false, distinct: false, window: undefined };
+    default:
+      throw new Refused(`the ${kind.replace('AEXPR_', '').toLowerCase()} form is not part of the OSI expression subset`);
+  }
+}
+
+function call(node: Node, next: (child: unknown) => Expr): Expr {
+  const names = (node['funcname'] as unknown[]).map(sval);
+  if (names.length !== 1) throw new Refused(`${names.join('.')}: a function is named without schema`);
+  if (node['agg_filter'] || node['agg_order'] || node['agg_within_group'] || node['func_variadic']) {
+    throw new Refused(`${names[0]}: FILTER, WITHIN GROUP, ORDER BY in a call and VARIADIC are not supported`);
+  }
+  const over = node['over'] as Node | undefined;
+  let window: WindowSpec | undefined;
+  if (over) {
+    if (over['name'] !== undefined || over['refname'] !== undefined) throw new Refused('a named window is not supported');
+    // The frame options bit set without any frame clause is the default frame (1058): anything else names one.
+    if (over['frameOptions'] !== undefined && over['frameOptions'] !== 1058) throw queryInvalid('E_DEFERRED_FRAME_MODE', 'window', 'window frames are not supported; the default frame applies');
+    window = {
+      partitionBy: ((over['partitionClause'] as unknown[] | undefined) ?? []).map(next),
+      orderBy: ((over['orderClause'] as Node[] | undefined) ?? []).map((item) => {
+        const sort = item['SortBy'] as Node;
+        const nulls = sort['sortby_nulls'] === 'SORTBY_NULLS_FIRST' ? 'first' : sort['sortby_nulls'] === 'SORTBY_NULLS_LAST' ? 'last' : undefined;
+        return { expression: next(sort['node']), direction: sort['sortby_dir'] === 'SORTBY_DESC' ? 'desc' as const : 'asc' as const, nulls };
+      }),
+    };
+  }
+  return {
+    kind: 'call',
+    name: (names[0] as string).toLowerCase(),
+    args: ((node['args'] as unknown[] | undefined) ?? []).map(next),
+    star: Boolean(node['agg_star']),
+    distinct: Boolean(node['agg_distinct']),
+    window,
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * Writes a caller's expression as SQL of the VDB's dialect, resolving each name through `resolve` (which
+ * knows the clause: a field at row level, a dimension or measure column at the query's grain). Only allowed
+ * functions are written, by their allow-listed name; every literal becomes a bound value.
+ */
+import type { Expr, WindowSpec } from './expression-ast.js';
+import { queryInvalid } from './query-errors.js';
+import type { SqlWriter } from './sql-writer.js';
+
+/** Aggregates the compiler knows (the OSI expression language's required ones that SQL servers share). */
+export const AGGREGATES: ReadonlySet<string> = new Set([
+  'sum', 'count', 'avg', 'min', 'max', 'stddev', 'stddev_pop', 'stddev_samp', 'variance', 'var_pop', 'var_samp', 'median', 'any_value',
+]);
+/** Functions that exist only over a window. */
+export const WINDOW_FUNCTIONS: ReadonlySet<string> = new Set([
+  'row_number', 'rank', 'dense_rank', 'ntile', 'lag', 'lead', 'first_value', 'last_value', 'nth_value', 'percent_rank', 'cume_dist',
+]);
+/** Conditional forms every dialect has, whether or not its allow-list names them (they are syntax in PostgreSQL). */
+const CORE_SCALARS: ReadonlySet<string> = new Set(['coalesce', 'nullif', 'greatest', 'least']);
+
+export function isAggregateCall(expression: Expr): boolean {
+  return expression.kind === 'call' && expression.window === undefined && AGGREGATES.has(expression.name);
+}
+
+/** How a writer turns a name, or an aggregate call met at the query's grain, into SQL. */
+export interface NameResolver {
+  name(parts: string[]): string;
+  /** An aggregate call (without window); absent where aggregates are not allowed. */
+  aggregate?(call: Extract<Expr, { kind: 'call' }>): string;
+}
+
+export function writeExpression(expression: Expr, writer: SqlWriter, resolver: NameResolver, target: string): string {
+  const write = (child: Expr): string => writeExpression(child, writer, resolver, target);
+  const { syntax } = writer;
+  switch (expression.kind) {
+    case 'name': return resolver.name(expression.parts);
+    case 'literal': return expression.value === null ? 'NULL' : writer.param({ kind: 'constant', value: expression.value });
+    case 'keyword': return expression.word;
+    case 'unary': return expression.operator === 'NOT' ? `(NOT ${write(expression.operand)})` : `(${expression.operator}${write(expression.operand)})`;
+    case 'binary':
+      return expression.operator === '||' ? syntax.concat(write(expression.left), write(expression.right)) : `(${write(expression.left)} ${expression.operator} ${write(expression.right)})`;
+    case 'logical': return `(${expression.operands.map(write).join(` ${expression.operator} `)})`;
+    case 'in': return `(${write(expression.operand)} ${expression.negated ? 'NOT IN' : 'IN'} (${expression.list.map(write).join(', ')}))`;
+    case 'between': return `(${write(expression.operand)} ${expression.negated ? 'NOT BETWEEN' : 'BETWEEN'} ${write(expression.low)} AND ${write(expression.high)})`;
+    case 'like': {
+      const [value, pattern] = [write(expression.operand), write(expression.pattern)];
+      return `(${expression.caseInsensitive ? syntax.ilike(value, pattern, expression.negated) : `${value} ${expression.negated ? 'NOT LIKE' : 'LIKE'} ${pattern}`})`;
+    }
+    case 'isNull': return `(${write(expression.operand)} ${expression.negated ? 'IS NOT NULL' : 'IS NULL'})`;
+    case 'distinctFrom': {
+      const equal = syntax.nullSafeEquals(write(expression.left), write(expression.right));
+      return expression.negated ? `(${equal})` : `(NOT (${equal}))`;
+    }
+    case 'cast': return `CAST(${write(expression.operand)} AS ${expression.type.toUpperCase()})`;
+    case 'case': {
+      const branches = expression.branches.map((branch) => `WHEN ${write(branch.when)} THEN ${write(branch.then)}`).join(' ');
+      const otherwise = expression.otherwise ? ` ELSE ${write(expression.otherwise)}` : '';
+      return `(CASE${expression.operand ? ` ${write(expression.operand)}` : ''} ${branches}${otherwise} END)`;
+    }
+    case 'call': {
+      if (isAggregateCall(expression)) {
+        if (!resolver.aggregate) throw queryInvalid('E_NESTED_AGGREGATION_DEFERRED', target, `${target}: ${expression.name.toUpperCase()} is an aggregate inside an aggregate; nested aggregation is deferred by the OSI Foundation`);
+        return resolver.aggregate(expression);
+      }
+      checkAllowed(expression, writer, target);
+      const args = expression.star ? '*' : `${expression.distinct ? 'DISTINCT ' : ''}${expression.args.map(write).join(', ')}`;
+      return `${expression.name.toUpperCase()}(${args})${expression.window ? ` OVER (${windowOf(expression.window, writer, write)})` : ''}`;
+    }
+  }
+}
+
+/** An aggregate call itself, its arguments at row level (an aggregate inside is nested aggregation). */
+export function writeAggregateCall(call: Extract<Expr, { kind: 'call' }>, writer: SqlWriter, rowLevel: NameResolver, target: string): string {
+  const args = call.star ? '*' : `${call.distinct ? 'DISTINCT ' : ''}${call.args.map((arg) => writeExpression(arg, writer, { name: rowLevel.name }, target)).join(', ')}`;
+  return `${call.name.toUpperCase()}(${args})`;
+}
+
+/** The allow-list: known aggregates (over a window here), window functions, and the dialect's scalar built-ins. */
+function checkAllowed(call: Extract<Expr, { kind: 'call' }>, writer: SqlWriter, target: string): void {
+  if (WINDOW_FUNCTIONS.has(call.name) || AGGREGATES.has(call.name)) {
+    if (!call.window) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: ${call.name.toUpperCase()} needs an OVER clause`);
+    return;
+  }
+  if (call.window) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: ${call.name.toUpperCase()} is no window function`);
+  if (call.star || call.distinct) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: * and DISTINCT belong in an aggregate`);
+  if (!CORE_SCALARS.has(call.name) && !writer.dialect.functionPolicy.allowed.has(call.name)) {
+    throw queryInvalid('E_FUNCTION_NOT_ALLOWED', target, `${target}: the function ${call.name} is not allowed`);
+  }
+}
+
+function windowOf(window: WindowSpec, writer: SqlWriter, write: (child: Expr) => string): string {
+  const partition = window.partitionBy.length > 0 ? `PARTITION BY ${window.partitionBy.map(write).join(', ')}` : '';
+  // NULL placement defaults as in the outer ORDER BY (OSI Foundation §6.10.2): high end.
+  const order = window.orderBy.length > 0
+    ? `ORDER BY ${window.orderBy.map((term) => writer.syntax.orderTerm(write(term.expression), term.direction, term.nulls ?? (term.direction === 'asc' ? 'last' : 'first'))).join(', ')}`
+    : '';
+  return [partition, order].filter(Boolean).join(' ');
+}

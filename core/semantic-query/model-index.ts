@@ -1,0 +1,89 @@
+/**
+ * The names a semantic query may use, over one package: datasets, their fields (`dataset.field`, or
+ * `namespace.dataset.field`), metrics by bare name, and the relationship graph. Regular identifiers match
+ * without case (OSI expression language, "Namespacing"). Private fields and metrics (`access_modifier:
+ * private`) are not there for callers: the model uses them, a query cannot name them.
+ */
+import type { PackageDataset, PackageField, PackageMetric, PackageRelationship, SemanticPackage } from '../plugin-api/semantic-package.js';
+
+/** One direction of a relationship: from `from` to `to`; `fanOut` when it goes from the one side to the many side. */
+export interface Edge {
+  relationship: PackageRelationship;
+  from: PackageDataset;
+  to: PackageDataset;
+  fanOut: boolean;
+  /** Pairs of columns joined: [column of `from`, column of `to`]. */
+  columns: [string, string][];
+}
+
+export interface ResolvedField {
+  dataset: PackageDataset;
+  field: PackageField;
+  /** `dataset.field` as the query should write it. */
+  name: string;
+}
+
+function isPrivate(element: PackageField | PackageMetric): boolean {
+  return (element as { accessModifier?: string }).accessModifier === 'private';
+}
+
+export class ModelIndex {
+  private readonly datasets = new Map<string, PackageDataset[]>();
+  private readonly metrics = new Map<string, PackageMetric[]>();
+  private readonly datasetById = new Map<string, PackageDataset>();
+  readonly edges = new Map<PackageDataset, Edge[]>();
+
+  constructor(readonly pkg: SemanticPackage) {
+    for (const dataset of pkg.datasets) {
+      this.datasetById.set(dataset.id, dataset);
+      for (const name of [dataset.name, `${dataset.namespace}.${dataset.name}`]) push(this.datasets, name.toLowerCase(), dataset);
+      this.edges.set(dataset, []);
+    }
+    for (const metric of pkg.metrics) {
+      if (isPrivate(metric)) continue;
+      for (const name of [metric.name, `${metric.namespace}.${metric.name}`]) push(this.metrics, name.toLowerCase(), metric);
+    }
+    for (const relationship of pkg.relationships) {
+      const from = this.datasetById.get(relationship.from);
+      const to = this.datasetById.get(relationship.to);
+      if (!from || !to) continue;
+      const pairs = relationship.fromColumns.map((column, index): [string, string] => [column, relationship.toColumns[index] ?? column]);
+      // Cardinality from the declared keys (Foundation §6.4): a side whose columns are no key is a many side.
+      this.edges.get(from)?.push({ relationship, from, to, fanOut: !isKey(to, relationship.toColumns), columns: pairs });
+      this.edges.get(to)?.push({ relationship, from: to, to: from, fanOut: !isKey(from, relationship.fromColumns), columns: pairs.map(([a, b]) => [b, a]) });
+    }
+  }
+
+  dataset(id: string): PackageDataset {
+    const dataset = this.datasetById.get(id);
+    if (!dataset) throw new Error(`the package has no dataset ${id}`);
+    return dataset;
+  }
+
+  /** The metric of that name; undefined when there is none, or several (the query must qualify it). */
+  metric(name: string): PackageMetric[] {
+    return this.metrics.get(name.toLowerCase()) ?? [];
+  }
+
+  /** `dataset.field` or `namespace.dataset.field`: every field that name can mean. */
+  fields(parts: readonly string[]): ResolvedField[] {
+    if (parts.length < 2) return [];
+    const fieldName = (parts.at(-1) as string).toLowerCase();
+    const datasets = this.datasets.get(parts.slice(0, -1).join('.').toLowerCase()) ?? [];
+    return datasets.flatMap((dataset) => dataset.fields
+      .filter((field) => field.name.toLowerCase() === fieldName && !isPrivate(field))
+      .map((field) => ({ dataset, field, name: `${dataset.name}.${field.name}` })));
+  }
+}
+
+/** Whether the columns are the dataset's primary key or one of its unique keys (in any order). */
+function isKey(dataset: PackageDataset, columns: readonly string[]): boolean {
+  const same = (key: readonly string[]) => key.length === columns.length && key.every((column) => columns.includes(column));
+  return (dataset.primaryKey.length > 0 && same(dataset.primaryKey)) || dataset.uniqueKeys.some(same);
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}

@@ -1,0 +1,436 @@
+/**
+ * Compiles a semantic query against one package to one SQL statement, following the OSI Foundation's
+ * evaluation algorithm (§6.2 A; decisions in docs/semantic-query.md):
+ * - each aggregate of a measure is computed at the query's dimensions from its home dataset (the one its
+ *   fields are reached from along many-to-one relationships), LEFT-joined outward so orphan facts fall in
+ *   the NULL group (§6.6); aggregates of one home share one grouped subquery;
+ * - where a dimension or filter lies on the many side of the home (a bridge, or a finer dataset), the home's
+ *   rows are first de-duplicated per (primary key, group key), so a row counts once per group (§6.8.1);
+ * - subqueries of different homes are stitched on the dimensions: the union of their keys, then a NULL-safe
+ *   LEFT JOIN of each (a FULL OUTER JOIN that PGlite and MySQL cannot run), so no fact loses a group (§6.7);
+ * - measure expressions, `having` and `orderBy` are evaluated over the stitched rows.
+ */
+import type { PackageDataset, PackageMetric } from '../plugin-api/semantic-package.js';
+import type { QueryPredicate, SemanticQuery } from '../plugin-api/semantic-query.js';
+import type { TimeGrain } from '../plugin-api/semantic-query-syntax.js';
+import type { SqlDialect } from '../plugin-api/sql-dialect.js';
+import { childrenOf, nodesOf, type Expr } from './expression-ast.js';
+import { parseExpression } from './expression-parser.js';
+import { isAggregateCall, writeAggregateCall, writeExpression, type NameResolver } from './expression-writer.js';
+import type { JoinPlanner } from './join-planner.js';
+import type { ModelIndex, ResolvedField } from './model-index.js';
+import { queryInvalid } from './query-errors.js';
+import { finish, SqlWriter, type ParamSource } from './sql-writer.js';
+import { filterExpression, filterValue } from './structured-filters.js';
+import { StatementAssembly, type Aggregate, type Dimension, type Group } from './statement-assembly.js';
+
+export interface CompiledPlan {
+  sql: string;
+  params: ParamSource[];
+  datasource: string;
+  /** The result's columns, in order. */
+  columns: string[];
+  /** Every column the statement reads, per dataset: what the caller's grants must cover. */
+  reads: Map<PackageDataset, Set<string>>;
+}
+
+interface Output {
+  name: string;
+  sql: () => string;
+}
+
+const TIME_TYPES = new Set(['date', 'timestamp']);
+
+export function compileQuery(model: ModelIndex, planner: JoinPlanner, dialect: SqlDialect, query: SemanticQuery): CompiledPlan {
+  return new QueryCompiler(model, planner, new SqlWriter(dialect), query).compile();
+}
+
+class QueryCompiler {
+  private readonly dimensions: Dimension[] = [];
+  private readonly aggregates = new Map<string, Aggregate>();
+  private readonly whereFields: ResolvedField[] = [];
+  private readonly reads = new Map<PackageDataset, Set<string>>();
+  private groups: Group[] = [];
+  private where = '';
+
+  constructor(
+    private readonly model: ModelIndex,
+    private readonly planner: JoinPlanner,
+    private readonly writer: SqlWriter,
+    private readonly query: SemanticQuery,
+  ) {}
+
+  compile(): CompiledPlan {
+    if (this.query.fields) return this.compileScalar(this.query.fields);
+    this.query.dimensions.forEach((dimension, index) => this.addDimension(dimension.field, dimension.grain, dimension.alias, index));
+    this.where = this.predicate(this.query.where, 'where');
+    const outputs: Output[] = [
+      ...this.dimensions.map((dimension) => ({ name: dimension.output, sql: () => this.dimensionRef(dimension) })),
+      ...this.query.measures.map((measure, index) => this.measureOutput(measure, index)),
+    ];
+    const taken = new Set<string>();
+    for (const output of outputs) {
+      if (taken.has(output.name.toLowerCase())) throw queryInvalid('E_NAME_COLLISION', output.name, `two columns of the result are named ${output.name}: give one an alias`);
+      taken.add(output.name.toLowerCase());
+    }
+    const finalLevel = this.finalResolver(outputs);
+    // Resolving having and orderBy may add aggregates, so the groups are formed after them, the text last.
+    const havingExpressions = this.predicateExpressions(this.query.having, 'having');
+    for (const { expression, target } of havingExpressions) this.checkHaving(expression, outputs, target);
+    const orderTerms = this.query.orderBy.map((order, index) => ({ order, target: `orderBy[${index}]`, output: outputs.find((output) => output.name.toLowerCase() === order.field.toLowerCase()) }));
+    const orderExpressions = orderTerms.map(({ order, target, output }) => (output ? undefined : parseExpression(order.field, target)));
+    // Text is written after every aggregate is known, since writing final-level text needs the group of each.
+    const collect = (expression: Expr, target: string) => writeExpression(expression, this.writer, finalLevel, target);
+    for (const { expression, target } of havingExpressions) collect(expression, target);
+    orderExpressions.forEach((expression, index) => expression && collect(expression, orderTerms[index]?.target as string));
+    this.formGroups();
+
+    const having = havingExpressions.map(({ expression, target }) => writeExpression(expression, this.writer, finalLevel, target));
+    const order = orderTerms.map(({ order, target, output }, index) => {
+      const sql = output ? output.sql() : writeExpression(orderExpressions[index] as Expr, this.writer, finalLevel, target);
+      return this.writer.syntax.orderTerm(sql, order.direction, order.nulls ?? (order.direction === 'asc' ? 'last' : 'first'));
+    });
+    const select = outputs.map((output) => `${output.sql()} AS ${this.writer.name(output.name)}`).join(', ');
+    const limit = this.query.limit === undefined ? undefined : this.writer.param({ kind: 'limit' });
+    const offset = this.query.offset === undefined ? undefined : this.writer.param({ kind: 'offset' });
+    const assembly = new StatementAssembly(this.writer, this.planner, this.reads, {
+      dimensions: this.dimensions, groups: this.groups, where: this.where, whereDatasets: this.whereFields.map((field) => field.dataset),
+    });
+    const text = [
+      `WITH ${this.groups.map((group) => `${this.writer.name(group.alias)} AS (${assembly.groupSql(group)})`).join(', ')}${assembly.keysCte()}`,
+      `SELECT ${select}`,
+      `FROM ${assembly.stitch()}`,
+      having.length > 0 ? `WHERE ${having.join(' AND ')}` : '',
+      order.length > 0 ? `ORDER BY ${order.join(', ')}` : '',
+      this.writer.syntax.limitClause(limit, offset, order.length > 0),
+    ].filter(Boolean).join(' ');
+    const { sql, order: params } = finish(text, this.writer.sources);
+    return { sql, params, datasource: this.datasource(), columns: outputs.map((output) => output.name), reads: this.reads };
+  }
+
+  /**
+   * A scalar query (§5.1.2, §6.2 B): one row per row of the home dataset, the dataset every other one is
+   * reached from many-to-one (or one-to-one); anything that would repeat its rows is `E_FAN_OUT_IN_SCALAR_QUERY`.
+   */
+  private compileScalar(fields: NonNullable<SemanticQuery['fields']>): CompiledPlan {
+    this.where = this.predicate(this.query.where, 'where');
+    const used: ResolvedField[] = [...this.whereFields];
+    const taken = new Set<string>();
+    const outputs = fields.map((entry, index) => {
+      const target = `fields[${index}]`;
+      const expression = 'field' in entry ? { kind: 'name' as const, parts: entry.field.split('.') } : parseExpression(entry.expression, target);
+      for (const node of nodesOf(expression)) {
+        const metric = node.kind === 'name' && node.parts.length === 1 && this.model.metric(node.parts[0] as string).length > 0;
+        if (metric || (isAggregateCall(node))) throw queryInvalid('E_AGGREGATE_IN_SCALAR_QUERY', target, `${target} aggregates (or names a metric): a scalar query has no aggregation; ask with dimensions and measures`);
+      }
+      const sql = writeExpression(expression, this.writer, this.rowLevel(used, target), target);
+      // As for dimensions: the leaf name, with the dataset's in front when another column has it.
+      const leaf = 'field' in entry ? (entry.field.split('.').at(-1) as string) : `field_${index + 1}`;
+      const name = entry.alias ?? (taken.has(leaf.toLowerCase()) && 'field' in entry ? entry.field.split('.').slice(-2).join('_') : leaf);
+      if (taken.has(name.toLowerCase())) throw queryInvalid('E_NAME_COLLISION', name, `two columns of the result are named ${name}: give one an alias`);
+      taken.add(name.toLowerCase());
+      return { name, sql };
+    });
+    const order = this.query.orderBy.map((entry, index) => {
+      const target = `orderBy[${index}]`;
+      const output = outputs.find((candidate) => candidate.name.toLowerCase() === entry.field.toLowerCase());
+      const sql = output ? output.sql : writeExpression(parseExpression(entry.field, target), this.writer, this.rowLevel(used, target), target);
+      return this.writer.syntax.orderTerm(sql, entry.direction, entry.nulls ?? (entry.direction === 'asc' ? 'last' : 'first'));
+    });
+    const datasets = [...new Set(used.map((field) => field.dataset))];
+    const home = datasets.find((candidate) => datasets.every((other) => {
+      const path = this.planner.path(candidate, other);
+      return path.ok && path.steps.every((step) => !step.fanOut);
+    }));
+    if (!home) {
+      const [first, ...others] = datasets as [PackageDataset, ...PackageDataset[]];
+      const apart = others.find((other) => !this.planner.connected(first, other));
+      if (apart) throw queryInvalid('E_NO_PATH', 'fields', `no relationship path connects ${first.name} to ${apart.name}`);
+      throw queryInvalid('E_FAN_OUT_IN_SCALAR_QUERY', 'fields', `no one of ${datasets.map((dataset) => dataset.name).join(', ')} reaches the others many-to-one: their rows would repeat; ask with dimensions and measures`);
+    }
+    this.groups = [{ alias: 'g0', home, aggregates: [] }];
+    const assembly = new StatementAssembly(this.writer, this.planner, this.reads, { dimensions: [], groups: this.groups, where: this.where, whereDatasets: datasets });
+    const limit = this.query.limit === undefined ? undefined : this.writer.param({ kind: 'limit' });
+    const offset = this.query.offset === undefined ? undefined : this.writer.param({ kind: 'offset' });
+    const text = [
+      `SELECT ${outputs.map(({ name, sql }) => `${sql} AS ${this.writer.name(name)}`).join(', ')}`,
+      `FROM ${assembly.fromClause(home, datasets)}`,
+      this.where === '' ? '' : `WHERE ${this.where}`,
+      order.length > 0 ? `ORDER BY ${order.join(', ')}` : '',
+      this.writer.syntax.limitClause(limit, offset, order.length > 0),
+    ].filter(Boolean).join(' ');
+    const { sql, order: params } = finish(text, this.writer.sources);
+    return { sql, params, datasource: this.datasource(), columns: outputs.map(({ name }) => name), reads: this.reads };
+  }
+
+  // --- names -------------------------------------------------------------------------------------------
+
+  private field(parts: string[], target: string): ResolvedField {
+    const found = this.model.fields(parts);
+    if (found.length === 1) return found[0] as ResolvedField;
+    if (found.length > 1) throw queryInvalid('E_NAME_COLLISION', target, `${parts.join('.')} names fields of several namespaces: qualify it with the namespace`);
+    throw queryInvalid('E_NAME_NOT_FOUND', target, `${target}: ${parts.join('.')} is no field of the model (a field is written dataset.field)`);
+  }
+
+  private metric(name: string, target: string): PackageMetric | undefined {
+    const found = this.model.metric(name);
+    if (found.length > 1) throw queryInvalid('E_NAME_COLLISION', target, `${name} names metrics of several namespaces: qualify it with the namespace`);
+    return found[0];
+  }
+
+  private read(field: ResolvedField): void {
+    let columns = this.reads.get(field.dataset);
+    if (!columns) this.reads.set(field.dataset, (columns = new Set()));
+    for (const column of field.field.columns) columns.add(column);
+  }
+
+  private fieldSql(field: ResolvedField): string {
+    this.read(field);
+    return field.field.column === null ? `(${field.field.sql})` : field.field.sql;
+  }
+
+  // --- dimensions --------------------------------------------------------------------------------------
+
+  private addDimension(name: string, grain: TimeGrain | undefined, alias: string | undefined, index: number): void {
+    const target = `dimensions[${index}]`;
+    const field = this.field(name.split('.'), target);
+    const type = field.field.logicalType;
+    if (grain && type !== null && !TIME_TYPES.has(type)) {
+      throw queryInvalid('E_INVALID_QUERY', target, `${target}: ${field.name} is ${type}; a time grain needs a date or timestamp field`);
+    }
+    const base = this.fieldSql(field);
+    const sql = grain ? this.writer.syntax.truncateTime(base, grain) : base;
+    const plain = grain ? `${field.field.name}_${grain}` : field.field.name;
+    const clash = this.dimensions.some((dimension) => dimension.output === plain);
+    const output = alias ?? (clash ? `${field.dataset.name}_${plain}` : plain);
+    this.dimensions.push({ output, column: `d${index}`, field, grain, sql });
+  }
+
+  private dimensionRef(dimension: Dimension): string {
+    return this.writer.column(this.groups.length > 1 && this.dimensions.length > 0 ? 'k' : 'g0', dimension.column);
+  }
+
+  // --- where -------------------------------------------------------------------------------------------
+
+  private predicateExpressions(predicate: QueryPredicate | undefined, clause: 'where' | 'having'): { expression: Expr; target: string }[] {
+    if (predicate === undefined) return [];
+    const entries = typeof predicate === 'string' ? [predicate] : predicate;
+    return entries.map((entry, index) => {
+      const target = typeof predicate === 'string' ? clause : `${clause}[${index}]`;
+      return { expression: typeof entry === 'string' ? parseExpression(entry, target) : filterExpression(entry, clause, index), target };
+    });
+  }
+
+  /** The where clause at row level, checked (§6.2 A.3): no aggregate, no metric, no window. */
+  private predicate(predicate: QueryPredicate | undefined, clause: 'where'): string {
+    const parts = this.predicateExpressions(predicate, clause).map(({ expression, target }) => {
+      this.checkWhere(expression, target);
+      return writeExpression(expression, this.writer, this.rowLevel(this.whereFields, target), target);
+    });
+    return parts.join(' AND ');
+  }
+
+  private checkWhere(expression: Expr, target: string): void {
+    let aggregate = false;
+    let row = false;
+    let window = false;
+    const visit = (node: Expr, inAggregate: boolean): void => {
+      if (node.kind === 'call' && node.window) window = true;
+      if (isAggregateCall(node)) aggregate = true;
+      if (node.kind === 'name' && !node.parts[0]?.startsWith('\u0000')) {
+        if (node.parts.length === 1 && this.model.metric(node.parts[0] as string).length > 0) aggregate = true;
+        else if (!inAggregate) row = true;
+      }
+      for (const child of childrenOf(node)) visit(child, inAggregate || isAggregateCall(node));
+    };
+    visit(expression, false);
+    if (window) throw queryInvalid('E_WINDOW_IN_WHERE', target, `${target}: a window function cannot filter rows before aggregation; use having, or a field that holds the window`);
+    if (aggregate && row) throw queryInvalid('E_MIXED_PREDICATE_LEVEL', target, `${target} mixes row-level terms with aggregates: put the aggregate part in having`);
+    if (aggregate) throw queryInvalid('E_AGGREGATE_IN_WHERE', target, `${target} aggregates (or names a metric): where filters rows before aggregation; use having`);
+  }
+
+  /** Names at row level: fields, and the values of structured filters. */
+  private rowLevel(collected: ResolvedField[], target: string): NameResolver {
+    return {
+      name: (parts) => {
+        const value = filterValue(parts, this.writer);
+        if (value !== undefined) return value;
+        if (parts.length === 1 && this.model.metric(parts[0] as string).length > 0) {
+          throw queryInvalid('E_NESTED_AGGREGATION_DEFERRED', target, `${target}: the metric ${parts[0]} is an aggregate; it cannot be inside another aggregate`);
+        }
+        const field = this.field(parts, target);
+        collected.push(field);
+        return this.fieldSql(field);
+      },
+    };
+  }
+
+  // --- measures ----------------------------------------------------------------------------------------
+
+  private measureOutput(measure: SemanticQuery['measures'][number], index: number): Output {
+    const target = `measures[${index}]`;
+    if ('metric' in measure) {
+      const metric = this.metric(measure.metric, target);
+      if (!metric) throw queryInvalid('E_NAME_NOT_FOUND', target, `${target}: ${measure.metric} is no metric of the model`);
+      const aggregate = this.metricAggregate(metric, target);
+      return { name: measure.alias ?? metric.name, sql: () => this.aggregateRef(aggregate) };
+    }
+    const expression = parseExpression(measure.expression, target);
+    this.checkMeasure(expression, target);
+    // Resolve now (adds its aggregates); the text is written again once the groups are known.
+    writeExpression(expression, this.writer, this.finalResolver([]), target);
+    return { name: measure.alias ?? `measure_${index + 1}`, sql: () => writeExpression(expression, this.writer, this.finalResolver([]), target) };
+  }
+
+  private checkMeasure(expression: Expr, target: string): void {
+    const visit = (node: Expr): void => {
+      if (isAggregateCall(node)) return;
+      if (node.kind === 'name' && node.parts.length > 1 && !this.dimensionOf(node.parts)) {
+        throw queryInvalid('E_UNAGGREGATED_FINER_GRAIN_REFERENCE', target, `${target}: ${node.parts.join('.')} is a row-level field outside any aggregate; wrap it in one (SUM, COUNT, ...) or group by it`);
+      }
+      for (const child of childrenOf(node)) visit(child);
+    };
+    visit(expression);
+  }
+
+  private dimensionOf(parts: string[]): Dimension | undefined {
+    const found = this.model.fields(parts);
+    return found.length === 1 ? this.dimensions.find((dimension) => dimension.field.field === found[0]?.field && !dimension.grain) : undefined;
+  }
+
+  /** Names at the query's grain: result columns, dimensions, metrics; an aggregate call becomes an aggregate of its home. */
+  private finalResolver(outputs: Output[]): NameResolver {
+    return {
+      name: (parts) => {
+        const value = filterValue(parts, this.writer);
+        if (value !== undefined) return value;
+        const target = parts.join('.');
+        if (parts.length === 1) {
+          const output = outputs.find((candidate) => candidate.name.toLowerCase() === (parts[0] as string).toLowerCase());
+          if (output) return output.sql();
+          const metric = this.metric(parts[0] as string, target);
+          if (!metric) throw queryInvalid('E_NAME_NOT_FOUND', target, `${target} is no metric of the model, nor a column of the query`);
+          return this.aggregateRef(this.metricAggregate(metric, target));
+        }
+        const dimension = this.dimensionOf(parts);
+        if (dimension) return this.dimensionRef(dimension);
+        this.field(parts, target);
+        throw queryInvalid('E_UNAGGREGATED_FINER_GRAIN_REFERENCE', target, `${target} is a row-level field that is not a dimension of the query; aggregate it or group by it`);
+      },
+      aggregate: (call) => {
+        const fields: ResolvedField[] = [];
+        const sql = writeAggregateCall(call, this.writer, this.rowLevel(fields, call.name), call.name);
+        // Keyed by its text with the values in place of their markers: writing the same call again finds it.
+        const key = sql.replace(/\u0001(\d+)\u0002/g, (_marker, index: string) => JSON.stringify(this.writer.sources[Number(index)]));
+        return this.aggregateRef(this.addAggregate(`expr:${key}`, sql, fields.map((field) => field.dataset)));
+      },
+    };
+  }
+
+  private metricAggregate(metric: PackageMetric, target: string): Aggregate {
+    if (metric.joins.some((join) => join.fanOut)) {
+      throw queryInvalid('E3012_MN_NO_SAFE_REWRITE', target, `the metric ${metric.name} joins from a one side to a many side; it has no safe plan`);
+    }
+    for (const id of metric.fields) {
+      const dataset = this.model.dataset(id.split('.').slice(0, -1).join('.'));
+      const field = dataset.fields.find((candidate) => candidate.id === id);
+      if (field) this.read({ dataset, field, name: `${dataset.name}.${field.name}` });
+    }
+    const home = this.model.dataset(metric.baseDataset);
+    return this.addAggregate(`metric:${metric.id}`, metric.sql, metric.datasets.map((id) => this.model.dataset(id)), home);
+  }
+
+  private addAggregate(key: string, sql: string, datasets: PackageDataset[], home?: PackageDataset): Aggregate {
+    const known = this.aggregates.get(key);
+    if (known) return known;
+    const aggregate: Aggregate = { key, column: `m${this.aggregates.size}`, sql, home: home ?? this.homeOf(datasets, key), datasets: new Set(datasets) };
+    this.aggregates.set(key, aggregate);
+    return aggregate;
+  }
+
+  /** The dataset every other one is reached from along many-to-one paths; COUNT(*) takes the query's finest dataset. */
+  private homeOf(datasets: PackageDataset[], target: string): PackageDataset {
+    const candidates = datasets.length > 0 ? [...new Set(datasets)] : this.queryDatasets();
+    const reachesAll = (home: PackageDataset) => candidates.every((other) => {
+      const path = this.planner.path(home, other);
+      return path.ok && path.steps.every((step) => !step.fanOut);
+    });
+    const home = candidates.find(reachesAll);
+    if (home) return home;
+    if (candidates.length === 0) throw queryInvalid('E_INVALID_QUERY', target, `${target} reads no field, and the query has no dataset to count`);
+    throw queryInvalid('E3012_MN_NO_SAFE_REWRITE', target, `${target} reads ${candidates.map((dataset) => dataset.name).join(' and ')}, and no one of them reaches the others from the many side; aggregate each separately`);
+  }
+
+  private dimensionHome(): PackageDataset {
+    try {
+      return this.homeOf([], 'dimensions');
+    } catch (error) {
+      const [first] = this.queryDatasets();
+      if (first) return first;
+      throw error;
+    }
+  }
+
+  private queryDatasets(): PackageDataset[] {
+    return [...new Set([...this.dimensions.map((dimension) => dimension.field.dataset), ...this.whereFields.map((field) => field.dataset)])];
+  }
+
+  private aggregateRef(aggregate: Aggregate): string {
+    return this.writer.column(aggregate.group?.alias ?? '?', aggregate.column);
+  }
+
+  private checkHaving(expression: Expr, outputs: Output[], target: string): void {
+    let aggregate = false;
+    let row = false;
+    const visit = (node: Expr): void => {
+      if (isAggregateCall(node) || (node.kind === 'call' && node.window)) {
+        aggregate = true;
+        return;
+      }
+      if (node.kind === 'name' && !node.parts[0]?.startsWith('\u0000')) {
+        if (node.parts.length === 1) {
+          const output = outputs.find((candidate) => candidate.name.toLowerCase() === (node.parts[0] as string).toLowerCase());
+          if (!output || !this.dimensions.some((dimension) => dimension.output === output.name)) aggregate = true;
+        } else if (!this.dimensionOf(node.parts)) row = true;
+      }
+      for (const child of childrenOf(node)) visit(child);
+    };
+    visit(expression);
+    if (row && aggregate) throw queryInvalid('E_MIXED_PREDICATE_LEVEL', target, `${target} mixes row-level terms with aggregates: put the row-level part in where`);
+    if (row) throw queryInvalid('E_NON_AGGREGATE_IN_HAVING', target, `${target} filters rows, not groups: put it in where`);
+    if (nodesHaveWindow(expression)) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: a window function in having is not supported`);
+  }
+
+  // --- groups and SQL ----------------------------------------------------------------------------------
+
+  private formGroups(): void {
+    const byHome = new Map<PackageDataset, Group>();
+    for (const aggregate of this.aggregates.values()) {
+      let group = byHome.get(aggregate.home);
+      if (!group) byHome.set(aggregate.home, (group = { alias: `g${byHome.size}`, home: aggregate.home, aggregates: [] }));
+      group.aggregates.push(aggregate);
+      aggregate.group = group;
+    }
+    this.groups = [...byHome.values()];
+    // Without measures the query lists distinct dimension values: rows repeated by a fan-out change nothing.
+    if (this.groups.length === 0) this.groups = [{ alias: 'g0', home: this.dimensionHome(), aggregates: [] }];
+    if (this.groups.length > 1 && this.dimensions.length === 0) {
+      const [first, ...others] = this.groups as [Group, ...Group[]];
+      const apart = others.find((group) => !this.planner.connected(first.home, group.home));
+      if (apart) {
+        throw queryInvalid('E3013_NO_STITCHING_DIMENSION', 'measures', `${first.home.name} and ${apart.home.name} are not related and the query has no dimension: their totals would be a Cartesian product`);
+      }
+    }
+  }
+
+  private datasource(): string {
+    const datasources = new Set([...this.reads.keys()].map((dataset) => dataset.relation.datasource));
+    for (const group of this.groups) datasources.add(group.home.relation.datasource);
+    if (datasources.size > 1) throw queryInvalid('E_INVALID_QUERY', 'measures', `the query reads datasets of ${datasources.size} datasources (${[...datasources].join(', ')}); federation is not available`);
+    return [...datasources][0] as string;
+  }
+}
+
+function nodesHaveWindow(expression: Expr): boolean {
+  return [...nodesOf(expression)].some((node) => node.kind === 'call' && node.window !== undefined);
+}

@@ -1,0 +1,152 @@
+/**
+ * Reads the body of a semantic query (JSON or YAML, already parsed) into a `SemanticQuery`, refusing any
+ * other shape with `E_INVALID_QUERY` and the path of the bad part. Shorthands: a dimension may be the string
+ * `dataset.field`, a measure a metric name, an order entry a name (ascending).
+ */
+import {
+  FILTER_OPERATORS, type FilterOperator, type QueryDimension, type QueryField, type QueryFilter, type QueryMeasure, type QueryOrder, type QueryPredicate,
+  type SemanticQuery,
+} from '../plugin-api/semantic-query.js';
+import { TIME_GRAINS, type TimeGrain } from '../plugin-api/semantic-query-syntax.js';
+import { queryInvalid } from './query-errors.js';
+
+const KEYS = new Set(['dimensions', 'measures', 'where', 'having', 'orderBy', 'limit', 'offset', 'fields']);
+/** Longer expressions are refused before parsing: no semantic question needs more. */
+const MAX_EXPRESSION_LENGTH = 10_000;
+const MAX_ENTRIES = 200;
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function bad(target: string, message: string): Error {
+  return queryInvalid('E_INVALID_QUERY', target, `${target}: ${message}`);
+}
+
+function listAt(body: Json, key: string): unknown[] {
+  const value = body[key];
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw bad(key, 'must be a list');
+  if (value.length > MAX_ENTRIES) throw bad(key, `has more than ${MAX_ENTRIES} entries`);
+  return value;
+}
+
+function text(value: unknown, target: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw bad(target, 'must be a non-empty string');
+  if (value.length > MAX_EXPRESSION_LENGTH) throw bad(target, `is longer than ${MAX_EXPRESSION_LENGTH} characters`);
+  return value;
+}
+
+function onlyKeys(value: Json, keys: readonly string[], target: string): void {
+  const extra = Object.keys(value).find((key) => !keys.includes(key));
+  if (extra !== undefined) throw bad(target, `has the unknown key ${extra} (expected ${keys.join(', ')})`);
+}
+
+function optionalAlias(value: Json, target: string): { alias?: string } {
+  if (value['alias'] === undefined) return {};
+  const alias = text(value['alias'], `${target}.alias`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(alias)) throw bad(`${target}.alias`, 'must be an identifier (letters, digits, _) of at most 63 characters');
+  return { alias };
+}
+
+function dimension(value: unknown, index: number): QueryDimension {
+  const target = `dimensions[${index}]`;
+  if (typeof value === 'string') return { field: text(value, target) };
+  if (!isObject(value)) throw bad(target, 'must be `dataset.field` or { field, grain, alias }');
+  onlyKeys(value, ['field', 'grain', 'alias'], target);
+  const grain = value['grain'];
+  if (grain !== undefined && !TIME_GRAINS.includes(grain as TimeGrain)) throw bad(`${target}.grain`, `must be one of ${TIME_GRAINS.join(', ')}`);
+  return { field: text(value['field'], `${target}.field`), ...(grain === undefined ? {} : { grain: grain as TimeGrain }), ...optionalAlias(value, target) };
+}
+
+function measure(value: unknown, index: number): QueryMeasure {
+  const target = `measures[${index}]`;
+  if (typeof value === 'string') return { metric: text(value, target) };
+  if (!isObject(value)) throw bad(target, 'must be a metric name, { metric, alias } or { expression, alias }');
+  onlyKeys(value, ['metric', 'expression', 'alias'], target);
+  if ((value['metric'] === undefined) === (value['expression'] === undefined)) throw bad(target, 'needs exactly one of metric and expression');
+  return value['metric'] !== undefined
+    ? { metric: text(value['metric'], `${target}.metric`), ...optionalAlias(value, target) }
+    : { expression: text(value['expression'], `${target}.expression`), ...optionalAlias(value, target) };
+}
+
+function scalarField(value: unknown, index: number): QueryField {
+  const target = `fields[${index}]`;
+  if (typeof value === 'string') return { field: text(value, target) };
+  if (!isObject(value)) throw bad(target, 'must be `dataset.field`, { field, alias } or { expression, alias }');
+  onlyKeys(value, ['field', 'expression', 'alias'], target);
+  if ((value['field'] === undefined) === (value['expression'] === undefined)) throw bad(target, 'needs exactly one of field and expression');
+  return value['field'] !== undefined
+    ? { field: text(value['field'], `${target}.field`), ...optionalAlias(value, target) }
+    : { expression: text(value['expression'], `${target}.expression`), ...optionalAlias(value, target) };
+}
+
+function filter(value: Json, target: string): QueryFilter {
+  onlyKeys(value, ['field', 'operator', 'values', 'value'], target);
+  const operator = value['operator'];
+  if (!FILTER_OPERATORS.includes(operator as FilterOperator)) throw bad(`${target}.operator`, `must be one of ${FILTER_OPERATORS.join(', ')}`);
+  const raw = value['values'] ?? (value['value'] === undefined ? [] : [value['value']]);
+  if (!Array.isArray(raw)) throw bad(`${target}.values`, 'must be a list');
+  if (raw.length > MAX_ENTRIES) throw bad(`${target}.values`, `has more than ${MAX_ENTRIES} entries`);
+  for (const [position, item] of raw.entries()) {
+    if (item !== null && !['string', 'number', 'boolean'].includes(typeof item)) throw bad(`${target}.values[${position}]`, 'must be a string, number, boolean or null');
+  }
+  return { field: text(value['field'], `${target}.field`), operator: operator as FilterOperator, values: raw };
+}
+
+function predicate(body: Json, key: 'where' | 'having'): QueryPredicate | undefined {
+  const value = body[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return text(value, key);
+  return listAt(body, key).map((item, index) => (isObject(item) ? filter(item, `${key}[${index}]`) : text(item, `${key}[${index}]`)));
+}
+
+function order(value: unknown, index: number): QueryOrder {
+  const target = `orderBy[${index}]`;
+  if (typeof value === 'string') return { field: text(value, target), direction: 'asc' };
+  if (!isObject(value)) throw bad(target, 'must be a name or { field, direction, nulls }');
+  onlyKeys(value, ['field', 'direction', 'nulls'], target);
+  const direction = String(value['direction'] ?? 'asc').toLowerCase();
+  if (direction !== 'asc' && direction !== 'desc') throw bad(`${target}.direction`, 'must be asc or desc');
+  const nulls = value['nulls'] === undefined ? undefined : String(value['nulls']).toLowerCase();
+  if (nulls !== undefined && nulls !== 'first' && nulls !== 'last') throw bad(`${target}.nulls`, 'must be first or last');
+  return { field: text(value['field'], `${target}.field`), direction, ...(nulls === undefined ? {} : { nulls }) };
+}
+
+function count(body: Json, key: 'limit' | 'offset'): number | undefined {
+  const value = body[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw bad(key, 'must be a whole number, 0 or more');
+  return value;
+}
+
+export function readSemanticQuery(body: unknown): SemanticQuery {
+  if (!isObject(body)) throw bad('body', 'must be a mapping with dimensions, measures, where, having, orderBy, limit, offset');
+  const unknown = Object.keys(body).find((key) => !KEYS.has(key));
+  if (unknown !== undefined) throw bad(unknown, `is not a key of a semantic query (${[...KEYS].filter((key) => key !== 'fields').join(', ')})`);
+  const query: SemanticQuery = {
+    dimensions: listAt(body, 'dimensions').map(dimension),
+    measures: listAt(body, 'measures').map(measure),
+    orderBy: listAt(body, 'orderBy').map(order),
+  };
+  const where = predicate(body, 'where');
+  const having = predicate(body, 'having');
+  const limit = count(body, 'limit');
+  const offset = count(body, 'offset');
+  if (where !== undefined) query.where = where;
+  if (having !== undefined) query.having = having;
+  if (limit !== undefined) query.limit = limit;
+  if (offset !== undefined) query.offset = offset;
+  const fields = listAt(body, 'fields').map(scalarField);
+  const aggregation = query.dimensions.length + query.measures.length > 0;
+  if (fields.length > 0 && aggregation) throw queryInvalid('E_MIXED_QUERY_SHAPE', 'fields', 'a query lists either fields (a scalar query) or dimensions and measures, not both');
+  if (fields.length > 0) {
+    if (query.having !== undefined) throw bad('having', 'a scalar query has no groups to filter: use where');
+    return { ...query, fields };
+  }
+  if (body['fields'] !== undefined) throw queryInvalid('E_EMPTY_SCALAR_QUERY', 'fields', 'a scalar query needs at least one field');
+  if (!aggregation) throw queryInvalid('E_EMPTY_AGGREGATION_QUERY', 'dimensions', 'a query needs at least one dimension or measure');
+  return query;
+}

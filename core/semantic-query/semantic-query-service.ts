@@ -1,0 +1,129 @@
+/**
+ * The semantic query service: compiles queries against the active package of each VDB (compiled SQL cached
+ * per query shape: the values of structured filters, limit and offset are bound, not part of the key),
+ * checks the caller's grants before any SQL runs, and runs the statement as the caller.
+ */
+import { callerExecutor } from '../authorization/caller-execution.js';
+import { allows, type CallerGrants } from '../authorization/grants.js';
+import { LruCache } from '../caching/lru-cache.js';
+import { ConflictError, DeadlineError, ForbiddenError, InternalError, LimitError } from '../plugin-api/errors.js';
+import type { SemanticPackage } from '../plugin-api/semantic-package.js';
+import type { SemanticQuery } from '../plugin-api/semantic-query.js';
+import type { Datasource, QueryResult } from '../plugin-api/sql-dialect.js';
+import type { VirtualDatabase } from '../plugin-api/vdb.js';
+import type { SemanticRegistry } from '../semantic/semantic-registry.js';
+import type { DatasourceRegistry } from '../sql/datasource-registry.js';
+import { driverCodeSuffix } from '../sql/driver-code.js';
+import { unavailableError } from '../sql/guarded-datasource.js';
+import { classifySqlFailure, databaseDenialError } from '../sql/sql-failure.js';
+import { JoinPlanner } from './join-planner.js';
+import { ModelIndex } from './model-index.js';
+import { compileQuery, type CompiledPlan } from './query-compiler.js';
+import { queryInvalid } from './query-errors.js';
+import { bindings } from './sql-writer.js';
+
+/** Compiled statements kept per package. */
+const CACHE_SIZE = 500;
+
+interface PackageState {
+  model: ModelIndex;
+  planner: JoinPlanner;
+  cache: LruCache<string, CompiledPlan>;
+}
+
+export interface SemanticQueryRun {
+  vdb: VirtualDatabase;
+  grants: CallerGrants;
+  query: SemanticQuery;
+  timeoutMs: number;
+  /** The largest result answered, as the JSON of its rows (`server.maxResultBytes`). */
+  maxResultBytes: number;
+  /** Aborted when the client has gone: the statement is cancelled on the server. */
+  signal: AbortSignal;
+}
+
+export class SemanticQueries {
+  private readonly states = new WeakMap<SemanticPackage, PackageState>();
+
+  constructor(
+    private readonly semantic: SemanticRegistry,
+    private readonly datasources: DatasourceRegistry,
+  ) {}
+
+  /** The compiled plan of a query against the VDB's active package; 409 without one, 400 for a query it cannot answer. */
+  async plan(vdb: VirtualDatabase, query: SemanticQuery): Promise<{ plan: CompiledPlan; datasource: Datasource }> {
+    const pkg = this.semantic.packageOf(vdb.name, vdb.version)?.document;
+    if (!pkg) {
+      const state = this.semantic.find(vdb.name, vdb.version)?.state ?? 'notConfigured';
+      throw new ConflictError('semantic_unavailable', `VDB ${vdb.name} version ${vdb.version} has no active semantic package (its semantic state is ${state})`);
+    }
+    const state = this.stateOf(pkg);
+    const firstDatasource = pkg.datasets[0]?.relation.datasource ?? vdb.datasource;
+    const dialectSource = await this.datasources.open(firstDatasource);
+    const key = `${dialectSource.dialect.id}\u0000${shapeKey(query)}`;
+    let plan = state.cache.get(key);
+    if (!plan) state.cache.set(key, (plan = compileQuery(state.model, state.planner, dialectSource.dialect, query)));
+    const datasource = plan.datasource === firstDatasource ? dialectSource : await this.datasources.open(plan.datasource);
+    return { plan, datasource };
+  }
+
+  /** `{sql, params}` without running it (`?explain=true`). */
+  async explain(vdb: VirtualDatabase, grants: CallerGrants, query: SemanticQuery): Promise<{ sql: string; params: unknown[] }> {
+    const { plan } = await this.plan(vdb, query);
+    checkGrants(plan, grants);
+    return { sql: plan.sql, params: bindings(plan.params, query) };
+  }
+
+  /** Compiles, checks the grants (403 before any SQL), runs as the caller. */
+  async run({ vdb, grants, query, timeoutMs, maxResultBytes, signal }: SemanticQueryRun): Promise<Pick<QueryResult, 'columns' | 'rows' | 'rowCount'>> {
+    const { plan, datasource } = await this.plan(vdb, query);
+    checkGrants(plan, grants);
+    const executor = callerExecutor(datasource, vdb, grants, { readOnly: true, timeoutMs, maxRowBytes: maxResultBytes, signal });
+    const tooLarge = (cause?: unknown) => new LimitError('result_too_large', `the result is larger than ${maxResultBytes} bytes (server.maxResultBytes)`, { details: { limitBytes: maxResultBytes }, ...(cause !== undefined && { cause }) });
+    let result: QueryResult;
+    try {
+      result = await executor.query(plan.sql, bindings(plan.params, query), { maxBytes: maxResultBytes });
+    } catch (error) {
+      switch (classifySqlFailure(error)) {
+        case 'denied': throw databaseDenialError(error);
+        case 'row_too_large': throw tooLarge(error);
+        case 'timeout': throw new DeadlineError('statement_timeout', `the semantic query ran longer than ${timeoutMs} ms (server.requestTimeoutMs)`, { cause: error });
+        case 'unavailable': throw unavailableError(datasource.name, error);
+        case 'invalid_value':
+          throw queryInvalid('E_INVALID_EXPRESSION', 'query', `the database refused a value of the query, one that does not fit its field's type${driverCodeSuffix(error)}`);
+        default:
+          // PostgreSQL's class 42 (no such operator or function for these types): an expression of the caller's.
+          if (/^42/.test(String((error as { code?: unknown }).code))) {
+            throw queryInvalid('E_INVALID_EXPRESSION', 'query', `the database cannot apply an operator or function of the query to its types${driverCodeSuffix(error)}`);
+          } throw new InternalError('query_failed', `the semantic query failed${driverCodeSuffix(error)}`, { cause: error });
+      }
+    }
+    if (result.truncatedBy === 'maxBytes') throw tooLarge();
+    return { columns: result.columns, rows: result.rows, rowCount: result.rowCount };
+  }
+
+  private stateOf(pkg: SemanticPackage): PackageState {
+    let state = this.states.get(pkg);
+    if (!state) {
+      const model = new ModelIndex(pkg);
+      this.states.set(pkg, (state = { model, planner: new JoinPlanner(model), cache: new LruCache(CACHE_SIZE) }));
+    }
+    return state;
+  }
+}
+
+/** 403 when a column the statement reads is outside the caller's grants (the database would refuse it too). */
+export function checkGrants(plan: CompiledPlan, grants: CallerGrants): void {
+  for (const [dataset, columns] of plan.reads) {
+    const check = allows(grants, 'select', { schema: dataset.relation.schema, relation: dataset.relation.name, columns: [...columns] });
+    if (!check.allowed) throw new ForbiddenError('forbidden', `the query reads ${check.resource} (dataset ${dataset.name}): ${check.reason}`, { details: { resource: check.resource } });
+  }
+}
+
+/** The query without the values that are bound from it: structured filter values (but whether each is null), limit and offset. */
+function shapeKey(query: SemanticQuery): string {
+  const shape = (predicate: SemanticQuery['where']) => (typeof predicate === 'object'
+    ? predicate.map((entry) => (typeof entry === 'string' ? entry : { ...entry, values: entry.values.map((value) => (value === null ? null : '?')) }))
+    : predicate);
+  return JSON.stringify({ ...query, where: shape(query.where), having: shape(query.having), limit: query.limit !== undefined, offset: query.offset !== undefined });
+}

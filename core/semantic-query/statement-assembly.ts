@@ -1,0 +1,140 @@
+/**
+ * The SQL text of a compiled semantic query: one grouped subquery per home dataset (its joins outward, LEFT;
+ * de-duplicated per primary key and group key where a join fans out), the union of their dimension keys, and
+ * the NULL-safe stitch of the subqueries on those keys (docs/semantic-query.md, "How a query is computed").
+ */
+import type { PackageDataset } from '../plugin-api/semantic-package.js';
+import type { TimeGrain } from '../plugin-api/semantic-query-syntax.js';
+import type { JoinPlanner } from './join-planner.js';
+import type { Edge, ResolvedField } from './model-index.js';
+import { queryInvalid } from './query-errors.js';
+import type { SqlWriter } from './sql-writer.js';
+
+export interface Dimension {
+  output: string;
+  column: string;
+  field: ResolvedField;
+  grain: TimeGrain | undefined;
+  sql: string;
+}
+
+export interface Aggregate {
+  key: string;
+  column: string;
+  sql: string;
+  home: PackageDataset;
+  datasets: Set<PackageDataset>;
+  group?: Group;
+}
+
+export interface Group {
+  alias: string;
+  home: PackageDataset;
+  aggregates: Aggregate[];
+}
+
+/** What the statement is made of, once every name is resolved. */
+export interface StatementParts {
+  dimensions: Dimension[];
+  groups: Group[];
+  /** The where clause at row level ('' without one), written once for every group. */
+  where: string;
+  whereDatasets: PackageDataset[];
+}
+
+export class StatementAssembly {
+  constructor(
+    private readonly writer: SqlWriter,
+    private readonly planner: JoinPlanner,
+    /** Every column the statement reads, per dataset; the join and key columns are added here. */
+    private readonly reads: Map<PackageDataset, Set<string>>,
+    private readonly parts: StatementParts,
+  ) {}
+
+  /** The joins from a group's home to every dataset it needs, and whether one fans out (rows then repeat). */
+  private joinsOf(group: Group, datasets: Iterable<PackageDataset>): { edges: Edge[]; fansOut: boolean } {
+    const edges: Edge[] = [];
+    const joined = new Map<PackageDataset, Edge | null>([[group.home, null]]);
+    let fansOut = false;
+    for (const dataset of datasets) {
+      const path = this.planner.path(group.home, dataset);
+      if (!path.ok) {
+        const code = path.code === 'E_NO_PATH' && this.parts.groups.length > 1 && this.parts.groups.some((other) => !this.planner.connected(other.home, group.home)) ? 'E3013_NO_STITCHING_DIMENSION' : path.code;
+        throw queryInvalid(code, dataset.name, `${path.message} (needed by ${group.aggregates.map((aggregate) => aggregate.key.replace(/^(metric|expr):/, '')).join(', ') || 'the dimensions'})`);
+      }
+      for (const edge of path.steps) {
+        const known = joined.get(edge.to);
+        if (known === undefined) {
+          joined.set(edge.to, edge);
+          edges.push(edge);
+          for (const [column] of edge.columns) this.readColumn(edge.from, column);
+          for (const [, column] of edge.columns) this.readColumn(edge.to, column);
+          fansOut ||= edge.fanOut;
+        } else if (known !== null && known !== edge) {
+          throw queryInvalid('E_AMBIGUOUS_PATH', edge.to.name, `${edge.to.name} is reached from ${group.home.name} along two relationships (${known.relationship.name}, ${edge.relationship.name})`);
+        }
+      }
+    }
+    return { edges, fansOut };
+  }
+
+  private readColumn(dataset: PackageDataset, column: string): void {
+    let columns = this.reads.get(dataset);
+    if (!columns) this.reads.set(dataset, (columns = new Set()));
+    columns.add(column);
+  }
+
+  /** `home LEFT JOIN …` to every dataset, along paths that never repeat the home's rows (a scalar query's FROM). */
+  fromClause(home: PackageDataset, datasets: PackageDataset[]): string {
+    const group: Group = { alias: 'g0', home, aggregates: [] };
+    const { edges, fansOut } = this.joinsOf(group, datasets);
+    if (fansOut) throw queryInvalid('E_FAN_OUT_IN_SCALAR_QUERY', home.name, `joining from ${home.name} would repeat its rows; ask with dimensions and measures`);
+    return [this.writer.relation(home), ...edges.map((edge) => this.writer.join(edge))].join(' ');
+  }
+
+  groupSql(group: Group): string {
+    const w = this.writer;
+    const context = [...this.parts.dimensions.map((dimension) => dimension.field.dataset), ...this.parts.whereDatasets];
+    const own = group.aggregates.flatMap((aggregate) => [...aggregate.datasets]);
+    const outer = this.joinsOf(group, own);
+    const inner = this.joinsOf(group, context);
+    const where = this.parts.where === '' ? '' : ` WHERE ${this.parts.where}`;
+    const measures = group.aggregates.map((aggregate) => `${aggregate.sql} AS ${w.name(aggregate.column)}`);
+    if (!inner.fansOut || group.aggregates.length === 0) {
+      const joins = [...outer.edges, ...inner.edges.filter((edge) => !outer.edges.includes(edge))];
+      const dimensions = this.parts.dimensions.map((dimension) => `${dimension.sql} AS ${w.name(dimension.column)}`);
+      const groupBy = this.parts.dimensions.length > 0 ? ` GROUP BY ${this.parts.dimensions.map((dimension) => dimension.sql).join(', ')}` : '';
+      return `SELECT ${[...dimensions, ...measures].join(', ')} FROM ${[w.relation(group.home), ...joins.map((edge) => w.join(edge))].join(' ')}${where}${groupBy}`;
+    }
+    // Rows of the home repeat along the fan-out: keep one per (home row, group key), then aggregate (§6.8.1).
+    const key = group.home.primaryKey;
+    if (key.length === 0) {
+      throw queryInvalid('E3012_MN_NO_SAFE_REWRITE', group.home.name, `${group.home.name} has no primary key, so its rows cannot be counted once per group across a one-to-many join`);
+    }
+    for (const column of key) this.readColumn(group.home, column);
+    const keyColumns = key.map((column, index) => `${w.column(group.home.alias, column)} AS ${w.name(`p${index}`)}`);
+    const dimensions = this.parts.dimensions.map((dimension) => `${dimension.sql} AS ${w.name(dimension.column)}`);
+    const distinct = `SELECT DISTINCT ${[...keyColumns, ...dimensions].join(', ')} FROM ${[w.relation(group.home), ...inner.edges.map((edge) => w.join(edge))].join(' ')}${where}`;
+    const on = key.map((column, index) => `${w.column(group.home.alias, column)} = ${w.column('k', `p${index}`)}`).join(' AND ');
+    const groupKeys = this.parts.dimensions.map((dimension) => w.column('k', dimension.column));
+    const from = `(${distinct}) ${w.name('k')} JOIN ${w.relation(group.home)} ON ${on} ${outer.edges.map((edge) => w.join(edge)).join(' ')}`;
+    return `SELECT ${[...groupKeys, ...measures].join(', ')} FROM ${from}${groupKeys.length > 0 ? ` GROUP BY ${groupKeys.join(', ')}` : ''}`;
+  }
+
+  keysCte(): string {
+    if (this.parts.groups.length < 2 || this.parts.dimensions.length === 0) return '';
+    const columns = this.parts.dimensions.map((dimension) => this.writer.name(dimension.column)).join(', ');
+    return `, ${this.writer.name('k')} AS (${this.parts.groups.map((group) => `SELECT ${columns} FROM ${this.writer.name(group.alias)}`).join(' UNION ')})`;
+  }
+
+  stitch(): string {
+    const w = this.writer;
+    if (this.parts.groups.length === 1) return w.name('g0');
+    if (this.parts.dimensions.length === 0) return this.parts.groups.map((group) => w.name(group.alias)).join(' CROSS JOIN ');
+    const joins = this.parts.groups.map((group) => {
+      const on = this.parts.dimensions.map((dimension) => w.syntax.nullSafeEquals(w.column(group.alias, dimension.column), w.column('k', dimension.column))).join(' AND ');
+      return `LEFT JOIN ${w.name(group.alias)} ON ${on}`;
+    });
+    return `${w.name('k')} ${joins.join(' ')}`;
+  }
+}

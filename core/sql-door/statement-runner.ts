@@ -1,0 +1,176 @@
+/**
+ * A connection's statements for the VDB, through the same two gates as every route
+ * (docs/governed-execution.md): the analyzer authorizes the text in the dialect of the VDB's datasource
+ * when it is prepared, then each run goes through `callerExecutor`, as the caller's database role,
+ * read-only unless `sql.allowWrites`, with the statement time limit. Results are read whole and the
+ * datasource connection is released before the first row is sent, so a slow client holds none.
+ */
+import { callerExecutor } from '../authorization/caller-execution.js';
+import { authorizeVdbStatement, type AuthorizedStatement } from '../authorization/sql-authorizer.js';
+import { isDenial } from '../plugin-api/denial.js';
+import type { Datasource, QueryResult } from '../plugin-api/sql-dialect.js';
+import { catalogCaller, type CatalogCaller, type CatalogResponder } from './catalog-port.js';
+import type { DoorCaller } from './door-authentication.js';
+import { textForm, typeOid } from './pg-types.js';
+import { positionalText, type PositionalText } from './placeholders.js';
+import { sessionCommand, type SessionCommand } from './session-commands.js';
+import { denialWireError, WireError } from './wire-errors.js';
+import type { FieldDescription } from './wire-messages.js';
+
+/** A statement prepared for running, by what answers it. */
+export type StatementPlan =
+  | { kind: 'empty' }
+  | { kind: 'session'; command: SessionCommand }
+  | { kind: 'catalog'; text: string; parameterCount: number }
+  | { kind: 'vdb'; positional: PositionalText; statement: AuthorizedStatement; datasource: Datasource; readOnly: boolean };
+
+/** Rows in PostgreSQL's text form, ready to be sent. */
+export interface ResultSet {
+  fields: FieldDescription[];
+  rows: (string | null)[][];
+  /** The CommandComplete tag, e.g. `SELECT 2`, `UPDATE 1`. */
+  tag: string;
+}
+
+export interface RunnerSettings {
+  allowWrites: boolean;
+  statementTimeoutMs: number;
+  /** The largest result sent, as the JSON of its rows (`server.maxResultBytes`): rows are never buffered past it. */
+  maxResultBytes: number;
+}
+
+/** How many plans a connection keeps, the oldest dropped first. */
+const PLANS_KEPT = 100;
+
+/** A relation of the database's own catalogs, which only the catalog answers may serve. */
+const SYSTEM_SCHEMA = /^(pg_catalog|information_schema)\./i;
+
+const ONLY_TRIVIA = /^(?:\s|;|--[^\n]*|\/\*[\s\S]*?\*\/)*$/;
+
+export class StatementRunner {
+  private catalogView: CatalogCaller | undefined;
+  private readonly plans = new Map<string, StatementPlan>();
+
+  constructor(
+    private readonly caller: DoorCaller,
+    private readonly settings: RunnerSettings,
+    private readonly catalog: CatalogResponder | undefined,
+  ) {}
+
+  /**
+   * Classifies and authorizes a statement's text; a refusal throws the WireError the client gets. Drivers
+   * parse the same texts again and again (node-postgres sends Parse for every unnamed query): the plans of
+   * the last texts are kept for the connection, whose caller and grants do not change.
+   */
+  async plan(text: string): Promise<StatementPlan> {
+    const known = this.plans.get(text);
+    if (known) return known;
+    const plan = await this.planNew(text);
+    // a session statement is cheap to classify and changes the session: not kept
+    if (plan.kind !== 'session') {
+      if (this.plans.size >= PLANS_KEPT) this.plans.delete(this.plans.keys().next().value as string);
+      this.plans.set(text, plan);
+    }
+    return plan;
+  }
+
+  private async planNew(text: string): Promise<StatementPlan> {
+    if (ONLY_TRIVIA.test(text)) return { kind: 'empty' };
+    const command = sessionCommand(text);
+    if (command) return { kind: 'session', command };
+    if (this.catalog?.handles(text)) return { kind: 'catalog', text, parameterCount: highestParameter(text) };
+    const { handle, grants } = this.caller;
+    const positional = positionalText(text, handle.dialect);
+    const decision = await authorizeVdbStatement(handle, positional.sql, grants, !this.settings.allowWrites);
+    if (isDenial(decision)) {
+      if (decision.code === 'unknown_relation' && SYSTEM_SCHEMA.test(decision.resource ?? '')) {
+        throw new WireError('0A000', `catalog introspection (${decision.resource}) is not answered by this SQL front door`, 'denial: catalog_not_answered');
+      }
+      throw denialWireError(decision);
+    }
+    const datasource = handle.datasourceFor(decision.facts.relations);
+    if (!datasource) throw new WireError('0A000', 'the statement reads relations of two datasources, which no single database can run');
+    return { kind: 'vdb', positional, statement: decision.facts, datasource, readOnly: !this.settings.allowWrites || decision.facts.readOnly };
+  }
+
+  /** How many parameters a plan takes. */
+  parameterCount(plan: StatementPlan): number {
+    if (plan.kind === 'vdb') return plan.positional.parameterCount;
+    return plan.kind === 'catalog' ? plan.parameterCount : 0;
+  }
+
+  /** Runs a catalog or VDB plan with the client's parameter values (index i is `$i+1`). */
+  async run(plan: StatementPlan & { kind: 'catalog' | 'vdb' }, parameters: readonly unknown[], signal: AbortSignal): Promise<ResultSet> {
+    if (plan.kind === 'catalog') return this.answerCatalog(plan.text, parameters);
+    const count = plan.positional.parameterCount;
+    if (parameters.length < count) {
+      throw new WireError('08P01', `bind message supplies ${parameters.length} parameters, but prepared statement requires ${count}`);
+    }
+    const result = await this.query(plan, plan.positional.order.map((index) => parameters[index]), signal, undefined);
+    if (result.truncatedBy === 'maxBytes') {
+      throw new WireError('54000', `the result is larger than ${this.settings.maxResultBytes} bytes (server.maxResultBytes)`);
+    }
+    return resultSet(result, tag(plan.statement, result.rowCount));
+  }
+
+  /**
+   * The columns a plan returns, before it is bound (Describe of a statement): a VDB query runs once with
+   * every parameter NULL, read-only, keeping no row; a write returns none.
+   */
+  async describe(plan: StatementPlan & { kind: 'catalog' | 'vdb' }, signal: AbortSignal): Promise<FieldDescription[]> {
+    const parameters = Array.from({ length: this.parameterCount(plan) }, () => null);
+    if (plan.kind === 'catalog') return (await this.answerCatalog(plan.text, parameters)).fields;
+    if (plan.statement.kind !== 'select') return [];
+    const result = await this.query({ ...plan, readOnly: true }, plan.positional.order.map(() => null), signal, 0);
+    return resultSet(result, '').fields;
+  }
+
+  private query(plan: StatementPlan & { kind: 'vdb' }, bindings: unknown[], signal: AbortSignal, maxRows: number | undefined): Promise<QueryResult> {
+    const { handle, grants } = this.caller;
+    const executor = callerExecutor(plan.datasource, handle.vdb, grants, {
+      readOnly: plan.readOnly,
+      timeoutMs: this.settings.statementTimeoutMs,
+      ...(plan.statement.kind === 'select' && { maxRowBytes: this.settings.maxResultBytes }),
+    });
+    const running = executor.query(plan.positional.sql, bindings, { signal, maxBytes: this.settings.maxResultBytes, ...(maxRows !== undefined && { maxRows }) });
+    return abortable(running, signal);
+  }
+
+  private async answerCatalog(text: string, parameters: readonly unknown[]): Promise<ResultSet> {
+    this.catalogView ??= catalogCaller(this.caller.handle.vdb, this.caller.grants);
+    const answer = await (this.catalog as CatalogResponder).answer(text, [...parameters], this.catalogView);
+    return { fields: answer.fields, rows: answer.rows, tag: answer.command };
+  }
+}
+
+/** The client gets its cancellation at once; the datasource cancels the statement on the signal. */
+function abortable<T>(running: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new WireError('57014', 'canceling statement due to user request'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new WireError('57014', 'canceling statement due to user request'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    running.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function resultSet(result: QueryResult, commandTag: string): ResultSet {
+  const { columns } = result;
+  return {
+    fields: columns.map((column) => ({ name: column.name, typeOid: typeOid(column.logicalType) })),
+    rows: result.rows.map((row) => columns.map((column) => textForm(row[column.name] ?? null, column.logicalType))),
+    tag: commandTag,
+  };
+}
+
+function tag(statement: AuthorizedStatement, rowCount: number): string {
+  switch (statement.kind) {
+    case 'insert': return `INSERT 0 ${rowCount}`;
+    case 'update': return `UPDATE ${rowCount}`;
+    case 'delete': return `DELETE ${rowCount}`;
+    default: return `SELECT ${rowCount}`;
+  }
+}
+
+function highestParameter(text: string): number {
+  return Math.max(0, ...[...text.matchAll(/\$(\d+)/g)].map((match) => Number(match[1])));
+}

@@ -1,0 +1,151 @@
+/**
+ * The messages of the extended query protocol, which pg-gateway frames but does not take apart, read and
+ * written with the buffer reader and writer pg-gateway itself uses (pg-protocol's). Layouts:
+ * https://www.postgresql.org/docs/current/protocol-message-formats.html
+ */
+import type { PostgresConnection } from 'pg-gateway';
+import { typeSize } from './pg-types.js';
+
+type Reader = PostgresConnection['reader'];
+type Writer = PostgresConnection['writer'];
+
+/** Frontend message types (the first byte). */
+export const FRONTEND = {
+  query: 0x51, parse: 0x50, bind: 0x42, describe: 0x44, execute: 0x45, close: 0x43, sync: 0x53, flush: 0x48,
+  terminate: 0x58, password: 0x70,
+} as const;
+
+export interface ParseMessage { statement: string; text: string; parameterTypes: number[] }
+export interface BindMessage {
+  portal: string;
+  statement: string;
+  /** One entry per parameter (null for SQL NULL), with the format it came in: 0 text, 1 binary. */
+  parameters: { value: Buffer | null; format: number }[];
+  /** The result formats asked for: none (all text), one (for every column) or one per column. */
+  resultFormats: number[];
+}
+export interface TargetMessage { target: 'S' | 'P'; name: string }
+export interface ExecuteMessage { portal: string; maxRows: number }
+
+/** A message read from the reader pg-gateway has set on it: type byte and length first. */
+export function messageType(reader: Reader): number {
+  const type = reader.byte();
+  reader.int32();
+  return type;
+}
+
+export function readQuery(reader: Reader): string {
+  return reader.cstring();
+}
+
+export function readParse(reader: Reader): ParseMessage {
+  const statement = reader.cstring();
+  const text = reader.cstring();
+  const parameterTypes = Array.from({ length: reader.int16() }, () => reader.uint32());
+  return { statement, text, parameterTypes };
+}
+
+export function readBind(reader: Reader): BindMessage {
+  const portal = reader.cstring();
+  const statement = reader.cstring();
+  const formats = Array.from({ length: reader.int16() }, () => reader.int16());
+  const parameters = Array.from({ length: reader.int16() }, (_, index) => {
+    const length = reader.int32();
+    // no format codes: all text; one: it applies to every parameter
+    const format = formats.length === 0 ? 0 : (formats.length === 1 ? formats[0] : formats[index]) ?? 0;
+    return { value: length < 0 ? null : reader.bytes(length), format };
+  });
+  const resultFormats = Array.from({ length: reader.int16() }, () => reader.int16());
+  return { portal, statement, parameters, resultFormats };
+}
+
+export function readTarget(reader: Reader): TargetMessage {
+  const target = reader.byte() === 0x53 ? 'S' : 'P';
+  return { target, name: reader.cstring() };
+}
+
+export function readExecute(reader: Reader): ExecuteMessage {
+  return { portal: reader.cstring(), maxRows: reader.int32() };
+}
+
+/** A CancelRequest (sent on a connection of its own, instead of a startup message), or undefined. */
+export function readCancelRequest(data: Uint8Array): { processId: number; secret: number } | undefined {
+  if (data.byteLength !== 16) return undefined;
+  const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  if (view.readInt32BE(4) !== 80877102) return undefined;
+  return { processId: view.readInt32BE(8), secret: view.readInt32BE(12) };
+}
+
+/** One column of a RowDescription. */
+export interface FieldDescription {
+  name: string;
+  typeOid: number;
+}
+
+/** Backend messages, each as a framed buffer ready to send. */
+export class BackendMessages {
+  constructor(private readonly writer: Writer) {}
+
+  /** Codes of the messages without a body: ParseComplete, BindComplete, CloseComplete, NoData, EmptyQueryResponse, PortalSuspended. */
+  static readonly CODE = { parseComplete: 0x31, bindComplete: 0x32, closeComplete: 0x33, noData: 0x6e, emptyQuery: 0x49, portalSuspended: 0x73 } as const;
+
+  bare(code: number): Buffer {
+    return this.writer.flush(code);
+  }
+
+  rowDescription(fields: readonly FieldDescription[], formats: readonly number[]): Buffer {
+    this.writer.addInt16(fields.length);
+    fields.forEach((field, index) => {
+      this.writer.addCString(field.name).addInt32(0).addInt16(0).addInt32(field.typeOid).addInt16(typeSize(field.typeOid)).addInt32(-1)
+        .addInt16(formats[index] ?? 0);
+    });
+    return this.writer.flush(0x54);
+  }
+
+  parameterDescription(types: readonly number[]): Buffer {
+    this.writer.addInt16(types.length);
+    for (const type of types) this.writer.addInt32(type);
+    return this.writer.flush(0x74);
+  }
+
+  dataRow(cells: readonly (Buffer | null)[]): Buffer {
+    this.writer.addInt16(cells.length);
+    for (const cell of cells) {
+      if (cell === null) this.writer.addInt32(-1);
+      else this.writer.addInt32(cell.length).add(cell);
+    }
+    return this.writer.flush(0x44);
+  }
+
+  commandComplete(tag: string): Buffer {
+    return this.writer.addCString(tag).flush(0x43);
+  }
+
+  parameterStatus(name: string, value: string): Buffer {
+    return this.writer.addCString(name).addCString(value).flush(0x53);
+  }
+
+  backendKeyData(processId: number, secret: number): Buffer {
+    return this.writer.addInt32(processId).addInt32(secret).flush(0x4b);
+  }
+
+  authenticationOk(): Buffer {
+    return this.writer.addInt32(0).flush(0x52);
+  }
+
+  authenticationCleartextPassword(): Buffer {
+    return this.writer.addInt32(3).flush(0x52);
+  }
+
+  readyForQuery(status: 'I' | 'T' | 'E'): Buffer {
+    return this.writer.addString(status).flush(0x5a);
+  }
+
+  error(severity: 'ERROR' | 'FATAL', code: string, message: string, detail?: string): Buffer {
+    this.writer.addString('S').addCString(severity).addString('V').addCString(severity).addString('C').addCString(code)
+      .addString('M').addCString(message);
+    if (detail !== undefined) this.writer.addString('D').addCString(detail);
+    return this.writer.addCString('').flush(0x45);
+  }
+}
+

@@ -1,0 +1,500 @@
+/**
+ * One client connection of the SQL front door: pg-gateway frames the messages and answers SSLRequest
+ * (TLS); this session authenticates the caller, then answers the simple and extended query protocols.
+ * Messages are handled one at a time, in order (pg-gateway pauses the socket while one is handled); the
+ * answers are collected and written at Sync, Flush and the end of a simple query.
+ */
+import { randomInt } from 'node:crypto';
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import type { Logger } from 'pino';
+import { PostgresConnection, type State } from 'pg-gateway';
+import type { AuthScheme } from '../plugin-api/auth-scheme.js';
+import type { VdbHandles } from '../vdb/vdb-handles.js';
+import type { CatalogResponder } from './catalog-port.js';
+import { authenticateCaller } from './door-authentication.js';
+import { binaryForm, binaryParameter, PG_TYPE } from './pg-types.js';
+import { REPORTED_SETTINGS, SERVER_SETTINGS, type SessionCommand } from './session-commands.js';
+import { StatementRunner, type ResultSet, type RunnerSettings, type StatementPlan } from './statement-runner.js';
+import { statementWireError, WireError } from './wire-errors.js';
+import {
+  BackendMessages, FRONTEND, messageType, readBind, readCancelRequest, readExecute, readParse, readQuery, readTarget,
+  type FieldDescription,
+} from './wire-messages.js';
+
+/** What every session of one door shares. */
+export interface SessionContext {
+  scheme: AuthScheme;
+  handles: VdbHandles;
+  catalog: CatalogResponder | undefined;
+  settings: RunnerSettings;
+  idleTimeoutMs: number;
+  tls: { key: Buffer; cert: Buffer } | undefined;
+  logger: Logger;
+  /** Called with a CancelRequest's key: the session it names cancels its running statement. */
+  cancel(processId: number, secret: number): void;
+}
+
+/** What is this connection's own. */
+export interface SessionOptions {
+  /** With `secret`, the key its client cancels with (BackendKeyData). */
+  processId: number;
+  /** Whether this connection is one too many (53300 after its startup message). */
+  overLimit: boolean;
+  onClose(): void;
+}
+
+interface PreparedStatement {
+  plan: StatementPlan;
+  /** The type of each parameter: as the client declared it at Parse, else text. */
+  parameterTypes: number[];
+  /** The columns, once described. */
+  fields?: FieldDescription[];
+}
+
+interface Portal {
+  statement: PreparedStatement;
+  parameters: unknown[];
+  resultFormats: number[];
+  result?: ResultSet | 'empty';
+  /** Rows already sent (an Execute with a row limit leaves the portal suspended). */
+  sent: number;
+}
+
+type TransactionStatus = 'I' | 'T' | 'E';
+
+/** A longer message is refused: statements are bounded by `sql.maxStatementBytes`, parameters by this. */
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/** How long a closed connection's client has to read the last answer and close its side. */
+const CLOSE_GRACE_MS = 5_000;
+/** How long a connection may take to send its startup message and password. */
+const AUTHENTICATION_TIMEOUT_MS = 60_000;
+/** Past this many messages waiting, the socket is paused until they are handled. */
+const MAX_QUEUED_MESSAGES = 1_000;
+
+export class WireSession {
+  private readonly connection: PostgresConnection;
+  private readonly messages: BackendMessages;
+  readonly secret = randomInt(1, 0x7fffffff);
+  private phase: 'startup' | 'password' | 'ready' | 'closed' = 'startup';
+  private runner: StatementRunner | undefined;
+  private readonly statements = new Map<string, PreparedStatement>();
+  private readonly portals = new Map<string, Portal>();
+  private readonly parameters = new Map<string, string>();
+  /** After an error in the extended protocol, messages are skipped until Sync. */
+  private skipToSync = false;
+  private transaction: TransactionStatus = 'I';
+  private running: AbortController | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private pending: Buffer[] = [];
+  /** Bytes received after the last whole message. */
+  private received: Buffer = Buffer.alloc(0);
+  /** Messages received and not yet handled. */
+  private readonly inbox: Buffer[] = [];
+  private draining = false;
+
+  constructor(private readonly socket: Socket, private readonly context: SessionContext, private readonly options: SessionOptions) {
+    socket.on('error', () => socket.destroy());
+    socket.once('close', () => {
+      this.phase = 'closed';
+      clearTimeout(this.idleTimer);
+      this.running?.abort();
+      options.onClose();
+    });
+    this.connection = new PostgresConnection(socket, {
+      ...(context.tls && { tls: context.tls }),
+      onMessage: (data, state) => this.onMessage(data, state),
+      onStartup: (state) => this.onStartup(state),
+    });
+    this.guardTlsSocket();
+    this.messages = new BackendMessages(this.connection.writer);
+    this.armIdleTimer();
+  }
+
+  /** Cancels the running statement when `secret` is this session's (a CancelRequest). */
+  cancel(secret: number): void {
+    if (secret === this.secret) this.running?.abort();
+  }
+
+  /** Ends the connection as a PostgreSQL server does at shutdown (57P01). */
+  terminate(): void {
+    if (this.phase === 'closed') return;
+    this.send(this.messages.error('FATAL', '57P01', 'terminating connection due to administrator command'));
+    this.end();
+  }
+
+  /**
+   * pg-gateway upgrades to TLS itself but leaves its TLSSocket without an `error` listener, so a failed
+   * handshake would be an uncaught error: the listener is added as the socket is assigned.
+   */
+  private guardTlsSocket(): void {
+    let secure: TLSSocket | undefined;
+    Object.defineProperty(this.connection, 'secureSocket', {
+      get: () => secure,
+      set: (socket: TLSSocket) => {
+        secure = socket;
+        socket.on('error', () => this.socket.destroy());
+      },
+    });
+  }
+
+  private onStartup(state: State): boolean {
+    if (this.options.overLimit) {
+      this.send(this.messages.error('FATAL', '53300', 'sorry, too many clients already'));
+      this.end();
+      return true;
+    }
+    for (const [name, value] of Object.entries(state.clientInfo?.parameters ?? {})) this.parameters.set(name.toLowerCase(), value);
+    this.phase = 'password';
+    this.connection.socket.write(this.messages.authenticationCleartextPassword());
+    // the client answers only once it has read this: nothing is left in pg-gateway's buffer
+    this.connection.detach().on('data', (chunk: Buffer) => this.receive(chunk));
+    return true;
+  }
+
+  /** Before the startup message: a CancelRequest is this door's, SSLRequest and startup pg-gateway's. */
+  private onMessage(data: Uint8Array, state: State): boolean {
+    if (state.hasStarted) return true;
+    const cancel = readCancelRequest(data);
+    if (!cancel) return false;
+    this.context.cancel(cancel.processId, cancel.secret);
+    this.end();
+    return true;
+  }
+
+  /**
+   * The messages after the startup message are framed here: pg-gateway 0.2.4 cuts every message after the
+   * first of a read chunk at the wrong end (`subarray(start, length)`), which loses the pipelined messages
+   * of the extended protocol. Each message is queued and handled in order, one at a time; a client that
+   * sends faster than its statements run is paused.
+   */
+  private receive(chunk: Buffer): void {
+    this.received = this.received.length === 0 ? chunk : Buffer.concat([this.received, chunk]);
+    let offset = 0;
+    while (this.received.length - offset >= 5) {
+      const length = this.received.readUInt32BE(offset + 1);
+      if (length < 4 || length > MAX_MESSAGE_BYTES) {
+        this.send(this.messages.error('FATAL', '08P01', `invalid message length ${length}`));
+        return this.end();
+      }
+      if (this.received.length - offset < 1 + length) break;
+      this.inbox.push(this.received.subarray(offset, offset + 1 + length));
+      offset += 1 + length;
+    }
+    this.received = this.received.subarray(offset);
+    if (this.inbox.length > MAX_QUEUED_MESSAGES) this.connection.socket.pause();
+    if (!this.draining) void this.drainInbox();
+  }
+
+  private async drainInbox(): Promise<void> {
+    this.draining = true;
+    while (this.inbox.length > 0 && this.phase !== 'closed') await this.handleMessage(this.inbox.shift() as Buffer);
+    this.draining = false;
+    if (this.phase !== 'closed') this.connection.socket.resume();
+  }
+
+  private async handleMessage(message: Buffer): Promise<void> {
+    const reader = this.connection.reader;
+    // every handler reads its message whole before its first await
+    reader.setBuffer(0, message);
+    try {
+      const type = messageType(reader);
+      if (this.phase === 'password') await this.authenticate(type, reader.cstring());
+      else if (this.phase === 'ready') await this.handle(type, reader);
+    } catch (error) {
+      // what no handler expected: the client gets an error, the connection stays usable
+      this.context.logger.error({ err: error }, 'SQL front door: a message failed');
+      this.send(this.messages.error('ERROR', 'XX000', 'internal error'));
+      await this.flush();
+    }
+    this.armIdleTimer();
+  }
+
+  private async authenticate(type: number, password: string): Promise<void> {
+    if (type !== FRONTEND.password) return this.fail(new WireError('08P01', 'expected a password message', undefined, 'FATAL'));
+    let caller;
+    try {
+      caller = await authenticateCaller(this.context.scheme, this.context.handles, password, this.parameters.get('database'));
+    } catch (error) {
+      if (error instanceof WireError) return this.fail(error);
+      throw error;
+    }
+    this.runner = new StatementRunner(caller, this.context.settings, this.context.catalog);
+    this.phase = 'ready';
+    this.send(this.messages.authenticationOk());
+    for (const name of REPORTED_SETTINGS) this.send(this.messages.parameterStatus(name, this.setting(name)));
+    this.send(this.messages.backendKeyData(this.options.processId, this.secret));
+    this.send(this.messages.readyForQuery('I'));
+    await this.flush();
+  }
+
+  private async handle(type: number, reader: PostgresConnection['reader']): Promise<void> {
+    switch (type) {
+      case FRONTEND.query: return this.simpleQuery(() => readQuery(reader));
+      case FRONTEND.sync:
+        this.skipToSync = false;
+        this.send(this.messages.readyForQuery(this.transaction));
+        return this.flush();
+      case FRONTEND.flush: return this.flush();
+      case FRONTEND.terminate: return this.end();
+      case FRONTEND.parse: return this.extended(() => this.parse(decoded(() => readParse(reader))));
+      case FRONTEND.bind: return this.extended(() => this.bind(decoded(() => readBind(reader))));
+      case FRONTEND.describe: return this.extended(() => this.describe(decoded(() => readTarget(reader))));
+      case FRONTEND.execute: return this.extended(() => this.execute(decoded(() => readExecute(reader))));
+      case FRONTEND.close: return this.extended(async () => this.close(decoded(() => readTarget(reader))));
+      default:
+        // COPY and function calls are not served
+        this.send(this.messages.error('ERROR', '0A000', `message type "${String.fromCharCode(type)}" is not supported by the SQL front door`));
+        this.send(this.messages.readyForQuery(this.transaction));
+        return this.flush();
+    }
+  }
+
+  /** An extended-protocol step: an error is sent and what follows is skipped until Sync. */
+  private async extended(step: () => Promise<void>): Promise<void> {
+    if (this.skipToSync) return;
+    try {
+      await step();
+    } catch (error) {
+      this.sendStatementError(error);
+      this.skipToSync = true;
+    }
+  }
+
+  private async simpleQuery(read: () => string): Promise<void> {
+    this.skipToSync = false;
+    try {
+      const plan = await this.runner!.plan(decoded(read));
+      const result = await this.result(plan, []);
+      if (result === 'empty') {
+        this.send(this.messages.bare(BackendMessages.CODE.emptyQuery));
+      } else {
+        if (result.fields.length > 0) this.send(this.messages.rowDescription(result.fields, []));
+        this.sendRows(result, [], 0, result.rows.length);
+        this.send(this.messages.commandComplete(result.tag));
+      }
+    } catch (error) {
+      this.sendStatementError(error);
+    }
+    this.send(this.messages.readyForQuery(this.transaction));
+    await this.flush();
+  }
+
+  private async parse(message: ReturnType<typeof readParse>): Promise<void> {
+    const plan = await this.runner!.plan(message.text);
+    const count = Math.max(this.runner!.parameterCount(plan), message.parameterTypes.length);
+    const parameterTypes = Array.from({ length: count }, (_, index) => message.parameterTypes[index] || PG_TYPE.text);
+    this.statements.set(message.statement, { plan, parameterTypes });
+    this.send(this.messages.bare(BackendMessages.CODE.parseComplete));
+  }
+
+  private async bind(message: ReturnType<typeof readBind>): Promise<void> {
+    const statement = this.statements.get(message.statement);
+    if (!statement) throw new WireError('26000', `prepared statement "${message.statement}" does not exist`);
+    const parameters = message.parameters.map(({ value, format }, index) => {
+      if (value === null) return null;
+      if (format !== 1) return value.toString();
+      try {
+        return binaryParameter(value, statement.parameterTypes[index] ?? PG_TYPE.text);
+      } catch {
+        throw new WireError('22P03', `incorrect binary data format in bind parameter ${index + 1}`);
+      }
+    });
+    this.portals.set(message.portal, { statement, parameters, resultFormats: message.resultFormats, sent: 0 });
+    this.send(this.messages.bare(BackendMessages.CODE.bindComplete));
+  }
+
+  private async describe(target: ReturnType<typeof readTarget>): Promise<void> {
+    if (target.target === 'S') {
+      const statement = this.statements.get(target.name);
+      if (!statement) throw new WireError('26000', `prepared statement "${target.name}" does not exist`);
+      this.send(this.messages.parameterDescription(statement.parameterTypes));
+      statement.fields ??= await this.describedFields(statement.plan);
+      this.sendRowDescription(statement.fields, []);
+      return;
+    }
+    const portal = this.portal(target.name);
+    portal.result ??= await this.result(portal.statement.plan, portal.parameters);
+    this.sendRowDescription(portal.result === 'empty' ? [] : portal.result.fields, portal.resultFormats);
+  }
+
+  private async execute(message: ReturnType<typeof readExecute>): Promise<void> {
+    const portal = this.portal(message.portal);
+    portal.result ??= await this.result(portal.statement.plan, portal.parameters);
+    const { result } = portal;
+    if (result === 'empty') return this.send(this.messages.bare(BackendMessages.CODE.emptyQuery));
+    const end = message.maxRows > 0 ? Math.min(result.rows.length, portal.sent + message.maxRows) : result.rows.length;
+    this.sendRows(result, portal.resultFormats, portal.sent, end);
+    portal.sent = end;
+    if (end < result.rows.length) return this.send(this.messages.bare(BackendMessages.CODE.portalSuspended));
+    this.send(this.messages.commandComplete(result.tag));
+  }
+
+  private close(target: ReturnType<typeof readTarget>): void {
+    if (target.target === 'S') this.statements.delete(target.name);
+    else this.portals.delete(target.name);
+    this.send(this.messages.bare(BackendMessages.CODE.closeComplete));
+  }
+
+  private portal(name: string): Portal {
+    const portal = this.portals.get(name);
+    if (!portal) throw new WireError('34000', `portal "${name}" does not exist`);
+    return portal;
+  }
+
+  /** Runs a plan: session statements here, the others through the runner, cancellable by the client. */
+  private async result(plan: StatementPlan, parameters: readonly unknown[]): Promise<ResultSet | 'empty'> {
+    if (plan.kind === 'empty') return 'empty';
+    if (this.transaction === 'E' && !(plan.kind === 'session' && (plan.command.kind === 'rollback' || plan.command.kind === 'commit'))) {
+      throw new WireError('25P02', 'current transaction is aborted, commands ignored until end of transaction block');
+    }
+    if (plan.kind === 'session') return this.sessionResult(plan.command);
+    if (plan.kind === 'vdb' && !plan.readOnly && this.transaction === 'T') {
+      throw new WireError('0A000', 'a write inside a transaction block is not supported by the SQL front door: each statement commits on its own, so run writes outside BEGIN … COMMIT');
+    }
+    return this.cancellable((signal) => this.runner!.run(plan, parameters, signal));
+  }
+
+  private describedFields(plan: StatementPlan): Promise<FieldDescription[]> {
+    if (plan.kind === 'empty') return Promise.resolve([]);
+    if (plan.kind === 'session') return Promise.resolve(plan.command.kind === 'show' ? [{ name: plan.command.name, typeOid: PG_TYPE.text }] : []);
+    return this.cancellable((signal) => this.runner!.describe(plan, signal));
+  }
+
+  private async cancellable<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    this.running = controller;
+    try {
+      return await work(controller.signal);
+    } catch (error) {
+      throw statementWireError(error, controller.signal.aborted);
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  private sessionResult(command: SessionCommand): ResultSet {
+    const done = (tag: string): ResultSet => ({ fields: [], rows: [], tag });
+    switch (command.kind) {
+      case 'set':
+        this.parameters.set(command.name, command.value);
+        return done('SET');
+      case 'reset':
+        if (command.name === undefined) this.parameters.clear();
+        else this.parameters.delete(command.name);
+        return done('RESET');
+      case 'show': {
+        if (this.parameters.get(command.name) === undefined && SERVER_SETTINGS[command.name] === undefined) {
+          throw new WireError('42704', `unrecognized configuration parameter "${command.name}"`);
+        }
+        return { fields: [{ name: command.name, typeOid: PG_TYPE.text }], rows: [[this.setting(command.name)]], tag: 'SHOW' };
+      }
+      case 'begin':
+        this.transaction = 'T';
+        return done('BEGIN');
+      case 'commit': {
+        const failed = this.transaction === 'E';
+        this.transaction = 'I';
+        return done(failed ? 'ROLLBACK' : 'COMMIT');
+      }
+      case 'rollback':
+        this.transaction = 'I';
+        return done('ROLLBACK');
+      case 'tag':
+        return done(command.tag);
+    }
+  }
+
+  /** A setting as the client sees it: what it set, else the server's. */
+  private setting(name: string): string {
+    const key = name.toLowerCase();
+    return this.parameters.get(key) ?? SERVER_SETTINGS[key] ?? '';
+  }
+
+  private sendRowDescription(fields: readonly FieldDescription[], formats: readonly number[]): void {
+    if (fields.length === 0) this.send(this.messages.bare(BackendMessages.CODE.noData));
+    else this.send(this.messages.rowDescription(fields, fields.map((_, index) => formatOf(formats, index))));
+  }
+
+  private sendRows(result: ResultSet, formats: readonly number[], from: number, to: number): void {
+    const binary = result.fields.map((_, index) => formatOf(formats, index) === 1);
+    for (let index = from; index < to; index++) {
+      const row = result.rows[index] as (string | null)[];
+      this.send(this.messages.dataRow(row.map((cell, column) => {
+        if (cell === null) return null;
+        return binary[column] ? binaryForm(cell, (result.fields[column] as FieldDescription).typeOid) : Buffer.from(cell);
+      })));
+    }
+  }
+
+  private sendStatementError(error: unknown): void {
+    const failure = statementWireError(error, false);
+    if (failure.sqlState === 'XX000') this.context.logger.warn({ err: error }, 'SQL front door: a statement failed');
+    if (this.transaction === 'T') this.transaction = 'E';
+    this.send(this.messages.error('ERROR', failure.sqlState, failure.message, failure.detail));
+  }
+
+  /** A FATAL error ends the connection. */
+  private async fail(error: WireError): Promise<void> {
+    this.send(this.messages.error('FATAL', error.sqlState, error.message, error.detail));
+    await this.flush();
+    this.end();
+  }
+
+  private send(message: Buffer): void {
+    this.pending.push(message);
+  }
+
+  /** Writes what was collected; waits while the client is slow to read, so no answer piles up in memory. */
+  private async flush(): Promise<void> {
+    if (this.pending.length === 0 || this.phase === 'closed') return;
+    const socket = this.connection.socket;
+    const written = socket.write(this.pending.length === 1 ? this.pending[0] as Buffer : Buffer.concat(this.pending));
+    this.pending = [];
+    if (!written) await new Promise<void>((resolve) => { socket.once('drain', resolve); socket.once('close', resolve); });
+  }
+
+  /** Sends what is pending and closes; a client that keeps its side open is cut off after a grace period. */
+  private end(): void {
+    this.phase = 'closed';
+    const socket = this.connection.socket;
+    if (this.pending.length > 0) socket.write(Buffer.concat(this.pending));
+    this.pending = [];
+    socket.end();
+    setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
+  }
+
+  /**
+   * A connection that says nothing for `sql.idleTimeoutMs` is closed, as PostgreSQL's idle_session_timeout
+   * does; one that has not authenticated within a minute (PostgreSQL's authentication_timeout) too, so that
+   * connections that never log in do not hold the slots of `sql.maxConnections`.
+   */
+  private armIdleTimer(): void {
+    clearTimeout(this.idleTimer);
+    if (this.phase === 'closed') return;
+    const authenticated = this.phase === 'ready';
+    this.idleTimer = setTimeout(() => {
+      if (this.running) return this.armIdleTimer();
+      this.send(this.messages.error('FATAL', '57P05', authenticated
+        ? 'terminating connection due to idle-session timeout'
+        : 'terminating connection: no startup and password within the authentication timeout'));
+      this.end();
+    }, authenticated ? this.context.idleTimeoutMs : Math.min(this.context.idleTimeoutMs, AUTHENTICATION_TIMEOUT_MS));
+    this.idleTimer.unref();
+  }
+}
+
+/** A message read whole, or the protocol violation (08P01) a malformed one is. */
+function decoded<T>(read: () => T): T {
+  try {
+    return read();
+  } catch {
+    throw new WireError('08P01', 'invalid message format');
+  }
+}
+
+/** The format of column `index`: none given is text, one applies to all. */
+function formatOf(formats: readonly number[], index: number): number {
+  if (formats.length === 0) return 0;
+  return (formats.length === 1 ? formats[0] : formats[index]) ?? 0;
+}

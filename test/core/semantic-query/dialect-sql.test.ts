@@ -1,0 +1,76 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { SemanticQuery } from '../../../core/plugin-api/semantic-query.js';
+import { JoinPlanner } from '../../../core/semantic-query/join-planner.js';
+import { ModelIndex } from '../../../core/semantic-query/model-index.js';
+import { compileQuery } from '../../../core/semantic-query/query-compiler.js';
+import { bindings } from '../../../core/semantic-query/sql-writer.js';
+import { coreTokens } from '../../../core/service-tokens.js';
+import { FAMILY_DIALECTS } from '../../support/family-dialects.js';
+import { sharedPglite } from '../../support/shared-pglite.js';
+import { demoConfig, startTestService } from '../../support/test-service.js';
+import { seedStatements, shapesBundle, VDB } from './shapes-fixtures.js';
+
+/**
+ * The compiled SQL of SQL Server and Oracle, checked as text (no server runs here): the package is the
+ * fixture model's, activated on PGlite, compiled with each family's dialect.
+ */
+const test = suite<{ model: ModelIndex; planner: JoinPlanner }>('semantic query SQL per dialect');
+test.before(async (context) => {
+  const raw = await sharedPglite();
+  for (const statement of ['create schema if not exists semshapes_sql', ...seedStatements({ timestamp: 'timestamp' }, (table) => `semshapes_sql.${table}`)]) await raw.query(statement, []);
+  const config = demoConfig({ descriptors: './bundle', datasources: { shapes_db: { adapter: 'pglite' } } });
+  const files = shapesBundle('semshapes_sql', 'shapes_db');
+  // No data roles: the text is what matters here.
+  files['bundle/vdbs/shapes.yaml'] = (files['bundle/vdbs/shapes.yaml'] as string).replace(/dataRoles:[\s\S]*$/, '');
+  const service = await startTestService({ config, files, datasources: { shapes_db: raw } });
+  const pkg = service.container.resolve(coreTokens.semantic).packageOf(VDB, '1')?.document;
+  await service.close();
+  await raw.query('drop schema if exists semshapes_sql cascade', []);
+  if (!pkg) throw new Error('the fixture model did not activate');
+  context.model = new ModelIndex(pkg);
+  context.planner = new JoinPlanner(context.model);
+});
+
+/** Two facts stitched on a shared dimension. (Field texts come from the package, compiled for PGlite: quoted "so".) */
+const TWO_FACTS: SemanticQuery = {
+  dimensions: [{ field: 'customers.region' }],
+  measures: [{ metric: 'revenue' }, { metric: 'returned' }],
+  where: "customers.region <> 'EAST'",
+  orderBy: [{ field: 'region', direction: 'desc' }],
+  limit: 10,
+};
+const BY_MONTH: SemanticQuery = { dimensions: [{ field: 'orders.ordered_at', grain: 'month', alias: 'month' }], measures: [{ metric: 'revenue' }], orderBy: [] };
+
+test('SQL Server: DATEADD/DATEDIFF grains, a NULL-safe stitch without IS NOT DISTINCT FROM, NULL placement by CASE, OFFSET/FETCH', ({ model, planner }) => {
+  const plan = compileQuery(model, planner, FAMILY_DIALECTS.mssql, TWO_FACTS);
+  assert.match(plan.sql, /^WITH \[g0\] AS \(SELECT "customers"\."region" AS \[d0\], SUM\("orders"\."amount"\) AS \[m0\] FROM \[semshapes_sql\]\.\[orders\] \[orders\] LEFT JOIN /);
+  assert.match(plan.sql, /, \[k\] AS \(SELECT \[d0\] FROM \[g0\] UNION SELECT \[d0\] FROM \[g1\]\)/);
+  assert.match(plan.sql, /LEFT JOIN \[g0\] ON \(\[g0\]\.\[d0\] = \[k\]\.\[d0\] OR \(\[g0\]\.\[d0\] IS NULL AND \[k\]\.\[d0\] IS NULL\)\)/);
+  assert.match(plan.sql, /ORDER BY CASE WHEN \[k\]\.\[d0\] IS NULL THEN 0 ELSE 1 END, \[k\]\.\[d0\] DESC OFFSET 0 ROWS FETCH NEXT \? ROWS ONLY$/);
+  assert.equal(bindings(plan.params, TWO_FACTS), ['EAST', 'EAST', 10]);
+  const month = compileQuery(model, planner, FAMILY_DIALECTS.mssql, BY_MONTH);
+  assert.match(month.sql, /DATEADD\(month, DATEDIFF\(month, 0, "orders"\."ordered_at"\), 0\) AS \[d0\]/);
+  const unordered = compileQuery(model, planner, FAMILY_DIALECTS.mssql, { dimensions: [], measures: [{ metric: 'revenue' }], orderBy: [], limit: 1 });
+  assert.match(unordered.sql, /FROM \[g0\] ORDER BY \(SELECT NULL\) OFFSET 0 ROWS FETCH NEXT \? ROWS ONLY$/);
+});
+
+test('Oracle: TRUNC grains, DECODE for NULL-safe equality, no AS before a table alias, NULLS FIRST, FETCH NEXT', ({ model, planner }) => {
+  const plan = compileQuery(model, planner, FAMILY_DIALECTS.oracle, TWO_FACTS);
+  assert.match(plan.sql, /FROM "semshapes_sql"\."orders" "orders" LEFT JOIN "semshapes_sql"\."customers" "customers" ON "orders"\."customer_id" = "customers"\."id"/);
+  assert.match(plan.sql, /LEFT JOIN "g1" ON DECODE\("g1"\."d0", "k"\."d0", 1, 0\) = 1/);
+  assert.match(plan.sql, /ORDER BY "k"\."d0" DESC NULLS FIRST OFFSET 0 ROWS FETCH NEXT \? ROWS ONLY$/);
+  assert.match(compileQuery(model, planner, FAMILY_DIALECTS.oracle, BY_MONTH).sql, /TRUNC\("orders"\."ordered_at", 'MM'\) AS "d0"/);
+  const week = compileQuery(model, planner, FAMILY_DIALECTS.oracle, { ...BY_MONTH, dimensions: [{ field: 'orders.ordered_at', grain: 'week' }] });
+  assert.match(week.sql, /TRUNC\("orders"\."ordered_at", 'IW'\)/);
+});
+
+test('the same query compiles to the same text every time, values apart (D-014); MySQL stitches with <=> and sorts NULLs by a flag', ({ model, planner }) => {
+  const first = compileQuery(model, planner, FAMILY_DIALECTS.mysql, TWO_FACTS);
+  const second = compileQuery(model, planner, FAMILY_DIALECTS.mysql, { ...TWO_FACTS, where: "customers.region <> 'WEST'" });
+  assert.is(first.sql, second.sql);
+  assert.match(first.sql, /`g0`\.`d0` <=> `k`\.`d0`/);
+  assert.match(first.sql, /ORDER BY CASE WHEN `k`\.`d0` IS NULL THEN 0 ELSE 1 END, `k`\.`d0` DESC LIMIT \?$/);
+});
+
+test.run();

@@ -1,0 +1,128 @@
+/**
+ * A model with one fixture per shape of the OSI Foundation §6 (a star with orphan facts and NULLs, two facts
+ * sharing a dimension, a bridge, two paths, no path), its data, and the service bundle serving it. The
+ * expected rows of the suite are computed by hand from the data below.
+ */
+import { createHash } from 'node:crypto';
+import { stringify } from 'yaml';
+
+export const VDB = 'semshapes';
+export const TABLES = ['appearances', 'actors', 'movies', 'returns', 'orders', 'customers', 'tickets', 'users', 'segments', 'weather'];
+export const RESTRICTED_TOKEN = 'shapes-restricted-token';
+
+/** Column types per family: the tables are created on each backend with its own. */
+export interface FamilyTypes {
+  timestamp: string;
+}
+
+/**
+ * customers C5 has no region; orders O5 points at no customer (orphan), O7 has no amount; returns R4 points at
+ * no customer; movie M4 has no cast; tickets reach users along two relationships; weather is related to nothing.
+ */
+export function seedStatements(types: FamilyTypes, qualify: (table: string) => string): string[] {
+  const t = qualify;
+  return [
+    ...TABLES.map((table) => `drop table if exists ${t(table)}`),
+    `create table ${t('customers')} (id integer primary key, region varchar(20))`,
+    `insert into ${t('customers')} values (1, 'EAST'), (2, 'EAST'), (3, 'WEST'), (4, 'NORTH'), (5, null)`,
+    `create table ${t('orders')} (id integer primary key, customer_id integer, amount decimal(10,2), status varchar(20), ordered_at ${types.timestamp})`,
+    `insert into ${t('orders')} values (1, 1, 100, 'paid', '2024-01-15 10:00:00'), (2, 1, 200, 'paid', '2024-02-03 10:00:00'),`
+      + ` (3, 2, 50, 'cancelled', '2024-02-20 10:00:00'), (4, 3, 300, 'paid', '2024-04-10 10:00:00'), (5, 9, 70, 'paid', '2024-04-11 10:00:00'),`
+      + ` (6, 5, 20, 'paid', '2024-05-01 10:00:00'), (7, 3, null, 'paid', '2024-05-02 10:00:00')`,
+    `create table ${t('returns')} (id integer primary key, customer_id integer, amount decimal(10,2))`,
+    `insert into ${t('returns')} values (1, 1, 25), (2, 4, 10), (3, 5, 5), (4, 8, 7)`,
+    `create table ${t('actors')} (actor_id integer primary key, height integer)`,
+    `insert into ${t('actors')} values (1, 170), (2, 170), (3, 180)`,
+    `create table ${t('movies')} (movie_id integer primary key, gross decimal(10,2))`,
+    `insert into ${t('movies')} values (1, 100), (2, 200), (3, 50), (4, 40)`,
+    `create table ${t('appearances')} (actor_id integer not null, movie_id integer not null, primary key (actor_id, movie_id))`,
+    `insert into ${t('appearances')} values (1, 1), (1, 2), (2, 1), (3, 3)`,
+    `create table ${t('users')} (id integer primary key, name varchar(20))`,
+    `insert into ${t('users')} values (1, 'ann'), (2, 'bob')`,
+    `create table ${t('tickets')} (id integer primary key, opened_by integer, closed_by integer, points integer)`,
+    `insert into ${t('tickets')} values (1, 1, 2, 3), (2, 2, 1, 5)`,
+    `create table ${t('segments')} (region varchar(20), label varchar(20))`,
+    `insert into ${t('segments')} values ('EAST', 'big'), ('EAST', 'core'), ('WEST', 'big')`,
+    `create table ${t('weather')} (day integer primary key, temp integer)`,
+    `insert into ${t('weather')} values (1, 20)`,
+  ];
+}
+
+const field = (name: string, expression = name) => ({ name, expression: { dialects: [{ dialect: 'ANSI_SQL', expression }] } });
+const metric = (name: string, expression: string) => ({ name, expression: { dialects: [{ dialect: 'ANSI_SQL', expression }] } });
+const rel = (name: string, from: string, to: string, fromColumns: string[], toColumns: string[]) => ({ name, from, to, from_columns: fromColumns, to_columns: toColumns });
+
+function osiDocument(schema: string): string {
+  return stringify({
+    namespace: 'shapes',
+    binding: { schema },
+    semantic_model: [{
+      name: 'shapes',
+      datasets: [
+        { name: 'customers', source: 'customers', primary_key: ['id'], fields: [field('id'), field('region')] },
+        { name: 'orders', source: 'orders', primary_key: ['id'], fields: [field('id'), field('customer_id'), field('amount'), field('status'), field('ordered_at')] },
+        { name: 'returns', source: 'returns', primary_key: ['id'], fields: [field('id'), field('customer_id'), field('amount')] },
+        { name: 'actors', source: 'actors', primary_key: ['actor_id'], fields: [field('actor_id'), field('height')] },
+        { name: 'movies', source: 'movies', primary_key: ['movie_id'], fields: [field('movie_id'), field('gross')] },
+        { name: 'appearances', source: 'appearances', primary_key: ['actor_id', 'movie_id'], fields: [field('actor_id'), field('movie_id')] },
+        { name: 'users', source: 'users', primary_key: ['id'], fields: [field('id'), field('name')] },
+        { name: 'tickets', source: 'tickets', primary_key: ['id'], fields: [field('id'), field('points')] },
+        { name: 'segments', source: 'segments', fields: [field('region'), field('label')] },
+        { name: 'weather', source: 'weather', primary_key: ['day'], fields: [field('day'), field('temp')] },
+      ],
+      relationships: [
+        rel('orders_to_customers', 'orders', 'customers', ['customer_id'], ['id']),
+        rel('returns_to_customers', 'returns', 'customers', ['customer_id'], ['id']),
+        rel('appearances_to_actors', 'appearances', 'actors', ['actor_id'], ['actor_id']),
+        rel('appearances_to_movies', 'appearances', 'movies', ['movie_id'], ['movie_id']),
+        rel('tickets_opened_by', 'tickets', 'users', ['opened_by'], ['id']),
+        rel('tickets_closed_by', 'tickets', 'users', ['closed_by'], ['id']),
+        // customers.region is no key of segments: N:N (Foundation §6.4).
+        rel('customers_to_segments', 'customers', 'segments', ['region'], ['region']),
+      ],
+      metrics: [
+        metric('revenue', 'SUM(orders.amount)'),
+        metric('order_count', 'COUNT(orders.id)'),
+        metric('returned', 'SUM(returns.amount)'),
+        metric('customer_count', 'COUNT(customers.id)'),
+        metric('gross', 'SUM(movies.gross)'),
+        metric('points', 'SUM(tickets.points)'),
+        metric('average_temp', 'AVG(weather.temp)'),
+      ],
+    }],
+  });
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** The bundle files: the VDB (with a restricted role that may not read customers.region) and its module. */
+export function shapesBundle(schema: string, datasource: string): Record<string, string> {
+  const document = osiDocument(schema);
+  const manifest = stringify({
+    name: 'shapes-semantic', version: '1.0.0', namespace: 'shapes',
+    documents: [{ path: 'shapes.osi.yaml', mediaType: 'application/vnd.osi+yaml', sha256: sha256(document) }],
+  });
+  const tables = TABLES;
+  const vdb = stringify({
+    name: VDB, version: '1', datasource,
+    schemas: [{ name: schema, include: tables }],
+    semantic: { module: { uri: 'semantic/shapes', name: 'shapes-semantic', version: '1.0.0', sha256: sha256(manifest) } },
+    dataRoles: [
+      { name: 'clerk', grants: [{ resource: schema, allow: ['select'] }] },
+      {
+        name: 'restricted',
+        grants: [
+          { resource: `${schema}.orders`, allow: ['select'] },
+          { resource: `${schema}.customers`, allow: ['select'], columns: ['id'] },
+        ],
+      },
+    ],
+  });
+  const plain = stringify({ name: 'plain', version: '1', datasource, schemas: [{ name: schema, include: ['weather'] }] });
+  return {
+    'bundle/vdbs/shapes.yaml': vdb,
+    'bundle/vdbs/plain.yaml': plain,
+    'bundle/semantic/shapes/manifest.yaml': manifest,
+    'bundle/semantic/shapes/shapes.osi.yaml': document,
+  };
+}

@@ -1,0 +1,243 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
+import { dropSyncedRoles } from '../../support/synced-roles.js';
+import { demoConfig, startTestService, type TestService } from '../../support/test-service.js';
+import { RESTRICTED_TOKEN, seedStatements, shapesBundle, TABLES, VDB, type FamilyTypes } from './shapes-fixtures.js';
+
+export interface ShapesBackend {
+  name: string;
+  skip?: string | undefined;
+  /** The schema the tables live in (MySQL: the database). */
+  schema: string;
+  /** Creates the schema where the backend needs it. */
+  setup: string[];
+  types: FamilyTypes;
+  /** The service's datasource config (the open datasource is handed in under this name). */
+  datasourceConfig: Record<string, unknown>;
+  open(): Promise<Datasource>;
+  closeAfter: boolean;
+}
+
+const ROUTE = `/api/v1/semantic/vdbs/${VDB}/versions/1/query`;
+type Row = Record<string, unknown>;
+
+/** Numbers as the drivers give them (strings for decimals): compared as numbers, NULL as null. */
+function normal(rows: Row[], columns: string[]): unknown[][] {
+  const value = (cell: unknown) => {
+    if (cell === null || cell === undefined) return null;
+    if (typeof cell === 'string' && /^-?\d+(\.\d+)?$/.test(cell)) return Number(cell);
+    if (typeof cell === 'string' && /^\d{4}-\d{2}-\d{2}/.test(cell)) return cell.slice(0, 10);
+    return cell;
+  };
+  return rows.map((row) => columns.map((column) => value(row[column])));
+}
+
+/** Rows sorted so that expected tables can be written in any order. */
+function sorted(rows: unknown[][]): unknown[][] {
+  return [...rows].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+}
+
+export function runShapesSuite(backend: ShapesBackend): void {
+  const test = suite<{ raw: Datasource; service: TestService }>(`${backend.name}: semantic query shapes of the OSI Foundation §6`);
+  if (backend.skip) {
+    test.skip(`(${backend.skip})`, () => undefined);
+    test.run();
+    return;
+  }
+  const qualify = (table: string) => `${backend.schema}.${table}`;
+
+  test.before(async (context) => {
+    context.raw = await backend.open();
+    for (const statement of [...backend.setup, ...seedStatements(backend.types, qualify)]) await context.raw.query(statement, []);
+    const config = demoConfig({ descriptors: './bundle', datasources: { shapes_db: backend.datasourceConfig } });
+    (config['auth'] as { tokens: unknown[] }).tokens.push({ token: RESTRICTED_TOKEN, subject: 'restricted', roles: ['restricted'] });
+    context.service = await startTestService({ config, files: shapesBundle(backend.schema, 'shapes_db'), datasources: { shapes_db: context.raw } });
+  });
+  test.after(async ({ raw, service }) => {
+    await service?.close();
+    if (!raw) return;
+    await dropSyncedRoles(service, raw);
+    for (const table of TABLES) await raw.query(`drop table if exists ${qualify(table)}`, []);
+    if (backend.closeAfter) await raw.close();
+  });
+
+  const query = async (service: TestService, body: unknown, token?: string) => {
+    const response = await service.request(ROUTE, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' }, ...(token ? { token } : {}) });
+    return { status: response.status, body: (await response.json()) as Row };
+  };
+  const rows = async (service: TestService, body: unknown, columns: string[]) => {
+    const reply = await query(service, body);
+    assert.is(reply.status, 200, JSON.stringify(reply.body));
+    return sorted(normal(reply.body['rows'] as Row[], columns));
+  };
+  const refused = async (service: TestService, body: unknown, osiCode: string) => {
+    const reply = await query(service, body);
+    assert.equal([reply.status, reply.body['code'], (reply.body['details'] as Row | undefined)?.['osiCode']], [400, 'semantic_query_invalid', osiCode], JSON.stringify(reply.body));
+  };
+
+  test('star: revenue by region LEFT from the fact; the orphan order and the customer without region fall in the NULL group (§6.6, Semantic 1)', async ({ service }) => {
+    assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['revenue'] }, ['region', 'revenue']), sorted([
+      ['EAST', 350], ['WEST', 300], [null, 90],
+    ]));
+  });
+
+  test('COUNT, COUNT of a NULL column and AVG ignore NULLs as SQL does (§6.11)', async ({ service }) => {
+    const body = {
+      dimensions: ['customers.region'],
+      measures: ['order_count', { expression: 'COUNT(orders.amount)', alias: 'counted' }, { expression: 'AVG(orders.amount)', alias: 'average' }],
+    };
+    const rounded = (await rows(service, body, ['region', 'order_count', 'counted', 'average']))
+      .map((row) => row.map((cell) => (typeof cell === 'number' ? Math.round(cell * 100) / 100 : cell)));
+    assert.equal(rounded, sorted([['EAST', 3, 3, 116.67], ['WEST', 2, 1, 300], [null, 2, 2, 45]]));
+  });
+
+  test('two facts sharing a dimension are aggregated apart and stitched: no group lost, one NULL group (§6.7, §6.8.2, Semantic 3)', async ({ service }) => {
+    assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['revenue', 'returned'] }, ['region', 'revenue', 'returned']), sorted([
+      ['EAST', 350, 25], ['WEST', 300, null], ['NORTH', null, 10], [null, 90, 12],
+    ]));
+  });
+
+  test('two facts without dimensions: one row of grand totals (§6.6 row 4)', async ({ service }) => {
+    assert.equal(await rows(service, { measures: ['revenue', 'returned', 'order_count'] }, ['revenue', 'returned', 'order_count']), [[740, 47, 7]]);
+  });
+
+  test('where filters rows before aggregation, with bound values, as text or structured filters (§6.3)', async ({ service }) => {
+    const expected = sorted([['EAST', 300], ['WEST', 300], [null, 90]]);
+    assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['revenue'], where: "orders.status = 'paid'" }, ['region', 'revenue']), expected);
+    assert.equal(await rows(service, {
+      dimensions: ['customers.region'], measures: ['revenue'], where: [{ field: 'orders.status', operator: 'in', values: ['paid'] }],
+    }, ['region', 'revenue']), expected);
+  });
+
+  test('a structured filter\'s values are bound: the same shape with other values answers other rows (one cached statement)', async ({ service }) => {
+    const by = (values: string[]) => rows(service, { dimensions: ['customers.region'], measures: ['revenue'], where: [{ field: 'orders.status', operator: 'in', values }] }, ['region', 'revenue']);
+    assert.equal(await by(['cancelled']), [['EAST', 50]]);
+    assert.equal(await by(['paid']), sorted([['EAST', 300], ['WEST', 300], [null, 90]]));
+    const orphans = await rows(service, { dimensions: ['customers.region'], measures: ['order_count'], where: [{ field: 'customers.region', operator: 'equals', values: [null] }] }, ['region', 'order_count']);
+    assert.equal(orphans, [[null, 2]]);
+  });
+
+  test('an aggregate expression with literals of its own (bound) is computed once per group', async ({ service }) => {
+    const body = { dimensions: ['customers.region'], measures: [{ expression: "SUM(CASE WHEN orders.status = 'paid' THEN orders.amount END)", alias: 'paid' }], having: "SUM(CASE WHEN orders.status = 'paid' THEN orders.amount END) >= 100" };
+    assert.equal(await rows(service, body, ['region', 'paid']), sorted([['EAST', 300], ['WEST', 300]]));
+  });
+
+  test('a window over the query\'s rows ranks the groups (§6.10.1); a measure expression combines metrics of two facts', async ({ service }) => {
+    const body = {
+      dimensions: ['customers.region'],
+      measures: ['revenue', { expression: 'RANK() OVER (ORDER BY revenue DESC)', alias: 'place' }, { expression: 'revenue - returned', alias: 'net' }],
+    };
+    // returned brings the returns fact in: NORTH (returns only) appears, and ranks first, NULL being high (§6.10.2).
+    assert.equal(await rows(service, body, ['region', 'revenue', 'place', 'net']), sorted([['NORTH', null, 1, null], ['EAST', 350, 2, 325], ['WEST', 300, 3, null], [null, 90, 4, 78]]));
+  });
+
+  test('having filters groups after aggregation, over metrics and grouping columns (§6.3)', async ({ service }) => {
+    assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['revenue'], having: 'revenue > 100' }, ['region', 'revenue']), sorted([['EAST', 350], ['WEST', 300]]));
+    assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['revenue'], having: "SUM(orders.amount) > 100 AND customers.region <> 'WEST'" }, ['region', 'revenue']), [['EAST', 350]]);
+  });
+
+  test('time grains month, quarter and year bucket the fact (§5.1)', async ({ service }) => {
+    const grain = (name: string) => rows(service, { dimensions: [{ field: 'orders.ordered_at', grain: name, alias: 'period' }], measures: ['revenue'] }, ['period', 'revenue']);
+    assert.equal(await grain('month'), sorted([['2024-01-01', 100], ['2024-02-01', 250], ['2024-04-01', 370], ['2024-05-01', 20]]));
+    assert.equal(await grain('quarter'), sorted([['2024-01-01', 350], ['2024-04-01', 390]]));
+    assert.equal(await grain('year'), [['2024-01-01', 740]]);
+    assert.equal(await grain('week'), sorted([['2024-01-15', 100], ['2024-01-29', 200], ['2024-02-19', 50], ['2024-04-08', 370], ['2024-04-29', 20]]));
+  });
+
+  test('a measure on the one side grouped by a dimension of the many side counts each customer once per group (Semantic 2)', async ({ service }) => {
+    assert.equal(await rows(service, { dimensions: ['orders.status'], measures: ['customer_count'] }, ['status', 'customer_count']), sorted([
+      ['paid', 3], ['cancelled', 1], [null, 1],
+    ]));
+  });
+
+  test('a bridge: each movie counts once per height, the movie without cast in the NULL group (§6.8.1)', async ({ service }) => {
+    assert.equal(await rows(service, { dimensions: ['actors.height'], measures: ['gross', { expression: 'AVG(movies.gross)', alias: 'average' }] }, ['height', 'gross', 'average']), sorted([
+      [170, 300, 150], [180, 50, 50], [null, 40, 40],
+    ]));
+  });
+
+  test('order, limit and offset; NULL sorts last ascending, first descending (§5.1)', async ({ service }) => {
+    const reply = await query(service, { dimensions: ['customers.region'], measures: ['revenue'], orderBy: [{ field: 'revenue', direction: 'asc' }], limit: 2, offset: 1 });
+    assert.equal(normal(reply.body['rows'] as Row[], ['region', 'revenue']), [['WEST', 300], ['EAST', 350]]);
+    const descending = await query(service, { dimensions: ['customers.region'], measures: ['returned'], orderBy: [{ field: 'customers.region', direction: 'desc' }] });
+    // Returns reach EAST, NORTH and (orphan, no region) NULL; WEST has none, so a single-measure query has no WEST row.
+    assert.equal(normal(descending.body['rows'] as Row[], ['region']).map(([region]) => region), [null, 'NORTH', 'EAST']);
+  });
+
+  test('two paths are E_AMBIGUOUS_PATH; no path E_NO_PATH; unrelated facts without dimension E3013', async ({ service }) => {
+    await refused(service, { dimensions: ['users.name'], measures: ['points'] }, 'E_AMBIGUOUS_PATH');
+    await refused(service, { dimensions: ['weather.day'], measures: ['revenue'] }, 'E_NO_PATH');
+    await refused(service, { measures: ['revenue', 'average_temp'] }, 'E3013_NO_STITCHING_DIMENSION');
+  });
+
+  test('a fact reaching a sibling fact through a shared dimension, without bridge, is E3012; so is an N:N edge (no key on its to side) past a dimension', async ({ service }) => {
+    await refused(service, { dimensions: ['returns.id'], measures: ['revenue'] }, 'E3012_MN_NO_SAFE_REWRITE');
+    await refused(service, { dimensions: ['segments.label'], measures: ['revenue'] }, 'E3012_MN_NO_SAFE_REWRITE');
+  });
+
+  test('an N:N edge straight from the measure\'s dataset is resolved like a bridge: each customer once per label, none lost (§4.5, §6.8.1)', async ({ service }) => {
+    assert.equal(await rows(service, { dimensions: ['segments.label'], measures: ['customer_count'] }, ['label', 'customer_count']), sorted([
+      ['big', 3], ['core', 2], [null, 2],
+    ]));
+  });
+
+  test('where and having shapes are checked with the Foundation codes (§6.2 A.3)', async ({ service }) => {
+    const base = { dimensions: ['customers.region'], measures: ['revenue'] };
+    await refused(service, { ...base, where: 'SUM(orders.amount) > 1' }, 'E_AGGREGATE_IN_WHERE');
+    await refused(service, { ...base, where: 'revenue > 1' }, 'E_AGGREGATE_IN_WHERE');
+    await refused(service, { ...base, where: 'orders.amount > 1 AND SUM(orders.amount) > 1' }, 'E_MIXED_PREDICATE_LEVEL');
+    await refused(service, { ...base, where: 'ROW_NUMBER() OVER (ORDER BY orders.id) = 1' }, 'E_WINDOW_IN_WHERE');
+    await refused(service, { ...base, having: "orders.status = 'paid'" }, 'E_NON_AGGREGATE_IN_HAVING');
+    await refused(service, { ...base, having: 'orders.amount > 1 AND revenue > 1' }, 'E_MIXED_PREDICATE_LEVEL');
+    await refused(service, { ...base, measures: [{ expression: 'orders.amount' }] }, 'E_UNAGGREGATED_FINER_GRAIN_REFERENCE');
+    await refused(service, { ...base, measures: [{ expression: 'AVG(SUM(orders.amount))' }] }, 'E_NESTED_AGGREGATION_DEFERRED');
+    await refused(service, { ...base, measures: ['nothing'] }, 'E_NAME_NOT_FOUND');
+    await refused(service, { dimensions: ['customers.nowhere'] }, 'E_NAME_NOT_FOUND');
+    await refused(service, {}, 'E_EMPTY_AGGREGATION_QUERY');
+    await refused(service, { fields: ['orders.id'], measures: ['revenue'] }, 'E_MIXED_QUERY_SHAPE');
+  });
+
+  test('an expression names only model names, allowed functions and literals: no subquery, no other function, no caller text in the SQL', async ({ service }) => {
+    const base = { dimensions: ['customers.region'], measures: ['revenue'] };
+    await refused(service, { ...base, where: 'orders.id IN (SELECT 1)' }, 'E_INVALID_EXPRESSION');
+    await refused(service, { ...base, where: "pg_read_file('/etc/passwd') = 'x'" }, 'E_FUNCTION_NOT_ALLOWED');
+    await refused(service, { ...base, where: "orders.status = 'a'; drop table x" }, 'E_INVALID_EXPRESSION');
+    const response = await service.request(`${ROUTE}?explain=true`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...base, where: "orders.status = 'x'' or 1=1 --'" }),
+    });
+    const explained = (await response.json()) as { sql: string; params: unknown[] };
+    assert.is(response.status, 200);
+    assert.not.match(explained.sql, /or 1=1/);
+    assert.equal(explained.params, ["x' or 1=1 --"]);
+  });
+
+  test('403 before any SQL when a field reads a column outside the caller\'s grants; 404 and 409 as catalogued', async ({ service }) => {
+    const denied = await query(service, { dimensions: ['customers.region'], measures: ['revenue'] }, RESTRICTED_TOKEN);
+    assert.equal([denied.status, denied.body['code']], [403, 'forbidden'], JSON.stringify(denied.body));
+    const allowed = await query(service, { dimensions: ['customers.id'], measures: ['revenue'] }, RESTRICTED_TOKEN);
+    assert.is(allowed.status, 200, JSON.stringify(allowed.body));
+    const missing = await service.request('/api/v1/semantic/vdbs/nowhere/versions/1/query', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"measures":["revenue"]}' });
+    assert.is(missing.status, 404);
+    const plain = await service.request('/api/v1/semantic/vdbs/plain/versions/1/query', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"dimensions":["weather.day"]}' });
+    assert.equal([plain.status, ((await plain.json()) as Row)['code']], [409, 'semantic_unavailable']);
+  });
+
+  test('a scalar query: one row per home row, enriched LEFT (the orphan keeps a NULL region); fan-out and aggregates refused (§5.1.2, §6.2 B)', async ({ service }) => {
+    const reply = await query(service, { fields: ['orders.id', 'orders.amount', { field: 'customers.region', alias: 'area' }], where: "orders.status = 'paid'", orderBy: ['id'], limit: 3 });
+    assert.is(reply.status, 200, JSON.stringify(reply.body));
+    assert.equal(normal(reply.body['rows'] as Row[], ['id', 'amount', 'area']), [[1, 100, 'EAST'], [2, 200, 'EAST'], [4, 300, 'WEST']]);
+    assert.equal(await rows(service, { fields: ['orders.id', 'customers.region'], where: 'orders.id = 5' }, ['id', 'region']), [[5, null]]);
+    await refused(service, { fields: ['orders.amount', 'returns.amount'] }, 'E_FAN_OUT_IN_SCALAR_QUERY');
+    await refused(service, { fields: ['orders.id', 'revenue'] }, 'E_AGGREGATE_IN_SCALAR_QUERY');
+    await refused(service, { fields: [{ expression: 'SUM(orders.amount)' }] }, 'E_AGGREGATE_IN_SCALAR_QUERY');
+    await refused(service, { fields: [] }, 'E_EMPTY_SCALAR_QUERY');
+  });
+
+  test('a dimension-only query lists the values of the dimension\'s own dataset', async ({ service }) => {
+    assert.equal(await rows(service, { dimensions: ['customers.region'] }, ['region']), sorted([['EAST'], ['WEST'], ['NORTH'], [null]]));
+  });
+
+  test.run();
+}

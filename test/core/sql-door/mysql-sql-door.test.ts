@@ -1,0 +1,16 @@
+import { MysqlDialect } from '../../../adapters/mysql/mysql-dialect.js';
+import { guardDatasource } from '../../../core/sql/guarded-datasource.js';
+import { runSqlDoorSuite } from './sql-door-suite.js';
+
+const url = process.env['VDB_TEST_MYSQL_URL'];
+
+runSqlDoorSuite({
+  name: 'mysql',
+  family: 'mysql',
+  skip: url === undefined ? 'VDB_TEST_MYSQL_URL is not set' : undefined,
+  open: async () => guardDatasource(await new MysqlDialect('mysql').open({
+    name: 'retail_db', adapter: 'mysql', connection: { connectionString: url }, pool: { max: 4 }, init: [], baseDir: process.cwd(),
+  })),
+  closeAfter: true,
+  schema: url === undefined ? '' : new URL(url).pathname.slice(1),
+});

@@ -1,0 +1,16 @@
+import { PostgresDialect } from '../../../adapters/postgres/postgres-dialect.js';
+import { guardDatasource } from '../../../core/sql/guarded-datasource.js';
+import { runSqlDoorSuite } from './sql-door-suite.js';
+
+const url = process.env['VDB_TEST_POSTGRES_URL'];
+
+runSqlDoorSuite({
+  name: 'postgres',
+  family: 'postgres',
+  skip: url === undefined ? 'VDB_TEST_POSTGRES_URL is not set' : undefined,
+  open: async () => guardDatasource(await new PostgresDialect('postgres').open({
+    name: 'retail_db', adapter: 'postgres', connection: { connectionString: url }, pool: { max: 4 }, init: [], baseDir: process.cwd(),
+  })),
+  closeAfter: true,
+  schema: 'sql_door_test',
+});

@@ -1,0 +1,161 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
+import { jdbc, jdbcMissing, pgClient, postgresJs, psql, psqlMissing, type DoorTarget } from '../../support/sql-clients.js';
+import { dropSyncedRoles } from '../../support/synced-roles.js';
+import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
+
+export interface DoorBackend {
+  name: string;
+  family: 'postgres' | 'mysql';
+  /** Why the backend is not available here; the suite is skipped. */
+  skip?: string | undefined;
+  open(): Promise<Datasource>;
+  /** Close the datasource after the suite (not the process's shared PGlite). */
+  closeAfter: boolean;
+  /**
+   * The schema the suite's tables go in: a schema of its own on the PostgreSQL family; on MySQL, where a
+   * schema is a database, the database of the URL (the suite's own), whose tables it replaces.
+   */
+  schema: string;
+}
+
+function schemaSetup(family: DoorBackend['family'], S: string): string[] {
+  const pg = family === 'postgres';
+  return [
+    ...(pg ? [`drop schema if exists ${S} cascade`, `create schema ${S}`] : [`drop table if exists ${S}.products, ${S}.customers`]),
+    `create table ${S}.customers (id integer primary key, name varchar(80) not null, email varchar(80) not null, region varchar(20) not null)`,
+    `create table ${S}.products (id integer primary key, name varchar(80) not null, price decimal(10, 2) not null, active boolean not null, added date not null)`,
+    `insert into ${S}.customers (id, name, email, region) values (1, 'Ada', 'ada@example.com', 'North'), (2, 'Ben', 'ben@example.com', 'South'), (3, 'Chloe', 'chloe@example.com', 'North')`,
+    `insert into ${S}.products (id, name, price, active, added) values
+       (1, 'Tea', 4.25, true, '2024-01-31'), (2, 'Coffee', 7.50, true, '2024-02-29'), (3, 'Cocoa', 3.10, false, '2024-03-01')`,
+  ];
+}
+
+/** The VDB `door`: a clerk may do everything; an analyst reads products and three columns of customers. */
+const doorVdb = (S: string) => `
+name: door
+version: "1"
+datasource: retail_db
+schemas:
+  - { name: ${S} }
+dataRoles:
+  - name: clerk
+    grants: [{ resource: ${S}, allow: [select, insert, update, delete] }]
+  - name: analyst
+    grants:
+      - { resource: ${S}.products, allow: [select] }
+      - { resource: ${S}.customers, allow: [select], columns: [id, name, region] }
+`;
+
+/**
+ * The SQL front door on one backend: the real service with `sql.enabled` on port 0, serving the VDB `door`
+ * over the backend, and clients nobody on this project wrote (psql, node-postgres, postgres.js, the
+ * PostgreSQL JDBC driver) connecting with the test tokens as passwords.
+ */
+export function runSqlDoorSuite(backend: DoorBackend): void {
+  const S = backend.schema;
+  const test = suite<{ service: TestService; raw: Datasource; target: DoorTarget }>(`${backend.name}: the SQL front door with real clients`);
+  if (backend.skip) {
+    test.skip(`(${backend.skip})`, () => undefined);
+    test.run();
+    return;
+  }
+
+  test.before(async (context) => {
+    context.raw = await backend.open();
+    for (const statement of schemaSetup(backend.family, S)) await context.raw.query(statement, []);
+    context.service = await startTestService({
+      config: demoConfig({ descriptors: './bundle', sql: { enabled: true, port: 0 } }),
+      files: { 'bundle/vdbs/door.yaml': doorVdb(S) },
+      datasources: { retail_db: context.raw },
+    });
+    context.target = { port: (context.service.sqlAddress as { port: number }).port, database: 'door@1' };
+  });
+
+  test.after(async ({ service, raw }) => {
+    await service?.close();
+    if (raw) await dropSyncedRoles(service, raw);
+    if (backend.closeAfter) await raw?.close();
+  });
+
+  const missingPsql = psqlMissing();
+  (missingPsql ? test.skip : test)(`psql: a query, a denial naming the column with SQLSTATE 42501, and the VDB named without its version${missingPsql ? ` (${missingPsql})` : ''}`, async ({ target }) => {
+    const rows = await psql(target, ANALYST_TOKEN, [`select id, name, price, active from ${S}.products order by id`]);
+    assert.is(rows.stderr, '');
+    assert.is(rows.stdout, '1|Tea|4.25|t\n2|Coffee|7.5|t\n3|Cocoa|3.1|f\n');
+    const denied = await psql(target, ANALYST_TOKEN, [`select name, email from ${S}.customers`]);
+    assert.is(denied.code, 1);
+    assert.ok(denied.stderr.includes(`ERROR:  42501: select on column email of ${S}.customers is not granted`), denied.stderr);
+    const unversioned = await psql({ ...target, database: 'door' }, ANALYST_TOKEN, [`select count(*) from ${S}.customers`]);
+    assert.is(unversioned.stdout, '3\n', unversioned.stderr);
+  });
+
+  test('node-postgres: the extended protocol with parameters, type OIDs, a named statement run twice, and a denial that leaves the connection usable', async ({ target }) => {
+    const client = pgClient(target, ANALYST_TOKEN);
+    await client.connect();
+    try {
+      const result = await client.query(`select id, name, price, active from ${S}.products where id = $1 or name = $2 order by id`, [3, 'Tea']);
+      assert.equal(result.rows, [{ id: 1, name: 'Tea', price: '4.25', active: true }, { id: 3, name: 'Cocoa', price: '3.1', active: false }]);
+      // int4, text, numeric, bool (docs/logical-types.md → docs/sql.md#types)
+      assert.equal(result.fields.map((field) => field.dataTypeID), [23, 25, 1700, 16]);
+      const named = { name: 'by_region', text: `select name from ${S}.customers where region = $1 order by id` };
+      assert.equal((await client.query({ ...named, values: ['North'] })).rows, [{ name: 'Ada' }, { name: 'Chloe' }]);
+      assert.equal((await client.query({ ...named, values: ['South'] })).rows, [{ name: 'Ben' }]);
+      const denied = await client.query(`select email from ${S}.customers where id = $1`, [1]).then(() => undefined, (error: { code?: string; message: string }) => error);
+      assert.is(denied?.code, '42501');
+      assert.match(denied?.message ?? '', /email/);
+      const dates = await client.query(`select added from ${S}.products where id = $1`, [2]);
+      assert.is(dates.fields[0]?.dataTypeID, 1082);
+      assert.is((await client.query('select 1 + 1 as two')).rows[0]?.two, 2);
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('postgres.js: tagged queries with parameters (Parse, Describe of the statement, then Bind and Execute); a denial is 42501', async ({ target }) => {
+    const sql = postgresJs(target, ANALYST_TOKEN);
+    try {
+      const rows = await sql`select id, name, region from ${sql.unsafe(`${S}.customers`)} where id in (${1}, ${3}) order by id`;
+      assert.equal([...rows], [{ id: 1, name: 'Ada', region: 'North' }, { id: 3, name: 'Chloe', region: 'North' }]);
+      const again = await sql`select id, name, region from ${sql.unsafe(`${S}.customers`)} where id in (${2}, ${3}) order by id`;
+      assert.equal(again.map((row) => row['name']), ['Ben', 'Chloe']);
+      const denied = await sql`select email from ${sql.unsafe(`${S}.customers`)}`.then(() => undefined, (error: { code?: string }) => error);
+      assert.is(denied?.code, '42501');
+    } finally {
+      await sql.end();
+    }
+  });
+
+  const missingJdbc = jdbcMissing();
+  (missingJdbc ? test.skip : test)(`JDBC: a Statement, a PreparedStatement run past prepareThreshold (binary results), a string parameter and a denial${missingJdbc ? ` (${missingJdbc})` : ''}`, async ({ target }) => {
+    const lines = await jdbc(target, ANALYST_TOKEN, [
+      `query:select id, name from ${S}.customers order by id`,
+      `prepared:select id, name, price, active, added from ${S}.products where id = ?|2`,
+      `prepared-text:select id from ${S}.customers where name = ?|Chloe`,
+      `query:select email from ${S}.customers`,
+      'query:select 40 + 2',
+    ]);
+    assert.equal(lines, [
+      '1|Ada', '2|Ben', '3|Chloe',
+      '2|Coffee|7.5|t|2024-02-29',
+      '3',
+      `error 42501 ERROR: select on column email of ${S}.customers is not granted`,
+      '42',
+    ]);
+  });
+
+  test('writes: refused as not read-only (25006) while sql.allowWrites is off, even for the clerk', async ({ target, raw }) => {
+    const client = pgClient(target, ADMIN_TOKEN);
+    await client.connect();
+    try {
+      const refused = await client.query(`update ${S}.products set price = 1 where id = $1`, [1]).then(() => undefined, (error: { code?: string }) => error);
+      assert.is(refused?.code, '25006');
+      assert.equal((await raw.query(`select price from ${S}.products where id = 1`, [])).rows, [{ price: '4.25' }]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  test.run();
+}

@@ -1,0 +1,84 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import postgres from 'postgres';
+import { projectRoot } from './test-service.js';
+
+/** Where the SQL front door of a test service listens, and the VDB to connect to. */
+export interface DoorTarget {
+  port: number;
+  database: string;
+}
+
+export interface ProcessOutput {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function runProcess(command: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<ProcessOutput> {
+  return new Promise((resolve) => {
+    execFile(command, args, { env: { ...process.env, ...env }, timeout: 120_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Debian's psql, when installed. */
+export function psqlMissing(): string | undefined {
+  try {
+    execFileSync('psql', ['--version'], { stdio: 'ignore' });
+    return undefined;
+  } catch {
+    return 'psql is not installed (Debian: apt-get install postgresql-client)';
+  }
+}
+
+/** `psql -c` per statement, unaligned output with `|` between columns, SQLSTATEs in error messages. */
+export function psql(target: DoorTarget, token: string, statements: string[], user = 'tester', env: NodeJS.ProcessEnv = {}): Promise<ProcessOutput> {
+  const args = ['-X', '-A', '-t', '-F', '|', '-v', 'VERBOSITY=verbose', '-h', '127.0.0.1', '-p', String(target.port), '-U', user, '-d', target.database];
+  for (const statement of statements) args.push('-c', statement);
+  return runProcess('psql', args, { PGPASSWORD: token, PGCONNECT_TIMEOUT: '30', ...env });
+}
+
+export function pgClient(target: DoorTarget, token: string): pg.Client {
+  return new pg.Client({ host: '127.0.0.1', port: target.port, database: target.database, user: 'tester', password: token });
+}
+
+/**
+ * postgres.js; `fetch_types: false` until the catalog answers land: at connect it reads the array types from
+ * pg_catalog.pg_type, which the door refuses without them.
+ */
+export function postgresJs(target: DoorTarget, token: string): postgres.Sql {
+  return postgres({ host: '127.0.0.1', port: target.port, database: target.database, username: 'tester', password: token, fetch_types: false, max: 1 });
+}
+
+const JDBC_JAR = '/usr/share/java/postgresql.jar';
+let compiled: string | undefined;
+
+/** Why the JDBC client cannot run here (no driver jar, no JDK), or undefined. */
+export function jdbcMissing(): string | undefined {
+  if (!existsSync(JDBC_JAR)) return `${JDBC_JAR} is missing (Debian: apt-get install libpostgresql-jdbc-java)`;
+  try {
+    execFileSync('javac', ['-version'], { stdio: 'ignore' });
+    return undefined;
+  } catch {
+    return 'javac is not installed (a JDK 17)';
+  }
+}
+
+/** Runs test/fixtures/sql-door/JdbcProbe.java (compiled once per process) with these steps; one line per result. */
+export async function jdbc(target: DoorTarget, token: string, steps: string[]): Promise<string[]> {
+  if (compiled === undefined) {
+    const folder = mkdtempSync(join(tmpdir(), 'vdb-jdbc-'));
+    execFileSync('javac', ['-d', folder, join(projectRoot, 'test/fixtures/sql-door/JdbcProbe.java')]);
+    compiled = folder;
+  }
+  const url = `jdbc:postgresql://127.0.0.1:${target.port}/${target.database}`;
+  const output = await runProcess('java', ['-cp', `${compiled}:${JDBC_JAR}`, 'JdbcProbe', url, 'tester', token, ...steps]);
+  if (output.code !== 0) throw new Error(`JdbcProbe failed (${output.code}): ${output.stderr}`);
+  return output.stdout.split('\n').filter((line) => line !== '');
+}
