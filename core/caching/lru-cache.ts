@@ -4,7 +4,8 @@ export class LruCache<K, V> {
   /** The most recently used key: a hit on it (a hot text asked for again) needs no reordering. */
   private newest: K | undefined;
 
-  constructor(private readonly capacity: number) {}
+  /** @param onEvict called with an entry pushed out by a newer one, to release what it holds */
+  constructor(private readonly capacity: number, private readonly onEvict?: (key: K, value: V) => void) {}
 
   get size(): number {
     return this.entries.size;
@@ -24,6 +25,9 @@ export class LruCache<K, V> {
     this.entries.delete(key);
     this.entries.set(key, value);
     this.newest = key;
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as K);
+    if (this.entries.size <= this.capacity) return;
+    const [oldestKey, oldest] = this.entries.entries().next().value as [K, V];
+    this.entries.delete(oldestKey);
+    this.onEvict?.(oldestKey, oldest);
   }
 }

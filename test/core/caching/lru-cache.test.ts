@@ -13,6 +13,17 @@ test('the cache keeps at most its capacity and forgets the least recently used e
   assert.equal([cache.get('a'), cache.get('c')], [1, 3]);
 });
 
+test('an entry pushed out is handed to onEvict, so what it holds can be released', () => {
+  const evicted: [string, number][] = [];
+  const cache = new LruCache<string, number>(2, (key, value) => evicted.push([key, value]));
+  cache.set('a', 1);
+  cache.set('b', 2);
+  cache.get('a');
+  cache.set('c', 3);
+  cache.set('a', 4);
+  assert.equal(evicted, [['b', 2]]);
+});
+
 test('a hit on the most recent entry keeps the order that the next eviction follows', () => {
   const cache = new LruCache<string, number>(2);
   cache.set('a', 1);

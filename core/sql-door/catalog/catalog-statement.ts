@@ -1,0 +1,163 @@
+/**
+ * Which statements the catalog mirror answers: one SELECT (or SHOW) that reads only PostgreSQL's catalogs,
+ * or, without any relation, calls only catalog and session functions (`SELECT version()`,
+ * `current_schema()`, `current_setting('...')`). Anything reading a relation of another schema, writing, or
+ * locking is the datasource's: the mirror holds no data, so it must never answer a statement that reads some.
+ */
+import { loadModule, parseSync } from 'libpg-query';
+import { LruCache } from '../../caching/lru-cache.js';
+
+type PgObject = { [field: string]: unknown };
+
+/** Schemas whose relations are PostgreSQL's own catalogs. */
+const CATALOG_SCHEMAS: ReadonlySet<string> = new Set(['pg_catalog', 'information_schema']);
+
+/** Functions drivers call without a FROM to learn about the session and server (besides `pg_*` ones). */
+const CATALOG_FUNCTIONS: ReadonlySet<string> = new Set([
+  'version', 'current_schema', 'current_schemas', 'current_setting', 'set_config', 'current_database',
+  'format_type', 'obj_description', 'col_description', 'shobj_description',
+  'has_table_privilege', 'has_schema_privilege', 'has_database_privilege', 'has_column_privilege', 'has_function_privilege',
+]);
+
+/** `current_schema` and `current_catalog` written without parentheses are SQL value functions. */
+const CATALOG_VALUE_FUNCTIONS: ReadonlySet<string> = new Set(['SVFOP_CURRENT_SCHEMA', 'SVFOP_CURRENT_CATALOG']);
+
+/**
+ * Catalog columns older clients still name but the mirror's PostgreSQL renamed: psql 15 and 16 read
+ * `pg_database.daticulocale` for `\l`, `datlocale` since PostgreSQL 17. The reference is renamed in the
+ * text the mirror runs (the answer keeps the client's column alias, which psql gives).
+ */
+const RENAMED_COLUMNS: ReadonlyMap<string, string> = new Map([['daticulocale', 'datlocale']]);
+
+/** Nodes that write, wherever they sit (a data-modifying CTE). */
+const WRITING_NODES: ReadonlySet<string> = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt']);
+
+let loading: Promise<void> | undefined;
+
+/** Loads the PostgreSQL grammar (WASM) once; `catalogStatement` needs it. */
+export function loadCatalogGrammar(): Promise<void> {
+  return (loading ??= loadModule());
+}
+
+/** A statement the mirror answers: its kind, and the text to run there. */
+export interface CatalogStatement {
+  readonly kind: 'select' | 'show';
+  /** The statement with renamed catalog columns (RENAMED_COLUMNS) spelled as the mirror spells them. */
+  readonly mirrorSql: string;
+}
+
+/**
+ * The door asks about every statement, and clients repeat theirs (a driver's metadata queries, a
+ * dashboard's refresh): decisions on texts up to CACHED_TEXT_LENGTH are kept.
+ */
+const decisions = new LruCache<string, CatalogStatement | null>(1_000);
+const CACHED_TEXT_LENGTH = 20_000;
+
+/** The statement when the mirror may answer it (see the file's comment), else undefined. */
+export function catalogStatement(sql: string): CatalogStatement | undefined {
+  if (sql.length > CACHED_TEXT_LENGTH) return decide(sql);
+  let decision = decisions.get(sql);
+  if (decision === undefined) decisions.set(sql, (decision = decide(sql) ?? null));
+  return decision ?? undefined;
+}
+
+function decide(sql: string): CatalogStatement | undefined {
+  let statements: PgObject[];
+  try {
+    statements = (parseSync(sql).stmts ?? []) as PgObject[];
+  } catch {
+    return undefined;
+  }
+  if (statements.length !== 1) return undefined;
+  const statement = statements[0]?.['stmt'] as PgObject | undefined;
+  if (statement === undefined) return undefined;
+  if ('VariableShowStmt' in statement) return { kind: 'show', mirrorSql: sql };
+  const select = statement['SelectStmt'] as PgObject | undefined;
+  if (select === undefined || 'intoClause' in select || 'lockingClause' in select) return undefined;
+  const uses = new Uses();
+  try {
+    uses.collect(statement);
+  } catch (error) {
+    // a tree too deep to walk is no catalog statement a client sends
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+  return uses.catalogOnly() ? { kind: 'select', mirrorSql: uses.renamed(sql) } : undefined;
+}
+
+/** What a statement's tree reads and calls. */
+class Uses {
+  private readonly relations: { schema: string | undefined; name: string }[] = [];
+  private readonly cteNames = new Set<string>();
+  private catalogCalls = 0;
+  private otherCalls = 0;
+  /** Calls of a function of another schema than the catalogs': a VDB function, which only the datasource has. */
+  private vdbCalls = 0;
+  private writes = false;
+  /** Byte offsets (libpg-query counts bytes) of column references to rename, with their names. */
+  private readonly renames: { location: number; from: string; to: string }[] = [];
+
+  collect(node: unknown): void {
+    if (Array.isArray(node)) {
+      for (const item of node) this.collect(item);
+      return;
+    }
+    if (typeof node !== 'object' || node === null) return;
+    for (const [key, value] of Object.entries(node as PgObject)) {
+      if (WRITING_NODES.has(key)) this.writes = true;
+      else if (key === 'RangeVar') this.relation(value as PgObject);
+      else if (key === 'CommonTableExpr') this.cteNames.add(String((value as PgObject)['ctename']));
+      else if (key === 'FuncCall') this.call(value as PgObject);
+      else if (key === 'ColumnRef') this.column(value as PgObject);
+      else if (key === 'SQLValueFunction' && CATALOG_VALUE_FUNCTIONS.has(String((value as PgObject)['op']))) this.catalogCalls++;
+      this.collect(value);
+    }
+  }
+
+  catalogOnly(): boolean {
+    if (this.writes || this.vdbCalls > 0) return false;
+    const read = this.relations.filter((relation) => relation.schema !== undefined || !this.cteNames.has(relation.name));
+    if (read.some((relation) => !isCatalogRelation(relation.schema, relation.name))) return false;
+    // without a catalog relation, only catalog functions make it a catalog statement (`SELECT 1` is the datasource's)
+    return read.length > 0 || (this.catalogCalls > 0 && this.otherCalls === 0);
+  }
+
+  /** `sql` with the recorded column references renamed, from the last so earlier offsets stay right. */
+  renamed(sql: string): string {
+    if (this.renames.length === 0) return sql;
+    let bytes = Buffer.from(sql, 'utf8');
+    for (const { location, from, to } of [...this.renames].sort((a, b) => b.location - a.location)) {
+      const at = bytes.indexOf(from, location, 'utf8');
+      if (at < 0) continue;
+      bytes = Buffer.concat([bytes.subarray(0, at), Buffer.from(to, 'utf8'), bytes.subarray(at + Buffer.byteLength(from))]);
+    }
+    return bytes.toString('utf8');
+  }
+
+  private column(node: PgObject): void {
+    const fields = (node['fields'] ?? []) as PgObject[];
+    const name = (fields[fields.length - 1]?.['String'] as PgObject | undefined)?.['sval'];
+    const to = typeof name === 'string' ? RENAMED_COLUMNS.get(name) : undefined;
+    if (to !== undefined && typeof node['location'] === 'number') this.renames.push({ location: node['location'], from: name as string, to });
+  }
+
+  private relation(node: PgObject): void {
+    const schema = node['schemaname'];
+    this.relations.push({ schema: typeof schema === 'string' ? schema : undefined, name: String(node['relname']) });
+  }
+
+  private call(node: PgObject): void {
+    const names = ((node['funcname'] ?? []) as PgObject[]).map((part) => String((part['String'] as PgObject | undefined)?.['sval']));
+    const name = names[names.length - 1] ?? '';
+    const schema = names.length > 1 ? names[names.length - 2] : undefined;
+    const catalog = schema === undefined ? CATALOG_FUNCTIONS.has(name) || name.startsWith('pg_') : CATALOG_SCHEMAS.has(schema);
+    if (catalog) this.catalogCalls++;
+    else if (schema !== undefined) this.vdbCalls++;
+    else this.otherCalls++;
+  }
+}
+
+/** `pg_catalog.x`, `information_schema.x`, or an unqualified `pg_*` name (pg_catalog comes first on any search path). */
+function isCatalogRelation(schema: string | undefined, name: string): boolean {
+  return schema === undefined ? name.startsWith('pg_') : CATALOG_SCHEMAS.has(schema);
+}

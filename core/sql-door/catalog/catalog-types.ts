@@ -1,0 +1,59 @@
+/** The contract between the SQL front door and the catalog responder (re-exported by index.ts). */
+import type { CatalogForeignKey, LogicalType } from '../../plugin-api/catalog.js';
+
+/** One answer as the wire protocol sends it: PostgreSQL type OIDs and values in PostgreSQL's text format. */
+export interface CatalogAnswer {
+  fields: { name: string; typeOid: number }[];
+  rows: (string | null)[][];
+  /** The command tag of CommandComplete, e.g. `SELECT 3` or `SHOW`. */
+  command: string;
+}
+
+/** A statement described without running it (the extended protocol's Describe of a prepared statement). */
+export interface CatalogDescription {
+  /** Type OIDs of `$1`, `$2`... as PostgreSQL infers them (ParameterDescription). */
+  paramTypeOids: number[];
+  /** The result's fields (RowDescription); empty for a statement without result. */
+  fields: { name: string; typeOid: number }[];
+}
+
+export interface CatalogResponder {
+  /** True when the statement reads pg_catalog / information_schema / catalog functions only. */
+  handles(sql: string): boolean;
+  /**
+   * Runs the statement on the caller's mirror, read-only and time-limited. Rejects with a `CatalogQueryError`
+   * (SQLSTATE `code`, PostgreSQL's `detail`, `hint`, `position`) when the statement fails there.
+   */
+  answer(sql: string, params: unknown[], caller: CatalogCaller): Promise<CatalogAnswer>;
+  /**
+   * Parameter types and fields of a statement `handles` claims, without running it: what Describe of a
+   * prepared statement answers before any Bind (postgres.js asks it of every statement). Rejects like `answer`.
+   */
+  describe(sql: string, caller: CatalogCaller): Promise<CatalogDescription>;
+  /** Ends every mirror's worker thread; later answers fail. */
+  close(): Promise<void>;
+}
+
+/** Who asks: the VDB version and what its grants let it see (`callerCatalog` builds it). */
+export interface CatalogCaller {
+  vdb: string;
+  version: string;
+  /** Names the grant set: callers with the same key see the same relations and share one mirror. */
+  grantsKey: string;
+  relations: VisibleRelation[];
+}
+
+/** A relation of the VDB cut to the caller's grants: only the columns it may select. */
+export interface VisibleRelation {
+  schema: string;
+  name: string;
+  kind: 'table' | 'view';
+  columns: { name: string; logicalType: LogicalType; nullable: boolean }[];
+  /** Empty unless every key column is visible. */
+  primaryKey: string[];
+  /**
+   * Foreign keys whose columns the caller sees at both ends (JDBC's getImportedKeys, psql's "Referenced
+   * by"); absent: none. An addition to the door's contract, which `callerCatalog` fills.
+   */
+  foreignKeys?: CatalogForeignKey[];
+}
