@@ -30,6 +30,7 @@ import type { RuntimeTransport } from './plugin-api/runtime-transport.js';
 import { TaskOrchestrator } from './tasks/task-orchestrator.js';
 import { ServiceMetrics } from './observe/service-metrics.js';
 import { SqlDoor } from './sql-door/sql-door.js';
+import { createCatalogResponder } from './sql-door/catalog/index.js';
 
 export interface ServiceOptions {
   configFile: string;
@@ -229,7 +230,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 async function startSqlDoor(config: ServiceConfig, container: DependencyContainer, logger: Logger, port: number | undefined): Promise<SqlDoor> {
   const sql = port === undefined ? config.sql : { ...config.sql, port };
   try {
-    return await SqlDoor.start({ config: sql, maxResultBytes: config.server.maxResultBytes, scheme: container.resolve(coreTokens.authScheme), handles: container.resolve(coreTokens.vdbHandles), logger });
+    return await SqlDoor.start({ config: sql, maxResultBytes: config.server.maxResultBytes, catalog: await createCatalogResponder(), scheme: container.resolve(coreTokens.authScheme), handles: container.resolve(coreTokens.vdbHandles), logger });
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code !== 'EADDRINUSE' && code !== 'EACCES' && code !== 'EADDRNOTAVAIL') throw error;

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { SqlConfig } from '../config/config-types.js';
 import type { AuthScheme } from '../plugin-api/auth-scheme.js';
 import type { VdbHandles } from '../vdb/vdb-handles.js';
-import type { CatalogResponder } from './catalog-port.js';
+import type { CatalogResponder } from './catalog/index.js';
 import { WireSession, type SessionContext } from './wire-session.js';
 
 export interface SqlDoorOptions {
@@ -19,7 +19,7 @@ export interface SqlDoorOptions {
   scheme: AuthScheme;
   handles: VdbHandles;
   logger: Logger;
-  /** The catalog answers; without them, catalog statements meet the analyzer, which refuses them. */
+  /** The catalog answers (ended with the door); without them, catalog statements meet the analyzer, which refuses them. */
   catalog?: CatalogResponder;
 }
 
@@ -27,7 +27,11 @@ export class SqlDoor {
   private readonly sessions = new Map<number, WireSession>();
   private nextProcessId = 1_000 + Math.floor(Math.random() * 100_000);
 
-  private constructor(private readonly server: Server, readonly address: { host: string; port: number }) {}
+  private constructor(
+    private readonly server: Server,
+    readonly address: { host: string; port: number },
+    private readonly catalog: CatalogResponder | undefined,
+  ) {}
 
   /** Listens on `sql.host`:`sql.port` (0: any free port, as tests ask). */
   static async start(options: SqlDoorOptions): Promise<SqlDoor> {
@@ -53,7 +57,7 @@ export class SqlDoor {
       });
     });
     const { address, port } = server.address() as AddressInfo;
-    door = new SqlDoor(server, { host: address, port });
+    door = new SqlDoor(server, { host: address, port }, options.catalog);
     return door;
   }
 
@@ -76,5 +80,6 @@ export class SqlDoor {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const session of this.sessions.values()) session.terminate();
     await closed;
+    await this.catalog?.close();
   }
 }

@@ -9,7 +9,7 @@ import { callerExecutor, type CallerExecutor } from '../authorization/caller-exe
 import { authorizeVdbStatement, type AuthorizedStatement } from '../authorization/sql-authorizer.js';
 import { isDenial } from '../plugin-api/denial.js';
 import type { Datasource, QueryResult } from '../plugin-api/sql-dialect.js';
-import { catalogCaller, type CatalogCaller, type CatalogResponder } from './catalog-port.js';
+import { callerCatalog, type CatalogCaller, type CatalogResponder } from './catalog/index.js';
 import type { DoorCaller } from './door-authentication.js';
 import { textForm, typeOid } from './pg-types.js';
 import { positionalText, type PositionalText } from './placeholders.js';
@@ -124,12 +124,12 @@ export class StatementRunner {
   }
 
   /**
-   * The columns a plan returns, before it is bound (Describe of a statement): a VDB query runs once with
-   * every parameter NULL, read-only, keeping no row; a write returns none.
+   * The columns a plan returns, before it is bound (Describe of a statement): the catalog mirror describes
+   * a catalog statement without running it; a VDB query runs once with every parameter NULL, read-only,
+   * keeping no row; a write returns none.
    */
   async describe(plan: StatementPlan & { kind: 'catalog' | 'vdb' }, signal: AbortSignal): Promise<FieldDescription[]> {
-    const parameters = Array.from({ length: this.parameterCount(plan) }, () => null);
-    if (plan.kind === 'catalog') return (await this.answerCatalog(plan.text, parameters)).fields;
+    if (plan.kind === 'catalog') return (await this.catalogResponder().describe(plan.text, this.catalogCaller())).fields;
     if (plan.statement.kind !== 'select') return [];
     const result = await this.query(plan, 'describe', plan.positional.order.map(() => null), signal, 0);
     return resultSet(result, '').fields;
@@ -149,9 +149,20 @@ export class StatementRunner {
   }
 
   private async answerCatalog(text: string, parameters: readonly unknown[]): Promise<ResultSet> {
-    this.catalogView ??= catalogCaller(this.caller.handle.vdb, this.caller.grants);
-    const answer = await (this.catalog as CatalogResponder).answer(text, [...parameters], this.catalogView);
+    // the mirror takes PostgreSQL's text form, as the client sent it
+    const values = parameters.map((value) => (value === null || value === undefined ? null : textOf(value)));
+    const answer = await this.catalogResponder().answer(text, values, this.catalogCaller());
     return { fields: answer.fields, rows: answer.rows, tag: answer.command };
+  }
+
+  private catalogCaller(): CatalogCaller {
+    return this.catalogView ??= callerCatalog(this.caller.handle.vdb, this.caller.grants);
+  }
+
+  /** Only a plan of kind `catalog` asks, and only a runner with a responder makes one. */
+  private catalogResponder(): CatalogResponder {
+    if (this.catalog === undefined) throw new WireError('0A000', 'catalog introspection is not answered by this SQL front door');
+    return this.catalog;
   }
 }
 
@@ -185,4 +196,11 @@ function tag(statement: AuthorizedStatement, rowCount: number): string {
 
 function highestParameter(text: string): number {
   return Math.max(0, ...[...text.matchAll(/\$(\d+)/g)].map((match) => Number(match[1])));
+}
+
+/** A bound value in PostgreSQL's text form. */
+function textOf(value: unknown): string {
+  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Uint8Array) return `\\x${Buffer.from(value).toString('hex')}`;
+  return String(value);
 }

@@ -5,6 +5,7 @@
  */
 import type { Denial, DenialCode } from '../plugin-api/denial.js';
 import { ForbiddenError } from '../plugin-api/errors.js';
+import { CatalogQueryError } from './catalog/index.js';
 import { classifySqlFailure, databaseDenial } from '../sql/sql-failure.js';
 
 /** A failure answered with this SQLSTATE and message; FATAL ones end the connection. */
@@ -39,6 +40,8 @@ export const QUERY_CANCELED = '57014';
 /** A failed statement as the client sees it. `cancelled` says the client asked for it. */
 export function statementWireError(error: unknown, cancelled: boolean): WireError {
   if (error instanceof WireError) return error;
+  // the mirror holds only what the caller may see: its message names nothing else
+  if (error instanceof CatalogQueryError) return new WireError(error.code, error.message, error.detail);
   const denial = databaseDenial(error);
   if (denial) return denialWireError(denial);
   if (error instanceof ForbiddenError) return new WireError('42501', error.message, `denial: ${String(error.details?.['denial'] ?? 'forbidden')}`);

@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { PostgresConnection, type State } from 'pg-gateway';
 import type { AuthScheme } from '../plugin-api/auth-scheme.js';
 import type { VdbHandles } from '../vdb/vdb-handles.js';
-import type { CatalogResponder } from './catalog-port.js';
+import type { CatalogResponder } from './catalog/index.js';
 import { authenticateCaller } from './door-authentication.js';
 import { binaryForm, binaryParameter, PG_TYPE } from './pg-types.js';
 import { REPORTED_SETTINGS, SERVER_SETTINGS, type SessionCommand } from './session-commands.js';
@@ -254,6 +254,7 @@ export class WireSession {
       throw error;
     }
     this.runner = new StatementRunner(caller, this.context.settings, this.context.catalog);
+    this.context.catalog?.prepare();
     this.phase = 'ready';
     this.send(this.messages.authenticationOk());
     for (const name of REPORTED_SETTINGS) this.send(this.messages.parameterStatus(name, this.setting(name)));

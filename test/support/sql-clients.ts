@@ -48,12 +48,9 @@ export function pgClient(target: DoorTarget, token: string): pg.Client {
   return new pg.Client({ host: '127.0.0.1', port: target.port, database: target.database, user: 'tester', password: token });
 }
 
-/**
- * postgres.js; `fetch_types: false` until the catalog answers land: at connect it reads the array types from
- * pg_catalog.pg_type, which the door refuses without them.
- */
+/** postgres.js as a user configures it: at connect it reads the array types from pg_catalog.pg_type (the catalog answers). */
 export function postgresJs(target: DoorTarget, token: string): postgres.Sql {
-  return postgres({ host: '127.0.0.1', port: target.port, database: target.database, username: 'tester', password: token, fetch_types: false, max: 1 });
+  return postgres({ host: '127.0.0.1', port: target.port, database: target.database, username: 'tester', password: token, max: 1 });
 }
 
 const JDBC_JAR = '/usr/share/java/postgresql.jar';

@@ -16,17 +16,18 @@ export interface CatalogResponderOptions {
 }
 
 /**
- * The responder the SQL front door asks first about each statement (index.ts). Loads the grammar it needs
- * and starts making the mirrors' snapshot (initdb, seconds) in the background.
+ * The responder the SQL front door asks first about each statement (index.ts). Loads the grammar it needs;
+ * the mirrors' snapshot (initdb, seconds) is made on `prepare()`, which the door calls when a client has
+ * connected, so that a service whose door nobody uses never pays for it.
  */
 export async function createCatalogResponder(options: CatalogResponderOptions = {}): Promise<CatalogResponder> {
   await loadCatalogGrammar();
   const mirrors = new CatalogMirrors(options.maxMirrors ?? 4, options.mirrorIdleMs ?? 600_000);
-  mirrors.prepare();
   const timeoutMs = options.statementTimeoutMs ?? 10_000;
   const maxRows = options.maxRows ?? 100_000;
   return {
     handles: (sql) => catalogStatement(sql) !== undefined,
+    prepare: () => mirrors.prepare(),
     async answer(sql, params, caller) {
       const statement = claimed(sql);
       const mirror = await mirrors.mirrorFor(caller);

@@ -20,6 +20,8 @@ export interface CatalogDescription {
 export interface CatalogResponder {
   /** True when the statement reads pg_catalog / information_schema / catalog functions only. */
   handles(sql: string): boolean;
+  /** Starts making what the first answer needs (in the background), so that it does not wait for it. */
+  prepare(): void;
   /**
    * Runs the statement on the caller's mirror, read-only and time-limited. Rejects with a `CatalogQueryError`
    * (SQLSTATE `code`, PostgreSQL's `detail`, `hint`, `position`) when the statement fails there.
