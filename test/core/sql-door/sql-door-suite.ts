@@ -145,6 +145,23 @@ export function runSqlDoorSuite(backend: DoorBackend): void {
     ]);
   });
 
+  (missingJdbc ? test.skip : test)(`JDBC DatabaseMetaData: getTables, getColumns and getPrimaryKeys list only what the analyst may read${missingJdbc ? ` (${missingJdbc})` : ''}`, async ({ target }) => {
+    const lines = await jdbc(target, ANALYST_TOKEN, [`tables:${S}`, `columns:${S}|customers`, `pkeys:${S}|customers`, `columns:${S}|products`]);
+    assert.equal(lines, [
+      `${S}|customers|TABLE`, `${S}|products|TABLE`,
+      'id|int4|NO', 'name|text|NO', 'region|text|NO',
+      'id|1',
+      'id|int4|NO', 'name|text|NO', 'price|numeric|NO', 'active|bool|NO', 'added|date|NO',
+    ], 'no email column, and no relation outside the VDB or the grants');
+  });
+
+  (missingPsql ? test.skip : test)(`psql \\dt and \\d: only the relations and columns the analyst may read${missingPsql ? ` (${missingPsql})` : ''}`, async ({ target }) => {
+    const listed = await psql(target, ANALYST_TOKEN, [`\\dt ${S}.*`]);
+    const described = await psql(target, ANALYST_TOKEN, [`\\d ${S}.customers`]);
+    assert.equal(listed.stdout.trim().split('\n').map((line) => line.split('|').slice(0, 3).join('|')), [`${S}|customers|table`, `${S}|products|table`], listed.stderr);
+    assert.equal(described.stdout.trim().split('\n'), ['id|integer||not null|', 'name|text||not null|', 'region|text||not null|'], described.stderr);
+  });
+
   test('writes: refused as not read-only (25006) while sql.allowWrites is off, even for the clerk', async ({ target, raw }) => {
     const client = pgClient(target, ADMIN_TOKEN);
     await client.connect();
