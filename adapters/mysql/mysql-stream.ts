@@ -70,8 +70,10 @@ export function streamStatement(connection: StreamingConnection, sql: string, bi
     signal?.addEventListener('abort', stop, { once: true });
     const query = connection.query(sql, bindings);
     // only the first result set is read; a statement without one (DML) gives its header as a 'result'
+    let first = true;
     query.on('fields', (fields) => {
-      if (builder === undefined && fields !== undefined) builder = new ResultBuilder(fields.map((field) => ({ name: field.name, ...mysqlCodec(field) })), options);
+      if (first && fields !== undefined) builder = new ResultBuilder(fields.map((field) => ({ name: field.name, ...mysqlCodec(field) })), options);
+      first = false;
     });
     query.on('result', (row, index = 0) => {
       if (index > 0) return;
