@@ -170,8 +170,14 @@ export class MysqlDatasource extends KnexDatasource {
   }
 }
 
+/** A server that does not answer a kill must not hold the statement's connection, and its caller, forever. */
+const KILL_LIMIT_MS = 5_000;
+
 /** `KILL QUERY <thread id>` (the id a number from the driver, bound); a kill that fails leaves the statement to its time limit. */
 async function killQuery(client: KnexMysqlClient, connection: StreamingConnection): Promise<void> {
   if (connection.threadId === null) return;
-  await client.cancelQuery(connection).catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<void>((done) => (timer = setTimeout(done, KILL_LIMIT_MS)));
+  await Promise.race([client.cancelQuery(connection).catch(() => undefined), limit]);
+  clearTimeout(timer);
 }
