@@ -5,6 +5,7 @@ import {
 } from '../../core/plugin-api/index.js';
 import { mysqlIntrospectionQueries } from './mysql-introspector.js';
 import { readMysqlOwnPrivileges } from './mysql-roles.js';
+import { streamStatement, type StreamingConnection } from './mysql-stream.js';
 import { mysqlCodec, type MysqlField } from './mysql-types.js';
 
 /**
@@ -20,6 +21,13 @@ function firstResult([rows, fields]: MysqlRaw): [MysqlRows, MysqlField[] | undef
     return [(rows as MysqlRows[])[0] ?? [], fields[0]];
   }
   return [rows as MysqlRows, fields as MysqlField[] | undefined];
+}
+
+/** What the datasource uses of knex's mysql2 client: its pool, and `KILL QUERY` from a connection of its own. */
+interface KnexMysqlClient {
+  acquireConnection(): Promise<StreamingConnection>;
+  releaseConnection(connection: StreamingConnection): Promise<void>;
+  cancelQuery(connection: StreamingConnection): Promise<unknown>;
 }
 
 /** Opens a pool logging in as `login`, each new connection running `setup` once. */
@@ -110,12 +118,30 @@ export class MysqlDatasource extends KnexDatasource {
   }
 
   protected async execute(runner: Knex, sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
+    if (runner.isTransaction !== true) return this.pooledQuery(runner, sql, bindings, options);
     const [rows, fields] = await this.run(sql, bindings, runner);
     if (!Array.isArray(rows) || !fields) {
       return encodeResult([], [], { affectedRows: Array.isArray(rows) ? 0 : (rows.affectedRows ?? 0) });
     }
     const columns = fields.map((field) => ({ name: field.name, ...mysqlCodec(field) }));
     return encodeResult(columns, rows, { maxRows: options.maxRows, maxBytes: options.maxBytes });
+  }
+
+  /**
+   * A statement outside a transaction, on a pooled mysql2 connection directly: its rows are read as they
+   * arrive, within the limits of `options`, and the statement is ended on the server once cut or aborted
+   * (mysql-stream.ts). The kill comes from a short-lived connection of the pool's own login (knex's
+   * `cancelQuery`): a user may always kill its own statements, and the kill takes no slot of a pool the
+   * runaway statements may fill. The connection then goes back to its pool, usable.
+   */
+  private async pooledQuery(pool: Knex, sql: string, bindings: readonly unknown[], options: QueryOptions): Promise<QueryResult> {
+    const client = pool.client as unknown as KnexMysqlClient;
+    const connection = await client.acquireConnection();
+    try {
+      return await streamStatement(connection, sql, bindings, options, (running) => killQuery(client, running));
+    } finally {
+      await client.releaseConnection(connection);
+    }
   }
 
   async introspect(schemas: readonly string[]): Promise<Catalog> {
@@ -142,4 +168,16 @@ export class MysqlDatasource extends KnexDatasource {
     );
     return this.mariadb;
   }
+}
+
+/** A server that does not answer a kill must not hold the statement's connection, and its caller, forever. */
+const KILL_LIMIT_MS = 5_000;
+
+/** `KILL QUERY <thread id>` (the id a number from the driver, bound); a kill that fails leaves the statement to its time limit. */
+async function killQuery(client: KnexMysqlClient, connection: StreamingConnection): Promise<void> {
+  if (connection.threadId === null) return;
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<void>((done) => (timer = setTimeout(done, KILL_LIMIT_MS)));
+  await Promise.race([client.cancelQuery(connection).catch(() => undefined), limit]);
+  clearTimeout(timer);
 }

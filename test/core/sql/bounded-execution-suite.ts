@@ -17,45 +17,72 @@ export interface BoundedBackend {
   /** A datasource of its own whose login may create roles and schemas; closed by `close`. */
   open(): Promise<Datasource>;
   close(datasource: Datasource): Promise<void>;
-  /** How many statements of the runaway tasks the server still runs; absent where no other session can see them (PGlite). */
+  /** The backend's SQL where the PostgreSQL family's (`POSTGRES_STATEMENTS`) does not run. */
+  statements?: BoundedStatements;
+  /** How many statements of the runaway tasks (those with `statements.mark`) the server still runs; absent where no other session can see them (PGlite). */
   runaways?(datasource: Datasource): Promise<number>;
 }
 
-const SCHEMA = 'bounded_test';
-const VDB = 'bounded';
-const MAX_RESULT_BYTES = 300;
-const MAX_OBSERVATION_BYTES = 300;
-const TASKS = `/api/v1/capabilities/answer/vdbs/${VDB}/versions/1/tasks`;
+/** The SQL of the suite on one backend. */
+export interface BoundedStatements {
+  /** The schema the VDB reads (its table `customers`: id, email, region). */
+  schema: string;
+  /** The VDB's name: database roles and users are named after it, server-wide. */
+  vdb: string;
+  setup: readonly string[];
+  teardown: readonly string[];
+  /** Two statements that run for minutes unless cancelled, each holding `mark`; the first is also a query endpoint's. */
+  runaways: readonly [string, string];
+  /** A statement whose rows stream for minutes as they are made, holding `mark`. */
+  huge: string;
+  /** Text found in the runaway statements only, to find them among those the server runs. */
+  mark: string;
+}
+
 /** Runs for minutes unless cancelled: counting ten billion generated rows, or an unbounded recursion. */
 export const RUNAWAY_MARK = '10000000000';
-const RUNAWAYS = [
-  `select count(*) as n from generate_series(1, ${RUNAWAY_MARK}) g`,
-  `with recursive r(n) as (select 1 union all select n + 1 from r where n < ${RUNAWAY_MARK}) select count(*) as n from r`,
-];
+const PG_SCHEMA = 'bounded_test';
 
-const SETUP = [
-  `drop schema if exists ${SCHEMA} cascade`,
-  `create schema ${SCHEMA}`,
-  `create table ${SCHEMA}.customers (id integer primary key, email text not null, region text not null)`,
-  `insert into ${SCHEMA}.customers select g, 'c' || g || '@example.com', case when g % 2 = 0 then 'North' else 'South' end from generate_series(1, 40) g`,
-];
+export const POSTGRES_STATEMENTS: BoundedStatements = {
+  schema: PG_SCHEMA,
+  vdb: 'bounded',
+  setup: [
+    `drop schema if exists ${PG_SCHEMA} cascade`,
+    `create schema ${PG_SCHEMA}`,
+    `create table ${PG_SCHEMA}.customers (id integer primary key, email text not null, region text not null)`,
+    `insert into ${PG_SCHEMA}.customers select g, 'c' || g || '@example.com', case when g % 2 = 0 then 'North' else 'South' end from generate_series(1, 40) g`,
+  ],
+  teardown: [`drop schema if exists ${PG_SCHEMA} cascade`],
+  runaways: [
+    `select count(*) as n from generate_series(1, ${RUNAWAY_MARK}) g`,
+    `with recursive r(n) as (select 1 union all select n + 1 from r where n < ${RUNAWAY_MARK}) select count(*) as n from r`,
+  ],
+  // rows of a recursive CTE stream as they are made (generate_series in FROM would materialize them all first)
+  huge: `with recursive r(n) as (select 1 union all select n + 1 from r where n < ${RUNAWAY_MARK}) select n from r`,
+  mark: RUNAWAY_MARK,
+};
 
-const FILES: Record<string, string> = {
-  'bundle/vdbs/bounded.yaml': `name: ${VDB}
+const MAX_RESULT_BYTES = 300;
+const MAX_OBSERVATION_BYTES = 300;
+
+function files({ schema, vdb, runaways, huge }: BoundedStatements): Record<string, string> {
+  return {
+    [`bundle/vdbs/${vdb}.yaml`]: `name: ${vdb}
 version: "1"
 datasource: retail_db
-schemas: [{ name: ${SCHEMA} }]
+schemas: [{ name: ${schema} }]
 dataRoles:
   - name: analyst
-    grants: [{ resource: ${SCHEMA}.customers, allow: [select], columns: [id, region] }]
+    grants: [{ resource: ${schema}.customers, allow: [select], columns: [id, region] }]
   - name: clerk
-    grants: [{ resource: ${SCHEMA}, allow: [select, insert, update, delete] }]
+    grants: [{ resource: ${schema}, allow: [select, insert, update, delete] }]
 `,
-  'bundle/queries/bounded_regions.yaml': `---\ntype: sqlDirect\nvirtualDatabase: ${VDB}\nquery: select id, region from ${SCHEMA}.customers order by id\n`,
-  'bundle/queries/bounded_one.yaml': `---\ntype: sqlDirect\nvirtualDatabase: ${VDB}\nneededFields: [id]\nquery: select id, region from ${SCHEMA}.customers where id = {{ id }}\n`,
-  'bundle/queries/bounded_slow.yaml': `---\ntype: sqlDirect\nvirtualDatabase: ${VDB}\nquery: ${RUNAWAYS[0]}\n`,
-  'bundle/queries/bounded_huge.yaml': `---\ntype: sqlDirect\nvirtualDatabase: ${VDB}\nquery: with recursive r(n) as (select 1 union all select n + 1 from r where n < ${RUNAWAY_MARK}) select n from r\n`,
-};
+    'bundle/queries/bounded_regions.yaml': `---\ntype: sqlDirect\nvirtualDatabase: ${vdb}\nquery: select id, region from ${schema}.customers order by id\n`,
+    'bundle/queries/bounded_one.yaml': `---\ntype: sqlDirect\nvirtualDatabase: ${vdb}\nneededFields: [id]\nquery: select id, region from ${schema}.customers where id = {{ id }}\n`,
+    'bundle/queries/bounded_slow.yaml': `---\ntype: sqlDirect\nvirtualDatabase: ${vdb}\nquery: ${runaways[0]}\n`,
+    'bundle/queries/bounded_huge.yaml': `---\ntype: sqlDirect\nvirtualDatabase: ${vdb}\nquery: ${huge}\n`,
+  };
+}
 
 function config(): Record<string, unknown> {
   return {
@@ -89,17 +116,19 @@ export function runBoundedSuite(backend: BoundedBackend): void {
     test.run();
     return;
   }
+  const statements = backend.statements ?? POSTGRES_STATEMENTS;
+  const TASKS = `/api/v1/capabilities/answer/vdbs/${statements.vdb}/versions/1/tasks`;
 
   test.before(async (context) => {
     context.raw = await backend.open();
-    for (const statement of SETUP) await context.raw.query(statement, []);
-    context.service = await startTestService({ config: config(), files: FILES, datasources: { retail_db: context.raw } });
+    for (const statement of statements.setup) await context.raw.query(statement, []);
+    context.service = await startTestService({ config: config(), files: files(statements), datasources: { retail_db: context.raw } });
   });
   test.after(async ({ raw, service }) => {
     await service?.close();
     if (!raw) return;
     await dropSyncedRoles(service, raw);
-    await raw.query(`drop schema if exists ${SCHEMA} cascade`, []);
+    for (const statement of statements.teardown) await raw.query(statement, []);
     await backend.close(raw);
   });
 
@@ -112,7 +141,7 @@ export function runBoundedSuite(backend: BoundedBackend): void {
   });
 
   test('a task query over maxObservationBytes gives a truncated observation within the budget; the task completes', async ({ service }) => {
-    const reply = await post(service, TASKS, { goal: `select id, region from ${SCHEMA}.customers order by id` }, ANALYST_TOKEN);
+    const reply = await post(service, TASKS, { goal: `select id, region from ${statements.schema}.customers order by id` }, ANALYST_TOKEN);
     assert.is(reply.status, 200, JSON.stringify(reply.body));
     assert.is(reply.body['state'], 'completed', JSON.stringify(reply.body));
     const usage = reply.body['usage'] as { observationRows: number; observationBytes: number };
@@ -130,7 +159,6 @@ export function runBoundedSuite(backend: BoundedBackend): void {
 
   if (backend.runaways) {
     const runaways = backend.runaways;
-    // rows of a recursive CTE stream as they are made (generate_series in FROM would materialize them all first)
     test('a result of ten billion rows is read as it streams, up to the budget: 422, and its statement no longer runs once answered', async ({ raw, service }) => {
       const huge = await post(service, '/api/v1/query/perform/bounded_huge', {}, ADMIN_TOKEN);
       assert.equal([huge.status, huge.body['code'], huge.body['details']], [422, 'result_too_large', { limitBytes: MAX_RESULT_BYTES }], JSON.stringify(huge.body));
@@ -160,7 +188,7 @@ export function runBoundedSuite(backend: BoundedBackend): void {
   }
 
   test('10 runaway tasks of the analyst in flight: the admin is served, health answers, each task ends at its deadline, its statement is cancelled and the analyst is served again', async ({ raw, service }) => {
-    const tasks = Array.from({ length: 10 }, (_, index) => post(service, TASKS, { goal: RUNAWAYS[index % 2] }, ANALYST_TOKEN));
+    const tasks = Array.from({ length: 10 }, (_, index) => post(service, TASKS, { goal: statements.runaways[index % 2] }, ANALYST_TOKEN));
     await pause(500);
     // on PGlite, whose one connection the runaways hold in turn, the admin waits for the first to be cancelled at its deadline
     const admin = await post(service, '/api/v1/query/perform/bounded_one', { id: 4 }, ADMIN_TOKEN);
