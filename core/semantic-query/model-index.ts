@@ -21,6 +21,8 @@ export interface ResolvedField {
   field: PackageField;
   /** `dataset.field` as the query should write it. */
   name: string;
+  /** Its dataset, then those an enriched field joins many-to-one to read (the package field's `joins`). */
+  datasets: PackageDataset[];
 }
 
 function isPrivate(element: PackageField | PackageMetric): boolean {
@@ -72,7 +74,11 @@ export class ModelIndex {
     const datasets = this.datasets.get(parts.slice(0, -1).join('.').toLowerCase()) ?? [];
     return datasets.flatMap((dataset) => dataset.fields
       .filter((field) => field.name.toLowerCase() === fieldName && !isPrivate(field))
-      .map((field) => ({ dataset, field, name: `${dataset.name}.${field.name}` })));
+      .map((field) => this.resolved(dataset, field)));
+  }
+
+  resolved(dataset: PackageDataset, field: PackageField): ResolvedField {
+    return { dataset, field, name: `${dataset.name}.${field.name}`, datasets: [dataset, ...(field.joins ?? []).map((join) => this.dataset(join.dataset))] };
   }
 }
 

@@ -95,7 +95,7 @@ class QueryCompiler {
     const limit = this.query.limit === undefined ? undefined : this.writer.param({ kind: 'limit' });
     const offset = this.query.offset === undefined ? undefined : this.writer.param({ kind: 'offset' });
     const assembly = new StatementAssembly(this.writer, this.planner, this.reads, {
-      dimensions: this.dimensions, groups: this.groups, where: this.where, whereDatasets: this.whereFields.map((field) => field.dataset),
+      dimensions: this.dimensions, groups: this.groups, where: this.where, whereDatasets: this.whereFields.flatMap((field) => field.datasets),
     });
     const text = [
       `WITH ${this.groups.map((group) => `${this.writer.name(group.alias)} AS (${assembly.groupSql(group)})`).join(', ')}${assembly.keysCte()}`,
@@ -138,7 +138,7 @@ class QueryCompiler {
       const sql = output ? output.sql : writeExpression(parseExpression(entry.field, target), this.writer, this.rowLevel(used, target), target);
       return this.writer.syntax.orderTerm(sql, entry.direction, entry.nulls ?? (entry.direction === 'asc' ? 'last' : 'first'));
     });
-    const datasets = [...new Set(used.map((field) => field.dataset))];
+    const datasets = [...new Set(used.flatMap((field) => field.datasets))];
     const home = datasets.find((candidate) => datasets.every((other) => {
       const path = this.planner.path(candidate, other);
       return path.ok && path.steps.every((step) => !step.fanOut);
@@ -180,9 +180,13 @@ class QueryCompiler {
   }
 
   private read(field: ResolvedField): void {
-    let columns = this.reads.get(field.dataset);
-    if (!columns) this.reads.set(field.dataset, (columns = new Set()));
-    for (const column of field.field.columns) columns.add(column);
+    const add = (dataset: PackageDataset, read: readonly string[]) => {
+      let columns = this.reads.get(dataset);
+      if (!columns) this.reads.set(dataset, (columns = new Set()));
+      for (const column of read) columns.add(column);
+    };
+    add(field.dataset, field.field.columns);
+    for (const other of field.field.reads ?? []) add(this.model.dataset(other.dataset), other.columns);
   }
 
   private fieldSql(field: ResolvedField): string {
@@ -354,7 +358,7 @@ class QueryCompiler {
         const sql = writeAggregateCall(call, this.writer, this.rowLevel(fields, call.name), call.name);
         // Keyed by its text with the values in place of their markers: writing the same call again finds it.
         const key = sql.replace(/\u0001(\d+)\u0002/g, (_marker, index: string) => JSON.stringify(this.writer.sources[Number(index)]));
-        return this.aggregateRef(this.addAggregate(`expr:${key}`, sql, fields.map((field) => field.dataset)));
+        return this.aggregateRef(this.addAggregate(`expr:${key}`, sql, fields.flatMap((field) => field.datasets)));
       },
     };
   }
@@ -366,7 +370,7 @@ class QueryCompiler {
     for (const id of metric.fields) {
       const dataset = this.model.dataset(id.split('.').slice(0, -1).join('.'));
       const field = dataset.fields.find((candidate) => candidate.id === id);
-      if (field) this.read({ dataset, field, name: `${dataset.name}.${field.name}` });
+      if (field) this.read(this.model.resolved(dataset, field));
     }
     const home = this.model.dataset(metric.baseDataset);
     return this.addAggregate(`metric:${metric.id}`, metric.sql, metric.datasets.map((id) => this.model.dataset(id)), home);
@@ -407,7 +411,7 @@ class QueryCompiler {
   }
 
   private queryDatasets(): PackageDataset[] {
-    return [...new Set([...this.dimensions.map((dimension) => dimension.field.dataset), ...this.whereFields.map((field) => field.dataset)])];
+    return [...new Set([...this.dimensions.flatMap((dimension) => dimension.field.datasets), ...this.whereFields.flatMap((field) => field.datasets)])];
   }
 
   private aggregateRef(aggregate: Aggregate): string {

@@ -94,7 +94,7 @@ export class StatementAssembly {
 
   groupSql(group: Group): string {
     const w = this.writer;
-    const context = [...this.parts.dimensions.map((dimension) => dimension.field.dataset), ...this.parts.whereDatasets];
+    const context = [...this.parts.dimensions.flatMap((dimension) => dimension.field.datasets), ...this.parts.whereDatasets];
     const own = group.aggregates.flatMap((aggregate) => [...aggregate.datasets]);
     const outer = this.joinsOf(group, own);
     const inner = this.joinsOf(group, context);

@@ -82,6 +82,32 @@ export function runShapesSuite(backend: ShapesBackend): void {
     ]));
   });
 
+  test('an enriched field (orders.customer_region = customers.region, §4.3.1) as a dimension: LEFT from orders, the orphan and NULL region in the NULL group', async ({ service }) => {
+    assert.equal(await rows(service, { dimensions: ['orders.customer_region'], measures: ['revenue', 'order_count'] }, ['customer_region', 'revenue', 'order_count']), sorted([
+      ['EAST', 350, 3], ['WEST', 300, 2], [null, 90, 2],
+    ]));
+  });
+
+  test('an enriched field in where: only the orders of EAST customers, by status', async ({ service }) => {
+    assert.equal(await rows(service, { dimensions: ['orders.status'], measures: ['revenue'], where: "orders.customer_region = 'EAST'" }, ['status', 'revenue']), sorted([
+      ['paid', 300], ['cancelled', 50],
+    ]));
+  });
+
+  test('an enriched field inside measures: an expression and a metric read it, orders still counted once', async ({ service }) => {
+    const body = { dimensions: ['orders.status'], measures: ['east_revenue', { expression: 'COUNT(DISTINCT orders.customer_region)', alias: 'regions' }] };
+    assert.equal(await rows(service, body, ['status', 'east_revenue', 'regions']), sorted([['paid', 300, 2], ['cancelled', 50, 1]]));
+    assert.equal(await rows(service, { measures: ['east_revenue'] }, ['east_revenue']), [[350]]);
+  });
+
+  test('fields of fields of one dataset: inlined, and over an enriched field the enrichment comes along', async ({ service }) => {
+    // doubled_plus = amount * 2 + 1 over the six orders with an amount: 2 * 740 + 6.
+    assert.equal(await rows(service, { measures: [{ expression: 'SUM(orders.doubled_plus)', alias: 'total' }] }, ['total']), [[1486]]);
+    assert.equal(await rows(service, { dimensions: ['orders.region_label'], measures: ['revenue'] }, ['region_label', 'revenue']), sorted([
+      ['EAST', 350], ['WEST', 300], ['none', 90],
+    ]));
+  });
+
   test('COUNT, COUNT of a NULL column and AVG ignore NULLs as SQL does (§6.11)', async ({ service }) => {
     const body = {
       dimensions: ['customers.region'],
