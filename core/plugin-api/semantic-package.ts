@@ -90,7 +90,7 @@ export interface PackageField {
    * the datasets its `sql` reads. Each is many-to-one (`fanOut` false), so a row of its dataset stays one row.
    */
   joins?: PackageJoin[];
-  /** Present with `joins`: the columns `sql` reads in each of those other datasets. */
+  /** Present with `joins`: the columns `sql` reads in each of those other datasets (one only passed through is not listed). */
   reads?: { dataset: string; columns: string[] }[];
   /** The column's logical type, or the declared `logical_type` of a computed field; null when unknown. */
   logicalType: LogicalType | null;

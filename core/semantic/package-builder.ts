@@ -79,7 +79,7 @@ function packageField(field: FieldElement, dialect: ExpressionDialect): PackageF
   // Present only on an enriched field, so the package of a model without one keeps its bytes and digest.
   const enriched = enrichment.length === 0 ? {} : {
     joins: enrichment.map((step) => packageJoin(step, dialect)),
-    reads: reads.filter(([dataset]) => dataset !== field.dataset).map(([dataset, columns]) => ({ dataset: dataset.id, columns })),
+    reads: reads.filter(([dataset, columns]) => dataset !== field.dataset && columns.length > 0).map(([dataset, columns]) => ({ dataset: dataset.id, columns })),
   };
   return {
     id: field.id,

@@ -100,6 +100,12 @@ export function runShapesSuite(backend: ShapesBackend): void {
     assert.equal(await rows(service, { measures: ['east_revenue'] }, ['east_revenue']), [[350]]);
   });
 
+  test('a scalar query of an enriched field: one row per order, the orphan order NULL', async ({ service }) => {
+    const reply = await query(service, { fields: ['orders.id', 'orders.customer_region'], orderBy: ['id'] });
+    assert.is(reply.status, 200, JSON.stringify(reply.body));
+    assert.equal(normal(reply.body['rows'] as Row[], ['id', 'customer_region']), [[1, 'EAST'], [2, 'EAST'], [3, 'EAST'], [4, 'WEST'], [5, null], [6, null], [7, 'WEST']]);
+  });
+
   test('fields of fields of one dataset: inlined, and over an enriched field the enrichment comes along', async ({ service }) => {
     // doubled_plus = amount * 2 + 1 over the six orders with an amount: 2 * 740 + 6.
     assert.equal(await rows(service, { measures: [{ expression: 'SUM(orders.doubled_plus)', alias: 'total' }] }, ['total']), [[1486]]);
@@ -279,6 +285,11 @@ export function runShapesSuite(backend: ShapesBackend): void {
   test('403 before any SQL when a field reads a column outside the caller\'s grants; 404 and 409 as catalogued', async ({ service }) => {
     const denied = await query(service, { dimensions: ['customers.region'], measures: ['revenue'] }, RESTRICTED_TOKEN);
     assert.equal([denied.status, denied.body['code']], [403, 'forbidden'], JSON.stringify(denied.body));
+    // An enriched field reads customers.region too, whether named as a dimension, in where or through a metric.
+    for (const body of [{ dimensions: ['orders.customer_region'], measures: ['revenue'] }, { measures: ['revenue'], where: "orders.customer_region = 'EAST'" }, { measures: ['east_revenue'] }]) {
+      const enriched = await query(service, body, RESTRICTED_TOKEN);
+      assert.equal([enriched.status, enriched.body['code']], [403, 'forbidden'], JSON.stringify(enriched.body));
+    }
     const allowed = await query(service, { dimensions: ['customers.id'], measures: ['revenue'] }, RESTRICTED_TOKEN);
     assert.is(allowed.status, 200, JSON.stringify(allowed.body));
     const missing = await service.request('/api/v1/semantic/vdbs/nowhere/versions/1/query', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"measures":["revenue"]}' });
