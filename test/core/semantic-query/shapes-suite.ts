@@ -86,6 +86,8 @@ export function runShapesSuite(backend: ShapesBackend): void {
     assert.equal(await rows(service, { dimensions: ['orders.customer_region'], measures: ['revenue', 'order_count'] }, ['customer_region', 'revenue', 'order_count']), sorted([
       ['EAST', 350, 3], ['WEST', 300, 2], [null, 90, 2],
     ]));
+    // Without measures: the values on orders' rows (NORTH has no order; the orphan and customer 5 give NULL).
+    assert.equal(await rows(service, { dimensions: ['orders.customer_region'] }, ['customer_region']), sorted([['EAST'], ['WEST'], [null]]));
   });
 
   test('an enriched field in where: only the orders of EAST customers, by status', async ({ service }) => {
@@ -104,6 +106,15 @@ export function runShapesSuite(backend: ShapesBackend): void {
     const reply = await query(service, { fields: ['orders.id', 'orders.customer_region'], orderBy: ['id'] });
     assert.is(reply.status, 200, JSON.stringify(reply.body));
     assert.equal(normal(reply.body['rows'] as Row[], ['id', 'customer_region']), [[1, 'EAST'], [2, 'EAST'], [3, 'EAST'], [4, 'WEST'], [5, null], [6, null], [7, 'WEST']]);
+  });
+
+  test('an enriched field whose dataset the query already has another way is E_AMBIGUOUS_PATH: customers counted by their orders\' customer_region', async ({ service }) => {
+    // customers is the measure's home; orders.customer_region would read the home's row, not NULL for a customer without orders.
+    await refused(service, { dimensions: ['orders.customer_region'], measures: ['customer_count'] }, 'E_AMBIGUOUS_PATH');
+    // The same question asked with the dimension's own field has one answer.
+    assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['customer_count'] }, ['region', 'customer_count']), sorted([
+      ['EAST', 2], ['WEST', 1], ['NORTH', 1], [null, 1],
+    ]));
   });
 
   test('fields of fields of one dataset: inlined, and over an enriched field the enrichment comes along', async ({ service }) => {
