@@ -228,15 +228,15 @@ function bindField(field: FieldElement, dialect: ExpressionDialect, context: Fie
     const reference = outcome.analysis.references[index] as ColumnReference;
     const name = reference.parts.at(-1) as string;
     diagnostics.add('bind.column_not_found', at, `column:${relation.schema}.${relation.name}.${name}`,
-      `field ${field.id} reads ${reference.parts.join('.')}, but relation ${relation.schema}.${relation.name} has no such column and dataset ${dataset.id} no such field${candidateHint(name, columns.names())}`);
+      `field ${field.id} reads ${reference.parts.join('.')}, but relation ${relation.schema}.${relation.name} has no such column${candidateHint(name, columns.names())}`);
   });
   if (targets.some((target) => target === undefined || target === null)) return;
   field.targets = targets as FieldTarget[];
   field.columns = field.targets.flatMap((target) => (target.kind === 'column' && target.dataset === dataset ? [target.column] : []));
   const [only] = field.targets;
-  const plain = outcome.analysis.plainColumn && only?.kind === 'column' ? only.column : undefined;
+  // A field that is one column (of its relation or of a dataset it enriches from) has that column's type.
+  const column = outcome.analysis.plainColumn && only?.kind === 'column' ? only.column : undefined;
   const declared = field.osi.logical_type;
-  const column = plain;
   if (column && declared !== undefined && declared !== column.logicalType) {
     diagnostics.add('bind.type_mismatch', siteAt(document, [...field.path, 'logical_type']), `column:${relation.schema}.${relation.name}.${column.name}`,
       `field ${field.id} declares logical_type ${declared}, column ${relation.schema}.${relation.name}.${column.name} is ${column.logicalType} (${column.nativeType})`);

@@ -253,6 +253,11 @@ export const DIAGNOSTICS = {
     summary: 'A field reads a field of a dataset its own reaches along more than one chain of many-to-one relationships (enrichment needs one path, Foundation §4.3.1).',
     remediation: 'Remove the redundant relationship, or read the value in a field of a dataset with one path to it.',
   },
+  'compile.cross_datasource_field': {
+    stage: 'compile', severity: 'error',
+    summary: 'A field enriches its rows from a dataset that lives in another datasource; a query cannot span datasources yet.',
+    remediation: 'Read the value where it is (a field of the other dataset), or move both relations to one datasource.',
+  },
   'compile.field_cycle': {
     stage: 'compile', severity: 'error', osiCode: 'E_NAME_NOT_FOUND',
     summary: 'Fields reference each other in a cycle (a field naming itself included).',

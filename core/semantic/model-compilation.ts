@@ -116,6 +116,12 @@ class FieldCompiler {
       return { start, end, text: target.field.analysis?.plainColumn && target.field.targets?.[0]?.kind === 'column' ? target.field.sql as string : `(${target.field.sql})` };
     }));
     const others = [...reads.keys()].filter((dataset) => dataset !== home);
+    const elsewhere = others.find((dataset) => dataset.relation?.datasource !== home.relation?.datasource);
+    if (elsewhere) {
+      this.diagnostics.add('compile.cross_datasource_field', siteAt(home.scope.document, field.expressionPath as DocumentPath), `field:${field.id}`,
+        `field ${field.id} reads dataset ${elsewhere.id} of datasource ${elsewhere.relation?.datasource}; ${home.id} is in ${home.relation?.datasource}`);
+      return false;
+    }
     const plan = this.joins.enrichment(home, others);
     if (!plan.ok) {
       this.diagnostics.add('compile.field_path_ambiguous', siteAt(home.scope.document, field.expressionPath as DocumentPath), `field:${field.id}`,
