@@ -75,12 +75,23 @@ export interface PackageField {
   name: string;
   /** The expression as written, in the dialect compiled: OSI_SQL_2026 if the field has it, else ANSI_SQL. */
   expression: string;
-  /** The expression with every column qualified by the dataset alias, e.g. `"orders"."total"`. */
+  /**
+   * The expression with every column qualified by its dataset's alias, e.g. `"orders"."total"`, and every
+   * field it names inlined in parentheses. An enriched field's `sql` also names the datasets of `joins`.
+   */
   sql: string;
-  /** The column when the expression is exactly one column, else null. */
+  /** The column of its own dataset when the expression is exactly one, else null. */
   column: string | null;
-  /** Every column the expression reads. */
+  /** Every column of its own dataset the expression reads, through the fields it names too. */
   columns: string[];
+  /**
+   * Present only on an enriched field (Foundation §4.3.1: it reads a field or column of a dataset reached
+   * from its own along many-to-one relationships): the joins, from its own dataset and in order, that bring
+   * the datasets its `sql` reads. Each is many-to-one (`fanOut` false), so a row of its dataset stays one row.
+   */
+  joins?: PackageJoin[];
+  /** Present with `joins`: the columns `sql` reads in each of those other datasets (one only passed through is not listed). */
+  reads?: { dataset: string; columns: string[] }[];
   /** The column's logical type, or the declared `logical_type` of a computed field; null when unknown. */
   logicalType: LogicalType | null;
   nativeType: string | null;

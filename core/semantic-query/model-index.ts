@@ -16,11 +16,21 @@ export interface Edge {
   columns: [string, string][];
 }
 
+/**
+ * What a query must join for a name: a dataset (along the path the planner finds from the home), or an edge
+ * an enriched field fixed at activation (its many-to-one join from its own dataset, Foundation §4.3.1).
+ */
+export type JoinNeed = PackageDataset | Edge;
+
 export interface ResolvedField {
   dataset: PackageDataset;
   field: PackageField;
   /** `dataset.field` as the query should write it. */
   name: string;
+  /** Its dataset, then those an enriched field joins many-to-one to read (the package field's `joins`). */
+  datasets: PackageDataset[];
+  /** Its dataset, then an enriched field's joins as edges, parents first. */
+  needs: JoinNeed[];
 }
 
 function isPrivate(element: PackageField | PackageMetric): boolean {
@@ -72,7 +82,18 @@ export class ModelIndex {
     const datasets = this.datasets.get(parts.slice(0, -1).join('.').toLowerCase()) ?? [];
     return datasets.flatMap((dataset) => dataset.fields
       .filter((field) => field.name.toLowerCase() === fieldName && !isPrivate(field))
-      .map((field) => ({ dataset, field, name: `${dataset.name}.${field.name}` })));
+      .map((field) => this.resolved(dataset, field)));
+  }
+
+  resolved(dataset: PackageDataset, field: PackageField): ResolvedField {
+    const reached = [dataset];
+    const edges = (field.joins ?? []).map((join) => {
+      const edge = reached.flatMap((from) => this.edges.get(from) ?? []).find((candidate) => candidate.relationship.id === join.relationship && candidate.to.id === join.dataset);
+      if (!edge) throw new Error(`field ${field.id} joins ${join.dataset} along ${join.relationship}, which the package does not relate`);
+      reached.push(edge.to);
+      return edge;
+    });
+    return { dataset, field, name: `${dataset.name}.${field.name}`, datasets: reached, needs: [dataset, ...edges] };
   }
 }
 

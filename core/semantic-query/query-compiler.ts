@@ -18,7 +18,7 @@ import { childrenOf, nodesOf, type Expr } from './expression-ast.js';
 import { parseExpression } from './expression-parser.js';
 import { isAggregateCall, writeAggregateCall, writeExpression, type NameResolver } from './expression-writer.js';
 import type { JoinPlanner } from './join-planner.js';
-import type { ModelIndex, ResolvedField } from './model-index.js';
+import type { JoinNeed, ModelIndex, ResolvedField } from './model-index.js';
 import { queryInvalid } from './query-errors.js';
 import { finish, SqlWriter, type ParamSource } from './sql-writer.js';
 import { filterExpression, filterValue } from './structured-filters.js';
@@ -95,7 +95,7 @@ class QueryCompiler {
     const limit = this.query.limit === undefined ? undefined : this.writer.param({ kind: 'limit' });
     const offset = this.query.offset === undefined ? undefined : this.writer.param({ kind: 'offset' });
     const assembly = new StatementAssembly(this.writer, this.planner, this.reads, {
-      dimensions: this.dimensions, groups: this.groups, where: this.where, whereDatasets: this.whereFields.map((field) => field.dataset),
+      dimensions: this.dimensions, groups: this.groups, where: this.where, whereNeeds: this.whereFields.flatMap((field) => field.needs),
     });
     const text = [
       `WITH ${this.groups.map((group) => `${this.writer.name(group.alias)} AS (${assembly.groupSql(group)})`).join(', ')}${assembly.keysCte()}`,
@@ -138,7 +138,7 @@ class QueryCompiler {
       const sql = output ? output.sql : writeExpression(parseExpression(entry.field, target), this.writer, this.rowLevel(used, target), target);
       return this.writer.syntax.orderTerm(sql, entry.direction, entry.nulls ?? (entry.direction === 'asc' ? 'last' : 'first'));
     });
-    const datasets = [...new Set(used.map((field) => field.dataset))];
+    const datasets = [...new Set(used.flatMap((field) => field.datasets))];
     const home = datasets.find((candidate) => datasets.every((other) => {
       const path = this.planner.path(candidate, other);
       return path.ok && path.steps.every((step) => !step.fanOut);
@@ -150,12 +150,12 @@ class QueryCompiler {
       throw queryInvalid('E_FAN_OUT_IN_SCALAR_QUERY', 'fields', `no one of ${datasets.map((dataset) => dataset.name).join(', ')} reaches the others many-to-one: their rows would repeat; ask with dimensions and measures`);
     }
     this.groups = [{ alias: 'g0', home, aggregates: [] }];
-    const assembly = new StatementAssembly(this.writer, this.planner, this.reads, { dimensions: [], groups: this.groups, where: this.where, whereDatasets: datasets });
+    const assembly = new StatementAssembly(this.writer, this.planner, this.reads, { dimensions: [], groups: this.groups, where: this.where, whereNeeds: used.flatMap((field) => field.needs) });
     const limit = this.query.limit === undefined ? undefined : this.writer.param({ kind: 'limit' });
     const offset = this.query.offset === undefined ? undefined : this.writer.param({ kind: 'offset' });
     const text = [
       `SELECT ${outputs.map(({ name, sql }) => `${sql} AS ${this.writer.name(name)}`).join(', ')}`,
-      `FROM ${assembly.fromClause(home, datasets)}`,
+      `FROM ${assembly.fromClause(home, used.flatMap((field) => field.needs))}`,
       this.where === '' ? '' : `WHERE ${this.where}`,
       order.length > 0 ? `ORDER BY ${order.join(', ')}` : '',
       this.writer.syntax.limitClause(limit, offset, order.length > 0),
@@ -180,9 +180,13 @@ class QueryCompiler {
   }
 
   private read(field: ResolvedField): void {
-    let columns = this.reads.get(field.dataset);
-    if (!columns) this.reads.set(field.dataset, (columns = new Set()));
-    for (const column of field.field.columns) columns.add(column);
+    const add = (dataset: PackageDataset, read: readonly string[]) => {
+      let columns = this.reads.get(dataset);
+      if (!columns) this.reads.set(dataset, (columns = new Set()));
+      for (const column of read) columns.add(column);
+    };
+    add(field.dataset, field.field.columns);
+    for (const other of field.field.reads ?? []) add(this.model.dataset(other.dataset), other.columns);
   }
 
   private fieldSql(field: ResolvedField): string {
@@ -354,7 +358,7 @@ class QueryCompiler {
         const sql = writeAggregateCall(call, this.writer, this.rowLevel(fields, call.name), call.name);
         // Keyed by its text with the values in place of their markers: writing the same call again finds it.
         const key = sql.replace(/\u0001(\d+)\u0002/g, (_marker, index: string) => JSON.stringify(this.writer.sources[Number(index)]));
-        return this.aggregateRef(this.addAggregate(`expr:${key}`, sql, fields.map((field) => field.dataset)));
+        return this.aggregateRef(this.addAggregate(`expr:${key}`, sql, fields.flatMap((field) => field.datasets), fields.flatMap((field) => field.needs)));
       },
     };
   }
@@ -363,19 +367,24 @@ class QueryCompiler {
     if (metric.joins.some((join) => join.fanOut)) {
       throw queryInvalid('E3012_MN_NO_SAFE_REWRITE', target, `the metric ${metric.name} joins from a one side to a many side; it has no safe plan`);
     }
+    const datasets = metric.datasets.map((id) => this.model.dataset(id));
+    const needs: JoinNeed[] = [...datasets];
     for (const id of metric.fields) {
       const dataset = this.model.dataset(id.split('.').slice(0, -1).join('.'));
       const field = dataset.fields.find((candidate) => candidate.id === id);
-      if (field) this.read({ dataset, field, name: `${dataset.name}.${field.name}` });
+      if (!field) continue;
+      const resolved = this.model.resolved(dataset, field);
+      this.read(resolved);
+      needs.push(...resolved.needs);
     }
     const home = this.model.dataset(metric.baseDataset);
-    return this.addAggregate(`metric:${metric.id}`, metric.sql, metric.datasets.map((id) => this.model.dataset(id)), home);
+    return this.addAggregate(`metric:${metric.id}`, metric.sql, datasets, needs, home);
   }
 
-  private addAggregate(key: string, sql: string, datasets: PackageDataset[], home?: PackageDataset): Aggregate {
+  private addAggregate(key: string, sql: string, datasets: PackageDataset[], needs: JoinNeed[], home?: PackageDataset): Aggregate {
     const known = this.aggregates.get(key);
     if (known) return known;
-    const aggregate: Aggregate = { key, column: `m${this.aggregates.size}`, sql, home: home ?? this.homeOf(datasets, key), datasets: new Set(datasets) };
+    const aggregate: Aggregate = { key, column: `m${this.aggregates.size}`, sql, home: home ?? this.homeOf(datasets, key), needs };
     this.aggregates.set(key, aggregate);
     return aggregate;
   }
@@ -407,7 +416,7 @@ class QueryCompiler {
   }
 
   private queryDatasets(): PackageDataset[] {
-    return [...new Set([...this.dimensions.map((dimension) => dimension.field.dataset), ...this.whereFields.map((field) => field.dataset)])];
+    return [...new Set([...this.dimensions.flatMap((dimension) => dimension.field.datasets), ...this.whereFields.flatMap((field) => field.datasets)])];
   }
 
   private aggregateRef(aggregate: Aggregate): string {

@@ -6,7 +6,7 @@
 import type { PackageDataset } from '../plugin-api/semantic-package.js';
 import type { TimeGrain } from '../plugin-api/semantic-query-syntax.js';
 import type { JoinPlanner } from './join-planner.js';
-import type { Edge, ResolvedField } from './model-index.js';
+import type { Edge, JoinNeed, ResolvedField } from './model-index.js';
 import { queryInvalid } from './query-errors.js';
 import type { SqlWriter } from './sql-writer.js';
 
@@ -23,7 +23,8 @@ export interface Aggregate {
   column: string;
   sql: string;
   home: PackageDataset;
-  datasets: Set<PackageDataset>;
+  /** The datasets it reads and the joins of the enriched fields among them. */
+  needs: JoinNeed[];
   group?: Group;
 }
 
@@ -39,7 +40,7 @@ export interface StatementParts {
   groups: Group[];
   /** The where clause at row level ('' without one), written once for every group. */
   where: string;
-  whereDatasets: PackageDataset[];
+  whereNeeds: JoinNeed[];
 }
 
 export class StatementAssembly {
@@ -52,11 +53,15 @@ export class StatementAssembly {
   ) {}
 
   /** The joins from a group's home to every dataset it needs, and whether one fans out (rows then repeat). */
-  private joinsOf(group: Group, datasets: Iterable<PackageDataset>): { edges: Edge[]; fansOut: boolean } {
+  private joinsOf(group: Group, needs: Iterable<JoinNeed>): { edges: Edge[]; fansOut: boolean } {
     const edges: Edge[] = [];
     const joined = new Map<PackageDataset, Edge | null>([[group.home, null]]);
     let fansOut = false;
-    for (const dataset of datasets) {
+    for (const dataset of needs) {
+      if ('relationship' in dataset) {
+        this.enrich(dataset, joined, edges);
+        continue;
+      }
       const path = this.planner.path(group.home, dataset);
       if (!path.ok) {
         const code = path.code === 'E_NO_PATH' && this.parts.groups.length > 1 && this.parts.groups.some((other) => !this.planner.connected(other.home, group.home)) ? 'E3013_NO_STITCHING_DIMENSION' : path.code;
@@ -78,6 +83,24 @@ export class StatementAssembly {
     return { edges, fansOut };
   }
 
+  /**
+   * An enriched field's join: its target must be the row that edge reaches from the field's row, so it is
+   * joined by that edge. Already in the query otherwise (the home, or reached along another path), it may be
+   * another row, or a row where the field's dataset has none and the field must be NULL: `E_AMBIGUOUS_PATH`.
+   */
+  private enrich(edge: Edge, joined: Map<PackageDataset, Edge | null>, edges: Edge[]): void {
+    const known = joined.get(edge.to);
+    if (known === undefined) {
+      joined.set(edge.to, edge);
+      edges.push(edge);
+      for (const [column] of edge.columns) this.readColumn(edge.from, column);
+      for (const [, column] of edge.columns) this.readColumn(edge.to, column);
+      return;
+    }
+    if (known === edge) return;
+    throw queryInvalid('E_AMBIGUOUS_PATH', edge.to.name, `a field of ${edge.from.name} enriches from ${edge.to.name} along ${edge.relationship.name}, and the query has ${edge.to.name} already, ${known === null ? 'as the home of a measure' : `along ${known.relationship.name}`}: the field's value would be read from another row; group by ${edge.to.name}'s own field instead`);
+  }
+
   private readColumn(dataset: PackageDataset, column: string): void {
     let columns = this.reads.get(dataset);
     if (!columns) this.reads.set(dataset, (columns = new Set()));
@@ -85,17 +108,17 @@ export class StatementAssembly {
   }
 
   /** `home LEFT JOIN …` to every dataset, along paths that never repeat the home's rows (a scalar query's FROM). */
-  fromClause(home: PackageDataset, datasets: PackageDataset[]): string {
+  fromClause(home: PackageDataset, needs: JoinNeed[]): string {
     const group: Group = { alias: 'g0', home, aggregates: [] };
-    const { edges, fansOut } = this.joinsOf(group, datasets);
+    const { edges, fansOut } = this.joinsOf(group, needs);
     if (fansOut) throw queryInvalid('E_FAN_OUT_IN_SCALAR_QUERY', home.name, `joining from ${home.name} would repeat its rows; ask with dimensions and measures`);
     return [this.writer.relation(home), ...edges.map((edge) => this.writer.join(edge))].join(' ');
   }
 
   groupSql(group: Group): string {
     const w = this.writer;
-    const context = [...this.parts.dimensions.map((dimension) => dimension.field.dataset), ...this.parts.whereDatasets];
-    const own = group.aggregates.flatMap((aggregate) => [...aggregate.datasets]);
+    const context = [...this.parts.dimensions.flatMap((dimension) => dimension.field.needs), ...this.parts.whereNeeds];
+    const own = group.aggregates.flatMap((aggregate) => aggregate.needs);
     const outer = this.joinsOf(group, own);
     const inner = this.joinsOf(group, context);
     const where = this.parts.where === '' ? '' : ` WHERE ${this.parts.where}`;

@@ -13,7 +13,7 @@ import { siteAt } from './module-acquisition.js';
 import { chosenExpression } from './expression-dialects.js';
 import type { OsiDatatype } from './module-schemas.js';
 import { OSI_AGGREGATES, scanExpression, unavailableFunction } from './osi-expression-subset.js';
-import type { DatasetElement, FieldElement, RelationshipElement, SemanticModel } from './model-elements.js';
+import type { DatasetElement, FieldElement, FieldTarget, RelationshipElement, SemanticModel } from './model-elements.js';
 import type { ExpressionDialect } from '../plugin-api/semantic-provider.js';
 import { JoinGraph } from './join-paths.js';
 import { candidateHint, didYouMean, NameTable } from './name-matching.js';
@@ -222,19 +222,21 @@ function bindField(field: FieldElement, dialect: ExpressionDialect, context: Fie
   }
   field.analysis = outcome.analysis;
   const columns = columnsOf(relation);
-  const found = outcome.analysis.references.map((reference) => columnOf(reference, dataset, relation, columns, dialect));
-  found.forEach((column, index) => {
-    if (column) return;
+  const targets = outcome.analysis.references.map((reference) => targetOf(field, reference, columns, dialect, context));
+  targets.forEach((target, index) => {
+    if (target !== undefined) return;
     const reference = outcome.analysis.references[index] as ColumnReference;
-    if (reportOtherDataset(field, reference, dialect, context)) return;
     const name = reference.parts.at(-1) as string;
     diagnostics.add('bind.column_not_found', at, `column:${relation.schema}.${relation.name}.${name}`,
-      `field ${field.id} reads ${(outcome.analysis.references[index] as ColumnReference).parts.join('.')}, but relation ${relation.schema}.${relation.name} has no such column${candidateHint(name, columns.names())}`);
+      `field ${field.id} reads ${reference.parts.join('.')}, but relation ${relation.schema}.${relation.name} has no such column${candidateHint(name, columns.names())}`);
   });
-  if (found.some((column) => column === undefined)) return;
-  field.columns = found as CatalogColumn[];
+  if (targets.some((target) => target === undefined || target === null)) return;
+  field.targets = targets as FieldTarget[];
+  field.columns = field.targets.flatMap((target) => (target.kind === 'column' && target.dataset === dataset ? [target.column] : []));
+  const [only] = field.targets;
+  // A field that is one column (of its relation or of a dataset it enriches from) has that column's type.
+  const column = outcome.analysis.plainColumn && only?.kind === 'column' ? only.column : undefined;
   const declared = field.osi.logical_type;
-  const column = outcome.analysis.plainColumn ? field.columns[0] : undefined;
   if (column && declared !== undefined && declared !== column.logicalType) {
     diagnostics.add('bind.type_mismatch', siteAt(document, [...field.path, 'logical_type']), `column:${relation.schema}.${relation.name}.${column.name}`,
       `field ${field.id} declares logical_type ${declared}, column ${relation.schema}.${relation.name}.${column.name} is ${column.logicalType} (${column.nativeType})`);
@@ -249,37 +251,51 @@ function bindField(field: FieldElement, dialect: ExpressionDialect, context: Fie
   field.logicalType = column?.logicalType ?? declared ?? (datatype === undefined ? null : DATATYPE_LOGICAL_TYPES[datatype][0] ?? null);
 }
 
-/** The Foundation's verdict on a field reading a field of another dataset (§4.3.1), by how the two relate. */
+/** The Foundation's verdict on a field reading a field of a dataset it cannot enrich from (§4.3.1). */
 const OTHER_DATASET_CODES = {
   finer: 'compile.field_finer_grain_reference',
   manyToMany: 'compile.field_across_many_to_many',
-  enrich: 'compile.field_enrichment_unsupported',
 } as const;
 
 /**
- * A field reads `dataset.field` of another dataset of its document's namespaces. The Foundation allows it
- * along many-to-one relationships (enrichment), which the service does not compile yet, and refuses it
- * towards a many side or across a many-to-many relationship. Returns false when the reference names no
- * other dataset (then it is an unknown column).
+ * What a name of a field's expression reads (null when refused, diagnosed here; undefined when unknown).
+ * A name of its own dataset is a column of its relation first (what every field read before fields could
+ * name fields), else a field of the dataset. `other.name` names a dataset of the document's namespaces: the
+ * Foundation enriches each row with its field (or, failing a field of that name, its column) when it is
+ * reached along many-to-one relationships, and refuses it towards a many side or across many-to-many.
  */
-function reportOtherDataset(field: FieldElement, reference: ColumnReference, dialect: ExpressionDialect, context: FieldContext): boolean {
-  if (reference.parts.length !== 2) return false;
+function targetOf(field: FieldElement, reference: ColumnReference, columns: NameTable<CatalogColumn>, dialect: ExpressionDialect, context: FieldContext): FieldTarget | null | undefined {
   const home = field.dataset;
+  const relation = home.relation as VdbRelation;
+  const column = columnOf(reference, home, relation, columns, dialect);
+  if (column) return { kind: 'column', dataset: home, column };
   const same = (a: string, b: string) => (dialect.caseInsensitiveNames ? a.toLowerCase() === b.toLowerCase() : a === b);
+  const name = reference.parts.at(-1) as string;
+  const fieldNamed = (dataset: DatasetElement) => dataset.fields.find((candidate) => same(candidate.name, name));
+  if (reference.parts.length === 1 || (reference.parts.length === 2 && same(reference.parts[0] as string, home.name))) {
+    const own = fieldNamed(home);
+    if (own) return { kind: 'field', field: own };
+  }
+  if (reference.parts.length !== 2) return undefined;
   const visible = [home.namespace, ...home.scope.imports];
   const other = context.datasets.find((dataset) => dataset !== home && visible.includes(dataset.namespace) && same(dataset.name, reference.parts[0] as string));
-  if (!other) return false;
+  if (!other?.relation) return undefined;
   const reach = context.joins.reach(home, other);
-  if (reach === 'none') return false;
+  if (reach === 'none') return undefined;
+  if (reach === 'enrich') {
+    const enriching = fieldNamed(other);
+    if (enriching) return { kind: 'field', field: enriching };
+    const otherColumn = columnsOf(other.relation).find(name, { foldCase: dialect.caseInsensitiveNames });
+    return otherColumn && { kind: 'column', dataset: other, column: otherColumn };
+  }
   const written = reference.parts.join('.');
   const why = {
-    enrich: `the OSI Foundation enriches it along many-to-one relationships, which the service does not compile in a field yet; read ${written} in a metric or a query instead`,
     finer: `${other.id} is on the many side of ${home.id}, so a row of ${home.id} has many values of it; aggregate it in a metric`,
     manyToMany: `${home.id} and ${other.id} are related many-to-many; aggregate it in a metric`,
   }[reach];
   context.diagnostics.add(OTHER_DATASET_CODES[reach], siteAt(home.scope.document, field.expressionPath as DocumentPath), `field:${field.id}`,
     `field ${field.id} reads ${written} of dataset ${other.id}: ${why}`);
-  return true;
+  return null;
 }
 
 /**

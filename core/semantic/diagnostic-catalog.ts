@@ -248,10 +248,20 @@ export const DIAGNOSTICS = {
     summary: 'A field reads a field of a dataset related to its own many-to-many.',
     remediation: 'Aggregate the value in a metric; across a many-to-many relationship a row has many values.',
   },
-  'compile.field_enrichment_unsupported': {
+  'compile.field_path_ambiguous': {
+    stage: 'compile', severity: 'error', osiCode: 'E_AMBIGUOUS_PATH',
+    summary: 'A field reads a field of a dataset its own reaches along more than one chain of many-to-one relationships (enrichment needs one path, Foundation §4.3.1).',
+    remediation: 'Remove the redundant relationship, or read the value in a field of a dataset with one path to it.',
+  },
+  'compile.cross_datasource_field': {
     stage: 'compile', severity: 'error',
-    summary: 'A field reads a field of a dataset on the one side of its own (enrichment, which the OSI Foundation allows); the service does not compile fields across datasets yet.',
-    remediation: 'Read the other dataset\'s field where it is (`customers.region` in a metric or a query), or define the field on a view that joins the relations.',
+    summary: 'A field enriches its rows from a dataset that lives in another datasource; a query cannot span datasources yet.',
+    remediation: 'Read the value where it is (a field of the other dataset), or move both relations to one datasource.',
+  },
+  'compile.field_cycle': {
+    stage: 'compile', severity: 'error', osiCode: 'E_NAME_NOT_FOUND',
+    summary: 'Fields reference each other in a cycle (a field naming itself included).',
+    remediation: 'Break the cycle: one of the fields must read columns only.',
   },
   'compile.metric_not_aggregate': {
     stage: 'compile', severity: 'error', osiCode: 'E_UNAGGREGATED_FINER_GRAIN_REFERENCE',

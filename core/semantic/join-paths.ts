@@ -4,15 +4,9 @@
  * path go from a one side to a many side, and that step is marked `fanOut`. Each dataset must be reached
  * by exactly one shortest path: two would give two different answers.
  */
-import type { DatasetElement, RelationshipElement } from './model-elements.js';
+import type { DatasetElement, JoinStep, RelationshipElement } from './model-elements.js';
 
-/** One step: `joined` enters the query through `relationship`, from `from` (already in it). */
-export interface JoinStep {
-  relationship: RelationshipElement;
-  from: DatasetElement;
-  joined: DatasetElement;
-  fanOut: boolean;
-}
+export type { JoinStep } from './model-elements.js';
 
 export type JoinPlan =
   | { ok: true; base: DatasetElement; steps: JoinStep[] }
@@ -74,6 +68,44 @@ export class JoinGraph {
       if (step.relationship.cardinality === 'manyToMany') return 'manyToMany';
     }
     return 'finer';
+  }
+
+  /**
+   * The many-to-one steps from `home` to each of `targets`, the datasets a field enriches its rows from
+   * (Foundation §4.3.1). Each must be reached along exactly one chain of many-to-one (or one-to-one)
+   * relationships, of any length: with two the value is ambiguous (`E_AMBIGUOUS_PATH`), and the query
+   * compiler, which joins each dataset once, would refuse it too. Steps come parents first.
+   */
+  enrichment(home: DatasetElement, targets: readonly DatasetElement[]): { ok: true; steps: JoinStep[] } | { ok: false; ambiguous: DatasetElement } {
+    const steps: JoinStep[] = [];
+    const depth = new Map<JoinStep, number>();
+    for (const target of targets) {
+      const found = this.manyToOnePaths(home, target, new Set([home]));
+      if (found.count !== 1) return { ok: false, ambiguous: target };
+      found.first.forEach((step, index) => {
+        if (!depth.has(step)) steps.push(step);
+        depth.set(step, index);
+      });
+    }
+    return { ok: true, steps: steps.sort((a, b) => (depth.get(a) ?? 0) - (depth.get(b) ?? 0)) };
+  }
+
+  /** Simple many-to-one chains from `from` to `target`, counted up to 2, with the first found. */
+  private manyToOnePaths(from: DatasetElement, target: DatasetElement, onPath: Set<DatasetElement>): { count: number; first: JoinStep[] } {
+    if (from === target) return { count: 1, first: [] };
+    let count = 0;
+    let first: JoinStep[] = [];
+    for (const step of this.edges.get(from) ?? []) {
+      if (step.fanOut || onPath.has(step.joined)) continue;
+      onPath.add(step.joined);
+      const below = this.manyToOnePaths(step.joined, target, onPath);
+      onPath.delete(step.joined);
+      if (below.count === 0) continue;
+      if (count === 0) first = [step, ...below.first];
+      count = Math.min(2, count + below.count);
+      if (count === 2) break;
+    }
+    return { count, first };
   }
 
   private planFrom(base: DatasetElement, datasets: readonly DatasetElement[], search: Search): JoinPlan {

@@ -40,11 +40,10 @@ export function replaceSpans(text: string, replacements: { start: number; end: n
 
 export function compileModel(model: SemanticModel, dialectOf: (datasource: string) => ExpressionDialect, diagnostics: DiagnosticList): CompiledMetric[] {
   assignAliases(model.datasets);
-  for (const dataset of model.datasets) {
-    const dialect = dialectOf(dataset.relation?.datasource as string);
-    for (const field of dataset.fields) compileField(field, dialect);
-  }
-  return new MetricCompiler(model, diagnostics).compileAll();
+  const joins = new JoinGraph(model.relationships);
+  const fields = new FieldCompiler(joins, dialectOf, diagnostics);
+  for (const dataset of model.datasets) for (const field of dataset.fields) fields.compile(field);
+  return new MetricCompiler(model, joins, diagnostics).compileAll();
 }
 
 /** A dataset's alias is its name, prefixed with its namespace only where two namespaces share the name. */
@@ -60,26 +59,92 @@ function assignAliases(datasets: DatasetElement[]): void {
   }
 }
 
-function compileField(field: FieldElement, dialect: ExpressionDialect): void {
-  const { analysis, columns, expression } = field;
-  if (!analysis || !columns || expression === undefined) return;
-  const alias = dialect.quoteIdentifier(field.dataset.alias as string);
-  field.sql = replaceSpans(expression, analysis.references.map((reference: ColumnReference, index) => ({
-    start: reference.start, end: reference.end, text: `${alias}.${dialect.quoteIdentifier((columns[index] as { name: string }).name)}`,
-  })));
+/**
+ * Field compilation: every column qualified by its dataset's alias, every field it names inlined (in
+ * parentheses), and the many-to-one joins to the datasets it enriches its rows from (Foundation §4.3.1).
+ */
+class FieldCompiler {
+  private readonly done = new Set<FieldElement>();
+  private readonly visiting: FieldElement[] = [];
+
+  constructor(
+    private readonly joins: JoinGraph,
+    private readonly dialectOf: (datasource: string) => ExpressionDialect,
+    private readonly diagnostics: DiagnosticList,
+  ) {}
+
+  /** Compiles the field (and first the fields it names); false when it or one of them failed. */
+  compile(field: FieldElement): boolean {
+    if (this.done.has(field)) return field.sql !== undefined;
+    const { analysis, targets, expression } = field;
+    const cycleStart = this.visiting.indexOf(field);
+    if (cycleStart >= 0) {
+      const first = this.visiting[cycleStart] as FieldElement;
+      const cycle = [...this.visiting.slice(cycleStart), field].map((member) => member.id);
+      this.diagnostics.add('compile.field_cycle', siteAt(first.dataset.scope.document, first.expressionPath as DocumentPath), `field:${first.id}`,
+        `fields reference each other in a cycle: ${cycle.join(' -> ')}`);
+      for (const member of this.visiting.slice(cycleStart)) this.done.add(member);
+      return false;
+    }
+    if (!analysis || !targets || expression === undefined) {
+      this.done.add(field);
+      return false;
+    }
+    this.visiting.push(field);
+    const named = targets.every((target) => target.kind === 'column' || this.compile(target.field));
+    this.visiting.pop();
+    if (!named || this.done.has(field)) {
+      this.done.add(field);
+      return false;
+    }
+    this.done.add(field);
+    const home = field.dataset;
+    const dialect = this.dialectOf(home.relation?.datasource as string);
+    const reads = new Map<DatasetElement, string[]>([[home, []]]);
+    const read = (dataset: DatasetElement, columns: Iterable<string>) => {
+      const list = reads.get(dataset) ?? [];
+      for (const column of columns) if (!list.includes(column)) list.push(column);
+      reads.set(dataset, list);
+    };
+    const sql = replaceSpans(expression, targets.map((target, index) => {
+      const { start, end } = analysis.references[index] as ColumnReference;
+      if (target.kind === 'column') {
+        read(target.dataset, [target.column.name]);
+        return { start, end, text: `${dialect.quoteIdentifier(target.dataset.alias as string)}.${dialect.quoteIdentifier(target.column.name)}` };
+      }
+      for (const [dataset, columns] of target.field.reads ?? []) read(dataset, columns);
+      return { start, end, text: target.field.analysis?.plainColumn && target.field.targets?.[0]?.kind === 'column' ? target.field.sql as string : `(${target.field.sql})` };
+    }));
+    const others = [...reads.keys()].filter((dataset) => dataset !== home);
+    const elsewhere = others.find((dataset) => dataset.relation?.datasource !== home.relation?.datasource);
+    if (elsewhere) {
+      this.diagnostics.add('compile.cross_datasource_field', siteAt(home.scope.document, field.expressionPath as DocumentPath), `field:${field.id}`,
+        `field ${field.id} reads dataset ${elsewhere.id} of datasource ${elsewhere.relation?.datasource}; ${home.id} is in ${home.relation?.datasource}`);
+      return false;
+    }
+    const plan = this.joins.enrichment(home, others);
+    if (!plan.ok) {
+      this.diagnostics.add('compile.field_path_ambiguous', siteAt(home.scope.document, field.expressionPath as DocumentPath), `field:${field.id}`,
+        `field ${field.id} reads dataset ${plan.ambiguous.id}, which ${home.id} reaches along more than one chain of many-to-one relationships: the value it enriches each row with is ambiguous`);
+      return false;
+    }
+    field.sql = sql;
+    field.reads = reads;
+    field.enrichment = plan.steps;
+    const [only] = targets;
+    if (field.logicalType === null && analysis.plainColumn && only?.kind === 'field') field.logicalType = only.field.logicalType;
+    return true;
+  }
 }
 
 class MetricCompiler {
   private readonly inlined = new Map<MetricElement, Inlined | null>();
   private readonly visiting: MetricElement[] = [];
-  private readonly joins: JoinGraph;
-
   constructor(
     private readonly model: SemanticModel,
+    private readonly joins: JoinGraph,
     private readonly diagnostics: DiagnosticList,
-  ) {
-    this.joins = new JoinGraph(model.relationships);
-  }
+  ) {}
 
   compileAll(): CompiledMetric[] {
     const compiled: CompiledMetric[] = [];
@@ -155,7 +220,8 @@ class MetricCompiler {
       this.diagnostics.add('compile.metric_not_aggregate', this.at(metric), target, `metric ${metric.id} (${metric.expression}) aggregates nothing`);
       return undefined;
     }
-    const datasets = [...new Set(inlined.fields.map((field) => field.dataset))];
+    // An enriched field brings the datasets it reads: the metric joins them as well.
+    const datasets = [...new Set(inlined.fields.flatMap((field) => [field.dataset, ...(field.enrichment ?? []).map((step) => step.joined)]))];
     const [first] = datasets;
     if (!first) {
       this.diagnostics.add('compile.metric_unanchored', this.at(metric), target, `metric ${metric.id} (${metric.expression}) reads no field, so nothing says which dataset it measures`);

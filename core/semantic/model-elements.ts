@@ -55,12 +55,26 @@ export interface FieldElement {
   expression?: string;
   expressionDialect?: CompiledDialect;
   analysis?: ExpressionAnalysis;
-  /** The catalog column of each reference of `analysis`, in the same order, once all were found. */
+  /** What each reference of `analysis` names, in the same order, once all were found. */
+  targets?: FieldTarget[];
+  /** The columns of its own relation the expression names directly, in the order of `targets`. */
   columns?: CatalogColumn[];
   logicalType: LogicalType | null;
-  /** Compiled: the expression with columns qualified by the dataset alias. */
+  /** Compiled: the expression with columns qualified by their dataset's alias, fields inlined. */
   sql?: string;
+  /** Compiled: the columns `sql` reads, per dataset (its own first), through the fields it names too. */
+  reads?: Map<DatasetElement, string[]>;
+  /** Compiled: the many-to-one steps joining the other datasets `sql` reads (enrichment, Foundation §4.3.1). */
+  enrichment?: JoinStep[];
 }
+
+/**
+ * What a name in a field's expression reads: a column of its own relation, a column of a dataset reached
+ * from its own along many-to-one relationships, or a field (of its own dataset or of such a dataset).
+ */
+export type FieldTarget =
+  | { kind: 'column'; dataset: DatasetElement; column: CatalogColumn }
+  | { kind: 'field'; field: FieldElement };
 
 export interface RelationshipElement extends ElementBase {
   osi: OsiRelationship;
@@ -69,6 +83,15 @@ export interface RelationshipElement extends ElementBase {
   fromColumns?: CatalogColumn[];
   toColumns?: CatalogColumn[];
   cardinality?: RelationshipCardinality;
+}
+
+/** One join step: `joined` enters the query through `relationship`, from `from` (already in it). */
+export interface JoinStep {
+  relationship: RelationshipElement;
+  from: DatasetElement;
+  joined: DatasetElement;
+  /** True when the step goes from a one side to a many side: rows repeat. */
+  fanOut: boolean;
 }
 
 export type MetricReference = { kind: 'field'; field: FieldElement } | { kind: 'metric'; metric: MetricElement };

@@ -45,7 +45,7 @@ export function buildPackage(input: PackageInput): CompiledPackage {
       description: osi.description ?? null,
       aiContext: osi.ai_context ?? null,
     }))),
-    datasets: model.datasets.map(packageDataset).sort(byId),
+    datasets: model.datasets.map((dataset) => packageDataset(dataset, input.dialectOf)).sort(byId),
     relationships: model.relationships.map(packageRelationship).sort(byId),
     metrics: input.metrics.map((compiled) => packageMetric(compiled, input.dialectOf)).sort(byId),
   };
@@ -53,7 +53,7 @@ export function buildPackage(input: PackageInput): CompiledPackage {
   return { document, canonicalJson: text, digest: `sha256:${sha256Hex(text)}` };
 }
 
-function packageDataset(dataset: DatasetElement): PackageDataset {
+function packageDataset(dataset: DatasetElement, dialectOf: (datasource: string) => ExpressionDialect): PackageDataset {
   const relation = dataset.relation!;
   return {
     id: dataset.id,
@@ -67,20 +67,27 @@ function packageDataset(dataset: DatasetElement): PackageDataset {
     primaryKey: dataset.osi.primary_key ?? relation.primaryKey,
     uniqueKeys: dataset.osi.unique_keys ?? relation.uniqueKeys,
     role: dataset.osi.role ?? null,
-    fields: dataset.fields.map(packageField),
+    fields: dataset.fields.map((field) => packageField(field, dialectOf(relation.datasource))),
   };
 }
 
-function packageField(field: FieldElement): PackageField {
-  const columns = field.columns ?? [];
-  const column = field.analysis?.plainColumn ? columns[0] : undefined;
+function packageField(field: FieldElement, dialect: ExpressionDialect): PackageField {
+  const [only] = field.targets ?? [];
+  const column = field.analysis?.plainColumn && only?.kind === 'column' && only.dataset === field.dataset ? only.column : undefined;
+  const reads = [...(field.reads ?? [])];
+  const enrichment = field.enrichment ?? [];
+  // Present only on an enriched field, so the package of a model without one keeps its bytes and digest.
+  const enriched = enrichment.length === 0 ? {} : {
+    joins: enrichment.map((step) => packageJoin(step, dialect)),
+    reads: reads.filter(([dataset, columns]) => dataset !== field.dataset && columns.length > 0).map(([dataset, columns]) => ({ dataset: dataset.id, columns })),
+  };
   return {
     id: field.id,
     name: field.name,
     expression: field.expression!,
     sql: field.sql!,
     column: column?.name ?? null,
-    columns: [...new Set(columns.map((candidate) => candidate.name))],
+    columns: reads.find(([dataset]) => dataset === field.dataset)?.[1] ?? [],
     logicalType: field.logicalType,
     nativeType: column?.nativeType ?? null,
     nullable: column?.nullable ?? null,
@@ -89,6 +96,7 @@ function packageField(field: FieldElement): PackageField {
     description: field.osi.description ?? null,
     aiContext: (field.osi.ai_context ?? null) as JsonValue | null,
     accessModifier: field.osi.access_modifier ?? 'public',
+    ...enriched,
   };
 }
 

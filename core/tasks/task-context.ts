@@ -1,7 +1,7 @@
 import { authorizedContext as catalogContext, type AuthorizedCatalogContext } from '../authorization/authorized-context.js';
 import type { CallerGrants } from '../authorization/grants.js';
 import { PerGrantSet } from '../caching/per-grant-set.js';
-import type { SemanticPackage } from '../plugin-api/semantic-package.js';
+import type { PackageField, SemanticPackage } from '../plugin-api/semantic-package.js';
 import type { SqlFamily } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import type { AuthorizedContext, AuthorizedSemantic } from '../plugin-api/task-documents.js';
@@ -45,10 +45,19 @@ export function taskContext({ vdb, sqlFamily, semanticPackage }: TaskContextSour
  */
 function visibleSemantic(document: SemanticPackage, digest: string, catalog: AuthorizedCatalogContext): AuthorizedSemantic {
   const columnsOf = new Map(catalog.relations.map((relation) => [`${relation.schema}.${relation.name}`, new Set(relation.columns.map((column) => column.name))]));
+  const relationColumns = new Map(document.datasets.map((dataset) => [dataset.id, columnsOf.get(`${dataset.relation.schema}.${dataset.relation.name}`)]));
+  const seesIn = (dataset: string, columns: readonly string[]) => columns.every((column) => relationColumns.get(dataset)?.has(column) ?? false);
+  const relationshipById = new Map(document.relationships.map((relationship) => [relationship.id, relationship]));
+  // An enriched field also reads the other datasets' columns and joins them: the caller must see those too.
+  const seesEnrichment = (field: PackageField) => (field.reads ?? []).every((read) => seesIn(read.dataset, read.columns))
+    && (field.joins ?? []).every((join) => {
+      const relationship = relationshipById.get(join.relationship);
+      return relationship !== undefined && seesIn(relationship.from, relationship.fromColumns) && seesIn(relationship.to, relationship.toColumns);
+    });
   const readable = document.datasets.flatMap((dataset) => {
     const columns = columnsOf.get(`${dataset.relation.schema}.${dataset.relation.name}`);
     if (!columns) return [];
-    return [{ ...dataset, fields: dataset.fields.filter((field) => field.columns.every((column) => columns.has(column))) }];
+    return [{ ...dataset, fields: dataset.fields.filter((field) => field.columns.every((column) => columns.has(column)) && seesEnrichment(field)) }];
   });
   const datasets = readable.map((dataset) => ({ ...dataset, fields: dataset.fields.filter((field) => field.accessModifier !== 'private') }));
   const datasetIds = new Set(datasets.map((dataset) => dataset.id));

@@ -72,7 +72,13 @@ function osiDocument(schema: string): string {
       name: 'shapes',
       datasets: [
         { name: 'customers', source: 'customers', primary_key: ['id'], fields: [field('id'), field('region')] },
-        { name: 'orders', source: 'orders', primary_key: ['id'], fields: [field('id'), field('customer_id'), field('amount'), field('status'), field('ordered_at')] },
+        { name: 'orders', source: 'orders', primary_key: ['id'], fields: [
+          field('id'), field('customer_id'), field('amount'), field('status'), field('ordered_at'),
+          // Enrichment (Foundation §4.3.1): a field of customers read on each order, many-to-one.
+          field('customer_region', 'customers.region'),
+          // Fields of fields of the same dataset, one of them over the enriched one.
+          field('doubled', 'amount * 2'), field('doubled_plus', 'doubled + 1'), field('region_label', "COALESCE(customer_region, 'none')"),
+        ] },
         { name: 'returns', source: 'returns', primary_key: ['id'], fields: [field('id'), field('customer_id'), field('amount')] },
         { name: 'actors', source: 'actors', primary_key: ['actor_id'], fields: [field('actor_id'), field('height')] },
         { name: 'movies', source: 'movies', primary_key: ['movie_id'], fields: [field('movie_id'), field('gross')] },
@@ -103,6 +109,7 @@ function osiDocument(schema: string): string {
       ],
       metrics: [
         metric('revenue', 'SUM(orders.amount)'),
+        metric('east_revenue', "SUM(CASE WHEN orders.customer_region = 'EAST' THEN orders.amount END)"),
         metric('order_count', 'COUNT(orders.id)'),
         metric('returned', 'SUM(returns.amount)'),
         metric('customer_count', 'COUNT(customers.id)'),

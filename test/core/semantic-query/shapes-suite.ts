@@ -82,6 +82,49 @@ export function runShapesSuite(backend: ShapesBackend): void {
     ]));
   });
 
+  test('an enriched field (orders.customer_region = customers.region, §4.3.1) as a dimension: LEFT from orders, the orphan and NULL region in the NULL group', async ({ service }) => {
+    assert.equal(await rows(service, { dimensions: ['orders.customer_region'], measures: ['revenue', 'order_count'] }, ['customer_region', 'revenue', 'order_count']), sorted([
+      ['EAST', 350, 3], ['WEST', 300, 2], [null, 90, 2],
+    ]));
+    // Without measures: the values on orders' rows (NORTH has no order; the orphan and customer 5 give NULL).
+    assert.equal(await rows(service, { dimensions: ['orders.customer_region'] }, ['customer_region']), sorted([['EAST'], ['WEST'], [null]]));
+  });
+
+  test('an enriched field in where: only the orders of EAST customers, by status', async ({ service }) => {
+    assert.equal(await rows(service, { dimensions: ['orders.status'], measures: ['revenue'], where: "orders.customer_region = 'EAST'" }, ['status', 'revenue']), sorted([
+      ['paid', 300], ['cancelled', 50],
+    ]));
+  });
+
+  test('an enriched field inside measures: an expression and a metric read it, orders still counted once', async ({ service }) => {
+    const body = { dimensions: ['orders.status'], measures: ['east_revenue', { expression: 'COUNT(DISTINCT orders.customer_region)', alias: 'regions' }] };
+    assert.equal(await rows(service, body, ['status', 'east_revenue', 'regions']), sorted([['paid', 300, 2], ['cancelled', 50, 1]]));
+    assert.equal(await rows(service, { measures: ['east_revenue'] }, ['east_revenue']), [[350]]);
+  });
+
+  test('a scalar query of an enriched field: one row per order, the orphan order NULL', async ({ service }) => {
+    const reply = await query(service, { fields: ['orders.id', 'orders.customer_region'], orderBy: ['id'] });
+    assert.is(reply.status, 200, JSON.stringify(reply.body));
+    assert.equal(normal(reply.body['rows'] as Row[], ['id', 'customer_region']), [[1, 'EAST'], [2, 'EAST'], [3, 'EAST'], [4, 'WEST'], [5, null], [6, null], [7, 'WEST']]);
+  });
+
+  test('an enriched field whose dataset the query already has another way is E_AMBIGUOUS_PATH: customers counted by their orders\' customer_region', async ({ service }) => {
+    // customers is the measure's home; orders.customer_region would read the home's row, not NULL for a customer without orders.
+    await refused(service, { dimensions: ['orders.customer_region'], measures: ['customer_count'] }, 'E_AMBIGUOUS_PATH');
+    // The same question asked with the dimension's own field has one answer.
+    assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['customer_count'] }, ['region', 'customer_count']), sorted([
+      ['EAST', 2], ['WEST', 1], ['NORTH', 1], [null, 1],
+    ]));
+  });
+
+  test('fields of fields of one dataset: inlined, and over an enriched field the enrichment comes along', async ({ service }) => {
+    // doubled_plus = amount * 2 + 1 over the six orders with an amount: 2 * 740 + 6.
+    assert.equal(await rows(service, { measures: [{ expression: 'SUM(orders.doubled_plus)', alias: 'total' }] }, ['total']), [[1486]]);
+    assert.equal(await rows(service, { dimensions: ['orders.region_label'], measures: ['revenue'] }, ['region_label', 'revenue']), sorted([
+      ['EAST', 350], ['WEST', 300], ['none', 90],
+    ]));
+  });
+
   test('COUNT, COUNT of a NULL column and AVG ignore NULLs as SQL does (§6.11)', async ({ service }) => {
     const body = {
       dimensions: ['customers.region'],
@@ -253,6 +296,11 @@ export function runShapesSuite(backend: ShapesBackend): void {
   test('403 before any SQL when a field reads a column outside the caller\'s grants; 404 and 409 as catalogued', async ({ service }) => {
     const denied = await query(service, { dimensions: ['customers.region'], measures: ['revenue'] }, RESTRICTED_TOKEN);
     assert.equal([denied.status, denied.body['code']], [403, 'forbidden'], JSON.stringify(denied.body));
+    // An enriched field reads customers.region too, whether named as a dimension, in where or through a metric.
+    for (const body of [{ dimensions: ['orders.customer_region'], measures: ['revenue'] }, { measures: ['revenue'], where: "orders.customer_region = 'EAST'" }, { measures: ['east_revenue'] }]) {
+      const enriched = await query(service, body, RESTRICTED_TOKEN);
+      assert.equal([enriched.status, enriched.body['code']], [403, 'forbidden'], JSON.stringify(enriched.body));
+    }
     const allowed = await query(service, { dimensions: ['customers.id'], measures: ['revenue'] }, RESTRICTED_TOKEN);
     assert.is(allowed.status, 200, JSON.stringify(allowed.body));
     const missing = await service.request('/api/v1/semantic/vdbs/nowhere/versions/1/query', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"measures":["revenue"]}' });

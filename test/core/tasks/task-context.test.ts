@@ -53,6 +53,29 @@ context('private fields and metrics (access_modifier) are left out; a public met
   assert.not.ok(metrics.includes('order_count'), 'the private metric is hidden');
 });
 
+context('an enriched field is visible only to a caller who sees the other dataset\'s columns it reads and joins', ({ service }) => {
+  const vdb = { ...service.container.resolve(coreTokens.vdbs).get('retail', '1') };
+  const active = service.container.resolve(coreTokens.semantic).packageOf('retail', '1');
+  assert.ok(active);
+  const relationship = active.document.relationships.find((candidate) => candidate.from === 'retail.orders' && candidate.to === 'retail.customers');
+  assert.ok(relationship);
+  const enriched = {
+    id: 'retail.orders.customer_email', name: 'customer_email', expression: 'customers.email', sql: '"customers"."email"', column: null, columns: [],
+    logicalType: 'string' as const, nativeType: null, nullable: null, isTime: false, label: null, description: null, aiContext: null, accessModifier: 'public' as const,
+    joins: [{ relationship: relationship.id, dataset: 'retail.customers', on: '', fanOut: false }], reads: [{ dataset: 'retail.customers', columns: ['email'] }],
+  };
+  const document = {
+    ...active.document,
+    datasets: active.document.datasets.map((dataset) => (dataset.id === 'retail.orders' ? { ...dataset, fields: [...dataset.fields, enriched] } : dataset)),
+  };
+  const fieldsOf = (roles: string[]) => taskContext({ vdb: { ...vdb }, sqlFamily: 'postgres', semanticPackage: { document, digest: active.digest } }, effectiveGrants(vdb, { subject: 'someone', roles, scheme: 'bearer' }))
+    .semantic?.datasets.find((dataset) => dataset.id === 'retail.orders')?.fields.map((field) => field.name) ?? [];
+  assert.ok(fieldsOf(['clerk']).includes('customer_email'));
+  const analyst = fieldsOf(['analyst']);
+  assert.ok(analyst.includes('status'));
+  assert.not.ok(analyst.includes('customer_email'), 'the analyst may not read customers.email');
+});
+
 context('a caller without a data role gets access unavailable and nothing to plan with', ({ service }) => {
   const outsider = contextFor(service, ['visitor']);
   assert.equal([outsider.access, outsider.relations, outsider.semantic?.datasets, outsider.semantic?.metrics], ['unavailable', [], [], []]);
