@@ -62,6 +62,7 @@ function resolveMetric(metric: MetricElement, names: ModelNames, dialect: Expres
     return;
   }
   metric.aggregateCalls = scanned.aggregates;
+  metric.windowed = scanned.windowed;
   metric.analysis = outcome.analysis;
   const references: MetricReference[] = [];
   for (const reference of outcome.analysis.references) {

@@ -25,7 +25,7 @@ const OSI_FUNCTIONS: ReadonlySet<string> = new Set([
   'SIN', 'COS', 'TAN', 'ASIN', 'ACOS', 'ATAN', 'ATAN2', 'RADIANS', 'DEGREES', 'PI', 'GREATEST', 'LEAST',
   // Conditionals and conversion.
   'IF', 'IFF', 'NULLIF', 'COALESCE', 'IFNULL', 'NVL', 'NVL2', 'ZEROIFNULL', 'NULLIFZERO', 'CAST', 'TRY_CAST',
-  // Window functions (the service refuses windows in model expressions; the grammar says so).
+  // Window functions (Foundation §6.10: in a field at its dataset's grain, in a metric at the query's).
   'ROW_NUMBER', 'RANK', 'DENSE_RANK', 'NTILE', 'PERCENT_RANK', 'CUME_DIST', 'LAG', 'LEAD', 'FIRST_VALUE', 'LAST_VALUE', 'NTH_VALUE',
 ]);
 
@@ -60,8 +60,10 @@ export interface AggregateCall {
 export interface ScannedExpression {
   /** The names of the functions called (unqualified), upper case, in order. */
   calls: string[];
-  /** Aggregate calls in order of their start. */
+  /** Aggregate calls in order of their start; an aggregate with `OVER` is a window, not among them. */
   aggregates: AggregateCall[];
+  /** True when the expression holds a window (`OVER (…)`), Foundation §6.10. */
+  windowed: boolean;
   /** The first aggregate found inside another aggregate's parentheses, e.g. `COUNT` of `AVG(COUNT(x))`. */
   nested?: AggregateCall;
   /** Why the expression is outside the OSI subset; absent when it is inside (or not checked). */
@@ -116,7 +118,7 @@ function tokens(text: string): Token[] | string {
  */
 export function scanExpression(text: string, isAggregate: (name: string) => boolean, checkSubset: boolean): ScannedExpression {
   const scanned = tokens(text);
-  if (typeof scanned === 'string') return { calls: [], aggregates: [], outsideSubset: scanned };
+  if (typeof scanned === 'string') return { calls: [], aggregates: [], windowed: false, outsideSubset: scanned };
   const calls: string[] = [];
   const aggregates: AggregateCall[] = [];
   let outsideSubset: string | undefined;
@@ -125,7 +127,10 @@ export function scanExpression(text: string, isAggregate: (name: string) => bool
   };
   // Open parentheses, each with the aggregate call it belongs to (if any).
   const open: (AggregateCall | undefined)[] = [];
-  let nested: AggregateCall | undefined;
+  // Each aggregate call with the aggregate calls around it; nesting is judged once windows are known.
+  const enclosing = new Map<AggregateCall, AggregateCall[]>();
+  const windows = new Set<AggregateCall>();
+  let windowed = false;
   scanned.forEach((token, index) => {
     const previous = scanned[index - 1];
     const next = scanned[index + 1];
@@ -136,12 +141,15 @@ export function scanExpression(text: string, isAggregate: (name: string) => bool
       } else if (token.text === ')') {
         const call = open.pop();
         if (call) call.end = token.end;
+        // `SUM(x) OVER (…)` is a window function, not an aggregate (§6.10, §4.3).
+        if (call && next?.kind === 'word' && next.text === 'OVER') windows.add(call);
       } else if (checkSubset && !OPERATORS.has(token.text)) {
         outside(`the operator ${token.text}`);
       }
       return;
     }
     if (token.kind !== 'word') return;
+    if (token.text === 'OVER' && next?.kind === 'operator' && next.text === '(') windowed = true;
     const isCall = next?.kind === 'operator' && next.text === '(';
     if (checkSubset) {
       const excluded = EXCLUDED_KEYWORDS.get(token.text);
@@ -156,10 +164,12 @@ export function scanExpression(text: string, isAggregate: (name: string) => bool
     }
     if (!isAggregate(token.text)) return;
     const call: AggregateCall = { name: token.text, start: token.start, end: token.end };
-    if (!nested && open.some((enclosing) => enclosing !== undefined)) nested = call;
+    enclosing.set(call, open.filter((around): around is AggregateCall => around !== undefined));
     aggregates.push(call);
   });
-  return { calls, aggregates, ...(nested ? { nested } : {}), ...(outsideSubset ? { outsideSubset } : {}) };
+  const plain = aggregates.filter((call) => !windows.has(call));
+  const nested = plain.find((call) => enclosing.get(call)?.some((around) => !windows.has(around)));
+  return { calls, aggregates: plain, windowed, ...(nested ? { nested } : {}), ...(outsideSubset ? { outsideSubset } : {}) };
 }
 
 /** Calls that are SQL syntax in every supported database rather than functions a policy lists. */
