@@ -72,7 +72,11 @@ function osiDocument(schema: string): string {
       name: 'shapes',
       datasets: [
         { name: 'customers', source: 'customers', primary_key: ['id'], fields: [field('id'), field('region')] },
-        { name: 'orders', source: 'orders', primary_key: ['id'], fields: [field('id'), field('customer_id'), field('amount'), field('status'), field('ordered_at')] },
+        { name: 'orders', source: 'orders', primary_key: ['id'], fields: [
+          field('id'), field('customer_id'), field('amount'), field('status'), field('ordered_at'),
+          // A window at the orders' grain (§6.10.4): each customer's orders numbered by date.
+          field('order_rank', 'ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY ordered_at)'),
+        ] },
         { name: 'returns', source: 'returns', primary_key: ['id'], fields: [field('id'), field('customer_id'), field('amount')] },
         { name: 'actors', source: 'actors', primary_key: ['actor_id'], fields: [field('actor_id'), field('height')] },
         { name: 'movies', source: 'movies', primary_key: ['movie_id'], fields: [field('movie_id'), field('gross')] },
@@ -110,6 +114,9 @@ function osiDocument(schema: string): string {
         metric('points', 'SUM(tickets.points)'),
         metric('budget', 'SUM(teams.budget)'),
         metric('average_temp', 'AVG(weather.temp)'),
+        // Windows at the query's grain (§6.10.5): a running total, and one that reads a row-level field (§6.10.3).
+        metric('running_revenue', 'SUM(revenue) OVER (ORDER BY orders.ordered_at)'),
+        metric('regional_peak', 'MAX(COUNT(customers.id)) OVER (PARTITION BY customers.region)'),
       ],
     }],
   });
