@@ -34,6 +34,9 @@ const KEYWORDS_BEFORE_PARENTHESIS: ReadonlySet<string> = new Set([
   'IN', 'NOT', 'AND', 'OR', 'WHEN', 'THEN', 'ELSE', 'CASE', 'BETWEEN', 'IS', 'LIKE', 'ILIKE', 'AS', 'FROM', 'DISTINCT', 'OVER', 'GROUP',
 ]);
 
+/** Words that start a frame's extent: `GROUPS BETWEEN …`, `GROUPS UNBOUNDED PRECEDING`, `GROUPS CURRENT ROW`. */
+const FRAME_STARTS: ReadonlySet<string> = new Set(['BETWEEN', 'UNBOUNDED', 'CURRENT']);
+
 /** Keywords of constructs the subset excludes ("Not Supported in Expressions"). */
 const EXCLUDED_KEYWORDS: ReadonlyMap<string, string> = new Map([
   ['SELECT', 'a subquery'], ['JOIN', 'a join'], ['WHERE', 'a WHERE clause (use a filter)'], ['HAVING', 'a HAVING clause'],
@@ -64,6 +67,8 @@ export interface ScannedExpression {
   aggregates: AggregateCall[];
   /** True when the expression holds a window (`OVER (…)`), Foundation §6.10. */
   windowed: boolean;
+  /** A window frame the Foundation defers (§6.10.6): a GROUPS frame, or a bound that is no literal number. */
+  deferredFrame?: string;
   /** The first aggregate found inside another aggregate's parentheses, e.g. `COUNT` of `AVG(COUNT(x))`. */
   nested?: AggregateCall;
   /** Why the expression is outside the OSI subset; absent when it is inside (or not checked). */
@@ -131,6 +136,7 @@ export function scanExpression(text: string, isAggregate: (name: string) => bool
   const enclosing = new Map<AggregateCall, AggregateCall[]>();
   const windows = new Set<AggregateCall>();
   let windowed = false;
+  let deferredFrame: string | undefined;
   scanned.forEach((token, index) => {
     const previous = scanned[index - 1];
     const next = scanned[index + 1];
@@ -150,6 +156,10 @@ export function scanExpression(text: string, isAggregate: (name: string) => bool
     }
     if (token.kind !== 'word') return;
     if (token.text === 'OVER' && next?.kind === 'operator' && next.text === '(') windowed = true;
+    if (windowed && token.text === 'GROUPS' && (next?.kind === 'number' || (next?.kind === 'word' && FRAME_STARTS.has(next.text)))) deferredFrame ??= 'a GROUPS frame';
+    if (windowed && (token.text === 'PRECEDING' || token.text === 'FOLLOWING') && previous?.kind !== 'number' && !(previous?.kind === 'word' && previous.text === 'UNBOUNDED')) {
+      deferredFrame ??= `a ${token.text} bound that is no literal whole number`;
+    }
     const isCall = next?.kind === 'operator' && next.text === '(';
     if (checkSubset) {
       const excluded = EXCLUDED_KEYWORDS.get(token.text);
@@ -169,7 +179,7 @@ export function scanExpression(text: string, isAggregate: (name: string) => bool
   });
   const plain = aggregates.filter((call) => !windows.has(call));
   const nested = plain.find((call) => enclosing.get(call)?.some((around) => !windows.has(around)));
-  return { calls, aggregates: plain, windowed, ...(nested ? { nested } : {}), ...(outsideSubset ? { outsideSubset } : {}) };
+  return { calls, aggregates: plain, windowed, ...(deferredFrame ? { deferredFrame } : {}), ...(nested ? { nested } : {}), ...(outsideSubset ? { outsideSubset } : {}) };
 }
 
 /** Calls that are SQL syntax in every supported database rather than functions a policy lists. */
