@@ -140,6 +140,8 @@ export function runShapesSuite(backend: ShapesBackend): void {
     // Another window over it, or arithmetic on it, composes a windowed metric: deferred (§6.10.5); having cannot filter it.
     await refused(service, { ...body, measures: [{ expression: 'running_revenue + 0', alias: 'again' }] }, 'E_WINDOWED_METRIC_COMPOSITION');
     await refused(service, { ...body, having: 'running_revenue > 100' }, 'E_INVALID_EXPRESSION');
+    // Its ORDER BY field is no dimension of this query: a row-level value finer than the query's grain (§6.10.4).
+    await refused(service, { dimensions: ['customers.region'], measures: ['running_revenue'] }, 'E_UNAGGREGATED_FINER_GRAIN_REFERENCE');
   });
 
   test('a windowed field is computed over its dataset\'s rows before the query groups or filters them: a dimension, a where, a scalar field (§6.10.4)', async ({ service }) => {
