@@ -40,7 +40,8 @@ export interface SqlGrammar {
   statementFacts(sql: string): StatementFacts | Denial;
   /**
    * Analyses a field or metric expression, parsed as `SELECT <expression>`: one plain expression, no alias,
-   * FROM, subquery, window or parameter. `aggregates` holds lower-case names whose call aggregates.
+   * FROM, subquery or parameter. `aggregates` holds lower-case names whose call aggregates; a call with
+   * OVER is a window function, not an aggregate (its arguments may still aggregate).
    */
   analyzeExpression(text: string, aggregates: ReadonlySet<string>): AnalysisOutcome;
   /**

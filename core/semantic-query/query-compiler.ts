@@ -19,6 +19,7 @@ import { parseExpression } from './expression-parser.js';
 import { isAggregateCall, writeAggregateCall, writeExpression, type NameResolver } from './expression-writer.js';
 import type { JoinPlanner } from './join-planner.js';
 import type { JoinNeed, ModelIndex, ResolvedField } from './model-index.js';
+import { isWindowedField, windowColumn, windowedMetric } from './model-windows.js';
 import { queryInvalid } from './query-errors.js';
 import { finish, SqlWriter, type ParamSource } from './sql-writer.js';
 import { filterExpression, filterValue } from './structured-filters.js';
@@ -37,6 +38,8 @@ export interface CompiledPlan {
 interface Output {
   name: string;
   sql: () => string;
+  /** True when the column holds a window: it cannot be filtered in having (windows run after it). */
+  windowed?: boolean;
 }
 
 const TIME_TYPES = new Set(['date', 'timestamp']);
@@ -49,7 +52,6 @@ class QueryCompiler {
   private readonly dimensions: Dimension[] = [];
   private readonly aggregates = new Map<string, Aggregate>();
   private readonly whereFields: ResolvedField[] = [];
-  private readonly reads = new Map<PackageDataset, Set<string>>();
   private groups: Group[] = [];
   private where = '';
 
@@ -59,6 +61,11 @@ class QueryCompiler {
     private readonly writer: SqlWriter,
     private readonly query: SemanticQuery,
   ) {}
+
+  /** Every column the statement reads, per dataset (kept by the writer, which lists them in derived tables). */
+  private get reads(): Map<PackageDataset, Set<string>> {
+    return this.writer.reads;
+  }
 
   compile(): CompiledPlan {
     if (this.query.fields) return this.compileScalar(this.query.fields);
@@ -191,6 +198,15 @@ class QueryCompiler {
 
   private fieldSql(field: ResolvedField): string {
     this.read(field);
+    if (isWindowedField(field.field)) {
+      // the derived table holds its own dataset's rows only: a window over enriched fields would need its joins there
+      if (field.field.joins?.length) {
+        throw queryInvalid('E_INVALID_QUERY', field.field.id, `field ${field.field.id} has a window over fields of other datasets, which semantic queries do not evaluate yet`);
+      }
+      // Computed at its dataset's grain in a derived table, before the query's joins and filters (§6.10.4).
+      this.writer.windowedFields.add(field.field);
+      return this.writer.column(field.dataset.alias, windowColumn(field.field));
+    }
     return field.field.column === null ? `(${field.field.sql})` : field.field.sql;
   }
 
@@ -277,15 +293,24 @@ class QueryCompiler {
     if ('metric' in measure) {
       const metric = this.metric(measure.metric, target);
       if (!metric) throw queryInvalid('E_NAME_NOT_FOUND', target, `${target}: ${measure.metric} is no metric of the model`);
+      const windowed = windowedMetric(metric);
+      if (windowed) return { ...this.expressionOutput(windowed, target), name: measure.alias ?? metric.name };
       const aggregate = this.metricAggregate(metric, target);
       return { name: measure.alias ?? metric.name, sql: () => this.aggregateRef(aggregate) };
     }
-    const expression = parseExpression(measure.expression, target);
+    return { ...this.expressionOutput(parseExpression(measure.expression, target), target), name: measure.alias ?? `measure_${index + 1}` };
+  }
+
+  /**
+   * A measure expression, or a windowed metric's (decision 21): aggregates at the query's grain in their
+   * home's subquery, everything around them (a window) over the merged rows.
+   */
+  private expressionOutput(expression: Expr, target: string): Output {
     this.checkRowWindows(expression, target);
     this.checkMeasure(expression, target);
     // Resolve now (adds its aggregates); the text is written again once the groups are known.
     writeExpression(expression, this.writer, this.finalResolver([]), target);
-    return { name: measure.alias ?? `measure_${index + 1}`, sql: () => writeExpression(expression, this.writer, this.finalResolver([]), target) };
+    return { name: target, sql: () => writeExpression(expression, this.writer, this.finalResolver([]), target), windowed: nodesHaveWindow(expression) };
   }
 
   private checkMeasure(expression: Expr, target: string): void {
@@ -309,7 +334,7 @@ class QueryCompiler {
   private checkRowWindows(expression: Expr, target: string): void {
     const visit = (node: Expr, inAggregate: boolean): void => {
       if (node.kind === 'call' && node.window) {
-        const fields = rowFieldsOf(node).flatMap((parts) => this.model.fields(parts)).filter((field) => inAggregate || !this.dimensions.some((dimension) => dimension.field.field === field.field && !dimension.grain));
+        const fields = rowFieldsOf(node).filter((parts) => inAggregate || !this.dimensionOf(parts)).flatMap((parts) => this.model.fields(parts));
         if (fields.length > 0) this.checkWindowHome(fields, inAggregate, target);
       }
       for (const child of childrenOf(node)) visit(child, inAggregate || isAggregateCall(node));
@@ -329,9 +354,15 @@ class QueryCompiler {
     if (inAggregate) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: a window function inside an aggregate is not supported; use a window over the query's measures`);
   }
 
+  /**
+   * The dimension a field name means at the query's grain: the field grouped as it is, else the one time
+   * grain of it the query groups by (`orders.ordered_at` by month is the month: a running total's order).
+   */
   private dimensionOf(parts: string[]): Dimension | undefined {
     const found = this.model.fields(parts);
-    return found.length === 1 ? this.dimensions.find((dimension) => dimension.field.field === found[0]?.field && !dimension.grain) : undefined;
+    if (found.length !== 1) return undefined;
+    const ofField = this.dimensions.filter((dimension) => dimension.field.field === found[0]?.field);
+    return ofField.find((dimension) => !dimension.grain) ?? (ofField.length === 1 ? ofField[0] : undefined);
   }
 
   /** Names at the query's grain: result columns, dimensions, metrics; an aggregate call becomes an aggregate of its home. */
@@ -346,6 +377,9 @@ class QueryCompiler {
           if (output) return output.sql();
           const metric = this.metric(parts[0] as string, target);
           if (!metric) throw queryInvalid('E_NAME_NOT_FOUND', target, `${target} is no metric of the model, nor a column of the query`);
+          if (windowedMetric(metric)) {
+            throw queryInvalid('E_WINDOWED_METRIC_COMPOSITION', target, `${target} holds a window function; ask for it as a measure of its own (composing windowed metrics is deferred, §6.10.5)`);
+          }
           return this.aggregateRef(this.metricAggregate(metric, target));
         }
         const dimension = this.dimensionOf(parts);
@@ -434,6 +468,7 @@ class QueryCompiler {
       if (node.kind === 'name' && !node.parts[0]?.startsWith('\u0000')) {
         if (node.parts.length === 1) {
           const output = outputs.find((candidate) => candidate.name.toLowerCase() === (node.parts[0] as string).toLowerCase());
+          if (output?.windowed) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: ${output.name} holds a window function, which having cannot filter (windows run after it)`);
           if (!output || !this.dimensions.some((dimension) => dimension.output === output.name)) aggregate = true;
         } else if (!this.dimensionOf(node.parts)) row = true;
       }

@@ -5,8 +5,9 @@
  */
 import type { SemanticQuery } from '../plugin-api/semantic-query.js';
 import type { SqlDialect } from '../plugin-api/sql-dialect.js';
-import type { PackageDataset } from '../plugin-api/semantic-package.js';
+import type { PackageDataset, PackageField } from '../plugin-api/semantic-package.js';
 import type { Edge } from './model-index.js';
+import { windowColumn } from './model-windows.js';
 
 /** Where a bound value comes from: the compiled text itself, or the query (values kept out of the cache key). */
 export type ParamSource =
@@ -27,6 +28,10 @@ const MARKER = /\u0001(\d+)\u0002/g;
 
 export class SqlWriter {
   readonly sources: ParamSource[] = [];
+  /** Every column the statement reads, per dataset: what the caller's grants must cover. */
+  readonly reads = new Map<PackageDataset, Set<string>>();
+  /** Windowed fields the query uses: their datasets are read through a derived table that computes them. */
+  readonly windowedFields = new Set<PackageField>();
 
   constructor(readonly dialect: SqlDialect) {}
 
@@ -47,9 +52,18 @@ export class SqlWriter {
     return `\u0001${this.sources.length - 1}\u0002`;
   }
 
-  /** `schema.relation alias` (no AS: Oracle takes none before a table alias). */
+  /**
+   * `schema.relation alias` (no AS: Oracle takes none before a table alias). A dataset with windowed fields
+   * in the query is a derived table of its rows, the columns read so far and each window's value (§6.10.3):
+   * written after the statement's names are resolved, so every column the query reads of it is known.
+   */
   relation(dataset: PackageDataset): string {
-    return `${this.name(dataset.relation.schema)}.${this.name(dataset.relation.name)} ${this.name(dataset.alias)}`;
+    const table = `${this.name(dataset.relation.schema)}.${this.name(dataset.relation.name)} ${this.name(dataset.alias)}`;
+    const windows = dataset.fields.filter((field) => this.windowedFields.has(field));
+    if (windows.length === 0) return table;
+    const columns = [...(this.reads.get(dataset) ?? [])].map((column) => this.column(dataset.alias, column));
+    const values = windows.map((field) => `${field.sql} AS ${this.name(windowColumn(field))}`);
+    return `(SELECT ${[...columns, ...values].join(', ')} FROM ${table}) ${this.name(dataset.alias)}`;
   }
 
   join(edge: Edge): string {

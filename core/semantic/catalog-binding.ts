@@ -198,6 +198,11 @@ function bindField(field: FieldElement, dialect: ExpressionDialect, context: Fie
   const relation = dataset.relation as VdbRelation;
   const document = dataset.scope.document;
   const at = () => siteAt(document, field.expressionPath as DocumentPath);
+  const frame = scanExpression(field.expression as string, () => false, false).deferredFrame;
+  if (frame !== undefined) {
+    diagnostics.add('compile.deferred_frame_mode', at, `field:${field.id}`, `field ${field.id}, ${field.expression}: ${frame}; the OSI Foundation defers it (§6.10.6)`);
+    return;
+  }
   if (field.expressionDialect === 'osi') {
     const scanned = scanExpression(field.expression as string, (name) => OSI_AGGREGATES.has(name), true);
     if (scanned.outsideSubset !== undefined) {

@@ -15,7 +15,8 @@ export const STAGE_ORDER: Readonly<Record<ActivationStage, number>> = { acquire:
  */
 export type OsiModelErrorCode =
   | 'E_AGGREGATE_IN_FIELD' | 'E_NESTED_AGGREGATION_DEFERRED' | 'E_NAME_COLLISION' | 'E_NAME_NOT_FOUND'
-  | 'E_DEFERRED_KEY_REJECTED' | 'E_NO_PATH' | 'E_AMBIGUOUS_PATH' | 'E_UNAGGREGATED_FINER_GRAIN_REFERENCE' | 'E3012_MN_NO_SAFE_REWRITE';
+  | 'E_DEFERRED_KEY_REJECTED' | 'E_NO_PATH' | 'E_AMBIGUOUS_PATH' | 'E_UNAGGREGATED_FINER_GRAIN_REFERENCE' | 'E3012_MN_NO_SAFE_REWRITE'
+  | 'E_WINDOWED_METRIC_COMPOSITION' | 'E_DEFERRED_FRAME_MODE';
 
 export interface DiagnosticDefinition {
   /** The stage that reports it; `null` when it depends on where it happened (internal errors). */
@@ -228,9 +229,19 @@ export const DIAGNOSTICS = {
     summary: 'A metric applies an aggregate to another aggregate, directly (`AVG(COUNT(x))`) or through a metric it names (`AVG(revenue)`).',
     remediation: 'Aggregate the fields in one step (`SUM(orders.total)`, not `SUM(SUM(orders.total))`); combine metrics with arithmetic outside aggregates.',
   },
+  'compile.windowed_metric_composition': {
+    stage: 'compile', severity: 'error', osiCode: 'E_WINDOWED_METRIC_COMPOSITION',
+    summary: 'A metric names another metric whose expression holds a window function (`running_total + 0`); the Foundation defers that composition (§6.10.5).',
+    remediation: 'Ask for the windowed metric directly as a measure, or write the window in this metric over the underlying aggregates (`SUM(revenue) OVER (…)`).',
+  },
+  'compile.deferred_frame_mode': {
+    stage: 'compile', severity: 'error', osiCode: 'E_DEFERRED_FRAME_MODE',
+    summary: 'A window frame of a field or metric is one the Foundation defers (§6.10.6): `GROUPS`, or a `PRECEDING`/`FOLLOWING` bound that is no literal whole number.',
+    remediation: 'Use a `ROWS` or `RANGE` frame with `UNBOUNDED`, `CURRENT ROW` or a literal whole number of rows.',
+  },
   'compile.expression_invalid': {
     stage: 'compile', severity: 'error',
-    summary: 'An expression does not parse in the SQL grammar of its datasource, or is not one plain expression (an alias, a subquery, a window function, a second statement).',
+    summary: 'An expression does not parse in the SQL grammar of its datasource, or is not one plain expression (an alias, a subquery, a second statement).',
     remediation: 'Write one scalar SQL expression (a field) or one aggregate expression (a metric) in the datasource\'s dialect, without subqueries.',
   },
   'compile.aggregate_in_field': {

@@ -1,7 +1,7 @@
 /**
  * Field and metric expressions, parsed in the grammar of their datasource's dialect. An expression is
  * parsed as `SELECT <expression>` and must stay one plain expression: no alias, no FROM, no subquery, no
- * window, no parameter, no second statement. The analysis says which column references it holds (with
+ * parameter, no second statement. The analysis says which column references it holds (with
  * their spans, so compilation can qualify them) and whether it aggregates.
  */
 import type { SqlDialect } from '../plugin-api/sql-dialect.js';

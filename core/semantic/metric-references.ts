@@ -47,6 +47,10 @@ function resolveMetric(metric: MetricElement, names: ModelNames, dialect: Expres
     diagnostics.add('compile.expression_outside_subset', at, target, `metric ${metric.id}, ${metric.expression}: OSI_SQL_2026 does not have ${scanned.outsideSubset}`);
     return;
   }
+  if (scanned.deferredFrame !== undefined) {
+    diagnostics.add('compile.deferred_frame_mode', at, target, `metric ${metric.id}, ${metric.expression}: ${scanned.deferredFrame}; the OSI Foundation defers it (§6.10.6)`);
+    return;
+  }
   const missing = osi ? unavailableFunction(scanned, dialect.functionPolicy.allowed) : undefined;
   if (missing !== undefined) {
     diagnostics.add('compile.function_unavailable', at, target, `metric ${metric.id}, ${metric.expression}: the VDB's datasource (${dialect.grammar.label}) has no function ${missing}`);
@@ -62,6 +66,7 @@ function resolveMetric(metric: MetricElement, names: ModelNames, dialect: Expres
     return;
   }
   metric.aggregateCalls = scanned.aggregates;
+  metric.windowed = scanned.windowed;
   metric.analysis = outcome.analysis;
   const references: MetricReference[] = [];
   for (const reference of outcome.analysis.references) {

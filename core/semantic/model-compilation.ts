@@ -196,6 +196,11 @@ class MetricCompiler {
         if (!fields.includes(field)) fields.push(field);
         replacements.push({ start: span.start, end: span.end, text: field.analysis?.plainColumn ? field.sql : `(${field.sql})` });
       } else {
+        if (reference.metric.windowed) {
+          this.diagnostics.add('compile.windowed_metric_composition', this.at(metric), `metric:${metric.id}`,
+            `metric ${metric.id}, ${expression}: it names metric ${reference.metric.id}, whose expression holds a window function; the OSI Foundation defers composing windowed metrics (§6.10.5)`);
+          return null;
+        }
         const inner = this.inline(reference.metric);
         if (!inner) return null;
         const around = inner.hasAggregate ? metric.aggregateCalls?.find((call) => call.start <= span.start && span.end <= call.end) : undefined;

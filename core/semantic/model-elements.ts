@@ -106,6 +106,8 @@ export interface MetricElement extends ElementBase {
   references?: MetricReference[];
   /** The aggregate calls of the expression, to tell a metric named inside an aggregate (nested aggregation). */
   aggregateCalls?: AggregateCall[];
+  /** True when the expression holds a window function (§6.10): another metric may not name it (§6.10.5). */
+  windowed?: boolean;
 }
 
 export interface SemanticModel {

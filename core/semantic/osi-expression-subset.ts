@@ -25,7 +25,7 @@ const OSI_FUNCTIONS: ReadonlySet<string> = new Set([
   'SIN', 'COS', 'TAN', 'ASIN', 'ACOS', 'ATAN', 'ATAN2', 'RADIANS', 'DEGREES', 'PI', 'GREATEST', 'LEAST',
   // Conditionals and conversion.
   'IF', 'IFF', 'NULLIF', 'COALESCE', 'IFNULL', 'NVL', 'NVL2', 'ZEROIFNULL', 'NULLIFZERO', 'CAST', 'TRY_CAST',
-  // Window functions (the service refuses windows in model expressions; the grammar says so).
+  // Window functions (Foundation §6.10: in a field at its dataset's grain, in a metric at the query's).
   'ROW_NUMBER', 'RANK', 'DENSE_RANK', 'NTILE', 'PERCENT_RANK', 'CUME_DIST', 'LAG', 'LEAD', 'FIRST_VALUE', 'LAST_VALUE', 'NTH_VALUE',
 ]);
 
@@ -33,6 +33,9 @@ const OSI_FUNCTIONS: ReadonlySet<string> = new Set([
 const KEYWORDS_BEFORE_PARENTHESIS: ReadonlySet<string> = new Set([
   'IN', 'NOT', 'AND', 'OR', 'WHEN', 'THEN', 'ELSE', 'CASE', 'BETWEEN', 'IS', 'LIKE', 'ILIKE', 'AS', 'FROM', 'DISTINCT', 'OVER', 'GROUP',
 ]);
+
+/** Words that start a frame's extent: `GROUPS BETWEEN …`, `GROUPS UNBOUNDED PRECEDING`, `GROUPS CURRENT ROW`. */
+const FRAME_STARTS: ReadonlySet<string> = new Set(['BETWEEN', 'UNBOUNDED', 'CURRENT']);
 
 /** Keywords of constructs the subset excludes ("Not Supported in Expressions"). */
 const EXCLUDED_KEYWORDS: ReadonlyMap<string, string> = new Map([
@@ -60,8 +63,12 @@ export interface AggregateCall {
 export interface ScannedExpression {
   /** The names of the functions called (unqualified), upper case, in order. */
   calls: string[];
-  /** Aggregate calls in order of their start. */
+  /** Aggregate calls in order of their start; an aggregate with `OVER` is a window, not among them. */
   aggregates: AggregateCall[];
+  /** True when the expression holds a window (`OVER (…)`), Foundation §6.10. */
+  windowed: boolean;
+  /** A window frame the Foundation defers (§6.10.6): a GROUPS frame, or a bound that is no literal number. */
+  deferredFrame?: string;
   /** The first aggregate found inside another aggregate's parentheses, e.g. `COUNT` of `AVG(COUNT(x))`. */
   nested?: AggregateCall;
   /** Why the expression is outside the OSI subset; absent when it is inside (or not checked). */
@@ -116,7 +123,7 @@ function tokens(text: string): Token[] | string {
  */
 export function scanExpression(text: string, isAggregate: (name: string) => boolean, checkSubset: boolean): ScannedExpression {
   const scanned = tokens(text);
-  if (typeof scanned === 'string') return { calls: [], aggregates: [], outsideSubset: scanned };
+  if (typeof scanned === 'string') return { calls: [], aggregates: [], windowed: false, outsideSubset: scanned };
   const calls: string[] = [];
   const aggregates: AggregateCall[] = [];
   let outsideSubset: string | undefined;
@@ -125,7 +132,11 @@ export function scanExpression(text: string, isAggregate: (name: string) => bool
   };
   // Open parentheses, each with the aggregate call it belongs to (if any).
   const open: (AggregateCall | undefined)[] = [];
-  let nested: AggregateCall | undefined;
+  // Each aggregate call with the aggregate calls around it; nesting is judged once windows are known.
+  const enclosing = new Map<AggregateCall, AggregateCall[]>();
+  const windows = new Set<AggregateCall>();
+  let windowed = false;
+  let deferredFrame: string | undefined;
   scanned.forEach((token, index) => {
     const previous = scanned[index - 1];
     const next = scanned[index + 1];
@@ -136,12 +147,19 @@ export function scanExpression(text: string, isAggregate: (name: string) => bool
       } else if (token.text === ')') {
         const call = open.pop();
         if (call) call.end = token.end;
+        // `SUM(x) OVER (…)` is a window function, not an aggregate (§6.10, §4.3).
+        if (call && next?.kind === 'word' && next.text === 'OVER') windows.add(call);
       } else if (checkSubset && !OPERATORS.has(token.text)) {
         outside(`the operator ${token.text}`);
       }
       return;
     }
     if (token.kind !== 'word') return;
+    if (token.text === 'OVER' && next?.kind === 'operator' && next.text === '(') windowed = true;
+    if (windowed && token.text === 'GROUPS' && (next?.kind === 'number' || (next?.kind === 'word' && FRAME_STARTS.has(next.text)))) deferredFrame ??= 'a GROUPS frame';
+    if (windowed && (token.text === 'PRECEDING' || token.text === 'FOLLOWING') && previous?.kind !== 'number' && !(previous?.kind === 'word' && previous.text === 'UNBOUNDED')) {
+      deferredFrame ??= `a ${token.text} bound that is no literal whole number`;
+    }
     const isCall = next?.kind === 'operator' && next.text === '(';
     if (checkSubset) {
       const excluded = EXCLUDED_KEYWORDS.get(token.text);
@@ -156,10 +174,12 @@ export function scanExpression(text: string, isAggregate: (name: string) => bool
     }
     if (!isAggregate(token.text)) return;
     const call: AggregateCall = { name: token.text, start: token.start, end: token.end };
-    if (!nested && open.some((enclosing) => enclosing !== undefined)) nested = call;
+    enclosing.set(call, open.filter((around): around is AggregateCall => around !== undefined));
     aggregates.push(call);
   });
-  return { calls, aggregates, ...(nested ? { nested } : {}), ...(outsideSubset ? { outsideSubset } : {}) };
+  const plain = aggregates.filter((call) => !windows.has(call));
+  const nested = plain.find((call) => enclosing.get(call)?.some((around) => !windows.has(around)));
+  return { calls, aggregates: plain, windowed, ...(deferredFrame ? { deferredFrame } : {}), ...(nested ? { nested } : {}), ...(outsideSubset ? { outsideSubset } : {}) };
 }
 
 /** Calls that are SQL syntax in every supported database rather than functions a policy lists. */

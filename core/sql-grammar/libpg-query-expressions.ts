@@ -48,7 +48,8 @@ export function libpgQueryExpression(text: string, aggregates: ReadonlySet<strin
       if (type === 'SubLink') throw new RejectedExpression('a subquery is not allowed');
       if (type === 'ParamRef') throw new RejectedExpression('a parameter is not allowed');
       if (type === 'FuncCall') {
-        if (node['over']) throw new RejectedExpression('a window function is not allowed');
+        // A call with OVER is a window function (Foundation §6.10), no aggregate: its arguments may hold one.
+        if (node['over']) return;
         const name = (node['funcname'] as PgNode[]).map(stringOf).at(-1)?.toLowerCase() ?? '';
         const aggregateSyntax = ['agg_star', 'agg_distinct', 'agg_filter', 'agg_order', 'agg_within_group'].some((flag) => node[flag]);
         if (aggregateSyntax || aggregates.has(name)) hasAggregate = true;

@@ -34,9 +34,10 @@ export function nodeSqlParserExpression(text: string, aggregates: ReadonlySet<st
     let hasAggregate = false;
     walk(value, (node) => {
       if (node['type'] === 'select' || node['ast']) throw new RejectedExpression('a subquery is not allowed');
-      if (node['over']) throw new RejectedExpression('a window function is not allowed');
-      if (node['type'] === 'aggr_func') hasAggregate = true;
-      if (node['type'] === 'function' && aggregates.has(functionName(node).toLowerCase())) hasAggregate = true;
+      // A call with OVER is a window function (Foundation §6.10), no aggregate: its arguments may hold one.
+      const window = node['over'] != null;
+      if (node['type'] === 'aggr_func' && !window) hasAggregate = true;
+      if (node['type'] === 'function' && !window && aggregates.has(functionName(node).toLowerCase())) hasAggregate = true;
       if (node['type'] === 'column_ref') {
         const column = columnName(node['column']);
         if (column === '*') throw new RejectedExpression('`*` is not allowed; name the column');

@@ -65,6 +65,20 @@ test('Oracle: TRUNC grains, DECODE for NULL-safe equality, no AS before a table 
   assert.match(week.sql, /TRUNC\("orders"\."ordered_at", 'IW'\)/);
 });
 
+test('a windowed field is read through a derived table of its dataset (no AS before its alias), a windowed metric over the grouped rows (§6.10)', ({ model, planner }) => {
+  const firstOrders: SemanticQuery = { dimensions: [{ field: 'customers.region' }], measures: [{ metric: 'revenue' }], where: 'orders.order_rank = 1', orderBy: [] };
+  const window = 'ROW_NUMBER\\(\\) OVER \\(PARTITION BY "orders"\\."customer_id" ORDER BY "orders"\\."ordered_at"\\)';
+  const derived = {
+    mssql: new RegExp(`FROM \\(SELECT \\[orders\\]\\.\\[customer_id\\], \\[orders\\]\\.\\[ordered_at\\], \\[orders\\]\\.\\[amount\\], ${window} AS \\[w__order_rank\\] FROM \\[semshapes_sql\\]\\.\\[orders\\] \\[orders\\]\\) \\[orders\\] LEFT JOIN .* WHERE \\(\\[orders\\]\\.\\[w__order_rank\\] = \\?\\)`),
+    oracle: new RegExp(`FROM \\(SELECT "orders"\\."customer_id", "orders"\\."ordered_at", "orders"\\."amount", ${window} AS "w__order_rank" FROM "semshapes_sql"\\."orders" "orders"\\) "orders" LEFT JOIN .* WHERE \\("orders"\\."w__order_rank" = \\?\\)`),
+  };
+  for (const family of ['mssql', 'oracle'] as const) {
+    assert.match(compileQuery(model, planner, FAMILY_DIALECTS[family], firstOrders).sql, derived[family], family);
+  }
+  const running = compileQuery(model, planner, FAMILY_DIALECTS.oracle, { ...BY_MONTH, measures: [{ metric: 'running_revenue' }] });
+  assert.match(running.sql, /SELECT "g0"\."d0" AS "month", SUM\("g0"\."m0"\) OVER \(ORDER BY "g0"\."d0" ASC NULLS LAST\) AS "running_revenue" FROM "g0"$/);
+});
+
 test('the same query compiles to the same text every time, values apart (D-014); MySQL stitches with <=> and sorts NULLs by a flag', ({ model, planner }) => {
   const first = compileQuery(model, planner, FAMILY_DIALECTS.mysql, TWO_FACTS);
   const second = compileQuery(model, planner, FAMILY_DIALECTS.mysql, { ...TWO_FACTS, where: "customers.region <> 'WEST'" });

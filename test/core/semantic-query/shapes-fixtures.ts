@@ -78,6 +78,10 @@ function osiDocument(schema: string): string {
           field('customer_region', 'customers.region'),
           // Fields of fields of the same dataset, one of them over the enriched one.
           field('doubled', 'amount * 2'), field('doubled_plus', 'doubled + 1'), field('region_label', "COALESCE(customer_region, 'none')"),
+          // A window at the orders' grain (§6.10.4): each customer's orders numbered by date.
+          field('order_rank', 'ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY ordered_at)'),
+          // A window over an enriched field: refused by queries until the derived table carries its joins.
+          field('region_rank', 'ROW_NUMBER() OVER (PARTITION BY customer_region ORDER BY id)'),
         ] },
         { name: 'returns', source: 'returns', primary_key: ['id'], fields: [field('id'), field('customer_id'), field('amount')] },
         { name: 'actors', source: 'actors', primary_key: ['actor_id'], fields: [field('actor_id'), field('height')] },
@@ -117,6 +121,9 @@ function osiDocument(schema: string): string {
         metric('points', 'SUM(tickets.points)'),
         metric('budget', 'SUM(teams.budget)'),
         metric('average_temp', 'AVG(weather.temp)'),
+        // Windows at the query's grain (§6.10.5): a running total, and one that reads a row-level field (§6.10.3).
+        metric('running_revenue', 'SUM(revenue) OVER (ORDER BY orders.ordered_at)'),
+        metric('regional_peak', 'MAX(COUNT(customers.id)) OVER (PARTITION BY customers.region)'),
       ],
     }],
   });

@@ -175,6 +175,35 @@ export function runShapesSuite(backend: ShapesBackend): void {
     assert.equal(await rows(service, body, ['region', 'revenue', 'place', 'net']), sorted([['NORTH', null, 1, null], ['EAST', 350, 2, 325], ['WEST', 300, 3, null], [null, 90, 4, 78]]));
   });
 
+  test('a windowed metric is a running total at the query\'s grain: revenue per month, then summed in month order (§6.10.5)', async ({ service }) => {
+    const body = { dimensions: [{ field: 'orders.ordered_at', grain: 'month', alias: 'period' }], measures: ['revenue', 'running_revenue'] };
+    assert.equal(await rows(service, body, ['period', 'revenue', 'running_revenue']), sorted([
+      ['2024-01-01', 100, 100], ['2024-02-01', 250, 350], ['2024-04-01', 370, 720], ['2024-05-01', 20, 740],
+    ]));
+    // Another window over it, or arithmetic on it, composes a windowed metric: deferred (§6.10.5); having cannot filter it.
+    await refused(service, { ...body, measures: [{ expression: 'running_revenue + 0', alias: 'again' }] }, 'E_WINDOWED_METRIC_COMPOSITION');
+    await refused(service, { ...body, having: 'running_revenue > 100' }, 'E_INVALID_EXPRESSION');
+    // Its ORDER BY field is no dimension of this query: a row-level value finer than the query's grain (§6.10.4).
+    await refused(service, { dimensions: ['customers.region'], measures: ['running_revenue'] }, 'E_UNAGGREGATED_FINER_GRAIN_REFERENCE');
+  });
+
+  test('a windowed field is computed over its dataset\'s rows before the query groups or filters them: a dimension, a where, a scalar field (§6.10.4)', async ({ service }) => {
+    // Orders per customer by date: O1, O3, O4, O5, O6 are first; O2 (customer 1) and O7 (customer 3) second.
+    assert.equal(await rows(service, { dimensions: ['orders.order_rank'], measures: ['order_count'] }, ['order_rank', 'order_count']), sorted([[1, 5], [2, 2]]));
+    // First orders: EAST O1 + O3, WEST O4, and the NULL group O5 (orphan) + O6 (customer without region).
+    assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['revenue'], where: 'orders.order_rank = 1' }, ['region', 'revenue']), sorted([['EAST', 150], ['WEST', 300], [null, 90]]));
+    // The window ranks every order, whatever the where keeps: O7 stays second though O4 is filtered out.
+    assert.equal(await rows(service, { fields: ['orders.id', 'orders.order_rank'], where: 'orders.id > 4' }, ['id', 'order_rank']), sorted([[5, 1], [6, 1], [7, 2]]));
+  });
+
+  test('a windowed field over an enriched field is refused with a machine code, not run', async ({ service }) => {
+    await refused(service, { dimensions: ['orders.region_rank'], measures: ['order_count'] }, 'E_INVALID_QUERY');
+  });
+
+  test('a windowed metric reading a row-level field of a dataset the query fans out is E_WINDOW_OVER_FANOUT_REWRITE (§6.10.3)', async ({ service }) => {
+    await refused(service, { dimensions: ['orders.status'], measures: ['regional_peak'] }, 'E_WINDOW_OVER_FANOUT_REWRITE');
+  });
+
   test('having filters groups after aggregation, over metrics and grouping columns (§6.3)', async ({ service }) => {
     assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['revenue'], having: 'revenue > 100' }, ['region', 'revenue']), sorted([['EAST', 350], ['WEST', 300]]));
     assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['revenue'], having: "SUM(orders.amount) > 100 AND customers.region <> 'WEST'" }, ['region', 'revenue']), [['EAST', 350]]);

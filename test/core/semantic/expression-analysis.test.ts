@@ -41,10 +41,20 @@ expressions('postgres: aggregates are found by name, by syntax, and from the cat
   }
 });
 
+expressions('postgres and mysql: a window function is accepted (Foundation §6.10) and is no aggregate, though its arguments may be', async () => {
+  const cases = [['row_number() OVER (PARTITION BY customer_id ORDER BY id)', false], ['SUM(total) OVER (PARTITION BY customer_id)', false], ['SUM(SUM(total)) OVER (ORDER BY region)', true]] as const;
+  for (const family of ['postgres', 'mysql'] as const) {
+    for (const [text, expected] of cases) {
+      const outcome = await analyze(family, text);
+      assert.equal(outcome.ok ? outcome.analysis.hasAggregate : outcome.message, expected, `${family}: ${text}`);
+    }
+  }
+});
+
 expressions('postgres: anything beyond one expression is refused', async () => {
   for (const [text, reason] of [
     ['total AS t', /without an alias/], ['total FROM sales.orders', /without FROM/], ['1; DROP TABLE sales.orders', /not several statements/],
-    ['total, id', /not a list/], ['(SELECT max(id) FROM sales.orders)', /subquery/], ['row_number() OVER ()', /window/],
+    ['total, id', /not a list/], ['(SELECT max(id) FROM sales.orders)', /subquery/],
     ['$1', /parameter/], ['orders.*', /`\*`/], ['total +', /does not parse as PostgreSQL/],
   ] as const) {
     const outcome = await analyze('postgres', text);

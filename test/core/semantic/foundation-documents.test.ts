@@ -151,4 +151,15 @@ foundation('aggregate nesting is found through parentheses, not across sibling c
   assert.equal(scan('m + SUM(a)').aggregates.map((call) => [call.name, call.start, call.end]), [['SUM', 4, 10]]);
 });
 
+foundation('a window call is no aggregate (§6.10): SUM(SUM(a)) OVER (…) nests nothing; deferred frames are named (§6.10.6)', () => {
+  const scan = (text: string) => scanExpression(text, (name) => OSI_AGGREGATES.has(name), true);
+  const windowed = scan('SUM(SUM(a)) OVER (PARTITION BY b ORDER BY c ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)');
+  assert.equal([windowed.windowed, windowed.nested, windowed.aggregates.map((call) => call.name), windowed.deferredFrame], [true, undefined, ['SUM'], undefined]);
+  assert.is(scan('SUM(a) + MAX(b)').windowed, false);
+  assert.is(scan('ROW_NUMBER() OVER (ORDER BY a)').outsideSubset, undefined);
+  assert.is(scan('SUM(a) OVER (ORDER BY b GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW)').deferredFrame, 'a GROUPS frame');
+  assert.is(scan('SUM(a) OVER (ORDER BY b ROWS BETWEEN n PRECEDING AND CURRENT ROW)').deferredFrame, 'a PRECEDING bound that is no literal whole number');
+  assert.is(scan('SUM(a) OVER (ORDER BY b ROWS UNBOUNDED PRECEDING)').deferredFrame, undefined);
+});
+
 foundation.run();
