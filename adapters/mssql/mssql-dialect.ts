@@ -1,9 +1,9 @@
 import {
   DEFAULT_ACQUIRE_TIMEOUT_MS, DialectBase, createKnex, knexPool, nodeSqlParserGrammar,
   type Datasource, type DatasourceSettings, type LogicalType, type PlaceholderStyle, type PlannedRole, type RoleChange,
-  type SqlGrammar, type SqlLexicon,
+  type SqlGrammar, type SqlLexicon, withoutSchemaPrivileges,
 } from '../../core/plugin-api/index.js';
-import { mssqlRoleChangeSql, mssqlRolePlan } from './mssql-roles.js';
+import { mssqlRoleChangeSql } from './mssql-roles.js';
 import { MSSQL_SEMANTIC_SYNTAX } from './mssql-semantic-syntax.js';
 import { MssqlDatasource } from './mssql-datasource.js';
 import { MSSQL_FUNCTIONS } from './mssql-functions.js';
@@ -102,7 +102,7 @@ export class MssqlDialect extends DialectBase {
   }
 
   override rolePlan<T extends PlannedRole>(roles: readonly T[]): T[] {
-    return mssqlRolePlan(roles);
+    return withoutSchemaPrivileges(roles);
   }
 
   logicalType(nativeType: string): LogicalType {

@@ -1,9 +1,9 @@
 import {
   DEFAULT_ACQUIRE_TIMEOUT_MS, DialectBase, createKnex, knexPool, nodeSqlParserGrammar,
   type Datasource, type DatasourceSettings, type LogicalType, type PlaceholderStyle, type PlannedRole, type RoleChange,
-  type SqlGrammar, type SqlLexicon,
+  type SqlGrammar, type SqlLexicon, withoutSchemaPrivileges,
 } from '../../core/plugin-api/index.js';
-import { oracleRoleChangeSql, oracleRolePlan } from './oracle-roles.js';
+import { oracleRoleChangeSql } from './oracle-roles.js';
 import { ORACLE_SEMANTIC_SYNTAX } from './oracle-semantic-syntax.js';
 import { OracleDatasource } from './oracle-datasource.js';
 import { ORACLE_FUNCTIONS } from './oracle-functions.js';
@@ -94,7 +94,7 @@ export class OracleDialect extends DialectBase {
   }
 
   override rolePlan<T extends PlannedRole>(roles: readonly T[]): T[] {
-    return oracleRolePlan(roles);
+    return withoutSchemaPrivileges(roles);
   }
 
   logicalType(nativeType: string): LogicalType {

@@ -1,4 +1,4 @@
-import type { PlannedRole, RoleChange, RolePrivilege } from '../../core/plugin-api/index.js';
+import type { RoleChange, RolePrivilege } from '../../core/plugin-api/index.js';
 
 /**
  * The data roles on Oracle (docs/governed-execution.md), as statements: not run against a server yet
@@ -14,11 +14,6 @@ import type { PlannedRole, RoleChange, RolePrivilege } from '../../core/plugin-a
 /** The proxy user of `role`: roles and users share one namespace, so it is suffixed. */
 export function oracleProxyUser(role: string): string {
   return `${role}_user`;
-}
-
-/** Oracle has no schema usage: a privilege on the object is enough. */
-export function oracleRolePlan<T extends PlannedRole>(roles: readonly T[]): T[] {
-  return roles.map((role) => ({ ...role, privileges: role.privileges.filter((privilege) => privilege.kind !== 'schema') }));
 }
 
 /** The statements of one change; `quote` is the dialect's `quoteIdentifier` (names kept as planned). */

@@ -43,6 +43,11 @@ export interface PlannedRole {
   privileges: readonly RolePrivilege[];
 }
 
+/** The plan for a database without schema usage (SQL Server, Oracle): a privilege on the object is enough. */
+export function withoutSchemaPrivileges<T extends PlannedRole>(roles: readonly T[]): T[] {
+  return roles.map((role) => ({ ...role, privileges: role.privileges.filter((privilege) => privilege.kind !== 'schema') }));
+}
+
 /** What `DialectBase.readRoles` reads. */
 export interface RoleStateRequest {
   /** The planned roles' names. */
