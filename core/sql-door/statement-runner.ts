@@ -198,9 +198,7 @@ function highestParameter(text: string): number {
   return Math.max(0, ...[...text.matchAll(/\$(\d+)/g)].map((match) => Number(match[1])));
 }
 
-/** A bound value in PostgreSQL's text form. */
+/** A bound value (text, or as `binaryParameter` decodes it: numbers, booleans, bytea) in PostgreSQL's text form. */
 function textOf(value: unknown): string {
-  if (value instanceof Date) return value.toISOString();
-  if (value instanceof Uint8Array) return `\\x${Buffer.from(value).toString('hex')}`;
-  return String(value);
+  return Buffer.isBuffer(value) ? `\\x${value.toString('hex')}` : String(value);
 }
