@@ -8,6 +8,7 @@ import type { PgResult } from './pg-statement.js';
 import { postgresIntrospectionQueries } from './postgres-introspector.js';
 import { streamStatement, type StreamingClient } from './postgres-stream.js';
 import { postgresCodec } from './postgres-types.js';
+import type { ConnectionSource, ScopePool, SessionSetup } from './scope-pool.js';
 
 /** knex.raw on pg returns one result, or one per statement when the text holds several. */
 async function runRaw(knex: Knex, sql: string, bindings: readonly unknown[]): Promise<PgResult> {
@@ -37,12 +38,6 @@ const MAX_PREPARED_TEXTS = 500;
 let preparedTexts = 0;
 const MAX_CACHED_TEXT = 16_384;
 
-/** The statement that sets a new session to a scope; its values are bound, it names no identifier. */
-export interface SessionSetup {
-  sql: string;
-  bindings: readonly unknown[];
-}
-
 /**
  * `SET ROLE`, `SET default_transaction_read_only`, `SET statement_timeout` for the life of a pooled
  * connection, as one statement with bound values. Without a time limit the login's own stays.
@@ -59,27 +54,46 @@ function sessionSetup(scope: ExecutionScope, timeoutMs: number | undefined): Ses
 const TRANSACTION_SCOPE_SQL = `select pg_catalog.set_config('role', ?, true),
   pg_catalog.set_config('statement_timeout', coalesce(?, pg_catalog.current_setting('statement_timeout')), true)`;
 
+/** How a datasource opens the connections of a caller scope, each set once to it (role, read-only, time limit). */
+export interface ScopeOpeners {
+  /** For single statements: the hot path of every endpoint. */
+  statements(setup: SessionSetup): ScopePool;
+  /** For the scope's transactions (actions), opened on the first one. */
+  transactions(setup: SessionSetup): Knex;
+}
+
 /**
  * A PostgreSQL datasource over knex's pg pool (PGlite reuses its introspection and type mapping).
  *
  * A caller's statement (`QueryOptions.scope`, docs/governed-execution.md) runs on a pool of connections set
  * once to that scope (role, read-only, time limit): the statement costs no more round trips than the login's.
- * Without `openPinned` it runs in a transaction of its own set to the scope.
+ * Without `openScope` it runs in a transaction of its own set to the scope.
  */
 export class PostgresDatasource extends KnexDatasource {
   /** The pools of the scopes in use, by role, read-only mode and time limit. */
-  private readonly pinned = new Map<string, Knex>();
-  /** The same pools by scope object and time limit: the core reuses its scope objects, a request builds no key. */
-  private readonly pinnedByScope = new WeakMap<ExecutionScope, Map<number | undefined, Knex>>();
+  private readonly scoped = new Map<string, { setup: SessionSetup; statements?: ScopePool; transactions?: Knex }>();
+  /** The same by scope object and time limit: the core reuses its scope objects, a request builds no key. */
+  private readonly scopedByObject = new WeakMap<ExecutionScope, Map<number | undefined, { setup: SessionSetup; statements?: ScopePool; transactions?: Knex }>>();
+  /** The login's own pool, for the service's statements. */
+  private readonly loginConnections: ConnectionSource;
 
-  constructor(name: string, dialect: SqlDialect, knex: Knex, private readonly openPinned?: (setup: SessionSetup) => Knex) {
+  constructor(name: string, dialect: SqlDialect, knex: Knex, private readonly openScope?: ScopeOpeners) {
     super(name, dialect, knex);
+    const client = knex.client as unknown as KnexPgClient;
+    this.loginConnections = {
+      acquire: () => client.acquireConnection(),
+      release: (connection) => void client.releaseConnection(connection),
+    };
   }
 
   override query(sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
     const { scope } = options;
-    if (scope === undefined) return this.execute(this.knex, sql, bindings, options);
-    if (this.openPinned) return this.execute(this.pinnedPool(this.openPinned, scope, options.timeoutMs), sql, bindings, options);
+    if (scope === undefined) return this.pooledQuery(sql, bindings, this.loginConnections, options);
+    const open = this.openScope;
+    if (open) {
+      const entry = this.scopeEntry(scope, options.timeoutMs);
+      return this.pooledQuery(sql, bindings, (entry.statements ??= open.statements(entry.setup)), options);
+    }
     const { maxRows, maxBytes } = options;
     return this.transaction((transaction) => transaction.query(sql, bindings, { maxRows, maxBytes }), { scope, timeoutMs: options.timeoutMs });
   }
@@ -87,7 +101,11 @@ export class PostgresDatasource extends KnexDatasource {
   override transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     const { scope, timeoutMs } = options;
     if (scope === undefined) return super.transaction(work);
-    if (this.openPinned) return this.pinnedPool(this.openPinned, scope, timeoutMs).transaction((trx) => work(this.executorOf(trx)));
+    const open = this.openScope;
+    if (open) {
+      const entry = this.scopeEntry(scope, timeoutMs);
+      return (entry.transactions ??= open.transactions(entry.setup)).transaction((trx) => work(this.executorOf(trx)));
+    }
     return this.knex.transaction(async (trx) => {
       await runRaw(trx, TRANSACTION_SCOPE_SQL, [scope.role, timeoutMs === undefined ? null : String(timeoutMs)]);
       return work(this.executorOf(trx));
@@ -95,28 +113,28 @@ export class PostgresDatasource extends KnexDatasource {
   }
 
   protected async execute(runner: Knex, sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
-    if (runner.isTransaction !== true) return this.pooledQuery(sql, bindings, runner, options);
+    if (runner.isTransaction !== true) return this.pooledQuery(sql, bindings, this.loginConnections, options);
     const result = await runRaw(runner, sql, bindings);
     const columns = result.fields.map((field) => ({ name: field.name, ...postgresCodec(field.dataTypeID) }));
     return encodeResult(columns, result.rows, { maxRows: options.maxRows, maxBytes: options.maxBytes, affectedRows: result.rowCount ?? 0 });
   }
 
-  /** Opened on first use; closed with the datasource (an idle connection leaves the pool after its idle timeout). */
-  private pinnedPool(open: (setup: SessionSetup) => Knex, scope: ExecutionScope, timeoutMs: number | undefined): Knex {
-    let byLimit = this.pinnedByScope.get(scope);
-    if (!byLimit) this.pinnedByScope.set(scope, (byLimit = new Map()));
-    let pool = byLimit.get(timeoutMs);
-    if (!pool) {
+  /** Opened on first use; closed with the datasource (an idle connection leaves its pool after its idle timeout). */
+  private scopeEntry(scope: ExecutionScope, timeoutMs: number | undefined) {
+    let byLimit = this.scopedByObject.get(scope);
+    if (!byLimit) this.scopedByObject.set(scope, (byLimit = new Map()));
+    let entry = byLimit.get(timeoutMs);
+    if (!entry) {
       const key = `${scope.role}\u0000${scope.readOnly}\u0000${timeoutMs ?? ''}`;
-      pool = this.pinned.get(key);
-      if (!pool) this.pinned.set(key, (pool = open(sessionSetup(scope, timeoutMs))));
-      byLimit.set(timeoutMs, pool);
+      entry = this.scoped.get(key);
+      if (!entry) this.scoped.set(key, (entry = { setup: sessionSetup(scope, timeoutMs) }));
+      byLimit.set(timeoutMs, entry);
     }
-    return pool;
+    return entry;
   }
 
   protected override async release(): Promise<void> {
-    await Promise.allSettled([...this.pinned.values()].map((pool) => pool.destroy()));
+    await Promise.allSettled([...this.scoped.values()].flatMap((entry) => [entry.statements?.close(), entry.transactions?.destroy()]));
     await super.release();
   }
 
@@ -126,18 +144,17 @@ export class PostgresDatasource extends KnexDatasource {
    * limits of `options`, and the statement is cancelled on the server once cut or aborted
    * (postgres-stream.ts). Transactions keep going through knex.
    */
-  protected async pooledQuery(sql: string, bindings: readonly unknown[], pool: Knex = this.knex, options: QueryOptions = {}): Promise<QueryResult> {
-    const client = pool.client as unknown as KnexPgClient;
+  protected async pooledQuery(sql: string, bindings: readonly unknown[], connections: ConnectionSource, options: QueryOptions): Promise<QueryResult> {
     let native = nativeTexts.get(sql);
     if (native === undefined) {
-      const text = client.positionBindings(sql);
+      const text = (this.knex.client as unknown as KnexPgClient).positionBindings(sql);
       // only a statement with values is prepared: a text without them may hold several statements
       const prepared = bindings.length > 0 && sql.length <= MAX_CACHED_TEXT && preparedTexts < MAX_PREPARED_TEXTS;
       native = { text, name: prepared ? `vdb_${createHash('sha256').update(text).digest('base64url').slice(0, 32)}` : undefined };
       if (prepared) preparedTexts += 1;
       if (sql.length <= MAX_CACHED_TEXT) nativeTexts.set(sql, native);
     }
-    const connection = await client.acquireConnection();
+    const connection = await connections.acquire();
     try {
       const values = [...bindings];
       try {
@@ -149,7 +166,7 @@ export class PostgresDatasource extends KnexDatasource {
         return await streamStatement(connection, { text: native.text, values }, options);
       }
     } finally {
-      await client.releaseConnection(connection);
+      connections.release(connection);
     }
   }
 

@@ -4,10 +4,15 @@ import {
   ROW_TOO_LARGE_MARK, type Datasource, type DatasourceSettings, type DialectCapabilities, type LogicalType, type PlaceholderStyle,
   type RoleChange, type RoleState, type RoleStateRequest, type ServerConnectionFields, type SqlExecutor, type SqlGrammar, type SqlLexicon,
 } from '../../core/plugin-api/index.js';
-import { PostgresDatasource, type SessionSetup } from './postgres-datasource.js';
+import pg from 'pg';
+import { PostgresDatasource, type ScopeOpeners } from './postgres-datasource.js';
 import { POSTGRES_FUNCTIONS } from './postgres-functions.js';
 import { postgresRoleChangeSql, readPostgresRoles } from './postgres-roles.js';
 import { postgresLogicalType, postgresTypeParsers } from './postgres-types.js';
+import { ScopePool } from './scope-pool.js';
+
+/** How long an idle connection of a scope's pool stays open: tarn's default, as for the login's pool. */
+const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 
 /** The part of a pg client a pool's `afterCreate` uses. */
 interface PgConnection {
@@ -70,17 +75,24 @@ export class PostgresDialect extends DialectBase {
       pool: knexPool(settings.pool),
       acquireConnectionTimeout: settings.pool.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
     };
-    // a pool per scope: each new connection is set once to the scope's role, read-only mode and time limit
-    const openPinned = (setup: SessionSetup): Knex => createKnex({
-      ...config,
-      pool: {
-        ...knexPool(settings.pool),
-        afterCreate: (raw: PgConnection, done: (error: Error | null, raw: PgConnection) => void) => {
-          raw.query({ text: setup.sql, values: [...setup.bindings] }, (error) => done(error ?? null, raw));
+    // the pools of a scope: each new connection is set once to the scope's role, read-only mode and time limit
+    const scopes: ScopeOpeners = {
+      statements: (setup) => new ScopePool({
+        ...(config.connection as pg.ClientConfig),
+        max: settings.pool.max ?? 10,
+        idleTimeoutMillis: settings.pool.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+      }, setup),
+      transactions: (setup) => createKnex({
+        ...config,
+        pool: {
+          ...knexPool(settings.pool),
+          afterCreate: (raw: PgConnection, done: (error: Error | null, raw: PgConnection) => void) => {
+            raw.query({ text: setup.sql, values: [...setup.bindings] }, (error) => done(error ?? null, raw));
+          },
         },
-      },
-    });
-    return new PostgresDatasource(settings.name, this, createKnex(config), openPinned).verified();
+      }),
+    };
+    return new PostgresDatasource(settings.name, this, createKnex(config), scopes).verified();
   }
 
   override readRoles(executor: SqlExecutor, request: RoleStateRequest): Promise<RoleState> {

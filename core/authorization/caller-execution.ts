@@ -4,7 +4,7 @@
  * the first gate, let it through.
  */
 import { deny, denialError } from '../plugin-api/denial.js';
-import type { Datasource, ExecutionScope, SqlExecutor } from '../plugin-api/sql-dialect.js';
+import type { Datasource, ExecutionScope, QueryOptions, SqlExecutor } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import type { CallerGrants } from './grants.js';
 import { callerRole } from './role-plan.js';
@@ -41,20 +41,20 @@ export interface CallerExecutor extends SqlExecutor {
 export function callerExecutor(datasource: Datasource, vdb: VirtualDatabase, grants: CallerGrants, run: CallerRun): CallerExecutor {
   const scope = executionScope(datasource, vdb, grants, run.readOnly);
   const { timeoutMs, maxRowBytes, signal } = run;
-  const limits = signal === undefined ? { timeoutMs, scope } : { timeoutMs, scope, signal };
   // an executor kept for one statement (the SQL door's) builds its bounded text once, not on every run
   let lastSql: string | undefined;
   let lastBounded: string | undefined;
   return {
     query: (sql, bindings, options) => {
-      if (maxRowBytes !== undefined && sql !== lastSql) {
+      // one object of one shape per statement: spreading the caller's options costs more than the statement's own work here
+      const limited: QueryOptions = { maxRows: options?.maxRows, maxBytes: options?.maxBytes, timeoutMs, scope, signal: signal ?? options?.signal };
+      if (maxRowBytes === undefined) return datasource.query(sql, bindings, limited);
+      if (sql !== lastSql) {
         lastSql = sql;
         lastBounded = datasource.dialect.boundRowBytes(sql);
       }
-      const bounded = maxRowBytes === undefined ? undefined : lastBounded;
-      return bounded === undefined
-        ? datasource.query(sql, bindings, { ...options, ...limits })
-        : datasource.query(bounded, [...bindings, maxRowBytes], { ...options, ...limits });
+      const bounded = lastBounded ?? sql;
+      return bounded === sql ? datasource.query(sql, bindings, limited) : datasource.query(bounded, [...bindings, maxRowBytes], limited);
     },
     transaction: (work) => datasource.transaction(work, { scope, timeoutMs }),
   };

@@ -38,8 +38,20 @@ const ALLOWED: AccessCheck = Object.freeze({ allowed: true });
 /** Matched per VDB and role set once: requests of the same caller reuse the object and its index. */
 const grantsByVdb = new WeakMap<VirtualDatabase, Map<string, CallerGrants>>();
 
+/** By principal, where a scheme hands the same frozen principal to every request of a credential. */
+const grantsByPrincipal = new WeakMap<VirtualDatabase, WeakMap<Principal, CallerGrants>>();
+
 /** The caller's grants on `vdb`, from the principal's roles only (never from a request body). */
 export function effectiveGrants(vdb: VirtualDatabase, principal: Principal): CallerGrants {
+  if (!Object.isFrozen(principal) || !Object.isFrozen(principal.roles)) return matchGrants(vdb, principal);
+  let byPrincipal = grantsByPrincipal.get(vdb);
+  if (!byPrincipal) grantsByPrincipal.set(vdb, (byPrincipal = new WeakMap()));
+  let grants = byPrincipal.get(principal);
+  if (!grants) byPrincipal.set(principal, (grants = matchGrants(vdb, principal)));
+  return grants;
+}
+
+function matchGrants(vdb: VirtualDatabase, principal: Principal): CallerGrants {
   if (vdb.dataRoles === undefined) return COMPLETE;
   const matched = vdb.dataRoles.filter((role) => principal.roles.includes(role.name));
   if (matched.length === 0) return UNAVAILABLE;

@@ -66,23 +66,35 @@ const factsCaches = new WeakMap<SqlGrammar, LruCache<string, StatementFacts | De
 
 /**
  * Whole decisions, per catalog and grant set (both fixed for the life of the process and shared by every
- * request of the same callers), then by dialect, mode, allowFunctions and text: a repeated endpoint query
- * skips the resolution and the grant checks too.
+ * request of the same callers), then by dialect, mode and allowFunctions, then by text: a repeated endpoint
+ * query skips the resolution and the grant checks too.
  */
-const decisionCaches = new PerGrantSet<VdbCatalog, CallerGrants, LruCache<string, SqlAuthorization>>();
+const decisionCaches = new PerGrantSet<VdbCatalog, CallerGrants, Map<string, LruCache<string, SqlAuthorization>>>();
 
 export async function authorizeSql(request: SqlAuthorizationRequest): Promise<SqlAuthorization> {
   const tooLong = statementTooLong(request.sql, request.maxStatementBytes ?? DEFAULT_MAX_STATEMENT_BYTES);
   if (tooLong) return tooLong;
   if (request.sql.length > CACHED_SQL_MAX_LENGTH) return decide(request);
-  const cache = decisionCaches.get(request.catalog, request.grants, () => new LruCache(CACHE_ENTRIES));
-  const allowFunctions = request.allowFunctions?.join(',') ?? '';
-  const key = `${request.dialect.id}\u0000${request.readOnly ? 'r' : 'w'}\u0000${allowFunctions}\u0000${request.sql}`;
-  const cached = cache.get(key);
+  const bySetting = decisionCaches.get(request.catalog, request.grants, () => new Map());
+  const setting = `${request.dialect.id}\u0000${request.readOnly ? 'r' : 'w'}\u0000${joinedFunctions(request.allowFunctions)}`;
+  let cache = bySetting.get(setting);
+  if (!cache) bySetting.set(setting, (cache = new LruCache(CACHE_ENTRIES)));
+  // keyed by the text itself, not by a key built around it: a repeated text keeps its hash
+  const cached = cache.get(request.sql);
   if (cached) return cached;
   const decision = await decide(request);
-  cache.set(key, decision);
+  cache.set(request.sql, decision);
   return decision;
+}
+
+/** A VDB's `allowFunctions` as one key part, joined once per list. */
+const joinedLists = new WeakMap<readonly string[], string>();
+
+function joinedFunctions(allowFunctions: readonly string[] | undefined): string {
+  if (allowFunctions === undefined) return '';
+  let joined = joinedLists.get(allowFunctions);
+  if (joined === undefined) joinedLists.set(allowFunctions, (joined = allowFunctions.join(',')));
+  return joined;
 }
 
 /**

@@ -38,10 +38,7 @@ export function createBindingExecutor(active: ActiveRender): TwingSynchronousNod
     // twing's `_context` is the whole variable map; in a definition it is the request context
     if (name === '_context') return active.session.context._context;
     if (isAlwaysDefined || shouldTestExistence || name === '_self' || name === '_charset') return executeNodeSynchronously(node, context);
-    // twing's own lookup copies the whole context on every read; without strict mode this is all it does
-    const { context: variables, environment } = context;
-    if (variables.has(name)) return variables.get(name);
-    return environment.globals.has(name) ? environment.globals.get(name) : null;
+    return readVariable(context.context, context.environment.globals, name);
   };
 
   const print = (node: TwingBaseNode, context: TwingSynchronousExecutionContext): void => {
@@ -64,6 +61,21 @@ export function createBindingExecutor(active: ActiveRender): TwingSynchronousNod
   };
 
   return execute;
+}
+
+/** twing's context or the environment's globals. */
+export interface VariableMap {
+  has(name: string): boolean;
+  get(name: string): unknown;
+}
+
+/**
+ * A variable as a definition reads it: the request field, else twing's global of that name, else null.
+ * twing's own lookup copies the whole context on every read; without strict mode this is all it does.
+ */
+export function readVariable(variables: VariableMap, globals: VariableMap, name: string): unknown {
+  if (variables.has(name)) return variables.get(name);
+  return globals.has(name) ? globals.get(name) : null;
 }
 
 /** The autoescape visitor wraps unsafe expressions in an `sql` escape node: the executor replaces it. */
@@ -107,7 +119,7 @@ const MAX_HASH_DEPTH = 64;
  * A bound value is plain data, as from a JSON body: twing builds hashes as Maps, and a missing attribute is
  * undefined where a missing variable is null.
  */
-function plainValue(value: unknown, depth = 0): unknown {
+export function plainValue(value: unknown, depth = 0): unknown {
   if (value === undefined) return null;
   if (depth > MAX_HASH_DEPTH) throw new RangeError(`a bound value nests deeper than ${MAX_HASH_DEPTH} levels`);
   if (value instanceof Map) {

@@ -8,6 +8,7 @@ import { installBuiltins } from './builtin-functions.js';
 import { installCapturingSetTag } from './capturing-set-tag.js';
 import { inspectDefinition } from './definition-inspection.js';
 import { ActiveRender, RenderSession } from './render-session.js';
+import { straightLineValues, straightLineVariables, type FirstRender } from './straight-line.js';
 
 /** The twing engine: one synchronous environment for every definition, templates compiled once. */
 export function createTwingTemplateEngine(id: string): TemplateEngine {
@@ -45,6 +46,9 @@ interface RenderMachinery {
 class TwingCompiledDefinition implements CompiledDefinition {
   readonly name: string;
   readonly file: string;
+  /** The variables of a straight-line definition in binding order (straight-line.ts); undefined otherwise. */
+  private readonly straightLine: string[] | undefined;
+  private first: FirstRender | undefined;
 
   constructor(
     definition: DefinitionSource,
@@ -55,10 +59,15 @@ class TwingCompiledDefinition implements CompiledDefinition {
   ) {
     this.name = definition.name;
     this.file = definition.file;
+    this.straightLine = straightLineVariables(template.ast);
   }
 
   render(fields: Readonly<Record<string, unknown>>, context: RenderContext): RenderedDefinition {
     const { environment, nodeExecutor, active, yamlCache } = this.machinery;
+    if (this.straightLine && this.first) {
+      const values = straightLineValues(this.straightLine, fields, environment.globals);
+      if (values) return { document: this.first.document, values, origin: { file: this.file, lines: this.first.lines } };
+    }
     const session = new RenderSession(context);
     const variables = new Map<string, unknown>(Object.entries(fields));
     let text: string;
@@ -72,6 +81,8 @@ class TwingCompiledDefinition implements CompiledDefinition {
       const where = body.line === undefined ? '' : ` (rendered line ${body.line})`;
       throw new DefinitionError({ file: this.file, message: `the rendered body is not valid YAML${where}: ${body.message}` });
     }
+    // the text holds no value, so its document stands for every request (the YAML cache froze it)
+    if (this.straightLine?.length === session.values.length) this.first ??= { document: body.value, lines: Object.freeze(session.lines) };
     return { document: body.value, values: session.values, origin: { file: this.file, lines: session.lines } };
   }
 }

@@ -37,9 +37,13 @@ test('the scheme name is case-insensitive', async () => {
   assert.is((await scheme.authenticate({ authorization: `bEaReR ${OPS_TOKEN}` })).subject, 'ops');
 });
 
-test('a principal is a copy: changing it does not change the config', async () => {
-  (await scheme.authenticate(bearer(OPS_TOKEN))).roles.push('intruder');
-  assert.equal((await scheme.authenticate(bearer(OPS_TOKEN))).roles, ['admin']);
+test('a principal is frozen and shared: changing it throws and changes nothing', async () => {
+  const principal = await scheme.authenticate(bearer(OPS_TOKEN));
+  assert.throws(() => principal.roles.push('intruder'), TypeError);
+  assert.throws(() => Object.assign(principal, { subject: 'intruder' }), TypeError);
+  const again = await scheme.authenticate(bearer(OPS_TOKEN));
+  assert.is(again, principal);
+  assert.equal(again.roles, ['admin']);
 });
 
 test('no Authorization header, or an empty one, is credentials_missing', async () => {
