@@ -186,25 +186,33 @@ class QueryCompiler {
     return found[0];
   }
 
+  private addReads(dataset: PackageDataset, read: Iterable<string>): void {
+    let columns = this.reads.get(dataset);
+    if (!columns) this.reads.set(dataset, (columns = new Set()));
+    for (const column of read) columns.add(column);
+  }
+
   private read(field: ResolvedField): void {
-    const add = (dataset: PackageDataset, read: readonly string[]) => {
-      let columns = this.reads.get(dataset);
-      if (!columns) this.reads.set(dataset, (columns = new Set()));
-      for (const column of read) columns.add(column);
-    };
-    add(field.dataset, field.field.columns);
-    for (const other of field.field.reads ?? []) add(this.model.dataset(other.dataset), other.columns);
+    this.addReads(field.dataset, field.field.columns);
+    for (const other of field.field.reads ?? []) this.addReads(this.model.dataset(other.dataset), other.columns);
   }
 
   private fieldSql(field: ResolvedField): string {
     this.read(field);
     if (isWindowedField(field.field)) {
-      // the derived table holds its own dataset's rows only: a window over enriched fields would need its joins there
-      if (field.field.joins?.length) {
-        throw queryInvalid('E_INVALID_QUERY', field.field.id, `field ${field.field.id} has a window over fields of other datasets, which semantic queries do not evaluate yet`);
+      // Computed at its dataset's grain in a derived table, before the query's joins and filters (§6.10.4);
+      // an enriched field its window reads brings its many-to-one joins into that table.
+      const edges = field.enrichment;
+      for (const edge of edges) {
+        this.addReads(edge.from, edge.columns.map(([from]) => from));
+        this.addReads(edge.to, edge.columns.map(([, to]) => to));
       }
-      // Computed at its dataset's grain in a derived table, before the query's joins and filters (§6.10.4).
-      this.writer.windowedFields.add(field.field);
+      // One derived table joins each dataset once: two windowed fields may not reach one along two relationships.
+      for (const [other, joined] of this.writer.windowedFields) {
+        const clash = other !== field.field && field.dataset.fields.includes(other) && joined.find((known) => edges.some((edge) => edge.to === known.to && edge !== known));
+        if (clash) throw queryInvalid('E_AMBIGUOUS_PATH', field.name, `the windows of ${field.name} and ${field.dataset.name}.${other.name} read ${clash.to.name} along two relationships`);
+      }
+      this.writer.windowedFields.set(field.field, edges);
       return this.writer.column(field.dataset.alias, windowColumn(field.field));
     }
     return field.field.column === null ? `(${field.field.sql})` : field.field.sql;

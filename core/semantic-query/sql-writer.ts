@@ -30,8 +30,11 @@ export class SqlWriter {
   readonly sources: ParamSource[] = [];
   /** Every column the statement reads, per dataset: what the caller's grants must cover. */
   readonly reads = new Map<PackageDataset, Set<string>>();
-  /** Windowed fields the query uses: their datasets are read through a derived table that computes them. */
-  readonly windowedFields = new Set<PackageField>();
+  /**
+   * Windowed fields the query uses, with the many-to-one joins of the enriched fields their windows read
+   * (decision 21): their datasets are read through a derived table that computes them.
+   */
+  readonly windowedFields = new Map<PackageField, readonly Edge[]>();
 
   constructor(readonly dialect: SqlDialect) {}
 
@@ -52,23 +55,34 @@ export class SqlWriter {
     return `\u0001${this.sources.length - 1}\u0002`;
   }
 
+  /** `schema.relation alias` (no AS: Oracle takes none before a table alias). */
+  private table(dataset: PackageDataset): string {
+    return `${this.name(dataset.relation.schema)}.${this.name(dataset.relation.name)} ${this.name(dataset.alias)}`;
+  }
+
   /**
-   * `schema.relation alias` (no AS: Oracle takes none before a table alias). A dataset with windowed fields
-   * in the query is a derived table of its rows, the columns read so far and each window's value (§6.10.3):
-   * written after the statement's names are resolved, so every column the query reads of it is known.
+   * A dataset's relation. With windowed fields in the query it is a derived table of its rows: the columns
+   * read so far and each window's value, computed before any join or filter of the query (§6.10.3). A window
+   * over enriched fields is computed over the rows joined many-to-one to the datasets they read, which keeps
+   * each row one row (§6.10.4 "N : 1 enrichments"). Written after the statement's names are resolved, so
+   * every column the query reads of it is known.
    */
   relation(dataset: PackageDataset): string {
-    const table = `${this.name(dataset.relation.schema)}.${this.name(dataset.relation.name)} ${this.name(dataset.alias)}`;
     const windows = dataset.fields.filter((field) => this.windowedFields.has(field));
-    if (windows.length === 0) return table;
+    if (windows.length === 0) return this.table(dataset);
+    const edges = [...new Set(windows.flatMap((field) => this.windowedFields.get(field) ?? []))];
+    const joins = edges.map((edge) => `LEFT JOIN ${this.table(edge.to)} ON ${this.on(edge)}`);
     const columns = [...(this.reads.get(dataset) ?? [])].map((column) => this.column(dataset.alias, column));
     const values = windows.map((field) => `${field.sql} AS ${this.name(windowColumn(field))}`);
-    return `(SELECT ${[...columns, ...values].join(', ')} FROM ${table}) ${this.name(dataset.alias)}`;
+    return `(SELECT ${[...columns, ...values].join(', ')} FROM ${[this.table(dataset), ...joins].join(' ')}) ${this.name(dataset.alias)}`;
   }
 
   join(edge: Edge): string {
-    const on = edge.columns.map(([from, to]) => `${this.column(edge.from.alias, from)} = ${this.column(edge.to.alias, to)}`).join(' AND ');
-    return `LEFT JOIN ${this.relation(edge.to)} ON ${on}`;
+    return `LEFT JOIN ${this.relation(edge.to)} ON ${this.on(edge)}`;
+  }
+
+  private on(edge: Edge): string {
+    return edge.columns.map(([from, to]) => `${this.column(edge.from.alias, from)} = ${this.column(edge.to.alias, to)}`).join(' AND ');
   }
 }
 

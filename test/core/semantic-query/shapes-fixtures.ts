@@ -80,7 +80,7 @@ function osiDocument(schema: string): string {
           field('doubled', 'amount * 2'), field('doubled_plus', 'doubled + 1'), field('region_label', "COALESCE(customer_region, 'none')"),
           // A window at the orders' grain (§6.10.4): each customer's orders numbered by date.
           field('order_rank', 'ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY ordered_at)'),
-          // A window over an enriched field: refused by queries until the derived table carries its joins.
+          // A window over an enriched field: computed over orders joined many-to-one to customers.
           field('region_rank', 'ROW_NUMBER() OVER (PARTITION BY customer_region ORDER BY id)'),
         ] },
         { name: 'returns', source: 'returns', primary_key: ['id'], fields: [field('id'), field('customer_id'), field('amount')] },

@@ -196,8 +196,27 @@ export function runShapesSuite(backend: ShapesBackend): void {
     assert.equal(await rows(service, { fields: ['orders.id', 'orders.order_rank'], where: 'orders.id > 4' }, ['id', 'order_rank']), sorted([[5, 1], [6, 1], [7, 2]]));
   });
 
-  test('a windowed field over an enriched field is refused with a machine code, not run', async ({ service }) => {
-    await refused(service, { dimensions: ['orders.region_rank'], measures: ['order_count'] }, 'E_INVALID_QUERY');
+  test('a windowed field over an enriched field is computed over its dataset\'s rows joined many-to-one to the enrichment (§4.3, §6.10.4)', async ({ service }) => {
+    // region_rank numbers orders by id within customer_region: EAST O1 1, O2 2, O3 3; WEST O4 1, O7 2; NULL (O5 orphan, O6 no region) O5 1, O6 2.
+    assert.equal(await rows(service, { dimensions: ['orders.region_rank'], measures: ['order_count', 'revenue'] }, ['region_rank', 'order_count', 'revenue']), sorted([
+      [1, 3, 470], [2, 3, 220], [3, 1, 50],
+    ]));
+    // With customers joined again outside the derived table: the first order of each region, orphan in the NULL group.
+    assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['revenue'], where: 'orders.region_rank = 1' }, ['region', 'revenue']), sorted([
+      ['EAST', 100], ['WEST', 300], [null, 70],
+    ]));
+    // Ranked before the where: O7 stays second in WEST though O4 is filtered out.
+    assert.equal(await rows(service, { fields: ['orders.id', 'orders.region_rank', 'orders.order_rank'], where: 'orders.id > 3' }, ['id', 'region_rank', 'order_rank']), sorted([
+      [4, 1, 1], [5, 1, 1], [6, 2, 1], [7, 2, 2],
+    ]));
+    // Its joins are inside the derived table: a customers measure by it de-duplicates customers per rank (Semantic 2);
+    // customer 4 has no order (NULL group), customers 1 and 3 have ranks 1 and 2, customer 2 rank 3, customer 5 rank 2.
+    assert.equal(await rows(service, { dimensions: ['orders.region_rank'], measures: ['customer_count'] }, ['region_rank', 'customer_count']), sorted([
+      [1, 2], [2, 3], [3, 1], [null, 1],
+    ]));
+    // It reads customers.region: outside the restricted caller's grants, 403 before any SQL.
+    const denied = await query(service, { dimensions: ['orders.region_rank'], measures: ['order_count'] }, RESTRICTED_TOKEN);
+    assert.equal([denied.status, denied.body['code']], [403, 'forbidden'], JSON.stringify(denied.body));
   });
 
   test('a windowed metric reading a row-level field of a dataset the query fans out is E_WINDOW_OVER_FANOUT_REWRITE (§6.10.3)', async ({ service }) => {
