@@ -22,4 +22,6 @@ export const MSSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   ilike: lowerLike,
   // `[` opens a character class in SQL Server's LIKE.
   likeEscape: { character: '!', special: '%_![' },
+  // PERCENTILE_CONT is a window function only there.
+  median: () => undefined,
 };

@@ -19,4 +19,6 @@ export const MYSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   concat: (left, right) => `CONCAT(${left}, ${right})`,
   ilike: lowerLike,
   likeEscape: ANSI_SEMANTIC_SYNTAX.likeEscape,
+  // MariaDB's MEDIAN is a window function only; MySQL has none.
+  median: () => undefined,
 };

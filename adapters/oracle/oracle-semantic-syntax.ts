@@ -11,4 +11,5 @@ export const ORACLE_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   nullSafeEquals: (left, right) => `DECODE(${left}, ${right}, 1, 0) = 1`,
   limitClause: offsetFetchClause,
   ilike: lowerLike,
+  median: (argument) => `MEDIAN(${argument})`,
 };

@@ -31,6 +31,11 @@ export interface SemanticSqlSyntax {
    * the escape character itself).
    */
   readonly likeEscape: { character: string; special: string };
+  /**
+   * The median of `argument` as an aggregate (the OSI expression language's `MEDIAN`), or undefined where the
+   * server has no aggregate form of it (MySQL and MariaDB; SQL Server's PERCENTILE_CONT is a window only).
+   */
+  median(argument: string): string | undefined;
 }
 
 /** ANSI SQL: what PostgreSQL speaks, and the base the other dialects change. */
@@ -43,6 +48,7 @@ export const ANSI_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   ilike: (value, pattern, negated) => `${value} ${negated ? 'NOT ILIKE' : 'ILIKE'} ${pattern}`,
   // Not the backslash: MySQL reads it as an escape inside the string literal that names it.
   likeEscape: { character: '!', special: '%_!' },
+  median: (argument) => `PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY ${argument})`,
 };
 
 /** NULL placement for servers without `NULLS FIRST/LAST` (MySQL, SQL Server): a leading sort on nullness. */

@@ -73,8 +73,14 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
 
 /** An aggregate call itself, its arguments at row level (an aggregate inside is nested aggregation). */
 export function writeAggregateCall(call: Extract<Expr, { kind: 'call' }>, writer: SqlWriter, rowLevel: NameResolver, target: string): string {
-  const args = call.star ? '*' : `${call.distinct ? 'DISTINCT ' : ''}${call.args.map((arg) => writeExpression(arg, writer, { name: rowLevel.name }, target)).join(', ')}`;
-  return `${call.name.toUpperCase()}(${args})`;
+  const args = call.args.map((arg) => writeExpression(arg, writer, { name: rowLevel.name }, target));
+  if (call.name === 'median') {
+    if (call.distinct || args.length !== 1) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: MEDIAN takes one argument, without DISTINCT`);
+    const median = writer.syntax.median(args[0] as string);
+    if (median === undefined) throw queryInvalid('E_FUNCTION_NOT_ALLOWED', target, `${target}: this datasource's server has no aggregate median`);
+    return median;
+  }
+  return `${call.name.toUpperCase()}(${call.star ? '*' : `${call.distinct ? 'DISTINCT ' : ''}${args.join(', ')}`})`;
 }
 
 /** The allow-list: known aggregates (over a window here), window functions, and the dialect's scalar built-ins. */

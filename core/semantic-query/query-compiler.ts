@@ -122,7 +122,7 @@ class QueryCompiler {
    */
   private compileScalar(fields: NonNullable<SemanticQuery['fields']>): CompiledPlan {
     this.where = this.predicate(this.query.where, 'where');
-    const used: ResolvedField[] = [...this.whereFields];
+    const projected: ResolvedField[] = [];
     const taken = new Set<string>();
     const outputs = fields.map((entry, index) => {
       const target = `fields[${index}]`;
@@ -131,7 +131,7 @@ class QueryCompiler {
         const metric = node.kind === 'name' && node.parts.length === 1 && this.model.metric(node.parts[0] as string).length > 0;
         if (metric || (isAggregateCall(node))) throw queryInvalid('E_AGGREGATE_IN_SCALAR_QUERY', target, `${target} aggregates (or names a metric): a scalar query has no aggregation; ask with dimensions and measures`);
       }
-      const sql = writeExpression(expression, this.writer, this.rowLevel(used, target), target);
+      const sql = writeExpression(expression, this.writer, this.rowLevel(projected, target), target);
       // As for dimensions: the leaf name, with the dataset's in front when another column has it.
       const leaf = 'field' in entry ? (entry.field.split('.').at(-1) as string) : `field_${index + 1}`;
       const name = entry.alias ?? (taken.has(leaf.toLowerCase()) && 'field' in entry ? entry.field.split('.').slice(-2).join('_') : leaf);
@@ -139,13 +139,16 @@ class QueryCompiler {
       taken.add(name.toLowerCase());
       return { name, sql };
     });
+    const used = [...projected, ...this.whereFields];
     const order = this.query.orderBy.map((entry, index) => {
       const target = `orderBy[${index}]`;
       const output = outputs.find((candidate) => candidate.name.toLowerCase() === entry.field.toLowerCase());
       const sql = output ? output.sql : writeExpression(parseExpression(entry.field, target), this.writer, this.rowLevel(used, target), target);
       return this.writer.syntax.orderTerm(sql, entry.direction, entry.nulls ?? (entry.direction === 'asc' ? 'last' : 'first'));
     });
-    const datasets = [...new Set(used.flatMap((field) => field.datasets))];
+    // The home is the dataset of the fields (§5.1.2 "whose row-level fields drive the projection"); a filter or
+    // order on a dataset it reaches only one-to-many would repeat its rows (checked with the joins below).
+    const datasets = [...new Set((projected.length > 0 ? projected : used).flatMap((field) => field.datasets))];
     const home = datasets.find((candidate) => datasets.every((other) => {
       const path = this.planner.path(candidate, other);
       return path.ok && path.steps.every((step) => !step.fanOut);
@@ -400,7 +403,9 @@ class QueryCompiler {
         const sql = writeAggregateCall(call, this.writer, this.rowLevel(fields, call.name), call.name);
         // Keyed by its text with the values in place of their markers: writing the same call again finds it.
         const key = sql.replace(/\u0001(\d+)\u0002/g, (_marker, index: string) => JSON.stringify(this.writer.sources[Number(index)]));
-        return this.aggregateRef(this.addAggregate(`expr:${key}`, sql, fields.flatMap((field) => field.datasets), fields.flatMap((field) => field.needs)));
+        const aggregate = this.addAggregate(`expr:${key}`, sql, fields.flatMap((field) => field.datasets), fields.flatMap((field) => field.needs));
+        aggregate.counts = call.name === 'count';
+        return this.aggregateRef(aggregate);
       },
     };
   }
@@ -420,13 +425,17 @@ class QueryCompiler {
       needs.push(...resolved.needs);
     }
     const home = this.model.dataset(metric.baseDataset);
-    return this.addAggregate(`metric:${metric.id}`, metric.sql, datasets, needs, home);
+    const aggregate = this.addAggregate(`metric:${metric.id}`, metric.sql, datasets, needs, home);
+    aggregate.counts = countsRows(metric, this.model.pkg.metrics);
+    return aggregate;
   }
 
   private addAggregate(key: string, sql: string, datasets: PackageDataset[], needs: JoinNeed[], home?: PackageDataset): Aggregate {
     const known = this.aggregates.get(key);
     if (known) return known;
-    const aggregate: Aggregate = { key, column: `m${this.aggregates.size}`, sql, home: home ?? this.homeOf(datasets, key), needs };
+    // COUNT(*) in a query without dimensions or filters: its home is the other aggregates' (formGroups).
+    const unhomed = home === undefined && datasets.length === 0 && this.queryDatasets().length === 0;
+    const aggregate: Aggregate = { key, column: `m${this.aggregates.size}`, sql, ...(unhomed ? {} : { home: home ?? this.homeOf(datasets, key) }), needs };
     this.aggregates.set(key, aggregate);
     return aggregate;
   }
@@ -461,8 +470,13 @@ class QueryCompiler {
     return [...new Set([...this.dimensions.flatMap((dimension) => dimension.field.datasets), ...this.whereFields.flatMap((field) => field.datasets)])];
   }
 
+  /**
+   * An aggregate's column at the query's grain. In a stitch, a group that has no row of this aggregate's fact
+   * gets what SQL gives over no rows (§6.11.5): NULL, but 0 for a COUNT.
+   */
   private aggregateRef(aggregate: Aggregate): string {
-    return this.writer.column(aggregate.group?.alias ?? '?', aggregate.column);
+    const column = this.writer.column(aggregate.group?.alias ?? '?', aggregate.column);
+    return aggregate.counts && this.groups.length > 1 && this.dimensions.length > 0 ? `COALESCE(${column}, 0)` : column;
   }
 
   private checkHaving(expression: Expr, outputs: Output[], target: string): void {
@@ -492,9 +506,14 @@ class QueryCompiler {
 
   private formGroups(): void {
     const byHome = new Map<PackageDataset, Group>();
+    const homes = new Set([...this.aggregates.values()].flatMap((aggregate) => aggregate.home ?? []));
     for (const aggregate of this.aggregates.values()) {
-      let group = byHome.get(aggregate.home);
-      if (!group) byHome.set(aggregate.home, (group = { alias: `g${byHome.size}`, home: aggregate.home, aggregates: [] }));
+      if (!aggregate.home && homes.size !== 1) {
+        throw queryInvalid('E_INVALID_QUERY', aggregate.key, `${aggregate.key.replace(/^expr:/, '')} reads no field, and the query has ${homes.size === 0 ? 'no dataset' : 'several datasets'} it could count: add a dimension or a filter of the dataset to count`);
+      }
+      const home = aggregate.home ?? ([...homes][0] as PackageDataset);
+      let group = byHome.get(home);
+      if (!group) byHome.set(home, (group = { alias: `g${byHome.size}`, home, aggregates: [] }));
       group.aggregates.push(aggregate);
       aggregate.group = group;
     }
@@ -528,6 +547,24 @@ function rowFieldsOf(window: Expr): string[][] {
   };
   visit(window);
   return names;
+}
+
+/**
+ * Whether a metric is one COUNT (`COUNT(x)`, `COUNT(DISTINCT x)`, `COUNT(*)`), or a metric naming one (§4.5
+ * form 3): 0 over no rows, not NULL.
+ */
+function countsRows(metric: PackageMetric, metrics: readonly PackageMetric[], depth = 0): boolean {
+  let expression: Expr;
+  try {
+    expression = parseExpression(metric.expression, metric.name);
+  } catch {
+    return false; // the datasource's own syntax: no claim about its value over no rows
+  }
+  if (expression.kind === 'name' && expression.parts.length === 1 && depth < metrics.length) {
+    const named = metrics.find((candidate) => metric.metrics.includes(candidate.id) && candidate.name.toLowerCase() === (expression.parts[0] as string).toLowerCase());
+    return named !== undefined && countsRows(named, metrics, depth + 1);
+  }
+  return isAggregateCall(expression) && expression.kind === 'call' && expression.name === 'count';
 }
 
 function nodesHaveWindow(expression: Expr): boolean {

@@ -22,10 +22,13 @@ export interface Aggregate {
   key: string;
   column: string;
   sql: string;
-  home: PackageDataset;
+  /** Undefined for COUNT(*) without dimensions or filters until the groups are formed: the others' home. */
+  home?: PackageDataset;
   /** The datasets it reads and the joins of the enriched fields among them. */
   needs: JoinNeed[];
   group?: Group;
+  /** A COUNT: 0, not NULL, where its fact has no row (§6.11.5). */
+  counts?: boolean;
 }
 
 export interface Group {
@@ -53,7 +56,7 @@ export class StatementAssembly {
   ) {}
 
   /** The joins from a group's home to every dataset it needs, and whether one fans out (rows then repeat). */
-  private joinsOf(group: Group, needs: Iterable<JoinNeed>): { edges: Edge[]; fansOut: boolean } {
+  private joinsOf(group: Group, needs: Iterable<JoinNeed>, scalar = false): { edges: Edge[]; fansOut: boolean } {
     const edges: Edge[] = [];
     const joined = new Map<PackageDataset, Edge | null>([[group.home, null]]);
     let fansOut = false;
@@ -64,7 +67,9 @@ export class StatementAssembly {
       }
       const path = this.planner.path(group.home, dataset);
       if (!path.ok) {
-        const code = path.code === 'E_NO_PATH' && this.parts.groups.length > 1 && this.parts.groups.some((other) => !this.planner.connected(other.home, group.home)) ? 'E3013_NO_STITCHING_DIMENSION' : path.code;
+        const stitched = path.code === 'E_NO_PATH' && this.parts.groups.length > 1 && this.parts.groups.some((other) => !this.planner.connected(other.home, group.home));
+        // A scalar query has no aggregation to absorb an N:N traversal: its rows would repeat (§6.2 B.5).
+        const code = stitched ? 'E3013_NO_STITCHING_DIMENSION' : scalar && path.code === 'E3012_MN_NO_SAFE_REWRITE' ? 'E_FAN_OUT_IN_SCALAR_QUERY' : path.code;
         throw queryInvalid(code, dataset.name, `${path.message} (needed by ${group.aggregates.map((aggregate) => aggregate.key.replace(/^(metric|expr):/, '')).join(', ') || 'the dimensions'})`);
       }
       for (const edge of path.steps) {
@@ -110,7 +115,7 @@ export class StatementAssembly {
   /** `home LEFT JOIN …` to every dataset, along paths that never repeat the home's rows (a scalar query's FROM). */
   fromClause(home: PackageDataset, needs: JoinNeed[]): string {
     const group: Group = { alias: 'g0', home, aggregates: [] };
-    const { edges, fansOut } = this.joinsOf(group, needs);
+    const { edges, fansOut } = this.joinsOf(group, needs, true);
     if (fansOut) throw queryInvalid('E_FAN_OUT_IN_SCALAR_QUERY', home.name, `joining from ${home.name} would repeat its rows; ask with dimensions and measures`);
     return [this.writer.relation(home), ...edges.map((edge) => this.writer.join(edge))].join(' ');
   }

@@ -387,6 +387,78 @@ export function runShapesSuite(backend: ShapesBackend): void {
     assert.equal(plan.params, ['%5!%!_!!%']);
   });
 
+  test('the Foundation\'s §6.8.2 worked example, in its own spelling: every group of either fact, the missing cell NULL for SUM and 0 for COUNT (§6.11.5)', async ({ service }) => {
+    const body = { query: { Dimensions: ['st_customers.region'], Measures: ['SUM(st_orders.amount) AS total_revenue', 'SUM(st_returns.amount) AS total_returns'] } };
+    assert.equal(await rows(service, body, ['region', 'total_revenue', 'total_returns']), sorted([
+      ['EAST', 350, 25], ['WEST', 300, null], ['NORTH', null, 10],
+    ]));
+    const counts = { dimensions: ['st_customers.region'], measures: ['st_order_count', 'st_orders_placed', 'COUNT(st_returns.return_id) AS return_count', 'COUNT(DISTINCT st_returns.customer_id) AS returners'] };
+    assert.equal(await rows(service, counts, ['region', 'st_order_count', 'st_orders_placed', 'return_count', 'returners']), sorted([
+      ['EAST', 3, 3, 1, 1], ['WEST', 1, 1, 0, 0], ['NORTH', 0, 0, 1, 1],
+    ]));
+    // §6.11.4: revenue / cost where cost has no rows is NULL / … = NULL, not a division error.
+    const ratio = { dimensions: ['st_customers.region'], measures: ['SUM(st_orders.amount) / SUM(st_returns.amount) AS ratio'] };
+    assert.equal(await rows(service, ratio, ['region', 'ratio']), sorted([['EAST', 14], ['WEST', null], ['NORTH', null]]));
+  });
+
+  test('aggregates over no rows (§6.11.1): one row at the empty grain, COUNT 0 and the others NULL; with dimensions no row', async ({ service }) => {
+    const measures = ['order_count', 'revenue', 'COUNT(*) AS all_rows', 'COUNT(DISTINCT orders.customer_id) AS customers', 'AVG(orders.amount) AS average', 'MIN(orders.amount) AS least', 'MAX(orders.amount) AS most'];
+    const columns = ['order_count', 'revenue', 'all_rows', 'customers', 'average', 'least', 'most'];
+    assert.equal(await rows(service, { measures, where: "orders.status = 'none'" }, columns), [[0, null, 0, 0, null, null, null]]);
+    // Two facts, both empty: their one-row totals combined.
+    assert.equal(await rows(service, { measures: ['order_count', 'returned'], where: "customers.region = 'none'" }, ['order_count', 'returned']), [[0, null]]);
+    assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['order_count'], where: "orders.status = 'none'" }, ['region', 'order_count']), []);
+  });
+
+  test('aggregates ignore NULL inputs (§6.11.2): AVG over one 5 and 99 NULLs is 5; over only NULLs COUNT(x) is 0 and SUM NULL', async ({ service }) => {
+    const measures = ['AVG(readings.x) AS average', 'COUNT(readings.x) AS counted', 'COUNT(*) AS all_rows', 'SUM(readings.x) AS total', 'AVG(COALESCE(readings.x, 0)) AS as_zero'];
+    const columns = ['average', 'counted', 'all_rows', 'total', 'as_zero'];
+    assert.equal(await rows(service, { measures }, columns), [[5, 1, 100, 5, 0.05]]);
+    assert.equal(await rows(service, { measures: measures.slice(1, 4), where: 'readings.id > 1' }, columns.slice(1, 4)), [[0, 99, null]]);
+  });
+
+  test('the canonical "first order per customer" of §6.10.4: COUNT(*) AS first_orders by region, where the windowed field is 1', async ({ service }) => {
+    // First orders: O1 and O3 (EAST), O4 (WEST), O5 (orphan) and O6 (customer without region) in the NULL group.
+    const body = { Dimensions: ['customers.region'], Measures: ['COUNT(*) AS first_orders'], Where: 'orders.order_rank = 1' };
+    assert.equal(await rows(service, body, ['region', 'first_orders']), sorted([['EAST', 2], ['WEST', 1], [null, 2]]));
+  });
+
+  test('the request as the Foundation writes it (§5.1.1): under query:, order_by with DESC, a dimension AS an alias, where and having as text', async ({ service }) => {
+    const body = {
+      query: {
+        dimensions: ['customers.region AS customer_region'], measures: ['revenue', 'order_count'],
+        where: "orders.status = 'paid'", having: 'revenue > 100', order_by: [{ field: 'revenue', direction: 'DESC' }], limit: 50,
+      },
+    };
+    const reply = await query(service, body);
+    assert.is(reply.status, 200, JSON.stringify(reply.body));
+    // EAST and WEST tie at 300 (paid orders only): the order keeps both above the cut, in either order.
+    assert.equal(sorted(normal(reply.body['rows'] as Row[], ['customer_region', 'revenue', 'order_count'])), sorted([['EAST', 300, 2], ['WEST', 300, 2]]));
+    // An order entry as text, with its direction; a scalar field as an expression with an alias.
+    const scalar = await query(service, { fields: ['orders.id', 'orders.amount * 2 AS twice'], order_by: ['orders.id DESC'], limit: 2 });
+    assert.equal(normal(scalar.body['rows'] as Row[], ['id', 'twice']), [[7, null], [6, 40]]);
+    await refused(service, { query: { dimensions: ['customers.region'], orderBy: ['region'], order_by: ['region'] } }, 'E_INVALID_QUERY');
+  });
+
+  test('scalar query shapes (§5.1.2, §6.2 B): the home is the fields\' dataset, a filter on its many side repeats its rows; empty fields beside dimensions is an aggregation query; having is the other shape', async ({ service }) => {
+    await refused(service, { fields: ['customers.id'], where: "orders.status = 'paid'" }, 'E_FAN_OUT_IN_SCALAR_QUERY');
+    await refused(service, { fields: ['orders.id'], where: 'returns.amount > 1' }, 'E_FAN_OUT_IN_SCALAR_QUERY');
+    await refused(service, { fields: ['orders.amount', 'returns.amount', 'customers.region'] }, 'E_FAN_OUT_IN_SCALAR_QUERY');
+    assert.equal(await rows(service, { fields: ['customers.id'], where: "customers.region = 'EAST'" }, ['id']), [[1], [2]]);
+    assert.equal(await rows(service, { fields: [], dimensions: ['customers.region'] }, ['region']), sorted([['EAST'], ['WEST'], ['NORTH'], [null]]));
+    await refused(service, { fields: ['orders.id'], having: 'revenue > 1' }, 'E_MIXED_QUERY_SHAPE');
+    await refused(service, { fields: [], dimensions: [] }, 'E_EMPTY_AGGREGATION_QUERY');
+  });
+
+  test('MEDIAN (a required aggregate) over the bridge: the median of each height\'s movies; refused by name where the server has no aggregate median', async ({ service }) => {
+    const body = { dimensions: ['actors.height'], measures: ['MEDIAN(movies.gross) AS median_gross'] };
+    if (backend.name === 'mysql') {
+      await refused(service, body, 'E_FUNCTION_NOT_ALLOWED');
+      return;
+    }
+    assert.equal(await rows(service, body, ['height', 'median_gross']), sorted([[170, 150], [180, 50], [null, 40]]));
+  });
+
   test('a dimension-only query lists the values of the dimension\'s own dataset', async ({ service }) => {
     assert.equal(await rows(service, { dimensions: ['customers.region'] }, ['region']), sorted([['EAST'], ['WEST'], ['NORTH'], [null]]));
   });
