@@ -38,11 +38,16 @@ export interface CompiledPlan {
 interface Output {
   name: string;
   sql: () => string;
-  /** True when the column holds a window: it cannot be filtered in having (windows run after it). */
+  /**
+   * True when the column holds a window, computed after having (§6.2 A.10): a having naming it would filter
+   * on other values than the result shows, so it is refused.
+   */
   windowed?: boolean;
 }
 
 const TIME_TYPES = new Set(['date', 'timestamp']);
+/** The derived table of a having with a window. */
+const RELAY = 'r';
 
 export function compileQuery(model: ModelIndex, planner: JoinPlanner, dialect: SqlDialect, query: SemanticQuery): CompiledPlan {
   return new QueryCompiler(model, planner, new SqlWriter(dialect), query).compile();
@@ -54,6 +59,8 @@ class QueryCompiler {
   private readonly whereFields: ResolvedField[] = [];
   private groups: Group[] = [];
   private where = '';
+  /** Set once a windowed having's derived table holds the dimensions and aggregates (relayColumns). */
+  private relayed = false;
 
   constructor(
     private readonly model: ModelIndex,
@@ -83,7 +90,10 @@ class QueryCompiler {
     const finalLevel = this.finalResolver(outputs);
     // Resolving having and orderBy may add aggregates, so the groups are formed after them, the text last.
     const havingExpressions = this.predicateExpressions(this.query.having, 'having');
-    for (const { expression, target } of havingExpressions) this.checkHaving(expression, outputs, target);
+    for (const { expression, target } of havingExpressions) {
+      this.checkRowWindows(expression, target);
+      this.checkHaving(expression, outputs, target);
+    }
     const orderTerms = this.query.orderBy.map((order, index) => ({ order, target: `orderBy[${index}]`, output: outputs.find((output) => output.name.toLowerCase() === order.field.toLowerCase()) }));
     const orderExpressions = orderTerms.map(({ order, target, output }) => (output ? undefined : parseExpression(order.field, target)));
     orderExpressions.forEach((expression, index) => expression && this.checkRowWindows(expression, orderTerms[index]?.target as string));
@@ -94,6 +104,10 @@ class QueryCompiler {
     this.formGroups();
 
     const having = havingExpressions.map(({ expression, target }) => writeExpression(expression, this.writer, finalLevel, target));
+    // A window in having (§6.10.1 "Having: yes, over the post-GROUP BY row set"): the merged rows and the
+    // having terms are computed in a derived table, filtered outside it, where the measures' own windows run
+    // over the rows that remain (§6.3: windows run after having).
+    const relay = havingExpressions.some(({ expression }) => nodesHaveWindow(expression)) ? this.relayColumns(having) : undefined;
     const order = orderTerms.map(({ order, target, output }, index) => {
       const sql = output ? output.sql() : writeExpression(orderExpressions[index] as Expr, this.writer, finalLevel, target);
       return this.writer.syntax.orderTerm(sql, order.direction, order.nulls ?? (order.direction === 'asc' ? 'last' : 'first'));
@@ -104,11 +118,13 @@ class QueryCompiler {
     const assembly = new StatementAssembly(this.writer, this.planner, this.reads, {
       dimensions: this.dimensions, groups: this.groups, where: this.where, whereNeeds: this.whereFields.flatMap((field) => field.needs),
     });
+    const from = relay ? `(SELECT ${relay.columns.join(', ')} FROM ${assembly.stitch()}) ${this.writer.name(RELAY)}` : assembly.stitch();
+    const filter = relay ? relay.filter : having;
     const text = [
       `WITH ${this.groups.map((group) => `${this.writer.name(group.alias)} AS (${assembly.groupSql(group)})`).join(', ')}${assembly.keysCte()}`,
       `SELECT ${select}`,
-      `FROM ${assembly.stitch()}`,
-      having.length > 0 ? `WHERE ${having.join(' AND ')}` : '',
+      `FROM ${from}`,
+      filter.length > 0 ? `WHERE ${filter.join(' AND ')}` : '',
       order.length > 0 ? `ORDER BY ${order.join(', ')}` : '',
       this.writer.syntax.limitClause(limit, offset, order.length > 0),
     ].filter(Boolean).join(' ');
@@ -239,7 +255,23 @@ class QueryCompiler {
   }
 
   private dimensionRef(dimension: Dimension): string {
+    if (this.relayed) return this.writer.column(RELAY, dimension.column);
     return this.writer.column(this.groups.length > 1 && this.dimensions.length > 0 ? 'k' : 'g0', dimension.column);
+  }
+
+  /**
+   * The columns of the derived table a windowed having filters: every dimension and aggregate at the query's
+   * grain, and each having term; from then on, dimensions and aggregates are read from it.
+   */
+  private relayColumns(having: string[]): { columns: string[]; filter: string[] } {
+    const columns = [
+      ...this.dimensions.map((dimension) => `${this.dimensionRef(dimension)} AS ${this.writer.name(dimension.column)}`),
+      ...[...this.aggregates.values()].map((aggregate) => `${this.aggregateRef(aggregate)} AS ${this.writer.name(aggregate.column)}`),
+      // As a number: SQL Server and Oracle have no boolean column.
+      ...having.map((term, index) => `CASE WHEN ${term} THEN 1 ELSE 0 END AS ${this.writer.name(`h${index}`)}`),
+    ];
+    this.relayed = true;
+    return { columns, filter: having.map((_term, index) => `${this.writer.column(RELAY, `h${index}`)} = 1`) };
   }
 
   // --- where -------------------------------------------------------------------------------------------
@@ -475,6 +507,7 @@ class QueryCompiler {
    * gets what SQL gives over no rows (§6.11.5): NULL, but 0 for a COUNT.
    */
   private aggregateRef(aggregate: Aggregate): string {
+    if (this.relayed) return this.writer.column(RELAY, aggregate.column);
     const column = this.writer.column(aggregate.group?.alias ?? '?', aggregate.column);
     return aggregate.counts && this.groups.length > 1 && this.dimensions.length > 0 ? `COALESCE(${column}, 0)` : column;
   }
@@ -490,7 +523,7 @@ class QueryCompiler {
       if (node.kind === 'name' && !node.parts[0]?.startsWith('\u0000')) {
         if (node.parts.length === 1) {
           const output = outputs.find((candidate) => candidate.name.toLowerCase() === (node.parts[0] as string).toLowerCase());
-          if (output?.windowed) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: ${output.name} holds a window function, which having cannot filter (windows run after it)`);
+          if (output?.windowed) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: ${output.name} holds a window function, computed after having; write the window in having itself`);
           if (!output || !this.dimensions.some((dimension) => dimension.output === output.name)) aggregate = true;
         } else if (!this.dimensionOf(node.parts)) row = true;
       }
@@ -499,7 +532,6 @@ class QueryCompiler {
     visit(expression);
     if (row && aggregate) throw queryInvalid('E_MIXED_PREDICATE_LEVEL', target, `${target} mixes row-level terms with aggregates: put the row-level part in where`);
     if (row) throw queryInvalid('E_NON_AGGREGATE_IN_HAVING', target, `${target} filters rows, not groups: put it in where`);
-    if (nodesHaveWindow(expression)) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: a window function in having is not supported`);
   }
 
   // --- groups and SQL ----------------------------------------------------------------------------------

@@ -177,10 +177,30 @@ export function shapesBundle(schema: string, datasource: string): Record<string,
     ],
   });
   const plain = stringify({ name: 'plain', version: '1', datasource, schemas: [{ name: schema, include: ['weather'] }] });
+  // A model the Foundation refuses (§6.10.5: a metric composing a windowed metric): its VDB serves no semantic queries.
+  const brokenDocument = stringify({
+    namespace: 'broken', binding: { schema },
+    semantic_model: [{
+      name: 'broken',
+      datasets: [{ name: 'weather', source: 'weather', primary_key: ['day'], fields: [field('day'), field('temp')] }],
+      metrics: [metric('warmth', 'SUM(weather.temp)'), metric('running', 'SUM(warmth) OVER (ORDER BY weather.day)'), metric('again', 'running + 0')],
+    }],
+  });
+  const brokenManifest = stringify({
+    name: 'broken-semantic', version: '1.0.0', namespace: 'broken',
+    documents: [{ path: 'broken.osi.yaml', mediaType: 'application/vnd.osi+yaml', sha256: sha256(brokenDocument) }],
+  });
+  const broken = stringify({
+    name: 'broken', version: '1', datasource, schemas: [{ name: schema, include: ['weather'] }],
+    semantic: { module: { uri: 'semantic/broken', name: 'broken-semantic', version: '1.0.0', sha256: sha256(brokenManifest) } },
+  });
   return {
     'bundle/vdbs/shapes.yaml': vdb,
     'bundle/vdbs/plain.yaml': plain,
+    'bundle/vdbs/broken.yaml': broken,
     'bundle/semantic/shapes/manifest.yaml': manifest,
     'bundle/semantic/shapes/shapes.osi.yaml': document,
+    'bundle/semantic/broken/manifest.yaml': brokenManifest,
+    'bundle/semantic/broken/broken.osi.yaml': brokenDocument,
   };
 }

@@ -223,6 +223,17 @@ export function runShapesSuite(backend: ShapesBackend): void {
     await refused(service, { dimensions: ['orders.status'], measures: ['regional_peak'] }, 'E_WINDOW_OVER_FANOUT_REWRITE');
   });
 
+  test('a window in having filters the grouped rows (§6.10.1 "Having: yes, over the post-GROUP BY row set"); the measures\' windows run over the rows kept', async ({ service }) => {
+    const body = {
+      dimensions: ['customers.region'], measures: ['revenue', 'RANK() OVER (ORDER BY revenue DESC) AS place', 'SUM(revenue) OVER () AS kept'],
+      having: 'RANK() OVER (ORDER BY revenue DESC) <= 2',
+    };
+    assert.equal(await rows(service, body, ['region', 'revenue', 'place', 'kept']), sorted([['EAST', 350, 1, 650], ['WEST', 300, 2, 650]]));
+    // Beside a plain term, over two facts: NORTH (no revenue) fails revenue > 50; the total over all four groups is 740.
+    const mixed = { dimensions: ['customers.region'], measures: ['revenue', 'returned'], having: ['revenue > 50', 'SUM(revenue) OVER () > 700'] };
+    assert.equal(await rows(service, mixed, ['region', 'revenue', 'returned']), sorted([['EAST', 350, 25], ['WEST', 300, null], [null, 90, 12]]));
+  });
+
   test('having filters groups after aggregation, over metrics and grouping columns (§6.3)', async ({ service }) => {
     assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['revenue'], having: 'revenue > 100' }, ['region', 'revenue']), sorted([['EAST', 350], ['WEST', 300]]));
     assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['revenue'], having: "SUM(orders.amount) > 100 AND customers.region <> 'WEST'" }, ['region', 'revenue']), [['EAST', 350]]);
@@ -355,6 +366,10 @@ export function runShapesSuite(backend: ShapesBackend): void {
     assert.is(missing.status, 404);
     const plain = await service.request('/api/v1/semantic/vdbs/plain/versions/1/query', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"dimensions":["weather.day"]}' });
     assert.equal([plain.status, ((await plain.json()) as Row)['code']], [409, 'semantic_unavailable']);
+    // A model the Foundation refuses: 409 with the refusal's code (here §6.10.5's).
+    const broken = await service.request('/api/v1/semantic/vdbs/broken/versions/1/query', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"measures":["warmth"]}' });
+    const brokenBody = (await broken.json()) as Row;
+    assert.equal([broken.status, brokenBody['code'], (brokenBody['details'] as Row)['osiCode']], [409, 'semantic_unavailable', 'E_WINDOWED_METRIC_COMPOSITION'], JSON.stringify(brokenBody));
   });
 
   test('a scalar query: one row per home row, enriched LEFT (the orphan keeps a NULL region); fan-out and aggregates refused (§5.1.2, §6.2 B)', async ({ service }) => {
