@@ -27,6 +27,8 @@ export interface NameResolver {
   name(parts: string[]): string;
   /** An aggregate call (without window); absent where aggregates are not allowed. */
   aggregate?(call: Extract<Expr, { kind: 'call' }>): string;
+  /** A window call, where it is computed elsewhere (inside an aggregate); absent: written in place. */
+  window?(call: Extract<Expr, { kind: 'call' }>): string;
 }
 
 export function writeExpression(expression: Expr, writer: SqlWriter, resolver: NameResolver, target: string): string {
@@ -60,6 +62,7 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
       return `(CASE${expression.operand ? ` ${write(expression.operand)}` : ''} ${branches}${otherwise} END)`;
     }
     case 'call': {
+      if (expression.window && resolver.window) return resolver.window(expression);
       if (isAggregateCall(expression)) {
         if (!resolver.aggregate) throw queryInvalid('E_NESTED_AGGREGATION_DEFERRED', target, `${target}: ${expression.name.toUpperCase()} is an aggregate inside an aggregate; nested aggregation is deferred by the OSI Foundation`);
         return resolver.aggregate(expression);
@@ -73,7 +76,8 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
 
 /** An aggregate call itself, its arguments at row level (an aggregate inside is nested aggregation). */
 export function writeAggregateCall(call: Extract<Expr, { kind: 'call' }>, writer: SqlWriter, rowLevel: NameResolver, target: string): string {
-  const args = call.args.map((arg) => writeExpression(arg, writer, { name: rowLevel.name }, target));
+  const inner: NameResolver = rowLevel.window ? { name: rowLevel.name, window: rowLevel.window } : { name: rowLevel.name };
+  const args = call.args.map((arg) => writeExpression(arg, writer, inner, target));
   if (call.name === 'median') {
     if (call.distinct || args.length !== 1) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: MEDIAN takes one argument, without DISTINCT`);
     const median = writer.syntax.median(args[0] as string);

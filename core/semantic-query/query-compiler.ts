@@ -15,10 +15,12 @@ import type { QueryPredicate, SemanticQuery } from '../plugin-api/semantic-query
 import type { TimeGrain } from '../plugin-api/semantic-query-syntax.js';
 import type { SqlDialect } from '../plugin-api/sql-dialect.js';
 import { childrenOf, nodesOf, type Expr } from './expression-ast.js';
+
+type WindowCall = Extract<Expr, { kind: 'call' }>;
 import { parseExpression } from './expression-parser.js';
 import { isAggregateCall, writeAggregateCall, writeExpression, type NameResolver } from './expression-writer.js';
 import type { JoinPlanner } from './join-planner.js';
-import type { JoinNeed, ModelIndex, ResolvedField } from './model-index.js';
+import type { Edge, JoinNeed, ModelIndex, ResolvedField } from './model-index.js';
 import { isWindowedField, windowColumn, windowedMetric } from './model-windows.js';
 import { queryInvalid } from './query-errors.js';
 import { finish, SqlWriter, type ParamSource } from './sql-writer.js';
@@ -216,23 +218,21 @@ class QueryCompiler {
     for (const other of field.field.reads ?? []) this.addReads(this.model.dataset(other.dataset), other.columns);
   }
 
+  private readJoins(edges: readonly Edge[]): void {
+    for (const edge of edges) {
+      this.addReads(edge.from, edge.columns.map(([from]) => from));
+      this.addReads(edge.to, edge.columns.map(([, to]) => to));
+    }
+  }
+
   private fieldSql(field: ResolvedField): string {
     this.read(field);
     if (isWindowedField(field.field)) {
       // Computed at its dataset's grain in a derived table, before the query's joins and filters (§6.10.4);
       // an enriched field its window reads brings its many-to-one joins into that table.
       const edges = field.enrichment;
-      for (const edge of edges) {
-        this.addReads(edge.from, edge.columns.map(([from]) => from));
-        this.addReads(edge.to, edge.columns.map(([, to]) => to));
-      }
-      // One derived table joins each dataset once: two windowed fields may not reach one along two relationships.
-      for (const [other, joined] of this.writer.windowedFields) {
-        const clash = other !== field.field && field.dataset.fields.includes(other) && joined.find((known) => edges.some((edge) => edge.to === known.to && edge !== known));
-        if (clash) throw queryInvalid('E_AMBIGUOUS_PATH', field.name, `the windows of ${field.name} and ${field.dataset.name}.${other.name} read ${clash.to.name} along two relationships`);
-      }
-      this.writer.windowedFields.set(field.field, edges);
-      return this.writer.column(field.dataset.alias, windowColumn(field.field));
+      this.readJoins(edges);
+      return this.writer.column(field.dataset.alias, this.writer.window(field.dataset, field.field.sql, edges, windowColumn(field.field)));
     }
     return field.field.column === null ? `(${field.field.sql})` : field.field.sql;
   }
@@ -368,24 +368,25 @@ class QueryCompiler {
   }
 
   /**
-   * A window over row-level fields (bare, or inside an aggregate) runs over its home dataset's rows (§6.10.3,
-   * §6.10.4). When a dimension or filter of the query lies on the many side of that home, the home's rows
-   * repeat before the window would see them, and the per-home plan has no rewrite for a window (its
-   * de-duplication is for aggregates): `E_WINDOW_OVER_FANOUT_REWRITE`. A window inside an aggregate without
-   * fan-out is refused as unsupported; a bare one is a finer-grain reference (checked after this).
+   * A bare window over row-level fields runs over its home dataset's rows (§6.10.3, §6.10.4). When a
+   * dimension or filter of the query lies on the many side of that home, the home's rows repeat before the
+   * window would see them, and the per-home plan has no rewrite for a window (its de-duplication is for
+   * aggregates): `E_WINDOW_OVER_FANOUT_REWRITE`; without fan-out it is a finer-grain reference (checked after
+   * this). A window inside an aggregate runs before any join (tableWindow), so no join repeats its rows.
    */
   private checkRowWindows(expression: Expr, target: string): void {
-    const visit = (node: Expr, inAggregate: boolean): void => {
+    const visit = (node: Expr): void => {
+      if (isAggregateCall(node)) return;
       if (node.kind === 'call' && node.window) {
-        const fields = rowFieldsOf(node).filter((parts) => inAggregate || !this.dimensionOf(parts)).flatMap((parts) => this.model.fields(parts));
-        if (fields.length > 0) this.checkWindowHome(fields, inAggregate, target);
+        const fields = rowFieldsOf(node).filter((parts) => !this.dimensionOf(parts)).flatMap((parts) => this.model.fields(parts));
+        if (fields.length > 0) this.checkWindowHome(fields, target);
       }
-      for (const child of childrenOf(node)) visit(child, inAggregate || isAggregateCall(node));
+      for (const child of childrenOf(node)) visit(child);
     };
-    visit(expression, false);
+    visit(expression);
   }
 
-  private checkWindowHome(fields: ResolvedField[], inAggregate: boolean, target: string): void {
+  private checkWindowHome(fields: ResolvedField[], target: string): void {
     const home = this.homeOf(fields.map((field) => field.dataset), target);
     const fanned = this.queryDatasets().find((dataset) => {
       const path = this.planner.path(home, dataset);
@@ -394,7 +395,6 @@ class QueryCompiler {
     if (fanned) {
       throw queryInvalid('E_WINDOW_OVER_FANOUT_REWRITE', target, `${target}: a window over rows of ${home.name} would see them repeated by the join to ${fanned.name}, which the query needs; the window has no safe rewrite`);
     }
-    if (inAggregate) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: a window function inside an aggregate is not supported; use a window over the query's measures`);
   }
 
   /**
@@ -432,7 +432,8 @@ class QueryCompiler {
       },
       aggregate: (call) => {
         const fields: ResolvedField[] = [];
-        const sql = writeAggregateCall(call, this.writer, this.rowLevel(fields, call.name), call.name);
+        const rowLevel = { ...this.rowLevel(fields, call.name), window: (window: WindowCall) => this.tableWindow(window, fields, call.name) };
+        const sql = writeAggregateCall(call, this.writer, rowLevel, call.name);
         // Keyed by its text with the values in place of their markers: writing the same call again finds it.
         const key = sql.replace(/\u0001(\d+)\u0002/g, (_marker, index: string) => JSON.stringify(this.writer.sources[Number(index)]));
         const aggregate = this.addAggregate(`expr:${key}`, sql, fields.flatMap((field) => field.datasets), fields.flatMap((field) => field.needs));
@@ -440,6 +441,25 @@ class QueryCompiler {
         return this.aggregateRef(aggregate);
       },
     };
+  }
+
+  /**
+   * A window inside an aggregate (§6.10.1 "the inner window runs at the inner aggregate's grain"): over the
+   * rows of the one dataset whose fields it reads, computed in that dataset's derived table as a windowed
+   * field is (decision 22), before the query's joins and filters; the aggregate then reads its column.
+   */
+  private tableWindow(window: WindowCall, collected: ResolvedField[], target: string): string {
+    const own: ResolvedField[] = [];
+    const sql = writeExpression(window, this.writer, this.rowLevel(own, target), target);
+    const [first, ...others] = own;
+    if (!first || others.some((field) => field.dataset !== first.dataset)) {
+      throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: a window inside an aggregate must read fields of one dataset, at whose grain it runs`);
+    }
+    if (own.some((field) => isWindowedField(field.field))) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: a window cannot read a windowed field (a window inside another)`);
+    const edges = [...new Set(own.flatMap((field) => field.enrichment))];
+    this.readJoins(edges);
+    collected.push({ ...first, datasets: [first.dataset], needs: [first.dataset] });
+    return this.writer.column(first.dataset.alias, this.writer.window(first.dataset, sql, edges));
   }
 
   private metricAggregate(metric: PackageMetric, target: string): Aggregate {

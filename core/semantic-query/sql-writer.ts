@@ -5,9 +5,9 @@
  */
 import type { SemanticQuery } from '../plugin-api/semantic-query.js';
 import type { SqlDialect } from '../plugin-api/sql-dialect.js';
-import type { PackageDataset, PackageField } from '../plugin-api/semantic-package.js';
+import type { PackageDataset } from '../plugin-api/semantic-package.js';
 import type { Edge } from './model-index.js';
-import { windowColumn } from './model-windows.js';
+import { queryInvalid } from './query-errors.js';
 
 /** Where a bound value comes from: the compiled text itself, or the query (values kept out of the cache key). */
 export type ParamSource =
@@ -31,10 +31,11 @@ export class SqlWriter {
   /** Every column the statement reads, per dataset: what the caller's grants must cover. */
   readonly reads = new Map<PackageDataset, Set<string>>();
   /**
-   * Windowed fields the query uses, with the many-to-one joins of the enriched fields their windows read
-   * (decision 21): their datasets are read through a derived table that computes them.
+   * Windows computed at a dataset's grain (windowed fields, windows inside aggregates), per dataset and by the
+   * column that holds each, with the many-to-one joins of the enriched fields they read (decision 21): their
+   * datasets are read through a derived table that computes them.
    */
-  readonly windowedFields = new Map<PackageField, readonly Edge[]>();
+  private readonly windows = new Map<PackageDataset, Map<string, { sql: string; edges: readonly Edge[] }>>();
 
   constructor(readonly dialect: SqlDialect) {}
 
@@ -68,13 +69,29 @@ export class SqlWriter {
    * every column the query reads of it is known.
    */
   relation(dataset: PackageDataset): string {
-    const windows = dataset.fields.filter((field) => this.windowedFields.has(field));
+    const windows = [...(this.windows.get(dataset) ?? new Map<string, { sql: string; edges: readonly Edge[] }>())];
     if (windows.length === 0) return this.table(dataset);
-    const edges = [...new Set(windows.flatMap((field) => this.windowedFields.get(field) ?? []))];
+    const edges = [...new Set(windows.flatMap(([, window]) => window.edges))];
     const joins = edges.map((edge) => `LEFT JOIN ${this.table(edge.to)} ON ${this.on(edge)}`);
     const columns = [...(this.reads.get(dataset) ?? [])].map((column) => this.column(dataset.alias, column));
-    const values = windows.map((field) => `${field.sql} AS ${this.name(windowColumn(field))}`);
+    const values = windows.map(([column, window]) => `${window.sql} AS ${this.name(column)}`);
     return `(SELECT ${[...columns, ...values].join(', ')} FROM ${[this.table(dataset), ...joins].join(' ')}) ${this.name(dataset.alias)}`;
+  }
+
+  /**
+   * Computes `sql` (a window, its names written over the dataset's alias) in the dataset's derived table, in
+   * `column` or a column of its own; answers the column's name. One derived table joins each other dataset
+   * once, so two windows reaching one along two relationships are `E_AMBIGUOUS_PATH`.
+   */
+  window(dataset: PackageDataset, sql: string, edges: readonly Edge[], column?: string): string {
+    let windows = this.windows.get(dataset);
+    if (!windows) this.windows.set(dataset, (windows = new Map()));
+    for (const [known, window] of windows) if (window.sql === sql) return known;
+    const clash = [...windows.values()].flatMap((window) => window.edges).find((known) => edges.some((edge) => edge.to === known.to && edge !== known));
+    if (clash) throw queryInvalid('E_AMBIGUOUS_PATH', dataset.name, `two windows over ${dataset.name} read ${clash.to.name} along two relationships; its derived table joins it once`);
+    const name = column ?? `w__${windows.size}`;
+    windows.set(name, { sql, edges });
+    return name;
   }
 
   join(edge: Edge): string {
