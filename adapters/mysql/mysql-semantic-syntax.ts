@@ -1,4 +1,4 @@
-import { ANSI_SEMANTIC_SYNTAX, lowerLike, orderTermWithNullFlag, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
+import { ANSI_SEMANTIC_SYNTAX, lowerLike, orderTermWithNullFlag, untypedNumberParam, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
 
 /** The start of each grain as a DATE; a week starts on Monday (WEEKDAY is 0 on Monday). */
 const GRAINS: Record<TimeGrain, (expression: string) => string> = {
@@ -21,4 +21,6 @@ export const MYSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   likeEscape: ANSI_SEMANTIC_SYNTAX.likeEscape,
   // MariaDB's MEDIAN is a window function only; MySQL has none.
   median: () => undefined,
+  numberParam: untypedNumberParam,
+  datePart: (part, expression) => (part === 'dayofyear' ? `DAYOFYEAR(${expression})` : `EXTRACT(${part.toUpperCase()} FROM ${expression})`),
 };

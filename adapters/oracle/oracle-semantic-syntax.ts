@@ -1,4 +1,4 @@
-import { ANSI_SEMANTIC_SYNTAX, lowerLike, offsetFetchClause, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
+import { ANSI_SEMANTIC_SYNTAX, lowerLike, offsetFetchClause, untypedNumberParam, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
 
 /** TRUNC's format models; `IW` starts the ISO week on Monday. */
 const FORMATS: Record<TimeGrain, string> = { day: 'DD', week: 'IW', month: 'MM', quarter: 'Q', year: 'YYYY' };
@@ -12,4 +12,7 @@ export const ORACLE_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   limitClause: offsetFetchClause,
   ilike: lowerLike,
   median: (argument) => `MEDIAN(${argument})`,
+  numberParam: untypedNumberParam,
+  // EXTRACT has no quarter or day of year there.
+  datePart: (part, expression) => (part === 'quarter' ? `TO_NUMBER(TO_CHAR(${expression}, 'Q'))` : part === 'dayofyear' ? `TO_NUMBER(TO_CHAR(${expression}, 'DDD'))` : `EXTRACT(${part.toUpperCase()} FROM ${expression})`),
 };

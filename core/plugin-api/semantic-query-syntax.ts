@@ -9,6 +9,10 @@
 export const TIME_GRAINS = ['day', 'week', 'month', 'quarter', 'year'] as const;
 export type TimeGrain = (typeof TIME_GRAINS)[number];
 
+/** The date parts the OSI expression language extracts (`YEAR(x)`, `EXTRACT(MONTH FROM x)`, …). */
+export const DATE_PARTS = ['year', 'quarter', 'month', 'day', 'hour', 'minute', 'second', 'dayofyear'] as const;
+export type DatePart = (typeof DATE_PARTS)[number];
+
 export interface SemanticSqlSyntax {
   /** The start of the grain's period holding `expression` (a week starts on Monday, ISO 8601). */
   truncateTime(expression: string, grain: TimeGrain): string;
@@ -36,6 +40,14 @@ export interface SemanticSqlSyntax {
    * server has no aggregate form of it (MySQL and MariaDB; SQL Server's PERCENTILE_CONT is a window only).
    */
   median(argument: string): string | undefined;
+  /** The part of a date or timestamp, as a number. */
+  datePart(part: DatePart, expression: string): string;
+  /**
+   * A bound number (`placeholder` is its `?`) where the server cannot always tell its type from the context:
+   * PostgreSQL reads a lone parameter in `CASE … THEN ? ELSE ? END` as text. Servers that type parameters
+   * from the bound value answer the placeholder itself.
+   */
+  numberParam(placeholder: string, value: number): string;
 }
 
 /** ANSI SQL: what PostgreSQL speaks, and the base the other dialects change. */
@@ -49,7 +61,14 @@ export const ANSI_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   // Not the backslash: MySQL reads it as an escape inside the string literal that names it.
   likeEscape: { character: '!', special: '%_!' },
   median: (argument) => `PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY ${argument})`,
+  datePart: (part, expression) => `EXTRACT(${part === 'dayofyear' ? 'DOY' : part.toUpperCase()} FROM ${expression})`,
+  numberParam: (placeholder, value) => `CAST(${placeholder} AS ${!Number.isInteger(value) ? 'NUMERIC' : Math.abs(value) <= 2147483647 ? 'INTEGER' : 'BIGINT'})`,
 };
+
+/** A bound number as its placeholder alone: the server types it from the value bound. */
+export function untypedNumberParam(placeholder: string): string {
+  return placeholder;
+}
 
 /** NULL placement for servers without `NULLS FIRST/LAST` (MySQL, SQL Server): a leading sort on nullness. */
 export function orderTermWithNullFlag(expression: string, direction: 'asc' | 'desc', nulls: 'first' | 'last'): string {

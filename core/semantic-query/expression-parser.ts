@@ -6,6 +6,7 @@
  */
 import { parseSync } from 'libpg-query';
 import { messageOf } from '../plugin-api/errors.js';
+import { DATE_PARTS } from '../plugin-api/semantic-query-syntax.js';
 import type { Expr, FrameBound, Literal, WindowFrame, WindowSpec } from './expression-ast.js';
 import { queryInvalid } from './query-errors.js';
 
@@ -142,8 +143,50 @@ function operatorExpression(node: Node, next: (child: unknown) => Expr): Expr {
   }
 }
 
+/**
+ * The OSI expression language's conditional functions (its "Conditional Functions (REQUIRED)") in the forms
+ * every server has: IF/IFF as CASE, IFNULL/NVL as COALESCE, NVL2, ZEROIFNULL, NULLIFZERO.
+ */
+function conditional(name: string, args: Expr[]): Expr | undefined {
+  const plain = (callName: string, callArgs: Expr[]): Expr => ({ kind: 'call', name: callName, args: callArgs, star: false, distinct: false, window: undefined });
+  const arity = (count: number) => {
+    if (args.length !== count) throw new Refused(`${name.toUpperCase()} takes ${count} arguments`);
+    return args as [Expr, Expr, Expr];
+  };
+  switch (name) {
+    case 'if': case 'iff': {
+      const [when, then, otherwise] = arity(3);
+      return { kind: 'case', operand: undefined, branches: [{ when, then }], otherwise };
+    }
+    case 'ifnull': case 'nvl': return plain('coalesce', arity(2).slice(0, 2));
+    case 'nvl2': {
+      const [value, then, otherwise] = arity(3);
+      return { kind: 'case', operand: undefined, branches: [{ when: { kind: 'isNull', operand: value, negated: true }, then }], otherwise };
+    }
+    case 'zeroifnull': return plain('coalesce', [arity(1)[0], { kind: 'literal', value: 0 }]);
+    case 'nullifzero': return plain('nullif', [arity(1)[0], { kind: 'literal', value: 0 }]);
+    default: return undefined;
+  }
+}
+
+/** `YEAR(x)` …, `EXTRACT(part FROM x)` (which the parser reads as `pg_catalog.extract('part', x)`), `DATE_PART('part', x)`. */
+function datePart(name: string, args: Expr[]): Expr | undefined {
+  const part = (text: string) => {
+    const found = DATE_PARTS.find((candidate) => candidate === text.toLowerCase() || (candidate === 'dayofyear' && text.toLowerCase() === 'doy'));
+    if (!found) throw new Refused(`the date part ${text} is not one of ${DATE_PARTS.join(', ')}`);
+    return found;
+  };
+  if ((DATE_PARTS as readonly string[]).includes(name) && args.length === 1) return { kind: 'datePart', part: part(name), operand: args[0] as Expr };
+  if (name !== 'extract' && name !== 'date_part') return undefined;
+  const [named, operand] = args;
+  if (args.length !== 2 || named?.kind !== 'literal' || typeof named.value !== 'string') throw new Refused(`${name.toUpperCase()} takes a date part and a value`);
+  return { kind: 'datePart', part: part(named.value), operand: operand as Expr };
+}
+
 function call(node: Node, next: (child: unknown) => Expr): Expr {
-  const names = (node['funcname'] as unknown[]).map(sval);
+  const qualified = (node['funcname'] as unknown[]).map(sval);
+  // EXTRACT(part FROM x) is SQL syntax the parser names in its catalog.
+  const names = qualified.length === 2 && qualified[0] === 'pg_catalog' && qualified[1] === 'extract' ? ['extract'] : qualified;
   if (names.length !== 1) throw new Refused(`${names.join('.')}: a function is named without schema`);
   if (node['agg_filter'] || node['agg_order'] || node['agg_within_group'] || node['func_variadic']) {
     throw new Refused(`${names[0]}: FILTER, WITHIN GROUP, ORDER BY in a call and VARIADIC are not supported`);
@@ -163,14 +206,10 @@ function call(node: Node, next: (child: unknown) => Expr): Expr {
       }),
     };
   }
-  return {
-    kind: 'call',
-    name: (names[0] as string).toLowerCase(),
-    args: ((node['args'] as unknown[] | undefined) ?? []).map(next),
-    star: Boolean(node['agg_star']),
-    distinct: Boolean(node['agg_distinct']),
-    window,
-  };
+  const name = (names[0] as string).toLowerCase();
+  const args = ((node['args'] as unknown[] | undefined) ?? []).map(next);
+  const rewritten = window || node['agg_star'] || node['agg_distinct'] ? undefined : conditional(name, args) ?? datePart(name, args);
+  return rewritten ?? { kind: 'call', name, args, star: Boolean(node['agg_star']), distinct: Boolean(node['agg_distinct']), window };
 }
 
 /** PostgreSQL's FRAMEOPTION_* bits (parsenodes.h), as libpg-query reports a window's frame. */

@@ -36,7 +36,11 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
   const { syntax } = writer;
   switch (expression.kind) {
     case 'name': return resolver.name(expression.parts);
-    case 'literal': return expression.value === null ? 'NULL' : writer.param({ kind: 'constant', value: expression.value });
+    case 'literal': {
+      if (expression.value === null) return 'NULL';
+      const placeholder = writer.param({ kind: 'constant', value: expression.value });
+      return typeof expression.value === 'number' ? syntax.numberParam(placeholder, expression.value) : placeholder;
+    }
     case 'keyword': return expression.word;
     case 'unary': return expression.operator === 'NOT' ? `(NOT ${write(expression.operand)})` : `(${expression.operator}${write(expression.operand)})`;
     case 'binary':
@@ -56,6 +60,7 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
       return expression.negated ? `(${equal})` : `(NOT (${equal}))`;
     }
     case 'cast': return `CAST(${write(expression.operand)} AS ${expression.type.toUpperCase()})`;
+    case 'datePart': return syntax.datePart(expression.part, write(expression.operand));
     case 'case': {
       const branches = expression.branches.map((branch) => `WHEN ${write(branch.when)} THEN ${write(branch.then)}`).join(' ');
       const otherwise = expression.otherwise ? ` ELSE ${write(expression.otherwise)}` : '';

@@ -489,6 +489,22 @@ export function runShapesSuite(backend: ShapesBackend): void {
     assert.equal(await rows(service, body, ['height', 'median_gross']), sorted([[170, 150], [180, 50], [null, 40]]));
   });
 
+  test('the OSI expression language\'s conditional and date-part functions, written in forms every server has', async ({ service }) => {
+    const measures = [
+      "SUM(IFF(orders.status = 'paid', orders.amount, 0)) AS paid", "SUM(IF(orders.status = 'paid', 1, 0)) AS paid_count", 'SUM(NVL(orders.amount, 1)) AS nvl',
+      'SUM(IFNULL(orders.amount, 1)) AS ifnull', 'SUM(NVL2(orders.amount, 1, 0)) AS with_amount', 'COUNT(NULLIFZERO(orders.amount - 100)) AS not_hundred',
+      'MAX(YEAR(orders.ordered_at)) AS y', 'MAX(QUARTER(orders.ordered_at)) AS q', 'MIN(MONTH(orders.ordered_at)) AS m', 'SUM(EXTRACT(DAY FROM orders.ordered_at)) AS days',
+      "MAX(DATE_PART('hour', orders.ordered_at)) AS h", 'MAX(DAYOFYEAR(orders.ordered_at)) AS doy',
+    ];
+    const columns = ['paid', 'paid_count', 'nvl', 'ifnull', 'with_amount', 'not_hundred', 'y', 'q', 'm', 'days', 'h', 'doy'];
+    // Amounts 100, 200, 50, 300, 70, 20 and NULL; six paid; days 15 + 3 + 20 + 10 + 11 + 1 + 2; 2024-05-02 is day 123.
+    assert.equal(await rows(service, { measures }, columns), [[690, 6, 741, 741, 6, 5, 2024, 2, 1, 62, 10, 123]]);
+    const zero = await rows(service, { measures: ['AVG(ZEROIFNULL(orders.amount)) AS average'] }, ['average']);
+    assert.is(Math.round((zero[0]?.[0] as number) * 100), 10571);
+    await refused(service, { measures: ['SUM(IFF(orders.amount > 1, 1)) AS x'] }, 'E_INVALID_EXPRESSION');
+    await refused(service, { measures: ["MAX(EXTRACT(EPOCH FROM orders.ordered_at)) AS x"] }, 'E_INVALID_EXPRESSION');
+  });
+
   test('a dimension-only query lists the values of the dimension\'s own dataset', async ({ service }) => {
     assert.equal(await rows(service, { dimensions: ['customers.region'] }, ['region']), sorted([['EAST'], ['WEST'], ['NORTH'], [null]]));
   });
