@@ -336,8 +336,8 @@ class QueryCompiler {
     if ('metric' in measure) {
       const metric = this.metric(measure.metric, target);
       if (!metric) throw queryInvalid('E_NAME_NOT_FOUND', target, `${target}: ${measure.metric} is no metric of the model`);
-      const windowed = windowedMetric(metric);
-      if (windowed) return { ...this.expressionOutput(windowed, target), name: measure.alias ?? metric.name };
+      const expression = windowedMetric(metric) ?? composedMetric(metric);
+      if (expression) return { ...this.expressionOutput(expression, target), name: measure.alias ?? metric.name };
       const aggregate = this.metricAggregate(metric, target);
       return { name: measure.alias ?? metric.name, sql: () => this.aggregateRef(aggregate) };
     }
@@ -423,6 +423,8 @@ class QueryCompiler {
           if (windowedMetric(metric)) {
             throw queryInvalid('E_WINDOWED_METRIC_COMPOSITION', target, `${target} holds a window function; ask for it as a measure of its own (composing windowed metrics is deferred, §6.10.5)`);
           }
+          const composed = composedMetric(metric);
+          if (composed) return writeExpression(composed, this.writer, this.finalResolver([]), target);
           return this.aggregateRef(this.metricAggregate(metric, target));
         }
         const dimension = this.dimensionOf(parts);
@@ -599,6 +601,23 @@ function rowFieldsOf(window: Expr): string[][] {
   };
   visit(window);
   return names;
+}
+
+/**
+ * A metric combining aggregates of datasets no one of which reaches the others many-to-one (§4.5 form 2,
+ * `revenue - returned`): its package SQL would join across a fan-out, so its expression is computed as a
+ * measure expression is, each aggregate in its own home's subquery and the arithmetic over the merged rows
+ * ("each operand resolves independently at the query's grain"). Undefined for any other metric, and for an
+ * expression the query parser does not read (the metric then keeps `E3012_MN_NO_SAFE_REWRITE`).
+ */
+function composedMetric(metric: PackageMetric): Expr | undefined {
+  if (!metric.joins.some((join) => join.fanOut)) return undefined;
+  try {
+    const expression = parseExpression(metric.expression, metric.name);
+    return isAggregateCall(expression) ? undefined : expression;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

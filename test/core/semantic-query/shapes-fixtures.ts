@@ -141,6 +141,8 @@ function osiDocument(schema: string): string {
         metric('budget', 'SUM(teams.budget)'),
         metric('average_temp', 'AVG(weather.temp)'),
         metric('st_order_count', 'COUNT(st_orders.order_id)'),
+        metric('net_revenue', 'revenue - returned'),
+        metric('average_order', 'revenue / NULLIF(order_count, 0)'),
         // A metric naming a COUNT metric (§4.5 form 3) counts too: 0 where its fact has no row (§6.11.5).
         metric('st_orders_placed', 'st_order_count'),
         // Windows at the query's grain (§6.10.5): a running total, and one that reads a row-level field (§6.10.3).

@@ -141,6 +141,14 @@ export function runShapesSuite(backend: ShapesBackend): void {
     ]));
   });
 
+  test('a model metric combining metrics of two facts (§4.5 form 2): each operand at the query\'s grain, then the arithmetic', async ({ service }) => {
+    assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['net_revenue'] }, ['region', 'net_revenue']), sorted([
+      ['EAST', 325], ['WEST', null], ['NORTH', null], [null, 78],
+    ]));
+    assert.equal(await rows(service, { measures: ['net_revenue', 'average_order'] }, ['net_revenue', 'average_order']).then((found) => found.map(([net, average]) => [net, Math.round((average as number) * 100)])), [[693, 10571]]);
+    assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['revenue'], having: 'net_revenue > 100' }, ['region', 'revenue']), [['EAST', 350]]);
+  });
+
   test('two facts without dimensions: one row of grand totals (§6.6 row 4)', async ({ service }) => {
     assert.equal(await rows(service, { measures: ['revenue', 'returned', 'order_count'] }, ['revenue', 'returned', 'order_count']), [[740, 47, 7]]);
   });
