@@ -25,5 +25,6 @@ export const MSSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   // PERCENTILE_CONT is a window function only there.
   median: () => undefined,
   numberParam: untypedNumberParam,
+  groupsByPosition: false,
   datePart: (part, expression) => `DATEPART(${part}, ${expression})`,
 };

@@ -22,5 +22,6 @@ export const MYSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   // MariaDB's MEDIAN is a window function only; MySQL has none.
   median: () => undefined,
   numberParam: untypedNumberParam,
+  groupsByPosition: true,
   datePart: (part, expression) => (part === 'dayofyear' ? `DAYOFYEAR(${expression})` : `EXTRACT(${part.toUpperCase()} FROM ${expression})`),
 };

@@ -13,6 +13,7 @@ export const ORACLE_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   ilike: lowerLike,
   median: (argument) => `MEDIAN(${argument})`,
   numberParam: untypedNumberParam,
+  groupsByPosition: false,
   // EXTRACT has no quarter or day of year there.
   datePart: (part, expression) => (part === 'quarter' ? `TO_NUMBER(TO_CHAR(${expression}, 'Q'))` : part === 'dayofyear' ? `TO_NUMBER(TO_CHAR(${expression}, 'DDD'))` : `EXTRACT(${part.toUpperCase()} FROM ${expression})`),
 };

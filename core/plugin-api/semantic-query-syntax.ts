@@ -48,6 +48,12 @@ export interface SemanticSqlSyntax {
    * from the bound value answer the placeholder itself.
    */
   numberParam(placeholder: string, value: number): string;
+  /**
+   * Whether `GROUP BY 2` names the second column of the select list. A grouped expression holding a bound
+   * value is grouped that way where it can be: written twice, it would hold two parameters the server does
+   * not know to be equal.
+   */
+  readonly groupsByPosition: boolean;
 }
 
 /** ANSI SQL: what PostgreSQL speaks, and the base the other dialects change. */
@@ -63,6 +69,7 @@ export const ANSI_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   median: (argument) => `PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY ${argument})`,
   datePart: (part, expression) => `EXTRACT(${part === 'dayofyear' ? 'DOY' : part.toUpperCase()} FROM ${expression})`,
   numberParam: (placeholder, value) => `CAST(${placeholder} AS ${!Number.isInteger(value) ? 'NUMERIC' : Math.abs(value) <= 2147483647 ? 'INTEGER' : 'BIGINT'})`,
+  groupsByPosition: true,
 };
 
 /** A bound number as its placeholder alone: the server types it from the value bound. */

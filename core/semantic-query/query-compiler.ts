@@ -241,7 +241,12 @@ class QueryCompiler {
 
   private addDimension(name: string, grain: TimeGrain | undefined, alias: string | undefined, index: number): void {
     const target = `dimensions[${index}]`;
-    const field = this.field(name.split('.'), target);
+    const parsed = parseExpression(name, target);
+    if (parsed.kind !== 'name' || parsed.parts.length < 2) {
+      this.addExpressionDimension(parsed, grain, alias, index);
+      return;
+    }
+    const field = this.field(parsed.parts, target);
     const type = field.field.logicalType;
     if (grain && type !== null && !TIME_TYPES.has(type)) {
       throw queryInvalid('E_INVALID_QUERY', target, `${target}: ${field.name} is ${type}; a time grain needs a date or timestamp field`);
@@ -252,6 +257,33 @@ class QueryCompiler {
     const clash = this.dimensions.some((dimension) => dimension.output === plain);
     const output = alias ?? (clash ? `${field.dataset.name}_${plain}` : plain);
     this.dimensions.push({ output, column: `d${index}`, field, grain, sql });
+  }
+
+  /**
+   * A dimension written as a row-level expression over fields (`DATE_TRUNC('month', orders.ordered_at) AS
+   * month`, §5.1.1 "Dimensions: fields used for grouping"): grouped by its value; it joins what its fields
+   * need, and a field it reads is not thereby a dimension of the query.
+   */
+  private addExpressionDimension(expression: Expr, grain: TimeGrain | undefined, alias: string | undefined, index: number): void {
+    const target = `dimensions[${index}]`;
+    if (grain) throw queryInvalid('E_INVALID_QUERY', target, `${target}: a time grain applies to a field; write the expression with DATE_TRUNC instead`);
+    for (const node of nodesOf(expression)) {
+      const metric = node.kind === 'name' && node.parts.length === 1 && this.model.metric(node.parts[0] as string).length > 0;
+      if (metric || isAggregateCall(node) || (node.kind === 'call' && node.window)) {
+        throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: a dimension is row-level; it cannot aggregate, name a metric or hold a window`);
+      }
+    }
+    const fields: ResolvedField[] = [];
+    const sql = writeExpression(expression, this.writer, this.rowLevel(fields, target), target);
+    const [first] = fields;
+    if (!first) throw queryInvalid('E_INVALID_QUERY', target, `${target} reads no field: a dimension groups by a field or an expression over fields`);
+    // Its own field identity, so that naming one of its fields elsewhere in the query does not mean this dimension.
+    const field: ResolvedField = {
+      ...first, field: { ...first.field }, name: `dimension_${index + 1}`,
+      datasets: [...new Set(fields.flatMap((read) => read.datasets))], needs: [...new Set(fields.flatMap((read) => read.needs))],
+    };
+    const output = alias ?? `dimension_${index + 1}`;
+    this.dimensions.push({ output, column: `d${index}`, field, grain: undefined, sql });
   }
 
   private dimensionRef(dimension: Dimension): string {

@@ -25,6 +25,8 @@ export interface LikeForm {
 }
 
 const MARKER = /\u0001(\d+)\u0002/g;
+/** How a bound value's marker starts: text holding it holds a bound value. */
+export const MARKER_START = '\u0001';
 
 export class SqlWriter {
   readonly sources: ParamSource[] = [];

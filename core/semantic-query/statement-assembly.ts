@@ -8,7 +8,7 @@ import type { TimeGrain } from '../plugin-api/semantic-query-syntax.js';
 import type { JoinPlanner } from './join-planner.js';
 import type { Edge, JoinNeed, ResolvedField } from './model-index.js';
 import { queryInvalid } from './query-errors.js';
-import type { SqlWriter } from './sql-writer.js';
+import { MARKER_START, type SqlWriter } from './sql-writer.js';
 
 export interface Dimension {
   output: string;
@@ -131,7 +131,9 @@ export class StatementAssembly {
     if (!inner.fansOut || group.aggregates.length === 0) {
       const joins = [...outer.edges, ...inner.edges.filter((edge) => !outer.edges.includes(edge))];
       const dimensions = this.parts.dimensions.map((dimension) => `${dimension.sql} AS ${w.name(dimension.column)}`);
-      const groupBy = this.parts.dimensions.length > 0 ? ` GROUP BY ${this.parts.dimensions.map((dimension) => dimension.sql).join(', ')}` : '';
+      // A dimension holding a bound value (an expression dimension) by its position, where the server can.
+      const term = (dimension: Dimension, index: number) => (w.syntax.groupsByPosition && dimension.sql.includes(MARKER_START) ? String(index + 1) : dimension.sql);
+      const groupBy = this.parts.dimensions.length > 0 ? ` GROUP BY ${this.parts.dimensions.map(term).join(', ')}` : '';
       return `SELECT ${[...dimensions, ...measures].join(', ')} FROM ${[w.relation(group.home), ...joins.map((edge) => w.join(edge))].join(' ')}${where}${groupBy}`;
     }
     // Rows of the home repeat along the fan-out: keep one per (home row, group key), then aggregate (§6.8.1).

@@ -513,6 +513,12 @@ export function runShapesSuite(backend: ShapesBackend): void {
     await refused(service, { measures: ["MAX(EXTRACT(EPOCH FROM orders.ordered_at)) AS x"] }, 'E_INVALID_EXPRESSION');
   });
 
+  test('a dimension written as a row-level expression over fields, with an alias: grouped by its value (bound literals in it)', async ({ service }) => {
+    const body = { dimensions: ["CASE WHEN orders.amount > 100 THEN 'big' ELSE 'small' END AS size", 'YEAR(orders.ordered_at) AS y'], measures: ['order_count', 'revenue'] };
+    assert.equal(await rows(service, body, ['size', 'y', 'order_count', 'revenue']), sorted([['big', 2024, 2, 500], ['small', 2024, 5, 240]]));
+    await refused(service, { dimensions: ['SUM(orders.amount) AS s'], measures: ['order_count'] }, 'E_INVALID_EXPRESSION');
+  });
+
   test('a dimension-only query lists the values of the dimension\'s own dataset', async ({ service }) => {
     assert.equal(await rows(service, { dimensions: ['customers.region'] }, ['region']), sorted([['EAST'], ['WEST'], ['NORTH'], [null]]));
   });
