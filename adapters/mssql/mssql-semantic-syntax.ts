@@ -23,7 +23,7 @@ export const MSSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   // `[` opens a character class in SQL Server's LIKE.
   likeEscape: { character: '!', special: '%_![' },
   // PERCENTILE_CONT is a window function only there.
-  median: () => undefined,
+  percentile: () => undefined,
   numberParam: untypedNumberParam,
   groupsByPosition: false,
   datePart: (part, expression) => `DATEPART(${part}, ${expression})`,

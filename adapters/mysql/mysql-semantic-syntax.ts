@@ -19,8 +19,8 @@ export const MYSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   concat: (left, right) => `CONCAT(${left}, ${right})`,
   ilike: lowerLike,
   likeEscape: ANSI_SEMANTIC_SYNTAX.likeEscape,
-  // MariaDB's MEDIAN is a window function only; MySQL has none.
-  median: () => undefined,
+  // MariaDB's MEDIAN and PERCENTILE_CONT are window functions only; MySQL has none.
+  percentile: () => undefined,
   numberParam: untypedNumberParam,
   groupsByPosition: true,
   datePart: (part, expression) => (part === 'dayofyear' ? `DAYOFYEAR(${expression})` : `EXTRACT(${part.toUpperCase()} FROM ${expression})`),

@@ -11,7 +11,6 @@ export const ORACLE_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   nullSafeEquals: (left, right) => `DECODE(${left}, ${right}, 1, 0) = 1`,
   limitClause: offsetFetchClause,
   ilike: lowerLike,
-  median: (argument) => `MEDIAN(${argument})`,
   numberParam: untypedNumberParam,
   groupsByPosition: false,
   // EXTRACT has no quarter or day of year there.

@@ -36,10 +36,11 @@ export interface SemanticSqlSyntax {
    */
   readonly likeEscape: { character: string; special: string };
   /**
-   * The median of `argument` as an aggregate (the OSI expression language's `MEDIAN`), or undefined where the
-   * server has no aggregate form of it (MySQL and MariaDB; SQL Server's PERCENTILE_CONT is a window only).
+   * `PERCENTILE_CONT`/`PERCENTILE_DISC(fraction) WITHIN GROUP (ORDER BY argument)` as an aggregate (the OSI
+   * expression language's percentiles; `MEDIAN` is the continuous one at 0.5), or undefined where the server
+   * has no aggregate form (MySQL and MariaDB; SQL Server's is a window function only).
    */
-  median(argument: string): string | undefined;
+  percentile(kind: 'cont' | 'disc', fraction: string, argument: string): string | undefined;
   /** The part of a date or timestamp, as a number. */
   datePart(part: DatePart, expression: string): string;
   /**
@@ -66,7 +67,7 @@ export const ANSI_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   ilike: (value, pattern, negated) => `${value} ${negated ? 'NOT ILIKE' : 'ILIKE'} ${pattern}`,
   // Not the backslash: MySQL reads it as an escape inside the string literal that names it.
   likeEscape: { character: '!', special: '%_!' },
-  median: (argument) => `PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY ${argument})`,
+  percentile: (kind, fraction, argument) => `PERCENTILE_${kind.toUpperCase()}(${fraction}) WITHIN GROUP (ORDER BY ${argument})`,
   datePart: (part, expression) => `EXTRACT(${part === 'dayofyear' ? 'DOY' : part.toUpperCase()} FROM ${expression})`,
   numberParam: (placeholder, value) => `CAST(${placeholder} AS ${!Number.isInteger(value) ? 'NUMERIC' : Math.abs(value) <= 2147483647 ? 'INTEGER' : 'BIGINT'})`,
   groupsByPosition: true,

@@ -183,11 +183,29 @@ function datePart(name: string, args: Expr[]): Expr | undefined {
   return { kind: 'datePart', part: part(named.value), operand: operand as Expr };
 }
 
+/**
+ * `PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x)` (and `_DISC`), the OSI expression language's percentiles:
+ * read as the call `(p, x)`, `p` a literal fraction from 0 to 1, the order ascending.
+ */
+function withinGroup(node: Node, name: string, next: (child: unknown) => Expr): Expr | undefined {
+  if (!node['agg_within_group'] || (name !== 'percentile_cont' && name !== 'percentile_disc')) return undefined;
+  const args = ((node['args'] as unknown[] | undefined) ?? []).map(next);
+  const order = (node['agg_order'] as Node[] | undefined) ?? [];
+  const sort = order[0]?.['SortBy'] as Node | undefined;
+  const [fraction] = args;
+  if (node['agg_filter'] || node['over'] || args.length !== 1 || order.length !== 1 || !sort) throw new Refused(`${name}: it takes one fraction and one ORDER BY term`);
+  if (fraction?.kind !== 'literal' || typeof fraction.value !== 'number' || fraction.value < 0 || fraction.value > 1) throw new Refused(`${name}: the fraction is a literal number from 0 to 1`);
+  if (sort['sortby_dir'] === 'SORTBY_DESC') throw new Refused(`${name}: order ascending (the percentile 1 - p of a descending order)`);
+  return { kind: 'call', name, args: [fraction, next(sort['node'])], star: false, distinct: false, window: undefined };
+}
+
 function call(node: Node, next: (child: unknown) => Expr): Expr {
   const qualified = (node['funcname'] as unknown[]).map(sval);
   // EXTRACT(part FROM x) is SQL syntax the parser names in its catalog.
   const names = qualified.length === 2 && qualified[0] === 'pg_catalog' && qualified[1] === 'extract' ? ['extract'] : qualified;
   if (names.length !== 1) throw new Refused(`${names.join('.')}: a function is named without schema`);
+  const within = withinGroup(node, (names[0] as string).toLowerCase(), next);
+  if (within) return within;
   if (node['agg_filter'] || node['agg_order'] || node['agg_within_group'] || node['func_variadic']) {
     throw new Refused(`${names[0]}: FILTER, WITHIN GROUP, ORDER BY in a call and VARIADIC are not supported`);
   }

@@ -10,6 +10,7 @@ import type { SqlWriter } from './sql-writer.js';
 /** Aggregates the compiler knows (the OSI expression language's required ones that SQL servers share). */
 export const AGGREGATES: ReadonlySet<string> = new Set([
   'sum', 'count', 'avg', 'min', 'max', 'stddev', 'stddev_pop', 'stddev_samp', 'variance', 'var_pop', 'var_samp', 'median', 'any_value',
+  'percentile_cont', 'percentile_disc',
 ]);
 /** Functions that exist only over a window. */
 export const WINDOW_FUNCTIONS: ReadonlySet<string> = new Set([
@@ -83,11 +84,14 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
 export function writeAggregateCall(call: Extract<Expr, { kind: 'call' }>, writer: SqlWriter, rowLevel: NameResolver, target: string): string {
   const inner: NameResolver = rowLevel.window ? { name: rowLevel.name, window: rowLevel.window } : { name: rowLevel.name };
   const args = call.args.map((arg) => writeExpression(arg, writer, inner, target));
-  if (call.name === 'median') {
-    if (call.distinct || args.length !== 1) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: MEDIAN takes one argument, without DISTINCT`);
-    const median = writer.syntax.median(args[0] as string);
-    if (median === undefined) throw queryInvalid('E_FUNCTION_NOT_ALLOWED', target, `${target}: this datasource's server has no aggregate median`);
-    return median;
+  if (call.name === 'median' || call.name.startsWith('percentile_')) {
+    // MEDIAN(x); PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x), read by the parser as (p, x).
+    const median = call.name === 'median';
+    if (call.distinct || args.length !== (median ? 1 : 2)) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: ${call.name.toUpperCase()} takes ${median ? 'one argument' : 'a fraction and an ordering'}, without DISTINCT`);
+    const [fraction, argument] = median ? ['0.5', args[0] as string] : (args as [string, string]);
+    const sql = writer.syntax.percentile(call.name === 'percentile_disc' ? 'disc' : 'cont', fraction, argument);
+    if (sql === undefined) throw queryInvalid('E_FUNCTION_NOT_ALLOWED', target, `${target}: this datasource's server has no aggregate ${call.name.toUpperCase()}`);
+    return sql;
   }
   return `${call.name.toUpperCase()}(${call.star ? '*' : `${call.distinct ? 'DISTINCT ' : ''}${args.join(', ')}`})`;
 }

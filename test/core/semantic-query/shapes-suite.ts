@@ -488,13 +488,25 @@ export function runShapesSuite(backend: ShapesBackend): void {
     await refused(service, { fields: [], dimensions: [] }, 'E_EMPTY_AGGREGATION_QUERY');
   });
 
-  test('MEDIAN (a required aggregate) over the bridge: the median of each height\'s movies; refused by name where the server has no aggregate median', async ({ service }) => {
-    const body = { dimensions: ['actors.height'], measures: ['MEDIAN(movies.gross) AS median_gross'] };
+  test('holistic aggregates over the bridge (§6.8.1, §6.11.3): COUNT(DISTINCT) everywhere; MEDIAN and PERCENTILE_CONT/DISC where the server has them as aggregates', async ({ service }) => {
+    assert.equal(await rows(service, { dimensions: ['actors.height'], measures: ['COUNT(DISTINCT movies.movie_id) AS movies', 'COUNT(DISTINCT appearances.actor_id) AS cast_size'] }, ['height', 'movies', 'cast_size']), sorted([
+      [170, 2, 2], [180, 1, 1], [null, 1, 0],
+    ]));
+    // The per-actor-first reading is nested aggregation, deferred (§4.5).
+    await refused(service, { dimensions: ['actors.height'], measures: ['AVG(AVG(movies.gross)) AS nested'] }, 'E_NESTED_AGGREGATION_DEFERRED');
+    const body = {
+      dimensions: ['actors.height'],
+      measures: ['MEDIAN(movies.gross) AS median_gross', 'PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY movies.gross) AS cont', 'PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY movies.gross) AS disc'],
+    };
     if (backend.name === 'mysql') {
       await refused(service, body, 'E_FUNCTION_NOT_ALLOWED');
       return;
     }
-    assert.equal(await rows(service, body, ['height', 'median_gross']), sorted([[170, 150], [180, 50], [null, 40]]));
+    assert.equal(await rows(service, body, ['height', 'median_gross', 'cont', 'disc']), sorted([[170, 150, 150, 100], [180, 50, 50, 50], [null, 40, 40, 40]]));
+    // Amounts 20, 50, 70, 100, 200, 300: the continuous 25th percentile is 50 + 0.25 × 20; over no rows, NULL (§6.11.1).
+    assert.equal(await rows(service, { measures: ['PERCENTILE_CONT(0.25) WITHIN GROUP (ORDER BY orders.amount) AS p', 'PERCENTILE_DISC(0.75) WITHIN GROUP (ORDER BY orders.amount) AS d'] }, ['p', 'd']), [[55, 200]]);
+    assert.equal(await rows(service, { measures: ['MEDIAN(orders.amount) AS m'], where: 'orders.id > 100' }, ['m']), [[null]]);
+    await refused(service, { measures: ['PERCENTILE_CONT(2) WITHIN GROUP (ORDER BY orders.amount) AS p'] }, 'E_INVALID_EXPRESSION');
   });
 
   test('the OSI expression language\'s conditional and date-part functions, written in forms every server has', async ({ service }) => {
