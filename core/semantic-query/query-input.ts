@@ -87,7 +87,12 @@ function measure(value: unknown, index: number): QueryMeasure {
     return { ...(NAME.test(body) ? { metric: body } : { expression: body }), ...(alias === undefined ? {} : { alias }) };
   }
   if (!isObject(value)) throw bad(target, 'must be a metric name, { metric, alias } or { expression, alias }');
-  onlyKeys(value, ['metric', 'expression', 'alias'], target);
+  onlyKeys(value, ['metric', 'expression', 'alias', 'name'], target);
+  if (value['name'] !== undefined) {
+    // `{name, expression}` as the model writes a metric: the name is the column's; `{name}` alone a metric.
+    if (value['alias'] !== undefined || value['metric'] !== undefined) throw bad(target, 'has name beside alias or metric: write one');
+    return measure(value['expression'] === undefined ? { metric: value['name'] } : { expression: value['expression'], alias: value['name'] }, index);
+  }
   if ((value['metric'] === undefined) === (value['expression'] === undefined)) throw bad(target, 'needs exactly one of metric and expression');
   return value['metric'] !== undefined
     ? { metric: text(value['metric'], `${target}.metric`), ...optionalAlias(value, target) }
@@ -125,6 +130,7 @@ function predicate(body: Json, key: 'where' | 'having'): QueryPredicate | undefi
   const value = body[key];
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string') return text(value, key);
+  if (isObject(value)) return [filter(value, `${key}[0]`)];
   return listAt(body, key).map((item, index) => (isObject(item) ? filter(item, `${key}[${index}]`) : text(item, `${key}[${index}]`)));
 }
 

@@ -476,6 +476,9 @@ export function runShapesSuite(backend: ShapesBackend): void {
     const scalar = await query(service, { fields: ['orders.id', 'orders.amount * 2 AS twice'], order_by: ['orders.id DESC'], limit: 2 });
     assert.equal(normal(scalar.body['rows'] as Row[], ['id', 'twice']), [[7, null], [6, 40]]);
     await refused(service, { query: { dimensions: ['customers.region'], orderBy: ['region'], order_by: ['region'] } }, 'E_INVALID_QUERY');
+    // A measure written as the model writes a metric ({name, expression}); one structured filter without a list.
+    const named = { dimensions: ['customers.region'], measures: [{ name: 'total', expression: 'SUM(orders.amount)' }, { name: 'revenue' }], where: { field: 'orders.status', operator: 'equals', values: ['paid'] } };
+    assert.equal(await rows(service, named, ['region', 'total', 'revenue']), sorted([['EAST', 300, 300], ['WEST', 300, 300], [null, 90, 90]]));
   });
 
   test('scalar query shapes (§5.1.2, §6.2 B): the home is the fields\' dataset, a filter on its many side repeats its rows; empty fields beside dimensions is an aggregation query; having is the other shape', async ({ service }) => {
