@@ -25,6 +25,7 @@ export const MSSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   // PERCENTILE_CONT is a window function only there.
   percentile: () => undefined,
   numberParam: untypedNumberParam,
+  position: (needle, haystack) => `CHARINDEX(${needle}, ${haystack})`,
   groupsByPosition: false,
   datePart: (part, expression) => `DATEPART(${part}, ${expression})`,
 };

@@ -22,6 +22,7 @@ export const MYSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   // MariaDB's MEDIAN and PERCENTILE_CONT are window functions only; MySQL has none.
   percentile: () => undefined,
   numberParam: untypedNumberParam,
+  position: ANSI_SEMANTIC_SYNTAX.position,
   groupsByPosition: true,
   datePart: (part, expression) => (part === 'dayofyear' ? `DAYOFYEAR(${expression})` : `EXTRACT(${part.toUpperCase()} FROM ${expression})`),
 };

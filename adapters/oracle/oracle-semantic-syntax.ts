@@ -12,6 +12,7 @@ export const ORACLE_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   limitClause: offsetFetchClause,
   ilike: lowerLike,
   numberParam: untypedNumberParam,
+  position: (needle, haystack) => `INSTR(${haystack}, ${needle})`,
   groupsByPosition: false,
   // EXTRACT has no quarter or day of year there.
   datePart: (part, expression) => (part === 'quarter' ? `TO_NUMBER(TO_CHAR(${expression}, 'Q'))` : part === 'dayofyear' ? `TO_NUMBER(TO_CHAR(${expression}, 'DDD'))` : `EXTRACT(${part.toUpperCase()} FROM ${expression})`),

@@ -41,6 +41,8 @@ export interface SemanticSqlSyntax {
    * has no aggregate form (MySQL and MariaDB; SQL Server's is a window function only).
    */
   percentile(kind: 'cont' | 'disc', fraction: string, argument: string): string | undefined;
+  /** The 1-based position of `needle` in `haystack`, 0 when it is absent. */
+  position(needle: string, haystack: string): string;
   /** The part of a date or timestamp, as a number. */
   datePart(part: DatePart, expression: string): string;
   /**
@@ -69,6 +71,7 @@ export const ANSI_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   likeEscape: { character: '!', special: '%_!' },
   percentile: (kind, fraction, argument) => `PERCENTILE_${kind.toUpperCase()}(${fraction}) WITHIN GROUP (ORDER BY ${argument})`,
   datePart: (part, expression) => `EXTRACT(${part === 'dayofyear' ? 'DOY' : part.toUpperCase()} FROM ${expression})`,
+  position: (needle, haystack) => `POSITION(${needle} IN ${haystack})`,
   numberParam: (placeholder, value) => `CAST(${placeholder} AS ${!Number.isInteger(value) ? 'NUMERIC' : Math.abs(value) <= 2147483647 ? 'INTEGER' : 'BIGINT'})`,
   groupsByPosition: true,
 };

@@ -41,7 +41,9 @@ export type Expr =
   | { kind: 'cast'; operand: Expr; type: string }
   | { kind: 'keyword'; word: 'CURRENT_DATE' | 'CURRENT_TIMESTAMP' }
   /** `YEAR(x)`, `EXTRACT(YEAR FROM x)`, `DATE_PART('year', x)`: written by the dialect. */
-  | { kind: 'datePart'; part: DatePart; operand: Expr };
+  | { kind: 'datePart'; part: DatePart; operand: Expr }
+  /** The 1-based position of `needle` in `haystack`, 0 when absent (`POSITION`, `CHARINDEX`): written by the dialect. */
+  | { kind: 'position'; needle: Expr; haystack: Expr; reversed: boolean };
 
 /** Every sub-expression, depth first, the node itself first. */
 export function* nodesOf(expression: Expr): Generator<Expr> {
@@ -59,6 +61,7 @@ export function childrenOf(expression: Expr): Expr[] {
     case 'between': return [expression.operand, expression.low, expression.high];
     case 'like': return [expression.operand, expression.pattern];
     case 'isNull': case 'cast': case 'datePart': return [expression.operand];
+    case 'position': return [expression.needle, expression.haystack];
     case 'call': return [...expression.args, ...(expression.window ? [...expression.window.partitionBy, ...expression.window.orderBy.map((term) => term.expression)] : [])];
     case 'case': return [
       ...(expression.operand ? [expression.operand] : []),

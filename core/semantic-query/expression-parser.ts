@@ -169,6 +169,25 @@ function conditional(name: string, args: Expr[]): Expr | undefined {
   }
 }
 
+/**
+ * The OSI string search functions: `POSITION(s IN str)` (read by the parser as `pg_catalog.position(str, s)`)
+ * and `CHARINDEX(s, str)`, `CONTAINS(str, s)`, `STARTSWITH(str, p)`, `ENDSWITH(str, p)` as positions.
+ */
+function stringSearch(name: string, args: Expr[]): Expr | undefined {
+  const [first, second] = args as [Expr, Expr];
+  const at = (needle: Expr, haystack: Expr, reversed = false): Expr => ({ kind: 'position', needle, haystack, reversed });
+  const is = (operator: string, left: Expr, value: number): Expr => ({ kind: 'binary', operator, left, right: { kind: 'literal', value } });
+  if (!['position', 'charindex', 'contains', 'startswith', 'endswith'].includes(name)) return undefined;
+  if (args.length !== 2) throw new Refused(`${name.toUpperCase()} takes two arguments`);
+  switch (name) {
+    case 'position': return at(second, first);
+    case 'charindex': return at(first, second);
+    case 'contains': return is('>', at(second, first), 0);
+    case 'startswith': return is('=', at(second, first), 1);
+    default: return is('=', at(second, first, true), 1);
+  }
+}
+
 /** `YEAR(x)` …, `EXTRACT(part FROM x)` (which the parser reads as `pg_catalog.extract('part', x)`), `DATE_PART('part', x)`. */
 function datePart(name: string, args: Expr[]): Expr | undefined {
   const part = (text: string) => {
@@ -201,8 +220,8 @@ function withinGroup(node: Node, name: string, next: (child: unknown) => Expr): 
 
 function call(node: Node, next: (child: unknown) => Expr): Expr {
   const qualified = (node['funcname'] as unknown[]).map(sval);
-  // EXTRACT(part FROM x) is SQL syntax the parser names in its catalog.
-  const names = qualified.length === 2 && qualified[0] === 'pg_catalog' && qualified[1] === 'extract' ? ['extract'] : qualified;
+  // EXTRACT(part FROM x) and POSITION(s IN str) are SQL syntax the parser names in its catalog.
+  const names = qualified.length === 2 && qualified[0] === 'pg_catalog' && ['extract', 'position'].includes(qualified[1] as string) ? [qualified[1] as string] : qualified;
   if (names.length !== 1) throw new Refused(`${names.join('.')}: a function is named without schema`);
   const within = withinGroup(node, (names[0] as string).toLowerCase(), next);
   if (within) return within;
@@ -226,7 +245,7 @@ function call(node: Node, next: (child: unknown) => Expr): Expr {
   }
   const name = (names[0] as string).toLowerCase();
   const args = ((node['args'] as unknown[] | undefined) ?? []).map(next);
-  const rewritten = window || node['agg_star'] || node['agg_distinct'] ? undefined : conditional(name, args) ?? datePart(name, args);
+  const rewritten = window || node['agg_star'] || node['agg_distinct'] ? undefined : conditional(name, args) ?? datePart(name, args) ?? stringSearch(name, args);
   return rewritten ?? { kind: 'call', name, args, star: Boolean(node['agg_star']), distinct: Boolean(node['agg_distinct']), window };
 }
 

@@ -62,6 +62,10 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
     }
     case 'cast': return `CAST(${write(expression.operand)} AS ${expression.type.toUpperCase()})`;
     case 'datePart': return syntax.datePart(expression.part, write(expression.operand));
+    case 'position': {
+      const [needle, haystack] = [write(expression.needle), write(expression.haystack)];
+      return expression.reversed ? syntax.position(`REVERSE(${needle})`, `REVERSE(${haystack})`) : syntax.position(needle, haystack);
+    }
     case 'case': {
       const branches = expression.branches.map((branch) => `WHEN ${write(branch.when)} THEN ${write(branch.then)}`).join(' ');
       const otherwise = expression.otherwise ? ` ELSE ${write(expression.otherwise)}` : '';

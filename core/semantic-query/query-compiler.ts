@@ -15,8 +15,6 @@ import type { QueryPredicate, SemanticQuery } from '../plugin-api/semantic-query
 import type { TimeGrain } from '../plugin-api/semantic-query-syntax.js';
 import type { SqlDialect } from '../plugin-api/sql-dialect.js';
 import { childrenOf, nodesOf, type Expr } from './expression-ast.js';
-
-type WindowCall = Extract<Expr, { kind: 'call' }>;
 import { parseExpression } from './expression-parser.js';
 import { isAggregateCall, writeAggregateCall, writeExpression, type NameResolver } from './expression-writer.js';
 import type { JoinPlanner } from './join-planner.js';
@@ -46,6 +44,8 @@ interface Output {
    */
   windowed?: boolean;
 }
+
+type WindowCall = Extract<Expr, { kind: 'call' }>;
 
 const TIME_TYPES = new Set(['date', 'timestamp']);
 /** The derived table of a having with a window. */

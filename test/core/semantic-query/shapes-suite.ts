@@ -512,7 +512,7 @@ export function runShapesSuite(backend: ShapesBackend): void {
     await refused(service, { measures: ['PERCENTILE_CONT(2) WITHIN GROUP (ORDER BY orders.amount) AS p'] }, 'E_INVALID_EXPRESSION');
   });
 
-  test('the OSI expression language\'s conditional and date-part functions, written in forms every server has', async ({ service }) => {
+  test('the OSI expression language\'s conditional, date-part and string-search functions, written in forms every server has', async ({ service }) => {
     const measures = [
       "SUM(IFF(orders.status = 'paid', orders.amount, 0)) AS paid", "SUM(IF(orders.status = 'paid', 1, 0)) AS paid_count", 'SUM(NVL(orders.amount, 1)) AS nvl',
       'SUM(IFNULL(orders.amount, 1)) AS ifnull', 'SUM(NVL2(orders.amount, 1, 0)) AS with_amount', 'COUNT(NULLIFZERO(orders.amount - 100)) AS not_hundred',
@@ -524,6 +524,12 @@ export function runShapesSuite(backend: ShapesBackend): void {
     assert.equal(await rows(service, { measures }, columns), [[690, 6, 741, 741, 6, 5, 2024, 2, 1, 62, 10, 123]]);
     const zero = await rows(service, { measures: ['AVG(ZEROIFNULL(orders.amount)) AS average'] }, ['average']);
     assert.is(Math.round((zero[0]?.[0] as number) * 100), 10571);
+    // String search: six paid orders contain 'ai', one cancelled starts with 'can' and ends with 'led'; 'i' is third in 'paid'.
+    const search = [
+      "SUM(IFF(CONTAINS(orders.status, 'ai'), 1, 0)) AS c", "SUM(IFF(STARTSWITH(orders.status, 'can'), 1, 0)) AS s", "SUM(IFF(ENDSWITH(orders.status, 'led'), 1, 0)) AS e",
+      "MAX(POSITION('i' IN orders.status)) AS p", "MAX(CHARINDEX('l', orders.status)) AS ci",
+    ];
+    assert.equal(await rows(service, { measures: search }, ['c', 's', 'e', 'p', 'ci']), [[6, 1, 1, 3, 6]]);
     await refused(service, { measures: ['SUM(IFF(orders.amount > 1, 1)) AS x'] }, 'E_INVALID_EXPRESSION');
     await refused(service, { measures: ["MAX(EXTRACT(EPOCH FROM orders.ordered_at)) AS x"] }, 'E_INVALID_EXPRESSION');
   });
