@@ -1,4 +1,4 @@
-import { lowerLike, offsetFetchClause, orderTermWithNullFlag, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
+import { lowerLike, offsetFetchClause, orderTermWithNullFlag, untypedNumberParam, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
 
 /** Day 0 is 1900-01-01, a Monday: whole periods since then, added back to it, give the period's start. */
 const GRAINS: Record<TimeGrain, (expression: string) => string> = {
@@ -22,4 +22,10 @@ export const MSSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   ilike: lowerLike,
   // `[` opens a character class in SQL Server's LIKE.
   likeEscape: { character: '!', special: '%_![' },
+  // PERCENTILE_CONT is a window function only there.
+  percentile: () => undefined,
+  numberParam: untypedNumberParam,
+  position: (needle, haystack) => `CHARINDEX(${needle}, ${haystack})`,
+  groupsByPosition: false,
+  datePart: (part, expression) => `DATEPART(${part}, ${expression})`,
 };

@@ -1,4 +1,4 @@
-import { ANSI_SEMANTIC_SYNTAX, lowerLike, orderTermWithNullFlag, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
+import { ANSI_SEMANTIC_SYNTAX, lowerLike, orderTermWithNullFlag, untypedNumberParam, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
 
 /** The start of each grain as a DATE; a week starts on Monday (WEEKDAY is 0 on Monday). */
 const GRAINS: Record<TimeGrain, (expression: string) => string> = {
@@ -19,4 +19,10 @@ export const MYSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   concat: (left, right) => `CONCAT(${left}, ${right})`,
   ilike: lowerLike,
   likeEscape: ANSI_SEMANTIC_SYNTAX.likeEscape,
+  // MariaDB's MEDIAN and PERCENTILE_CONT are window functions only; MySQL has none.
+  percentile: () => undefined,
+  numberParam: untypedNumberParam,
+  position: ANSI_SEMANTIC_SYNTAX.position,
+  groupsByPosition: true,
+  datePart: (part, expression) => (part === 'dayofyear' ? `DAYOFYEAR(${expression})` : `EXTRACT(${part.toUpperCase()} FROM ${expression})`),
 };

@@ -1,4 +1,4 @@
-import { ANSI_SEMANTIC_SYNTAX, lowerLike, offsetFetchClause, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
+import { ANSI_SEMANTIC_SYNTAX, lowerLike, offsetFetchClause, untypedNumberParam, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
 
 /** TRUNC's format models; `IW` starts the ISO week on Monday. */
 const FORMATS: Record<TimeGrain, string> = { day: 'DD', week: 'IW', month: 'MM', quarter: 'Q', year: 'YYYY' };
@@ -11,4 +11,9 @@ export const ORACLE_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   nullSafeEquals: (left, right) => `DECODE(${left}, ${right}, 1, 0) = 1`,
   limitClause: offsetFetchClause,
   ilike: lowerLike,
+  numberParam: untypedNumberParam,
+  position: (needle, haystack) => `INSTR(${haystack}, ${needle})`,
+  groupsByPosition: false,
+  // EXTRACT has no quarter or day of year there.
+  datePart: (part, expression) => (part === 'quarter' ? `TO_NUMBER(TO_CHAR(${expression}, 'Q'))` : part === 'dayofyear' ? `TO_NUMBER(TO_CHAR(${expression}, 'DDD'))` : `EXTRACT(${part.toUpperCase()} FROM ${expression})`),
 };

@@ -186,7 +186,7 @@ const CATALOG = {
   },
   semantic_unavailable: {
     status: 409, retryable: false, message: 'the VDB has no active semantic package', envelopes: STANDARD,
-    meaning: 'Semantic query API: the VDB is active but its semantic model is not (`catalogOnly`, invalid or failed to compile); the admin API says why.',
+    meaning: 'Semantic query API: the VDB is active but its semantic model is not (`catalogOnly`, invalid or failed to compile); `details.state`, and for a refused model `details.osiCode` of its first error; the admin API says more.',
   },
   semantic_package_unavailable: {
     status: 409, retryable: false, message: 'the VDB has no semantic package', envelopes: STANDARD,

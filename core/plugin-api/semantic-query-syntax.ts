@@ -9,6 +9,10 @@
 export const TIME_GRAINS = ['day', 'week', 'month', 'quarter', 'year'] as const;
 export type TimeGrain = (typeof TIME_GRAINS)[number];
 
+/** The date parts the OSI expression language extracts (`YEAR(x)`, `EXTRACT(MONTH FROM x)`, …). */
+export const DATE_PARTS = ['year', 'quarter', 'month', 'day', 'hour', 'minute', 'second', 'dayofyear'] as const;
+export type DatePart = (typeof DATE_PARTS)[number];
+
 export interface SemanticSqlSyntax {
   /** The start of the grain's period holding `expression` (a week starts on Monday, ISO 8601). */
   truncateTime(expression: string, grain: TimeGrain): string;
@@ -31,6 +35,28 @@ export interface SemanticSqlSyntax {
    * the escape character itself).
    */
   readonly likeEscape: { character: string; special: string };
+  /**
+   * `PERCENTILE_CONT`/`PERCENTILE_DISC(fraction) WITHIN GROUP (ORDER BY argument)` as an aggregate (the OSI
+   * expression language's percentiles; `MEDIAN` is the continuous one at 0.5), or undefined where the server
+   * has no aggregate form (MySQL and MariaDB; SQL Server's is a window function only).
+   */
+  percentile(kind: 'cont' | 'disc', fraction: string, argument: string): string | undefined;
+  /** The 1-based position of `needle` in `haystack`, 0 when it is absent. */
+  position(needle: string, haystack: string): string;
+  /** The part of a date or timestamp, as a number. */
+  datePart(part: DatePart, expression: string): string;
+  /**
+   * A bound number (`placeholder` is its `?`) where the server cannot always tell its type from the context:
+   * PostgreSQL reads a lone parameter in `CASE … THEN ? ELSE ? END` as text. Servers that type parameters
+   * from the bound value answer the placeholder itself.
+   */
+  numberParam(placeholder: string, value: number): string;
+  /**
+   * Whether `GROUP BY 2` names the second column of the select list. A grouped expression holding a bound
+   * value is grouped that way where it can be: written twice, it would hold two parameters the server does
+   * not know to be equal.
+   */
+  readonly groupsByPosition: boolean;
 }
 
 /** ANSI SQL: what PostgreSQL speaks, and the base the other dialects change. */
@@ -43,7 +69,17 @@ export const ANSI_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   ilike: (value, pattern, negated) => `${value} ${negated ? 'NOT ILIKE' : 'ILIKE'} ${pattern}`,
   // Not the backslash: MySQL reads it as an escape inside the string literal that names it.
   likeEscape: { character: '!', special: '%_!' },
+  percentile: (kind, fraction, argument) => `PERCENTILE_${kind.toUpperCase()}(${fraction}) WITHIN GROUP (ORDER BY ${argument})`,
+  datePart: (part, expression) => `EXTRACT(${part === 'dayofyear' ? 'DOY' : part.toUpperCase()} FROM ${expression})`,
+  position: (needle, haystack) => `POSITION(${needle} IN ${haystack})`,
+  numberParam: (placeholder, value) => `CAST(${placeholder} AS ${!Number.isInteger(value) ? 'NUMERIC' : Math.abs(value) <= 2147483647 ? 'INTEGER' : 'BIGINT'})`,
+  groupsByPosition: true,
 };
+
+/** A bound number as its placeholder alone: the server types it from the value bound. */
+export function untypedNumberParam(placeholder: string): string {
+  return placeholder;
+}
 
 /** NULL placement for servers without `NULLS FIRST/LAST` (MySQL, SQL Server): a leading sort on nullness. */
 export function orderTermWithNullFlag(expression: string, direction: 'asc' | 'desc', nulls: 'first' | 'last'): string {

@@ -2,6 +2,8 @@
  * A caller's expression as the compiler holds it: a small tree of the OSI expression subset. Names are not
  * yet resolved (`name`); literals are values, bound when the SQL is written, never text.
  */
+import type { DatePart } from '../plugin-api/semantic-query-syntax.js';
+
 export type Literal = string | number | boolean | null;
 
 export interface WindowSpec {
@@ -37,7 +39,11 @@ export type Expr =
   | { kind: 'call'; name: string; args: Expr[]; star: boolean; distinct: boolean; window: WindowSpec | undefined }
   | { kind: 'case'; operand: Expr | undefined; branches: { when: Expr; then: Expr }[]; otherwise: Expr | undefined }
   | { kind: 'cast'; operand: Expr; type: string }
-  | { kind: 'keyword'; word: 'CURRENT_DATE' | 'CURRENT_TIMESTAMP' };
+  | { kind: 'keyword'; word: 'CURRENT_DATE' | 'CURRENT_TIMESTAMP' }
+  /** `YEAR(x)`, `EXTRACT(YEAR FROM x)`, `DATE_PART('year', x)`: written by the dialect. */
+  | { kind: 'datePart'; part: DatePart; operand: Expr }
+  /** The 1-based position of `needle` in `haystack`, 0 when absent (`POSITION`, `CHARINDEX`): written by the dialect. */
+  | { kind: 'position'; needle: Expr; haystack: Expr; reversed: boolean };
 
 /** Every sub-expression, depth first, the node itself first. */
 export function* nodesOf(expression: Expr): Generator<Expr> {
@@ -54,7 +60,8 @@ export function childrenOf(expression: Expr): Expr[] {
     case 'in': return [expression.operand, ...expression.list];
     case 'between': return [expression.operand, expression.low, expression.high];
     case 'like': return [expression.operand, expression.pattern];
-    case 'isNull': case 'cast': return [expression.operand];
+    case 'isNull': case 'cast': case 'datePart': return [expression.operand];
+    case 'position': return [expression.needle, expression.haystack];
     case 'call': return [...expression.args, ...(expression.window ? [...expression.window.partitionBy, ...expression.window.orderBy.map((term) => term.expression)] : [])];
     case 'case': return [
       ...(expression.operand ? [expression.operand] : []),

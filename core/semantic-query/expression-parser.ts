@@ -6,6 +6,7 @@
  */
 import { parseSync } from 'libpg-query';
 import { messageOf } from '../plugin-api/errors.js';
+import { DATE_PARTS } from '../plugin-api/semantic-query-syntax.js';
 import type { Expr, FrameBound, Literal, WindowFrame, WindowSpec } from './expression-ast.js';
 import { queryInvalid } from './query-errors.js';
 
@@ -142,9 +143,88 @@ function operatorExpression(node: Node, next: (child: unknown) => Expr): Expr {
   }
 }
 
+/**
+ * The OSI expression language's conditional functions (its "Conditional Functions (REQUIRED)") in the forms
+ * every server has: IF/IFF as CASE, IFNULL/NVL as COALESCE, NVL2, ZEROIFNULL, NULLIFZERO.
+ */
+function conditional(name: string, args: Expr[]): Expr | undefined {
+  const plain = (callName: string, callArgs: Expr[]): Expr => ({ kind: 'call', name: callName, args: callArgs, star: false, distinct: false, window: undefined });
+  const arity = (count: number) => {
+    if (args.length !== count) throw new Refused(`${name.toUpperCase()} takes ${count} arguments`);
+    return args as [Expr, Expr, Expr];
+  };
+  switch (name) {
+    case 'if': case 'iff': {
+      const [when, then, otherwise] = arity(3);
+      return { kind: 'case', operand: undefined, branches: [{ when, then }], otherwise };
+    }
+    case 'ifnull': case 'nvl': return plain('coalesce', arity(2).slice(0, 2));
+    case 'nvl2': {
+      const [value, then, otherwise] = arity(3);
+      return { kind: 'case', operand: undefined, branches: [{ when: { kind: 'isNull', operand: value, negated: true }, then }], otherwise };
+    }
+    case 'zeroifnull': return plain('coalesce', [arity(1)[0], { kind: 'literal', value: 0 }]);
+    case 'nullifzero': return plain('nullif', [arity(1)[0], { kind: 'literal', value: 0 }]);
+    default: return undefined;
+  }
+}
+
+/**
+ * The OSI string search functions: `POSITION(s IN str)` (read by the parser as `pg_catalog.position(str, s)`)
+ * and `CHARINDEX(s, str)`, `CONTAINS(str, s)`, `STARTSWITH(str, p)`, `ENDSWITH(str, p)` as positions.
+ */
+function stringSearch(name: string, args: Expr[]): Expr | undefined {
+  const [first, second] = args as [Expr, Expr];
+  const at = (needle: Expr, haystack: Expr, reversed = false): Expr => ({ kind: 'position', needle, haystack, reversed });
+  const is = (operator: string, left: Expr, value: number): Expr => ({ kind: 'binary', operator, left, right: { kind: 'literal', value } });
+  if (!['position', 'charindex', 'contains', 'startswith', 'endswith'].includes(name)) return undefined;
+  if (args.length !== 2) throw new Refused(`${name.toUpperCase()} takes two arguments`);
+  switch (name) {
+    case 'position': return at(second, first);
+    case 'charindex': return at(first, second);
+    case 'contains': return is('>', at(second, first), 0);
+    case 'startswith': return is('=', at(second, first), 1);
+    default: return is('=', at(second, first, true), 1);
+  }
+}
+
+/** `YEAR(x)` …, `EXTRACT(part FROM x)` (which the parser reads as `pg_catalog.extract('part', x)`), `DATE_PART('part', x)`. */
+function datePart(name: string, args: Expr[]): Expr | undefined {
+  const part = (text: string) => {
+    const found = DATE_PARTS.find((candidate) => candidate === text.toLowerCase() || (candidate === 'dayofyear' && text.toLowerCase() === 'doy'));
+    if (!found) throw new Refused(`the date part ${text} is not one of ${DATE_PARTS.join(', ')}`);
+    return found;
+  };
+  if ((DATE_PARTS as readonly string[]).includes(name) && args.length === 1) return { kind: 'datePart', part: part(name), operand: args[0] as Expr };
+  if (name !== 'extract' && name !== 'date_part') return undefined;
+  const [named, operand] = args;
+  if (args.length !== 2 || named?.kind !== 'literal' || typeof named.value !== 'string') throw new Refused(`${name.toUpperCase()} takes a date part and a value`);
+  return { kind: 'datePart', part: part(named.value), operand: operand as Expr };
+}
+
+/**
+ * `PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x)` (and `_DISC`), the OSI expression language's percentiles:
+ * read as the call `(p, x)`, `p` a literal fraction from 0 to 1, the order ascending.
+ */
+function withinGroup(node: Node, name: string, next: (child: unknown) => Expr): Expr | undefined {
+  if (!node['agg_within_group'] || (name !== 'percentile_cont' && name !== 'percentile_disc')) return undefined;
+  const args = ((node['args'] as unknown[] | undefined) ?? []).map(next);
+  const order = (node['agg_order'] as Node[] | undefined) ?? [];
+  const sort = order[0]?.['SortBy'] as Node | undefined;
+  const [fraction] = args;
+  if (node['agg_filter'] || node['over'] || args.length !== 1 || order.length !== 1 || !sort) throw new Refused(`${name}: it takes one fraction and one ORDER BY term`);
+  if (fraction?.kind !== 'literal' || typeof fraction.value !== 'number' || fraction.value < 0 || fraction.value > 1) throw new Refused(`${name}: the fraction is a literal number from 0 to 1`);
+  if (sort['sortby_dir'] === 'SORTBY_DESC') throw new Refused(`${name}: order ascending (the percentile 1 - p of a descending order)`);
+  return { kind: 'call', name, args: [fraction, next(sort['node'])], star: false, distinct: false, window: undefined };
+}
+
 function call(node: Node, next: (child: unknown) => Expr): Expr {
-  const names = (node['funcname'] as unknown[]).map(sval);
+  const qualified = (node['funcname'] as unknown[]).map(sval);
+  // EXTRACT(part FROM x) and POSITION(s IN str) are SQL syntax the parser names in its catalog.
+  const names = qualified.length === 2 && qualified[0] === 'pg_catalog' && ['extract', 'position'].includes(qualified[1] as string) ? [qualified[1] as string] : qualified;
   if (names.length !== 1) throw new Refused(`${names.join('.')}: a function is named without schema`);
+  const within = withinGroup(node, (names[0] as string).toLowerCase(), next);
+  if (within) return within;
   if (node['agg_filter'] || node['agg_order'] || node['agg_within_group'] || node['func_variadic']) {
     throw new Refused(`${names[0]}: FILTER, WITHIN GROUP, ORDER BY in a call and VARIADIC are not supported`);
   }
@@ -163,14 +243,10 @@ function call(node: Node, next: (child: unknown) => Expr): Expr {
       }),
     };
   }
-  return {
-    kind: 'call',
-    name: (names[0] as string).toLowerCase(),
-    args: ((node['args'] as unknown[] | undefined) ?? []).map(next),
-    star: Boolean(node['agg_star']),
-    distinct: Boolean(node['agg_distinct']),
-    window,
-  };
+  const name = (names[0] as string).toLowerCase();
+  const args = ((node['args'] as unknown[] | undefined) ?? []).map(next);
+  const rewritten = window || node['agg_star'] || node['agg_distinct'] ? undefined : conditional(name, args) ?? datePart(name, args) ?? stringSearch(name, args);
+  return rewritten ?? { kind: 'call', name, args, star: Boolean(node['agg_star']), distinct: Boolean(node['agg_distinct']), window };
 }
 
 /** PostgreSQL's FRAMEOPTION_* bits (parsenodes.h), as libpg-query reports a window's frame. */

@@ -10,6 +10,7 @@ import type { SqlWriter } from './sql-writer.js';
 /** Aggregates the compiler knows (the OSI expression language's required ones that SQL servers share). */
 export const AGGREGATES: ReadonlySet<string> = new Set([
   'sum', 'count', 'avg', 'min', 'max', 'stddev', 'stddev_pop', 'stddev_samp', 'variance', 'var_pop', 'var_samp', 'median', 'any_value',
+  'percentile_cont', 'percentile_disc',
 ]);
 /** Functions that exist only over a window. */
 export const WINDOW_FUNCTIONS: ReadonlySet<string> = new Set([
@@ -27,6 +28,8 @@ export interface NameResolver {
   name(parts: string[]): string;
   /** An aggregate call (without window); absent where aggregates are not allowed. */
   aggregate?(call: Extract<Expr, { kind: 'call' }>): string;
+  /** A window call, where it is computed elsewhere (inside an aggregate); absent: written in place. */
+  window?(call: Extract<Expr, { kind: 'call' }>): string;
 }
 
 export function writeExpression(expression: Expr, writer: SqlWriter, resolver: NameResolver, target: string): string {
@@ -34,7 +37,11 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
   const { syntax } = writer;
   switch (expression.kind) {
     case 'name': return resolver.name(expression.parts);
-    case 'literal': return expression.value === null ? 'NULL' : writer.param({ kind: 'constant', value: expression.value });
+    case 'literal': {
+      if (expression.value === null) return 'NULL';
+      const placeholder = writer.param({ kind: 'constant', value: expression.value });
+      return typeof expression.value === 'number' ? syntax.numberParam(placeholder, expression.value) : placeholder;
+    }
     case 'keyword': return expression.word;
     case 'unary': return expression.operator === 'NOT' ? `(NOT ${write(expression.operand)})` : `(${expression.operator}${write(expression.operand)})`;
     case 'binary':
@@ -54,12 +61,18 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
       return expression.negated ? `(${equal})` : `(NOT (${equal}))`;
     }
     case 'cast': return `CAST(${write(expression.operand)} AS ${expression.type.toUpperCase()})`;
+    case 'datePart': return syntax.datePart(expression.part, write(expression.operand));
+    case 'position': {
+      const [needle, haystack] = [write(expression.needle), write(expression.haystack)];
+      return expression.reversed ? syntax.position(`REVERSE(${needle})`, `REVERSE(${haystack})`) : syntax.position(needle, haystack);
+    }
     case 'case': {
       const branches = expression.branches.map((branch) => `WHEN ${write(branch.when)} THEN ${write(branch.then)}`).join(' ');
       const otherwise = expression.otherwise ? ` ELSE ${write(expression.otherwise)}` : '';
       return `(CASE${expression.operand ? ` ${write(expression.operand)}` : ''} ${branches}${otherwise} END)`;
     }
     case 'call': {
+      if (expression.window && resolver.window) return resolver.window(expression);
       if (isAggregateCall(expression)) {
         if (!resolver.aggregate) throw queryInvalid('E_NESTED_AGGREGATION_DEFERRED', target, `${target}: ${expression.name.toUpperCase()} is an aggregate inside an aggregate; nested aggregation is deferred by the OSI Foundation`);
         return resolver.aggregate(expression);
@@ -73,8 +86,18 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
 
 /** An aggregate call itself, its arguments at row level (an aggregate inside is nested aggregation). */
 export function writeAggregateCall(call: Extract<Expr, { kind: 'call' }>, writer: SqlWriter, rowLevel: NameResolver, target: string): string {
-  const args = call.star ? '*' : `${call.distinct ? 'DISTINCT ' : ''}${call.args.map((arg) => writeExpression(arg, writer, { name: rowLevel.name }, target)).join(', ')}`;
-  return `${call.name.toUpperCase()}(${args})`;
+  const inner: NameResolver = rowLevel.window ? { name: rowLevel.name, window: rowLevel.window } : { name: rowLevel.name };
+  const args = call.args.map((arg) => writeExpression(arg, writer, inner, target));
+  if (call.name === 'median' || call.name.startsWith('percentile_')) {
+    // MEDIAN(x); PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x), read by the parser as (p, x).
+    const median = call.name === 'median';
+    if (call.distinct || args.length !== (median ? 1 : 2)) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: ${call.name.toUpperCase()} takes ${median ? 'one argument' : 'a fraction and an ordering'}, without DISTINCT`);
+    const [fraction, argument] = median ? ['0.5', args[0] as string] : (args as [string, string]);
+    const sql = writer.syntax.percentile(call.name === 'percentile_disc' ? 'disc' : 'cont', fraction, argument);
+    if (sql === undefined) throw queryInvalid('E_FUNCTION_NOT_ALLOWED', target, `${target}: this datasource's server has no aggregate ${call.name.toUpperCase()}`);
+    return sql;
+  }
+  return `${call.name.toUpperCase()}(${call.star ? '*' : `${call.distinct ? 'DISTINCT ' : ''}${args.join(', ')}`})`;
 }
 
 /** The allow-list: known aggregates (over a window here), window functions, and the dialect's scalar built-ins. */

@@ -5,6 +5,7 @@
  * private`) are not there for callers: the model uses them, a query cannot name them.
  */
 import type { PackageDataset, PackageField, PackageMetric, PackageRelationship, SemanticPackage } from '../plugin-api/semantic-package.js';
+import { isWindowedField } from './model-windows.js';
 
 /** One direction of a relationship: from `from` to `to`; `fanOut` when it goes from the one side to the many side. */
 export interface Edge {
@@ -27,10 +28,18 @@ export interface ResolvedField {
   field: PackageField;
   /** `dataset.field` as the query should write it. */
   name: string;
-  /** Its dataset, then those an enriched field joins many-to-one to read (the package field's `joins`). */
+  /**
+   * Its dataset, then those an enriched field joins many-to-one to read (the package field's `joins`); a
+   * windowed field's dataset only (see `needs`).
+   */
   datasets: PackageDataset[];
-  /** Its dataset, then an enriched field's joins as edges, parents first. */
+  /**
+   * Its dataset, then an enriched field's joins as edges, parents first. A windowed field's joins are made
+   * inside the derived table that computes it (`enrichment`), so its needs are its dataset only.
+   */
   needs: JoinNeed[];
+  /** An enriched field's many-to-one joins from its dataset, parents first. */
+  enrichment: Edge[];
 }
 
 function isPrivate(element: PackageField | PackageMetric): boolean {
@@ -93,7 +102,8 @@ export class ModelIndex {
       reached.push(edge.to);
       return edge;
     });
-    return { dataset, field, name: `${dataset.name}.${field.name}`, datasets: reached, needs: [dataset, ...edges] };
+    const windowed = isWindowedField(field);
+    return { dataset, field, name: `${dataset.name}.${field.name}`, datasets: windowed ? [dataset] : reached, needs: windowed ? [dataset] : [dataset, ...edges], enrichment: edges };
   }
 }
 

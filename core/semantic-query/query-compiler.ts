@@ -18,7 +18,7 @@ import { childrenOf, nodesOf, type Expr } from './expression-ast.js';
 import { parseExpression } from './expression-parser.js';
 import { isAggregateCall, writeAggregateCall, writeExpression, type NameResolver } from './expression-writer.js';
 import type { JoinPlanner } from './join-planner.js';
-import type { JoinNeed, ModelIndex, ResolvedField } from './model-index.js';
+import type { Edge, JoinNeed, ModelIndex, ResolvedField } from './model-index.js';
 import { isWindowedField, windowColumn, windowedMetric } from './model-windows.js';
 import { queryInvalid } from './query-errors.js';
 import { finish, SqlWriter, type ParamSource } from './sql-writer.js';
@@ -38,11 +38,18 @@ export interface CompiledPlan {
 interface Output {
   name: string;
   sql: () => string;
-  /** True when the column holds a window: it cannot be filtered in having (windows run after it). */
+  /**
+   * True when the column holds a window, computed after having (§6.2 A.10): a having naming it would filter
+   * on other values than the result shows, so it is refused.
+   */
   windowed?: boolean;
 }
 
+type WindowCall = Extract<Expr, { kind: 'call' }>;
+
 const TIME_TYPES = new Set(['date', 'timestamp']);
+/** The derived table of a having with a window. */
+const RELAY = 'r';
 
 export function compileQuery(model: ModelIndex, planner: JoinPlanner, dialect: SqlDialect, query: SemanticQuery): CompiledPlan {
   return new QueryCompiler(model, planner, new SqlWriter(dialect), query).compile();
@@ -54,6 +61,8 @@ class QueryCompiler {
   private readonly whereFields: ResolvedField[] = [];
   private groups: Group[] = [];
   private where = '';
+  /** Set once a windowed having's derived table holds the dimensions and aggregates (relayColumns). */
+  private relayed = false;
 
   constructor(
     private readonly model: ModelIndex,
@@ -83,7 +92,10 @@ class QueryCompiler {
     const finalLevel = this.finalResolver(outputs);
     // Resolving having and orderBy may add aggregates, so the groups are formed after them, the text last.
     const havingExpressions = this.predicateExpressions(this.query.having, 'having');
-    for (const { expression, target } of havingExpressions) this.checkHaving(expression, outputs, target);
+    for (const { expression, target } of havingExpressions) {
+      this.checkRowWindows(expression, target);
+      this.checkHaving(expression, outputs, target);
+    }
     const orderTerms = this.query.orderBy.map((order, index) => ({ order, target: `orderBy[${index}]`, output: outputs.find((output) => output.name.toLowerCase() === order.field.toLowerCase()) }));
     const orderExpressions = orderTerms.map(({ order, target, output }) => (output ? undefined : parseExpression(order.field, target)));
     orderExpressions.forEach((expression, index) => expression && this.checkRowWindows(expression, orderTerms[index]?.target as string));
@@ -94,6 +106,10 @@ class QueryCompiler {
     this.formGroups();
 
     const having = havingExpressions.map(({ expression, target }) => writeExpression(expression, this.writer, finalLevel, target));
+    // A window in having (§6.10.1 "Having: yes, over the post-GROUP BY row set"): the merged rows and the
+    // having terms are computed in a derived table, filtered outside it, where the measures' own windows run
+    // over the rows that remain (§6.3: windows run after having).
+    const relay = havingExpressions.some(({ expression }) => nodesHaveWindow(expression)) ? this.relayColumns(having) : undefined;
     const order = orderTerms.map(({ order, target, output }, index) => {
       const sql = output ? output.sql() : writeExpression(orderExpressions[index] as Expr, this.writer, finalLevel, target);
       return this.writer.syntax.orderTerm(sql, order.direction, order.nulls ?? (order.direction === 'asc' ? 'last' : 'first'));
@@ -104,11 +120,13 @@ class QueryCompiler {
     const assembly = new StatementAssembly(this.writer, this.planner, this.reads, {
       dimensions: this.dimensions, groups: this.groups, where: this.where, whereNeeds: this.whereFields.flatMap((field) => field.needs),
     });
+    const from = relay ? `(SELECT ${relay.columns.join(', ')} FROM ${assembly.stitch()}) ${this.writer.name(RELAY)}` : assembly.stitch();
+    const filter = relay ? relay.filter : having;
     const text = [
       `WITH ${this.groups.map((group) => `${this.writer.name(group.alias)} AS (${assembly.groupSql(group)})`).join(', ')}${assembly.keysCte()}`,
       `SELECT ${select}`,
-      `FROM ${assembly.stitch()}`,
-      having.length > 0 ? `WHERE ${having.join(' AND ')}` : '',
+      `FROM ${from}`,
+      filter.length > 0 ? `WHERE ${filter.join(' AND ')}` : '',
       order.length > 0 ? `ORDER BY ${order.join(', ')}` : '',
       this.writer.syntax.limitClause(limit, offset, order.length > 0),
     ].filter(Boolean).join(' ');
@@ -122,7 +140,7 @@ class QueryCompiler {
    */
   private compileScalar(fields: NonNullable<SemanticQuery['fields']>): CompiledPlan {
     this.where = this.predicate(this.query.where, 'where');
-    const used: ResolvedField[] = [...this.whereFields];
+    const projected: ResolvedField[] = [];
     const taken = new Set<string>();
     const outputs = fields.map((entry, index) => {
       const target = `fields[${index}]`;
@@ -131,7 +149,7 @@ class QueryCompiler {
         const metric = node.kind === 'name' && node.parts.length === 1 && this.model.metric(node.parts[0] as string).length > 0;
         if (metric || (isAggregateCall(node))) throw queryInvalid('E_AGGREGATE_IN_SCALAR_QUERY', target, `${target} aggregates (or names a metric): a scalar query has no aggregation; ask with dimensions and measures`);
       }
-      const sql = writeExpression(expression, this.writer, this.rowLevel(used, target), target);
+      const sql = writeExpression(expression, this.writer, this.rowLevel(projected, target), target);
       // As for dimensions: the leaf name, with the dataset's in front when another column has it.
       const leaf = 'field' in entry ? (entry.field.split('.').at(-1) as string) : `field_${index + 1}`;
       const name = entry.alias ?? (taken.has(leaf.toLowerCase()) && 'field' in entry ? entry.field.split('.').slice(-2).join('_') : leaf);
@@ -139,13 +157,16 @@ class QueryCompiler {
       taken.add(name.toLowerCase());
       return { name, sql };
     });
+    const used = [...projected, ...this.whereFields];
     const order = this.query.orderBy.map((entry, index) => {
       const target = `orderBy[${index}]`;
       const output = outputs.find((candidate) => candidate.name.toLowerCase() === entry.field.toLowerCase());
       const sql = output ? output.sql : writeExpression(parseExpression(entry.field, target), this.writer, this.rowLevel(used, target), target);
       return this.writer.syntax.orderTerm(sql, entry.direction, entry.nulls ?? (entry.direction === 'asc' ? 'last' : 'first'));
     });
-    const datasets = [...new Set(used.flatMap((field) => field.datasets))];
+    // The home is the dataset of the fields (§5.1.2 "whose row-level fields drive the projection"); a filter or
+    // order on a dataset it reaches only one-to-many would repeat its rows (checked with the joins below).
+    const datasets = [...new Set((projected.length > 0 ? projected : used).flatMap((field) => field.datasets))];
     const home = datasets.find((candidate) => datasets.every((other) => {
       const path = this.planner.path(candidate, other);
       return path.ok && path.steps.every((step) => !step.fanOut);
@@ -186,26 +207,32 @@ class QueryCompiler {
     return found[0];
   }
 
+  private addReads(dataset: PackageDataset, read: Iterable<string>): void {
+    let columns = this.reads.get(dataset);
+    if (!columns) this.reads.set(dataset, (columns = new Set()));
+    for (const column of read) columns.add(column);
+  }
+
   private read(field: ResolvedField): void {
-    const add = (dataset: PackageDataset, read: readonly string[]) => {
-      let columns = this.reads.get(dataset);
-      if (!columns) this.reads.set(dataset, (columns = new Set()));
-      for (const column of read) columns.add(column);
-    };
-    add(field.dataset, field.field.columns);
-    for (const other of field.field.reads ?? []) add(this.model.dataset(other.dataset), other.columns);
+    this.addReads(field.dataset, field.field.columns);
+    for (const other of field.field.reads ?? []) this.addReads(this.model.dataset(other.dataset), other.columns);
+  }
+
+  private readJoins(edges: readonly Edge[]): void {
+    for (const edge of edges) {
+      this.addReads(edge.from, edge.columns.map(([from]) => from));
+      this.addReads(edge.to, edge.columns.map(([, to]) => to));
+    }
   }
 
   private fieldSql(field: ResolvedField): string {
     this.read(field);
     if (isWindowedField(field.field)) {
-      // the derived table holds its own dataset's rows only: a window over enriched fields would need its joins there
-      if (field.field.joins?.length) {
-        throw queryInvalid('E_INVALID_QUERY', field.field.id, `field ${field.field.id} has a window over fields of other datasets, which semantic queries do not evaluate yet`);
-      }
-      // Computed at its dataset's grain in a derived table, before the query's joins and filters (§6.10.4).
-      this.writer.windowedFields.add(field.field);
-      return this.writer.column(field.dataset.alias, windowColumn(field.field));
+      // Computed at its dataset's grain in a derived table, before the query's joins and filters (§6.10.4);
+      // an enriched field its window reads brings its many-to-one joins into that table.
+      const edges = field.enrichment;
+      this.readJoins(edges);
+      return this.writer.column(field.dataset.alias, this.writer.window(field.dataset, field.field.sql, edges, windowColumn(field.field)));
     }
     return field.field.column === null ? `(${field.field.sql})` : field.field.sql;
   }
@@ -214,7 +241,12 @@ class QueryCompiler {
 
   private addDimension(name: string, grain: TimeGrain | undefined, alias: string | undefined, index: number): void {
     const target = `dimensions[${index}]`;
-    const field = this.field(name.split('.'), target);
+    const parsed = parseExpression(name, target);
+    if (parsed.kind !== 'name' || parsed.parts.length < 2) {
+      this.addExpressionDimension(parsed, grain, alias, index);
+      return;
+    }
+    const field = this.field(parsed.parts, target);
     const type = field.field.logicalType;
     if (grain && type !== null && !TIME_TYPES.has(type)) {
       throw queryInvalid('E_INVALID_QUERY', target, `${target}: ${field.name} is ${type}; a time grain needs a date or timestamp field`);
@@ -227,8 +259,51 @@ class QueryCompiler {
     this.dimensions.push({ output, column: `d${index}`, field, grain, sql });
   }
 
+  /**
+   * A dimension written as a row-level expression over fields (`DATE_TRUNC('month', orders.ordered_at) AS
+   * month`, §5.1.1 "Dimensions: fields used for grouping"): grouped by its value; it joins what its fields
+   * need, and a field it reads is not thereby a dimension of the query.
+   */
+  private addExpressionDimension(expression: Expr, grain: TimeGrain | undefined, alias: string | undefined, index: number): void {
+    const target = `dimensions[${index}]`;
+    if (grain) throw queryInvalid('E_INVALID_QUERY', target, `${target}: a time grain applies to a field; write the expression with DATE_TRUNC instead`);
+    for (const node of nodesOf(expression)) {
+      const metric = node.kind === 'name' && node.parts.length === 1 && this.model.metric(node.parts[0] as string).length > 0;
+      if (metric || isAggregateCall(node) || (node.kind === 'call' && node.window)) {
+        throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: a dimension is row-level; it cannot aggregate, name a metric or hold a window`);
+      }
+    }
+    const fields: ResolvedField[] = [];
+    const sql = writeExpression(expression, this.writer, this.rowLevel(fields, target), target);
+    const [first] = fields;
+    if (!first) throw queryInvalid('E_INVALID_QUERY', target, `${target} reads no field: a dimension groups by a field or an expression over fields`);
+    // Its own field identity, so that naming one of its fields elsewhere in the query does not mean this dimension.
+    const field: ResolvedField = {
+      ...first, field: { ...first.field }, name: `dimension_${index + 1}`,
+      datasets: [...new Set(fields.flatMap((read) => read.datasets))], needs: [...new Set(fields.flatMap((read) => read.needs))],
+    };
+    const output = alias ?? `dimension_${index + 1}`;
+    this.dimensions.push({ output, column: `d${index}`, field, grain: undefined, sql });
+  }
+
   private dimensionRef(dimension: Dimension): string {
+    if (this.relayed) return this.writer.column(RELAY, dimension.column);
     return this.writer.column(this.groups.length > 1 && this.dimensions.length > 0 ? 'k' : 'g0', dimension.column);
+  }
+
+  /**
+   * The columns of the derived table a windowed having filters: every dimension and aggregate at the query's
+   * grain, and each having term; from then on, dimensions and aggregates are read from it.
+   */
+  private relayColumns(having: string[]): { columns: string[]; filter: string[] } {
+    const columns = [
+      ...this.dimensions.map((dimension) => `${this.dimensionRef(dimension)} AS ${this.writer.name(dimension.column)}`),
+      ...[...this.aggregates.values()].map((aggregate) => `${this.aggregateRef(aggregate)} AS ${this.writer.name(aggregate.column)}`),
+      // As a number: SQL Server and Oracle have no boolean column.
+      ...having.map((term, index) => `CASE WHEN ${term} THEN 1 ELSE 0 END AS ${this.writer.name(`h${index}`)}`),
+    ];
+    this.relayed = true;
+    return { columns, filter: having.map((_term, index) => `${this.writer.column(RELAY, `h${index}`)} = 1`) };
   }
 
   // --- where -------------------------------------------------------------------------------------------
@@ -293,8 +368,8 @@ class QueryCompiler {
     if ('metric' in measure) {
       const metric = this.metric(measure.metric, target);
       if (!metric) throw queryInvalid('E_NAME_NOT_FOUND', target, `${target}: ${measure.metric} is no metric of the model`);
-      const windowed = windowedMetric(metric);
-      if (windowed) return { ...this.expressionOutput(windowed, target), name: measure.alias ?? metric.name };
+      const expression = windowedMetric(metric) ?? composedMetric(metric);
+      if (expression) return { ...this.expressionOutput(expression, target), name: measure.alias ?? metric.name };
       const aggregate = this.metricAggregate(metric, target);
       return { name: measure.alias ?? metric.name, sql: () => this.aggregateRef(aggregate) };
     }
@@ -325,24 +400,25 @@ class QueryCompiler {
   }
 
   /**
-   * A window over row-level fields (bare, or inside an aggregate) runs over its home dataset's rows (§6.10.3,
-   * §6.10.4). When a dimension or filter of the query lies on the many side of that home, the home's rows
-   * repeat before the window would see them, and the per-home plan has no rewrite for a window (its
-   * de-duplication is for aggregates): `E_WINDOW_OVER_FANOUT_REWRITE`. A window inside an aggregate without
-   * fan-out is refused as unsupported; a bare one is a finer-grain reference (checked after this).
+   * A bare window over row-level fields runs over its home dataset's rows (§6.10.3, §6.10.4). When a
+   * dimension or filter of the query lies on the many side of that home, the home's rows repeat before the
+   * window would see them, and the per-home plan has no rewrite for a window (its de-duplication is for
+   * aggregates): `E_WINDOW_OVER_FANOUT_REWRITE`; without fan-out it is a finer-grain reference (checked after
+   * this). A window inside an aggregate runs before any join (tableWindow), so no join repeats its rows.
    */
   private checkRowWindows(expression: Expr, target: string): void {
-    const visit = (node: Expr, inAggregate: boolean): void => {
+    const visit = (node: Expr): void => {
+      if (isAggregateCall(node)) return;
       if (node.kind === 'call' && node.window) {
-        const fields = rowFieldsOf(node).filter((parts) => inAggregate || !this.dimensionOf(parts)).flatMap((parts) => this.model.fields(parts));
-        if (fields.length > 0) this.checkWindowHome(fields, inAggregate, target);
+        const fields = rowFieldsOf(node).filter((parts) => !this.dimensionOf(parts)).flatMap((parts) => this.model.fields(parts));
+        if (fields.length > 0) this.checkWindowHome(fields, target);
       }
-      for (const child of childrenOf(node)) visit(child, inAggregate || isAggregateCall(node));
+      for (const child of childrenOf(node)) visit(child);
     };
-    visit(expression, false);
+    visit(expression);
   }
 
-  private checkWindowHome(fields: ResolvedField[], inAggregate: boolean, target: string): void {
+  private checkWindowHome(fields: ResolvedField[], target: string): void {
     const home = this.homeOf(fields.map((field) => field.dataset), target);
     const fanned = this.queryDatasets().find((dataset) => {
       const path = this.planner.path(home, dataset);
@@ -351,7 +427,6 @@ class QueryCompiler {
     if (fanned) {
       throw queryInvalid('E_WINDOW_OVER_FANOUT_REWRITE', target, `${target}: a window over rows of ${home.name} would see them repeated by the join to ${fanned.name}, which the query needs; the window has no safe rewrite`);
     }
-    if (inAggregate) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: a window function inside an aggregate is not supported; use a window over the query's measures`);
   }
 
   /**
@@ -380,6 +455,8 @@ class QueryCompiler {
           if (windowedMetric(metric)) {
             throw queryInvalid('E_WINDOWED_METRIC_COMPOSITION', target, `${target} holds a window function; ask for it as a measure of its own (composing windowed metrics is deferred, §6.10.5)`);
           }
+          const composed = composedMetric(metric);
+          if (composed) return writeExpression(composed, this.writer, this.finalResolver([]), target);
           return this.aggregateRef(this.metricAggregate(metric, target));
         }
         const dimension = this.dimensionOf(parts);
@@ -389,12 +466,34 @@ class QueryCompiler {
       },
       aggregate: (call) => {
         const fields: ResolvedField[] = [];
-        const sql = writeAggregateCall(call, this.writer, this.rowLevel(fields, call.name), call.name);
+        const rowLevel = { ...this.rowLevel(fields, call.name), window: (window: WindowCall) => this.tableWindow(window, fields, call.name) };
+        const sql = writeAggregateCall(call, this.writer, rowLevel, call.name);
         // Keyed by its text with the values in place of their markers: writing the same call again finds it.
         const key = sql.replace(/\u0001(\d+)\u0002/g, (_marker, index: string) => JSON.stringify(this.writer.sources[Number(index)]));
-        return this.aggregateRef(this.addAggregate(`expr:${key}`, sql, fields.flatMap((field) => field.datasets), fields.flatMap((field) => field.needs)));
+        const aggregate = this.addAggregate(`expr:${key}`, sql, fields.flatMap((field) => field.datasets), fields.flatMap((field) => field.needs));
+        aggregate.counts = call.name === 'count';
+        return this.aggregateRef(aggregate);
       },
     };
+  }
+
+  /**
+   * A window inside an aggregate (§6.10.1 "the inner window runs at the inner aggregate's grain"): over the
+   * rows of the one dataset whose fields it reads, computed in that dataset's derived table as a windowed
+   * field is (decision 22), before the query's joins and filters; the aggregate then reads its column.
+   */
+  private tableWindow(window: WindowCall, collected: ResolvedField[], target: string): string {
+    const own: ResolvedField[] = [];
+    const sql = writeExpression(window, this.writer, this.rowLevel(own, target), target);
+    const [first, ...others] = own;
+    if (!first || others.some((field) => field.dataset !== first.dataset)) {
+      throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: a window inside an aggregate must read fields of one dataset, at whose grain it runs`);
+    }
+    if (own.some((field) => isWindowedField(field.field))) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: a window cannot read a windowed field (a window inside another)`);
+    const edges = [...new Set(own.flatMap((field) => field.enrichment))];
+    this.readJoins(edges);
+    collected.push({ ...first, datasets: [first.dataset], needs: [first.dataset] });
+    return this.writer.column(first.dataset.alias, this.writer.window(first.dataset, sql, edges));
   }
 
   private metricAggregate(metric: PackageMetric, target: string): Aggregate {
@@ -412,13 +511,17 @@ class QueryCompiler {
       needs.push(...resolved.needs);
     }
     const home = this.model.dataset(metric.baseDataset);
-    return this.addAggregate(`metric:${metric.id}`, metric.sql, datasets, needs, home);
+    const aggregate = this.addAggregate(`metric:${metric.id}`, metric.sql, datasets, needs, home);
+    aggregate.counts = countsRows(metric, this.model.pkg.metrics);
+    return aggregate;
   }
 
   private addAggregate(key: string, sql: string, datasets: PackageDataset[], needs: JoinNeed[], home?: PackageDataset): Aggregate {
     const known = this.aggregates.get(key);
     if (known) return known;
-    const aggregate: Aggregate = { key, column: `m${this.aggregates.size}`, sql, home: home ?? this.homeOf(datasets, key), needs };
+    // COUNT(*) in a query without dimensions or filters: its home is the other aggregates' (formGroups).
+    const unhomed = home === undefined && datasets.length === 0 && this.queryDatasets().length === 0;
+    const aggregate: Aggregate = { key, column: `m${this.aggregates.size}`, sql, ...(unhomed ? {} : { home: home ?? this.homeOf(datasets, key) }), needs };
     this.aggregates.set(key, aggregate);
     return aggregate;
   }
@@ -453,8 +556,14 @@ class QueryCompiler {
     return [...new Set([...this.dimensions.flatMap((dimension) => dimension.field.datasets), ...this.whereFields.flatMap((field) => field.datasets)])];
   }
 
+  /**
+   * An aggregate's column at the query's grain. In a stitch, a group that has no row of this aggregate's fact
+   * gets what SQL gives over no rows (§6.11.5): NULL, but 0 for a COUNT.
+   */
   private aggregateRef(aggregate: Aggregate): string {
-    return this.writer.column(aggregate.group?.alias ?? '?', aggregate.column);
+    if (this.relayed) return this.writer.column(RELAY, aggregate.column);
+    const column = this.writer.column(aggregate.group?.alias ?? '?', aggregate.column);
+    return aggregate.counts && this.groups.length > 1 && this.dimensions.length > 0 ? `COALESCE(${column}, 0)` : column;
   }
 
   private checkHaving(expression: Expr, outputs: Output[], target: string): void {
@@ -468,7 +577,7 @@ class QueryCompiler {
       if (node.kind === 'name' && !node.parts[0]?.startsWith('\u0000')) {
         if (node.parts.length === 1) {
           const output = outputs.find((candidate) => candidate.name.toLowerCase() === (node.parts[0] as string).toLowerCase());
-          if (output?.windowed) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: ${output.name} holds a window function, which having cannot filter (windows run after it)`);
+          if (output?.windowed) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: ${output.name} holds a window function, computed after having; write the window in having itself`);
           if (!output || !this.dimensions.some((dimension) => dimension.output === output.name)) aggregate = true;
         } else if (!this.dimensionOf(node.parts)) row = true;
       }
@@ -477,16 +586,20 @@ class QueryCompiler {
     visit(expression);
     if (row && aggregate) throw queryInvalid('E_MIXED_PREDICATE_LEVEL', target, `${target} mixes row-level terms with aggregates: put the row-level part in where`);
     if (row) throw queryInvalid('E_NON_AGGREGATE_IN_HAVING', target, `${target} filters rows, not groups: put it in where`);
-    if (nodesHaveWindow(expression)) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: a window function in having is not supported`);
   }
 
   // --- groups and SQL ----------------------------------------------------------------------------------
 
   private formGroups(): void {
     const byHome = new Map<PackageDataset, Group>();
+    const homes = new Set([...this.aggregates.values()].flatMap((aggregate) => aggregate.home ?? []));
     for (const aggregate of this.aggregates.values()) {
-      let group = byHome.get(aggregate.home);
-      if (!group) byHome.set(aggregate.home, (group = { alias: `g${byHome.size}`, home: aggregate.home, aggregates: [] }));
+      if (!aggregate.home && homes.size !== 1) {
+        throw queryInvalid('E_INVALID_QUERY', aggregate.key, `${aggregate.key.replace(/^expr:/, '')} reads no field, and the query has ${homes.size === 0 ? 'no dataset' : 'several datasets'} it could count: add a dimension or a filter of the dataset to count`);
+      }
+      const home = aggregate.home ?? ([...homes][0] as PackageDataset);
+      let group = byHome.get(home);
+      if (!group) byHome.set(home, (group = { alias: `g${byHome.size}`, home, aggregates: [] }));
       group.aggregates.push(aggregate);
       aggregate.group = group;
     }
@@ -520,6 +633,41 @@ function rowFieldsOf(window: Expr): string[][] {
   };
   visit(window);
   return names;
+}
+
+/**
+ * A metric combining aggregates of datasets no one of which reaches the others many-to-one (§4.5 form 2,
+ * `revenue - returned`): its package SQL would join across a fan-out, so its expression is computed as a
+ * measure expression is, each aggregate in its own home's subquery and the arithmetic over the merged rows
+ * ("each operand resolves independently at the query's grain"). Undefined for any other metric, and for an
+ * expression the query parser does not read (the metric then keeps `E3012_MN_NO_SAFE_REWRITE`).
+ */
+function composedMetric(metric: PackageMetric): Expr | undefined {
+  if (!metric.joins.some((join) => join.fanOut)) return undefined;
+  try {
+    const expression = parseExpression(metric.expression, metric.name);
+    return isAggregateCall(expression) ? undefined : expression;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a metric is one COUNT (`COUNT(x)`, `COUNT(DISTINCT x)`, `COUNT(*)`), or a metric naming one (§4.5
+ * form 3): 0 over no rows, not NULL.
+ */
+function countsRows(metric: PackageMetric, metrics: readonly PackageMetric[], depth = 0): boolean {
+  let expression: Expr;
+  try {
+    expression = parseExpression(metric.expression, metric.name);
+  } catch {
+    return false; // the datasource's own syntax: no claim about its value over no rows
+  }
+  if (expression.kind === 'name' && expression.parts.length === 1 && depth < metrics.length) {
+    const named = metrics.find((candidate) => metric.metrics.includes(candidate.id) && candidate.name.toLowerCase() === (expression.parts[0] as string).toLowerCase());
+    return named !== undefined && countsRows(named, metrics, depth + 1);
+  }
+  return isAggregateCall(expression) && expression.kind === 'call' && expression.name === 'count';
 }
 
 function nodesHaveWindow(expression: Expr): boolean {

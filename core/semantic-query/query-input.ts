@@ -1,7 +1,9 @@
 /**
  * Reads the body of a semantic query (JSON or YAML, already parsed) into a `SemanticQuery`, refusing any
  * other shape with `E_INVALID_QUERY` and the path of the bad part. Shorthands: a dimension may be the string
- * `dataset.field`, a measure a metric name, an order entry a name (ascending).
+ * `dataset.field`, a measure a metric name or an expression, either with ` AS alias`, an order entry a name
+ * (ascending) or `name DESC`. The Foundation's spelling is read too (§5.1.1 "Example semantic query"): the
+ * body under `query:`, keys in any case, `order_by`.
  */
 import {
   FILTER_OPERATORS, type FilterOperator, type QueryDimension, type QueryField, type QueryFilter, type QueryMeasure, type QueryOrder, type QueryPredicate,
@@ -11,6 +13,12 @@ import { TIME_GRAINS, type TimeGrain } from '../plugin-api/semantic-query-syntax
 import { queryInvalid } from './query-errors.js';
 
 const KEYS = new Set(['dimensions', 'measures', 'where', 'having', 'orderBy', 'limit', 'offset', 'fields']);
+/** Other spellings of the keys, lower case: the Foundation's `order_by`. */
+const KEY_ALIASES = new Map([...[...KEYS].map((key): [string, string] => [key.toLowerCase(), key]), ['order_by', 'orderBy']]);
+/** `<text> AS alias` at the end of a shorthand (Foundation §5.1 "Result-column naming": `orders.region AS order_region`). */
+const AS_ALIAS = /^([\s\S]*\S)\s+AS\s+("?)([A-Za-z_][A-Za-z0-9_]*)\2\s*$/i;
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const QUALIFIED = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*){1,2}$/;
 /** Longer expressions are refused before parsing: no semantic question needs more. */
 const MAX_EXPRESSION_LENGTH = 10_000;
 const MAX_ENTRIES = 200;
@@ -51,9 +59,19 @@ function optionalAlias(value: Json, target: string): { alias?: string } {
   return { alias };
 }
 
+/** A shorthand's text and its ` AS alias`, if it has one. */
+function aliased(value: string, target: string): { text: string; alias?: string } {
+  const match = AS_ALIAS.exec(text(value, target));
+  if (!match) return { text: value.trim() };
+  return { text: match[1] as string, ...optionalAlias({ alias: match[3] }, target) };
+}
+
 function dimension(value: unknown, index: number): QueryDimension {
   const target = `dimensions[${index}]`;
-  if (typeof value === 'string') return { field: text(value, target) };
+  if (typeof value === 'string') {
+    const { text: field, alias } = aliased(value, target);
+    return { field, ...(alias === undefined ? {} : { alias }) };
+  }
   if (!isObject(value)) throw bad(target, 'must be `dataset.field` or { field, grain, alias }');
   onlyKeys(value, ['field', 'grain', 'alias'], target);
   const grain = value['grain'];
@@ -63,9 +81,18 @@ function dimension(value: unknown, index: number): QueryDimension {
 
 function measure(value: unknown, index: number): QueryMeasure {
   const target = `measures[${index}]`;
-  if (typeof value === 'string') return { metric: text(value, target) };
+  if (typeof value === 'string') {
+    // A bare name is a metric; anything else an expression (`SUM(orders.amount) AS total_revenue`, §6.8.2).
+    const { text: body, alias } = aliased(value, target);
+    return { ...(NAME.test(body) ? { metric: body } : { expression: body }), ...(alias === undefined ? {} : { alias }) };
+  }
   if (!isObject(value)) throw bad(target, 'must be a metric name, { metric, alias } or { expression, alias }');
-  onlyKeys(value, ['metric', 'expression', 'alias'], target);
+  onlyKeys(value, ['metric', 'expression', 'alias', 'name'], target);
+  if (value['name'] !== undefined) {
+    // `{name, expression}` as the model writes a metric: the name is the column's; `{name}` alone a metric.
+    if (value['alias'] !== undefined || value['metric'] !== undefined) throw bad(target, 'has name beside alias or metric: write one');
+    return measure(value['expression'] === undefined ? { metric: value['name'] } : { expression: value['expression'], alias: value['name'] }, index);
+  }
   if ((value['metric'] === undefined) === (value['expression'] === undefined)) throw bad(target, 'needs exactly one of metric and expression');
   return value['metric'] !== undefined
     ? { metric: text(value['metric'], `${target}.metric`), ...optionalAlias(value, target) }
@@ -74,7 +101,10 @@ function measure(value: unknown, index: number): QueryMeasure {
 
 function scalarField(value: unknown, index: number): QueryField {
   const target = `fields[${index}]`;
-  if (typeof value === 'string') return { field: text(value, target) };
+  if (typeof value === 'string') {
+    const { text: body, alias } = aliased(value, target);
+    return { ...(QUALIFIED.test(body) ? { field: body } : { expression: body }), ...(alias === undefined ? {} : { alias }) };
+  }
   if (!isObject(value)) throw bad(target, 'must be `dataset.field`, { field, alias } or { expression, alias }');
   onlyKeys(value, ['field', 'expression', 'alias'], target);
   if ((value['field'] === undefined) === (value['expression'] === undefined)) throw bad(target, 'needs exactly one of field and expression');
@@ -100,12 +130,18 @@ function predicate(body: Json, key: 'where' | 'having'): QueryPredicate | undefi
   const value = body[key];
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string') return text(value, key);
+  if (isObject(value)) return [filter(value, `${key}[0]`)];
   return listAt(body, key).map((item, index) => (isObject(item) ? filter(item, `${key}[${index}]`) : text(item, `${key}[${index}]`)));
 }
 
 function order(value: unknown, index: number): QueryOrder {
   const target = `orderBy[${index}]`;
-  if (typeof value === 'string') return { field: text(value, target), direction: 'asc' };
+  if (typeof value === 'string') {
+    // `revenue DESC NULLS LAST`: the words at the end, as SQL writes them.
+    const match = /^([\s\S]*?\S)(?:\s+(ASC|DESC))?(?:\s+NULLS\s+(FIRST|LAST))?\s*$/i.exec(text(value, target)) as RegExpExecArray;
+    const nulls = match[3]?.toLowerCase() as 'first' | 'last' | undefined;
+    return { field: match[1] as string, direction: match[2]?.toLowerCase() === 'desc' ? 'desc' : 'asc', ...(nulls === undefined ? {} : { nulls }) };
+  }
   if (!isObject(value)) throw bad(target, 'must be a name or { field, direction, nulls }');
   onlyKeys(value, ['field', 'direction', 'nulls'], target);
   const direction = String(value['direction'] ?? 'asc').toLowerCase();
@@ -122,10 +158,24 @@ function count(body: Json, key: 'limit' | 'offset'): number | undefined {
   return value;
 }
 
-export function readSemanticQuery(body: unknown): SemanticQuery {
+/** The body with its keys spelled as the service does: the Foundation's `query:` wrapper, any case, `order_by`. */
+function normalKeys(body: unknown): Json {
   if (!isObject(body)) throw bad('body', 'must be a mapping with dimensions, measures, where, having, orderBy, limit, offset');
-  const unknown = Object.keys(body).find((key) => !KEYS.has(key));
-  if (unknown !== undefined) throw bad(unknown, `is not a key of a semantic query (${[...KEYS].filter((key) => key !== 'fields').join(', ')})`);
+  const keys = Object.keys(body);
+  const [only] = keys;
+  if (keys.length === 1 && only?.toLowerCase() === 'query' && isObject(body[only])) return normalKeys(body[only]);
+  const normal: Json = {};
+  for (const key of keys) {
+    const known = KEY_ALIASES.get(key.toLowerCase());
+    if (known === undefined) throw bad(key, `is not a key of a semantic query (${[...KEYS].filter((name) => name !== 'fields').join(', ')})`);
+    if (known in normal) throw bad(key, `is given twice (as ${key} and another spelling of ${known})`);
+    normal[known] = body[key];
+  }
+  return normal;
+}
+
+export function readSemanticQuery(raw: unknown): SemanticQuery {
+  const body = normalKeys(raw);
   const query: SemanticQuery = {
     dimensions: listAt(body, 'dimensions').map(dimension),
     measures: listAt(body, 'measures').map(measure),
@@ -143,10 +193,15 @@ export function readSemanticQuery(body: unknown): SemanticQuery {
   const aggregation = query.dimensions.length + query.measures.length > 0;
   if (fields.length > 0 && aggregation) throw queryInvalid('E_MIXED_QUERY_SHAPE', 'fields', 'a query lists either fields (a scalar query) or dimensions and measures, not both');
   if (fields.length > 0) {
-    if (query.having !== undefined) throw bad('having', 'a scalar query has no groups to filter: use where');
+    // Having is a clause of the aggregation shape (§5.1.2 "No Measures, no Dimensions, no Having").
+    if (query.having !== undefined) throw queryInvalid('E_MIXED_QUERY_SHAPE', 'having', 'a scalar query (fields) has no groups to filter: use where, or ask with dimensions and measures');
     return { ...query, fields };
   }
-  if (body['fields'] !== undefined) throw queryInvalid('E_EMPTY_SCALAR_QUERY', 'fields', 'a scalar query needs at least one field');
-  if (!aggregation) throw queryInvalid('E_EMPTY_AGGREGATION_QUERY', 'dimensions', 'a query needs at least one dimension or measure');
+  if (!aggregation) {
+    // §6.2 A.1 / B.1: a query that names fields (and no dimension or measure) is a scalar one.
+    const scalar = body['fields'] !== undefined && body['dimensions'] === undefined && body['measures'] === undefined;
+    if (scalar) throw queryInvalid('E_EMPTY_SCALAR_QUERY', 'fields', 'a scalar query needs at least one field');
+    throw queryInvalid('E_EMPTY_AGGREGATION_QUERY', 'dimensions', 'a query needs at least one dimension or measure');
+  }
   return query;
 }

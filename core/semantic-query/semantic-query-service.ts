@@ -54,8 +54,12 @@ export class SemanticQueries {
   async plan(vdb: VirtualDatabase, query: SemanticQuery): Promise<{ plan: CompiledPlan; datasource: Datasource }> {
     const pkg = this.semantic.packageOf(vdb.name, vdb.version)?.document;
     if (!pkg) {
-      const state = this.semantic.find(vdb.name, vdb.version)?.state ?? 'notConfigured';
-      throw new ConflictError('semantic_unavailable', `VDB ${vdb.name} version ${vdb.version} has no active semantic package (its semantic state is ${state})`);
+      const activation = this.semantic.find(vdb.name, vdb.version);
+      const state = activation?.state ?? 'notConfigured';
+      // The model's first error, so a caller sees the Foundation's code for a model it refuses (E_AGGREGATE_IN_FIELD, …).
+      const cause = activation?.diagnostics.find((diagnostic) => diagnostic.severity === 'error');
+      const details = { state, ...(cause && { diagnostic: cause.code, ...(cause.osiCode !== null && { osiCode: cause.osiCode }) }) };
+      throw new ConflictError('semantic_unavailable', `VDB ${vdb.name} version ${vdb.version} has no active semantic package (its semantic state is ${state})`, { details });
     }
     const state = this.stateOf(pkg);
     const firstDatasource = pkg.datasets[0]?.relation.datasource ?? vdb.datasource;

@@ -5,9 +5,9 @@
  */
 import type { SemanticQuery } from '../plugin-api/semantic-query.js';
 import type { SqlDialect } from '../plugin-api/sql-dialect.js';
-import type { PackageDataset, PackageField } from '../plugin-api/semantic-package.js';
+import type { PackageDataset } from '../plugin-api/semantic-package.js';
 import type { Edge } from './model-index.js';
-import { windowColumn } from './model-windows.js';
+import { queryInvalid } from './query-errors.js';
 
 /** Where a bound value comes from: the compiled text itself, or the query (values kept out of the cache key). */
 export type ParamSource =
@@ -25,13 +25,19 @@ export interface LikeForm {
 }
 
 const MARKER = /\u0001(\d+)\u0002/g;
+/** How a bound value's marker starts: text holding it holds a bound value. */
+export const MARKER_START = '\u0001';
 
 export class SqlWriter {
   readonly sources: ParamSource[] = [];
   /** Every column the statement reads, per dataset: what the caller's grants must cover. */
   readonly reads = new Map<PackageDataset, Set<string>>();
-  /** Windowed fields the query uses: their datasets are read through a derived table that computes them. */
-  readonly windowedFields = new Set<PackageField>();
+  /**
+   * Windows computed at a dataset's grain (windowed fields, windows inside aggregates), per dataset and by the
+   * column that holds each, with the many-to-one joins of the enriched fields they read (decision 21): their
+   * datasets are read through a derived table that computes them.
+   */
+  private readonly windows = new Map<PackageDataset, Map<string, { sql: string; edges: readonly Edge[] }>>();
 
   constructor(readonly dialect: SqlDialect) {}
 
@@ -52,23 +58,50 @@ export class SqlWriter {
     return `\u0001${this.sources.length - 1}\u0002`;
   }
 
+  /** `schema.relation alias` (no AS: Oracle takes none before a table alias). */
+  private table(dataset: PackageDataset): string {
+    return `${this.name(dataset.relation.schema)}.${this.name(dataset.relation.name)} ${this.name(dataset.alias)}`;
+  }
+
   /**
-   * `schema.relation alias` (no AS: Oracle takes none before a table alias). A dataset with windowed fields
-   * in the query is a derived table of its rows, the columns read so far and each window's value (§6.10.3):
-   * written after the statement's names are resolved, so every column the query reads of it is known.
+   * A dataset's relation. With windowed fields in the query it is a derived table of its rows: the columns
+   * read so far and each window's value, computed before any join or filter of the query (§6.10.3). A window
+   * over enriched fields is computed over the rows joined many-to-one to the datasets they read, which keeps
+   * each row one row (§6.10.4 "N : 1 enrichments"). Written after the statement's names are resolved, so
+   * every column the query reads of it is known.
    */
   relation(dataset: PackageDataset): string {
-    const table = `${this.name(dataset.relation.schema)}.${this.name(dataset.relation.name)} ${this.name(dataset.alias)}`;
-    const windows = dataset.fields.filter((field) => this.windowedFields.has(field));
-    if (windows.length === 0) return table;
+    const windows = [...(this.windows.get(dataset) ?? new Map<string, { sql: string; edges: readonly Edge[] }>())];
+    if (windows.length === 0) return this.table(dataset);
+    const edges = [...new Set(windows.flatMap(([, window]) => window.edges))];
+    const joins = edges.map((edge) => `LEFT JOIN ${this.table(edge.to)} ON ${this.on(edge)}`);
     const columns = [...(this.reads.get(dataset) ?? [])].map((column) => this.column(dataset.alias, column));
-    const values = windows.map((field) => `${field.sql} AS ${this.name(windowColumn(field))}`);
-    return `(SELECT ${[...columns, ...values].join(', ')} FROM ${table}) ${this.name(dataset.alias)}`;
+    const values = windows.map(([column, window]) => `${window.sql} AS ${this.name(column)}`);
+    return `(SELECT ${[...columns, ...values].join(', ')} FROM ${[this.table(dataset), ...joins].join(' ')}) ${this.name(dataset.alias)}`;
+  }
+
+  /**
+   * Computes `sql` (a window, its names written over the dataset's alias) in the dataset's derived table, in
+   * `column` or a column of its own; answers the column's name. One derived table joins each other dataset
+   * once, so two windows reaching one along two relationships are `E_AMBIGUOUS_PATH`.
+   */
+  window(dataset: PackageDataset, sql: string, edges: readonly Edge[], column?: string): string {
+    let windows = this.windows.get(dataset);
+    if (!windows) this.windows.set(dataset, (windows = new Map()));
+    for (const [known, window] of windows) if (window.sql === sql) return known;
+    const clash = [...windows.values()].flatMap((window) => window.edges).find((known) => edges.some((edge) => edge.to === known.to && edge !== known));
+    if (clash) throw queryInvalid('E_AMBIGUOUS_PATH', dataset.name, `two windows over ${dataset.name} read ${clash.to.name} along two relationships; its derived table joins it once`);
+    const name = column ?? `w__${windows.size}`;
+    windows.set(name, { sql, edges });
+    return name;
   }
 
   join(edge: Edge): string {
-    const on = edge.columns.map(([from, to]) => `${this.column(edge.from.alias, from)} = ${this.column(edge.to.alias, to)}`).join(' AND ');
-    return `LEFT JOIN ${this.relation(edge.to)} ON ${on}`;
+    return `LEFT JOIN ${this.relation(edge.to)} ON ${this.on(edge)}`;
+  }
+
+  private on(edge: Edge): string {
+    return edge.columns.map(([from, to]) => `${this.column(edge.from.alias, from)} = ${this.column(edge.to.alias, to)}`).join(' AND ');
   }
 }
 

@@ -8,7 +8,7 @@ import type { TimeGrain } from '../plugin-api/semantic-query-syntax.js';
 import type { JoinPlanner } from './join-planner.js';
 import type { Edge, JoinNeed, ResolvedField } from './model-index.js';
 import { queryInvalid } from './query-errors.js';
-import type { SqlWriter } from './sql-writer.js';
+import { MARKER_START, type SqlWriter } from './sql-writer.js';
 
 export interface Dimension {
   output: string;
@@ -22,10 +22,13 @@ export interface Aggregate {
   key: string;
   column: string;
   sql: string;
-  home: PackageDataset;
+  /** Undefined for COUNT(*) without dimensions or filters until the groups are formed: the others' home. */
+  home?: PackageDataset;
   /** The datasets it reads and the joins of the enriched fields among them. */
   needs: JoinNeed[];
   group?: Group;
+  /** A COUNT: 0, not NULL, where its fact has no row (§6.11.5). */
+  counts?: boolean;
 }
 
 export interface Group {
@@ -53,7 +56,7 @@ export class StatementAssembly {
   ) {}
 
   /** The joins from a group's home to every dataset it needs, and whether one fans out (rows then repeat). */
-  private joinsOf(group: Group, needs: Iterable<JoinNeed>): { edges: Edge[]; fansOut: boolean } {
+  private joinsOf(group: Group, needs: Iterable<JoinNeed>, scalar = false): { edges: Edge[]; fansOut: boolean } {
     const edges: Edge[] = [];
     const joined = new Map<PackageDataset, Edge | null>([[group.home, null]]);
     let fansOut = false;
@@ -64,7 +67,9 @@ export class StatementAssembly {
       }
       const path = this.planner.path(group.home, dataset);
       if (!path.ok) {
-        const code = path.code === 'E_NO_PATH' && this.parts.groups.length > 1 && this.parts.groups.some((other) => !this.planner.connected(other.home, group.home)) ? 'E3013_NO_STITCHING_DIMENSION' : path.code;
+        const stitched = path.code === 'E_NO_PATH' && this.parts.groups.length > 1 && this.parts.groups.some((other) => !this.planner.connected(other.home, group.home));
+        // A scalar query has no aggregation to absorb an N:N traversal: its rows would repeat (§6.2 B.5).
+        const code = stitched ? 'E3013_NO_STITCHING_DIMENSION' : scalar && path.code === 'E3012_MN_NO_SAFE_REWRITE' ? 'E_FAN_OUT_IN_SCALAR_QUERY' : path.code;
         throw queryInvalid(code, dataset.name, `${path.message} (needed by ${group.aggregates.map((aggregate) => aggregate.key.replace(/^(metric|expr):/, '')).join(', ') || 'the dimensions'})`);
       }
       for (const edge of path.steps) {
@@ -110,7 +115,7 @@ export class StatementAssembly {
   /** `home LEFT JOIN …` to every dataset, along paths that never repeat the home's rows (a scalar query's FROM). */
   fromClause(home: PackageDataset, needs: JoinNeed[]): string {
     const group: Group = { alias: 'g0', home, aggregates: [] };
-    const { edges, fansOut } = this.joinsOf(group, needs);
+    const { edges, fansOut } = this.joinsOf(group, needs, true);
     if (fansOut) throw queryInvalid('E_FAN_OUT_IN_SCALAR_QUERY', home.name, `joining from ${home.name} would repeat its rows; ask with dimensions and measures`);
     return [this.writer.relation(home), ...edges.map((edge) => this.writer.join(edge))].join(' ');
   }
@@ -126,7 +131,9 @@ export class StatementAssembly {
     if (!inner.fansOut || group.aggregates.length === 0) {
       const joins = [...outer.edges, ...inner.edges.filter((edge) => !outer.edges.includes(edge))];
       const dimensions = this.parts.dimensions.map((dimension) => `${dimension.sql} AS ${w.name(dimension.column)}`);
-      const groupBy = this.parts.dimensions.length > 0 ? ` GROUP BY ${this.parts.dimensions.map((dimension) => dimension.sql).join(', ')}` : '';
+      // A dimension holding a bound value (an expression dimension) by its position, where the server can.
+      const term = (dimension: Dimension, index: number) => (w.syntax.groupsByPosition && dimension.sql.includes(MARKER_START) ? String(index + 1) : dimension.sql);
+      const groupBy = this.parts.dimensions.length > 0 ? ` GROUP BY ${this.parts.dimensions.map(term).join(', ')}` : '';
       return `SELECT ${[...dimensions, ...measures].join(', ')} FROM ${[w.relation(group.home), ...joins.map((edge) => w.join(edge))].join(' ')}${where}${groupBy}`;
     }
     // Rows of the home repeat along the fan-out: keep one per (home row, group key), then aggregate (§6.8.1).

@@ -89,36 +89,55 @@ export const semanticQueryRoutes: RouteModule = {
 };
 
 const NAME: JsonSchema = { type: 'string', description: '`dataset.field`, or a metric name.' };
+const FILTER: JsonSchema = { type: 'object', required: ['field', 'operator'], properties: { field: NAME, operator: { enum: FILTER_OPERATORS }, values: { type: 'array' }, value: {} } };
 const PREDICATE: JsonSchema = {
   oneOf: [
     { type: 'string', description: 'An OSI expression; its literals are bound.' },
+    FILTER,
     {
       type: 'array',
       description: 'Their conjunction: OSI expressions and structured filters.',
       items: {
         oneOf: [
           { type: 'string' },
-          { type: 'object', required: ['field', 'operator'], properties: { field: NAME, operator: { enum: FILTER_OPERATORS }, values: { type: 'array' }, value: {} } },
+          FILTER,
         ],
       },
     },
   ],
 };
 
+const ORDER_BY: JsonSchema = {
+  type: 'array',
+  items: {
+    oneOf: [
+      { type: 'string', description: 'A name or expression, optionally followed by `ASC`/`DESC` and `NULLS FIRST`/`LAST`.' },
+      { type: 'object', required: ['field'], properties: { field: NAME, direction: { enum: ['asc', 'desc', 'ASC', 'DESC'] }, nulls: { enum: ['first', 'last'] } } },
+    ],
+  },
+};
+
 const QUERY_SCHEMA: JsonSchema = {
   type: 'object',
+  description: 'Also read as the OSI Foundation writes it: under a `query` key, keys in any case, `order_by` for `orderBy`.',
   properties: {
     dimensions: {
       type: 'array',
-      items: { oneOf: [NAME, { type: 'object', required: ['field'], properties: { field: NAME, grain: { enum: TIME_GRAINS }, alias: { type: 'string' } } }] },
+      items: {
+        oneOf: [
+          { type: 'string', description: '`dataset.field`, or a row-level expression over fields; either optionally ` AS alias`.' },
+          { type: 'object', required: ['field'], properties: { field: NAME, grain: { enum: TIME_GRAINS }, alias: { type: 'string' } } },
+        ],
+      },
     },
     measures: {
       type: 'array',
       items: {
         oneOf: [
-          { type: 'string', description: 'A metric name.' },
+          { type: 'string', description: 'A metric name, or an aggregate expression; either optionally ` AS alias`.' },
           { type: 'object', required: ['metric'], properties: { metric: { type: 'string' }, alias: { type: 'string' } } },
           { type: 'object', required: ['expression'], properties: { expression: { type: 'string' }, alias: { type: 'string' } } },
+          { type: 'object', required: ['name'], description: 'As a model writes a metric: `name` is the column (or, alone, the metric).', properties: { name: { type: 'string' }, expression: { type: 'string' } } },
         ],
       },
     },
@@ -129,10 +148,8 @@ const QUERY_SCHEMA: JsonSchema = {
     },
     where: PREDICATE,
     having: PREDICATE,
-    orderBy: {
-      type: 'array',
-      items: { oneOf: [NAME, { type: 'object', required: ['field'], properties: { field: NAME, direction: { enum: ['asc', 'desc'] }, nulls: { enum: ['first', 'last'] } } }] },
-    },
+    orderBy: ORDER_BY,
+    order_by: ORDER_BY,
     limit: { type: 'integer', minimum: 0 },
     offset: { type: 'integer', minimum: 0 },
   },

@@ -79,6 +79,18 @@ test('a windowed field is read through a derived table of its dataset (no AS bef
   assert.match(running.sql, /SELECT "g0"\."d0" AS "month", SUM\("g0"\."m0"\) OVER \(ORDER BY "g0"\."d0" ASC NULLS LAST\) AS "running_revenue" FROM "g0"$/);
 });
 
+test('a window in having filters a derived table by a number (no boolean column there); date parts and percentiles per dialect', ({ model, planner }) => {
+  const top: SemanticQuery = { dimensions: [{ field: 'customers.region' }], measures: [{ metric: 'revenue' }], having: 'RANK() OVER (ORDER BY revenue DESC) <= 2', orderBy: [] };
+  const mssql = compileQuery(model, planner, FAMILY_DIALECTS.mssql, top).sql;
+  assert.match(mssql, /SELECT \[r\]\.\[d0\] AS \[region\], \[r\]\.\[m0\] AS \[revenue\] FROM \(SELECT \[g0\]\.\[d0\] AS \[d0\], \[g0\]\.\[m0\] AS \[m0\], CASE WHEN \(RANK\(\) OVER \(ORDER BY CASE WHEN \[g0\]\.\[m0\] IS NULL THEN 0 ELSE 1 END, \[g0\]\.\[m0\] DESC\) <= \?\) THEN 1 ELSE 0 END AS \[h0\] FROM \[g0\]\) \[r\] WHERE \[r\]\.\[h0\] = 1$/);
+  const parts: SemanticQuery = { dimensions: [], measures: [{ expression: 'MAX(QUARTER(orders.ordered_at))', alias: 'q' }, { expression: 'MAX(YEAR(orders.ordered_at))', alias: 'y' }], orderBy: [] };
+  assert.match(compileQuery(model, planner, FAMILY_DIALECTS.mssql, parts).sql, /MAX\(DATEPART\(quarter, "orders"\."ordered_at"\)\) AS \[m0\], MAX\(DATEPART\(year, "orders"\."ordered_at"\)\)/);
+  assert.match(compileQuery(model, planner, FAMILY_DIALECTS.oracle, parts).sql, /MAX\(TO_NUMBER\(TO_CHAR\("orders"\."ordered_at", 'Q'\)\)\) AS "m0", MAX\(EXTRACT\(YEAR FROM "orders"\."ordered_at"\)\)/);
+  const median: SemanticQuery = { dimensions: [], measures: [{ expression: 'MEDIAN(orders.amount)', alias: 'm' }], orderBy: [] };
+  assert.match(compileQuery(model, planner, FAMILY_DIALECTS.oracle, median).sql, /PERCENTILE_CONT\(0\.5\) WITHIN GROUP \(ORDER BY "orders"\."amount"\) AS "m0"/);
+  assert.throws(() => compileQuery(model, planner, FAMILY_DIALECTS.mssql, median), /no aggregate MEDIAN/);
+});
+
 test('the same query compiles to the same text every time, values apart (D-014); MySQL stitches with <=> and sorts NULLs by a flag', ({ model, planner }) => {
   const first = compileQuery(model, planner, FAMILY_DIALECTS.mysql, TWO_FACTS);
   const second = compileQuery(model, planner, FAMILY_DIALECTS.mysql, { ...TWO_FACTS, where: "customers.region <> 'WEST'" });

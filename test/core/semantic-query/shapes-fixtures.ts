@@ -7,7 +7,10 @@ import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
 
 export const VDB = 'semshapes';
-export const TABLES = ['appearances', 'actors', 'movies', 'returns', 'orders', 'customers', 'tickets', 'users', 'segments', 'weather', 'codes', 'rosters', 'players', 'teams', 'cities'];
+export const TABLES = [
+  'appearances', 'actors', 'movies', 'returns', 'orders', 'customers', 'tickets', 'users', 'segments', 'weather', 'codes', 'rosters', 'players', 'teams', 'cities',
+  'st_orders', 'st_returns', 'st_customers', 'readings',
+];
 export const RESTRICTED_TOKEN = 'shapes-restricted-token';
 
 /** Column types per family: the tables are created on each backend with its own. */
@@ -57,6 +60,16 @@ export function seedStatements(types: FamilyTypes, qualify: (table: string) => s
     `create table ${t('rosters')} (player_id integer not null, team_id integer not null, primary key (player_id, team_id))`,
     `insert into ${t('rosters')} values (1, 1), (2, 1), (1, 2), (3, 3)`,
     `insert into ${t('codes')} values (1, '50%'), (2, '50 off'), (3, 'a_b'), (4, 'axb'), (5, 'x!y'), (6, 'x!!y'), (7, '[a]'), (8, 'a')`,
+    // The Foundation's §6.8.2 worked example, exactly: orders and returns stitched on customers.
+    `create table ${t('st_customers')} (customer_id varchar(4) primary key, region varchar(20))`,
+    `insert into ${t('st_customers')} values ('C1', 'EAST'), ('C2', 'EAST'), ('C3', 'WEST'), ('C4', 'NORTH')`,
+    `create table ${t('st_orders')} (order_id varchar(4) primary key, customer_id varchar(4), amount integer)`,
+    `insert into ${t('st_orders')} values ('O1', 'C1', 100), ('O2', 'C1', 200), ('O3', 'C2', 50), ('O4', 'C3', 300)`,
+    `create table ${t('st_returns')} (return_id varchar(4) primary key, customer_id varchar(4), amount integer)`,
+    `insert into ${t('st_returns')} values ('R1', 'C1', 25), ('R2', 'C4', 10)`,
+    // §6.11.2: one 5 and 99 NULLs.
+    `create table ${t('readings')} (id integer primary key, x integer)`,
+    `insert into ${t('readings')} values ${Array.from({ length: 100 }, (_, index) => `(${index + 1}, ${index === 0 ? 5 : 'null'})`).join(', ')}`,
   ];
 }
 
@@ -80,7 +93,7 @@ function osiDocument(schema: string): string {
           field('doubled', 'amount * 2'), field('doubled_plus', 'doubled + 1'), field('region_label', "COALESCE(customer_region, 'none')"),
           // A window at the orders' grain (§6.10.4): each customer's orders numbered by date.
           field('order_rank', 'ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY ordered_at)'),
-          // A window over an enriched field: refused by queries until the derived table carries its joins.
+          // A window over an enriched field: computed over orders joined many-to-one to customers.
           field('region_rank', 'ROW_NUMBER() OVER (PARTITION BY customer_region ORDER BY id)'),
         ] },
         { name: 'returns', source: 'returns', primary_key: ['id'], fields: [field('id'), field('customer_id'), field('amount')] },
@@ -96,6 +109,10 @@ function osiDocument(schema: string): string {
         { name: 'teams', source: 'teams', primary_key: ['id'], fields: [field('id'), field('budget')] },
         { name: 'rosters', source: 'rosters', role: 'bridge', primary_key: ['player_id', 'team_id'], fields: [field('player_id'), field('team_id')] },
         { name: 'codes', source: 'codes', primary_key: ['id'], fields: [field('id'), field('code')] },
+        { name: 'st_customers', source: 'st_customers', primary_key: ['customer_id'], fields: [field('customer_id'), field('region')] },
+        { name: 'st_orders', source: 'st_orders', primary_key: ['order_id'], fields: [field('order_id'), field('customer_id'), field('amount')] },
+        { name: 'st_returns', source: 'st_returns', primary_key: ['return_id'], fields: [field('return_id'), field('customer_id'), field('amount')] },
+        { name: 'readings', source: 'readings', primary_key: ['id'], fields: [field('id'), field('x')] },
       ],
       relationships: [
         rel('orders_to_customers', 'orders', 'customers', ['customer_id'], ['id']),
@@ -110,6 +127,8 @@ function osiDocument(schema: string): string {
         rel('players_to_cities', 'players', 'cities', ['city_id'], ['id']),
         rel('teams_to_cities', 'teams', 'cities', ['city_id'], ['id']),
         rel('customers_to_segments', 'customers', 'segments', ['region'], ['region']),
+        rel('st_orders_to_customers', 'st_orders', 'st_customers', ['customer_id'], ['customer_id']),
+        rel('st_returns_to_customers', 'st_returns', 'st_customers', ['customer_id'], ['customer_id']),
       ],
       metrics: [
         metric('revenue', 'SUM(orders.amount)'),
@@ -121,6 +140,11 @@ function osiDocument(schema: string): string {
         metric('points', 'SUM(tickets.points)'),
         metric('budget', 'SUM(teams.budget)'),
         metric('average_temp', 'AVG(weather.temp)'),
+        metric('st_order_count', 'COUNT(st_orders.order_id)'),
+        metric('net_revenue', 'revenue - returned'),
+        metric('average_order', 'revenue / NULLIF(order_count, 0)'),
+        // A metric naming a COUNT metric (§4.5 form 3) counts too: 0 where its fact has no row (§6.11.5).
+        metric('st_orders_placed', 'st_order_count'),
         // Windows at the query's grain (§6.10.5): a running total, and one that reads a row-level field (§6.10.3).
         metric('running_revenue', 'SUM(revenue) OVER (ORDER BY orders.ordered_at)'),
         metric('regional_peak', 'MAX(COUNT(customers.id)) OVER (PARTITION BY customers.region)'),
@@ -155,10 +179,30 @@ export function shapesBundle(schema: string, datasource: string): Record<string,
     ],
   });
   const plain = stringify({ name: 'plain', version: '1', datasource, schemas: [{ name: schema, include: ['weather'] }] });
+  // A model the Foundation refuses (§6.10.5: a metric composing a windowed metric): its VDB serves no semantic queries.
+  const brokenDocument = stringify({
+    namespace: 'broken', binding: { schema },
+    semantic_model: [{
+      name: 'broken',
+      datasets: [{ name: 'weather', source: 'weather', primary_key: ['day'], fields: [field('day'), field('temp')] }],
+      metrics: [metric('warmth', 'SUM(weather.temp)'), metric('running', 'SUM(warmth) OVER (ORDER BY weather.day)'), metric('again', 'running + 0')],
+    }],
+  });
+  const brokenManifest = stringify({
+    name: 'broken-semantic', version: '1.0.0', namespace: 'broken',
+    documents: [{ path: 'broken.osi.yaml', mediaType: 'application/vnd.osi+yaml', sha256: sha256(brokenDocument) }],
+  });
+  const broken = stringify({
+    name: 'broken', version: '1', datasource, schemas: [{ name: schema, include: ['weather'] }],
+    semantic: { module: { uri: 'semantic/broken', name: 'broken-semantic', version: '1.0.0', sha256: sha256(brokenManifest) } },
+  });
   return {
     'bundle/vdbs/shapes.yaml': vdb,
     'bundle/vdbs/plain.yaml': plain,
+    'bundle/vdbs/broken.yaml': broken,
     'bundle/semantic/shapes/manifest.yaml': manifest,
     'bundle/semantic/shapes/shapes.osi.yaml': document,
+    'bundle/semantic/broken/manifest.yaml': brokenManifest,
+    'bundle/semantic/broken/broken.osi.yaml': brokenDocument,
   };
 }

@@ -141,6 +141,14 @@ export function runShapesSuite(backend: ShapesBackend): void {
     ]));
   });
 
+  test('a model metric combining metrics of two facts (§4.5 form 2): each operand at the query\'s grain, then the arithmetic', async ({ service }) => {
+    assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['net_revenue'] }, ['region', 'net_revenue']), sorted([
+      ['EAST', 325], ['WEST', null], ['NORTH', null], [null, 78],
+    ]));
+    assert.equal(await rows(service, { measures: ['net_revenue', 'average_order'] }, ['net_revenue', 'average_order']).then((found) => found.map(([net, average]) => [net, Math.round((average as number) * 100)])), [[693, 10571]]);
+    assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['revenue'], having: 'net_revenue > 100' }, ['region', 'revenue']), [['EAST', 350]]);
+  });
+
   test('two facts without dimensions: one row of grand totals (§6.6 row 4)', async ({ service }) => {
     assert.equal(await rows(service, { measures: ['revenue', 'returned', 'order_count'] }, ['revenue', 'returned', 'order_count']), [[740, 47, 7]]);
   });
@@ -196,12 +204,42 @@ export function runShapesSuite(backend: ShapesBackend): void {
     assert.equal(await rows(service, { fields: ['orders.id', 'orders.order_rank'], where: 'orders.id > 4' }, ['id', 'order_rank']), sorted([[5, 1], [6, 1], [7, 2]]));
   });
 
-  test('a windowed field over an enriched field is refused with a machine code, not run', async ({ service }) => {
-    await refused(service, { dimensions: ['orders.region_rank'], measures: ['order_count'] }, 'E_INVALID_QUERY');
+  test('a windowed field over an enriched field is computed over its dataset\'s rows joined many-to-one to the enrichment (§4.3, §6.10.4)', async ({ service }) => {
+    // region_rank numbers orders by id within customer_region: EAST O1 1, O2 2, O3 3; WEST O4 1, O7 2; NULL (O5 orphan, O6 no region) O5 1, O6 2.
+    assert.equal(await rows(service, { dimensions: ['orders.region_rank'], measures: ['order_count', 'revenue'] }, ['region_rank', 'order_count', 'revenue']), sorted([
+      [1, 3, 470], [2, 3, 220], [3, 1, 50],
+    ]));
+    // With customers joined again outside the derived table: the first order of each region, orphan in the NULL group.
+    assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['revenue'], where: 'orders.region_rank = 1' }, ['region', 'revenue']), sorted([
+      ['EAST', 100], ['WEST', 300], [null, 70],
+    ]));
+    // Ranked before the where: O7 stays second in WEST though O4 is filtered out.
+    assert.equal(await rows(service, { fields: ['orders.id', 'orders.region_rank', 'orders.order_rank'], where: 'orders.id > 3' }, ['id', 'region_rank', 'order_rank']), sorted([
+      [4, 1, 1], [5, 1, 1], [6, 2, 1], [7, 2, 2],
+    ]));
+    // Its joins are inside the derived table: a customers measure by it de-duplicates customers per rank (Semantic 2);
+    // customer 4 has no order (NULL group), customers 1 and 3 have ranks 1 and 2, customer 2 rank 3, customer 5 rank 2.
+    assert.equal(await rows(service, { dimensions: ['orders.region_rank'], measures: ['customer_count'] }, ['region_rank', 'customer_count']), sorted([
+      [1, 2], [2, 3], [3, 1], [null, 1],
+    ]));
+    // It reads customers.region: outside the restricted caller's grants, 403 before any SQL.
+    const denied = await query(service, { dimensions: ['orders.region_rank'], measures: ['order_count'] }, RESTRICTED_TOKEN);
+    assert.equal([denied.status, denied.body['code']], [403, 'forbidden'], JSON.stringify(denied.body));
   });
 
   test('a windowed metric reading a row-level field of a dataset the query fans out is E_WINDOW_OVER_FANOUT_REWRITE (§6.10.3)', async ({ service }) => {
     await refused(service, { dimensions: ['orders.status'], measures: ['regional_peak'] }, 'E_WINDOW_OVER_FANOUT_REWRITE');
+  });
+
+  test('a window in having filters the grouped rows (§6.10.1 "Having: yes, over the post-GROUP BY row set"); the measures\' windows run over the rows kept', async ({ service }) => {
+    const body = {
+      dimensions: ['customers.region'], measures: ['revenue', 'RANK() OVER (ORDER BY revenue DESC) AS place', 'SUM(revenue) OVER () AS kept'],
+      having: 'RANK() OVER (ORDER BY revenue DESC) <= 2',
+    };
+    assert.equal(await rows(service, body, ['region', 'revenue', 'place', 'kept']), sorted([['EAST', 350, 1, 650], ['WEST', 300, 2, 650]]));
+    // Beside a plain term, over two facts: NORTH (no revenue) fails revenue > 50; the total over all four groups is 740.
+    const mixed = { dimensions: ['customers.region'], measures: ['revenue', 'returned'], having: ['revenue > 50', 'SUM(revenue) OVER () > 700'] };
+    assert.equal(await rows(service, mixed, ['region', 'revenue', 'returned']), sorted([['EAST', 350, 25], ['WEST', 300, null], [null, 90, 12]]));
   });
 
   test('having filters groups after aggregation, over metrics and grouping columns (§6.3)', async ({ service }) => {
@@ -267,10 +305,25 @@ export function runShapesSuite(backend: ShapesBackend): void {
   test('a window over rows its home would see repeated is E_WINDOW_OVER_FANOUT_REWRITE (§6.10.3); without fan-out a bare one is a finer-grain reference (§6.10.4)', async ({ service }) => {
     // customers rows repeat once per order when grouped by orders.status; movies rows once per actor through the bridge.
     await refused(service, { dimensions: ['orders.status'], measures: [{ expression: 'SUM(customers.id) OVER ()' }] }, 'E_WINDOW_OVER_FANOUT_REWRITE');
-    await refused(service, { dimensions: ['orders.status'], measures: [{ expression: 'MAX(ROW_NUMBER() OVER (ORDER BY customers.id))' }] }, 'E_WINDOW_OVER_FANOUT_REWRITE');
     await refused(service, { dimensions: ['actors.height'], measures: ['gross'], orderBy: [{ field: 'SUM(movies.gross) OVER (PARTITION BY movies.movie_id)', direction: 'asc' }] }, 'E_WINDOW_OVER_FANOUT_REWRITE');
     await refused(service, { dimensions: ['customers.region'], measures: [{ expression: 'SUM(orders.amount) OVER (PARTITION BY customers.region)' }] }, 'E_UNAGGREGATED_FINER_GRAIN_REFERENCE');
-    await refused(service, { dimensions: ['customers.region'], measures: [{ expression: 'MAX(ROW_NUMBER() OVER (ORDER BY orders.id))' }] }, 'E_INVALID_EXPRESSION');
+  });
+
+  test('a window inside an aggregate runs at its dataset\'s grain, before any join, then the aggregate at the query\'s (§6.10.1, §6.10.3)', async ({ service }) => {
+    // Each order carries its customer's total (c1 300 twice, c3 300 twice, c2 50, the orphan 70, c5 20), summed per region.
+    assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['SUM(SUM(orders.amount) OVER (PARTITION BY orders.customer_id)) AS s'] }, ['region', 's']), sorted([
+      ['EAST', 650], ['WEST', 600], [null, 90],
+    ]));
+    // Customers numbered 1 to 5 by id, then the largest per order status: a customer counts once per status (Semantic 2),
+    // customer 4 without orders in the NULL group. The window saw each customer once, whatever the join repeats.
+    assert.equal(await rows(service, { dimensions: ['orders.status'], measures: ['MAX(ROW_NUMBER() OVER (ORDER BY customers.id)) AS m'] }, ['status', 'm']), sorted([
+      ['paid', 5], ['cancelled', 2], [null, 4],
+    ]));
+    // Over an enriched field: orders counted per customer_region (EAST 3, WEST 2, NULL 2), the largest per status.
+    assert.equal(await rows(service, { dimensions: ['orders.status'], measures: ['MAX(COUNT(orders.id) OVER (PARTITION BY orders.customer_region)) AS m'] }, ['status', 'm']), sorted([
+      ['paid', 3], ['cancelled', 3],
+    ]));
+    await refused(service, { measures: ['MAX(ROW_NUMBER() OVER (PARTITION BY customers.region ORDER BY orders.id)) AS m'] }, 'E_INVALID_EXPRESSION');
   });
 
   test('window frames ROWS and RANGE with literal bounds over the query\'s rows; GROUPS and non-literal bounds are E_DEFERRED_FRAME_MODE (§6.10.6)', async ({ service }) => {
@@ -336,6 +389,10 @@ export function runShapesSuite(backend: ShapesBackend): void {
     assert.is(missing.status, 404);
     const plain = await service.request('/api/v1/semantic/vdbs/plain/versions/1/query', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"dimensions":["weather.day"]}' });
     assert.equal([plain.status, ((await plain.json()) as Row)['code']], [409, 'semantic_unavailable']);
+    // A model the Foundation refuses: 409 with the refusal's code (here §6.10.5's).
+    const broken = await service.request('/api/v1/semantic/vdbs/broken/versions/1/query', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"measures":["warmth"]}' });
+    const brokenBody = (await broken.json()) as Row;
+    assert.equal([broken.status, brokenBody['code'], (brokenBody['details'] as Row)['osiCode']], [409, 'semantic_unavailable', 'E_WINDOWED_METRIC_COMPOSITION'], JSON.stringify(brokenBody));
   });
 
   test('a scalar query: one row per home row, enriched LEFT (the orphan keeps a NULL region); fan-out and aggregates refused (§5.1.2, §6.2 B)', async ({ service }) => {
@@ -366,6 +423,121 @@ export function runShapesSuite(backend: ShapesBackend): void {
     const plan = (await explained.json()) as { sql: string; params: unknown[] };
     assert.match(plan.sql, /LIKE \? ESCAPE '!'/);
     assert.equal(plan.params, ['%5!%!_!!%']);
+  });
+
+  test('the Foundation\'s §6.8.2 worked example, in its own spelling: every group of either fact, the missing cell NULL for SUM and 0 for COUNT (§6.11.5)', async ({ service }) => {
+    const body = { query: { Dimensions: ['st_customers.region'], Measures: ['SUM(st_orders.amount) AS total_revenue', 'SUM(st_returns.amount) AS total_returns'] } };
+    assert.equal(await rows(service, body, ['region', 'total_revenue', 'total_returns']), sorted([
+      ['EAST', 350, 25], ['WEST', 300, null], ['NORTH', null, 10],
+    ]));
+    const counts = { dimensions: ['st_customers.region'], measures: ['st_order_count', 'st_orders_placed', 'COUNT(st_returns.return_id) AS return_count', 'COUNT(DISTINCT st_returns.customer_id) AS returners'] };
+    assert.equal(await rows(service, counts, ['region', 'st_order_count', 'st_orders_placed', 'return_count', 'returners']), sorted([
+      ['EAST', 3, 3, 1, 1], ['WEST', 1, 1, 0, 0], ['NORTH', 0, 0, 1, 1],
+    ]));
+    // §6.11.4: revenue / cost where cost has no rows is NULL / … = NULL, not a division error.
+    const ratio = { dimensions: ['st_customers.region'], measures: ['SUM(st_orders.amount) / SUM(st_returns.amount) AS ratio'] };
+    assert.equal(await rows(service, ratio, ['region', 'ratio']), sorted([['EAST', 14], ['WEST', null], ['NORTH', null]]));
+  });
+
+  test('aggregates over no rows (§6.11.1): one row at the empty grain, COUNT 0 and the others NULL; with dimensions no row', async ({ service }) => {
+    const measures = ['order_count', 'revenue', 'COUNT(*) AS all_rows', 'COUNT(DISTINCT orders.customer_id) AS customers', 'AVG(orders.amount) AS average', 'MIN(orders.amount) AS least', 'MAX(orders.amount) AS most'];
+    const columns = ['order_count', 'revenue', 'all_rows', 'customers', 'average', 'least', 'most'];
+    assert.equal(await rows(service, { measures, where: "orders.status = 'none'" }, columns), [[0, null, 0, 0, null, null, null]]);
+    // Two facts, both empty: their one-row totals combined.
+    assert.equal(await rows(service, { measures: ['order_count', 'returned'], where: "customers.region = 'none'" }, ['order_count', 'returned']), [[0, null]]);
+    assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['order_count'], where: "orders.status = 'none'" }, ['region', 'order_count']), []);
+  });
+
+  test('aggregates ignore NULL inputs (§6.11.2): AVG over one 5 and 99 NULLs is 5; over only NULLs COUNT(x) is 0 and SUM NULL', async ({ service }) => {
+    const measures = ['AVG(readings.x) AS average', 'COUNT(readings.x) AS counted', 'COUNT(*) AS all_rows', 'SUM(readings.x) AS total', 'AVG(COALESCE(readings.x, 0)) AS as_zero'];
+    const columns = ['average', 'counted', 'all_rows', 'total', 'as_zero'];
+    assert.equal(await rows(service, { measures }, columns), [[5, 1, 100, 5, 0.05]]);
+    assert.equal(await rows(service, { measures: measures.slice(1, 4), where: 'readings.id > 1' }, columns.slice(1, 4)), [[0, 99, null]]);
+  });
+
+  test('the canonical "first order per customer" of §6.10.4: COUNT(*) AS first_orders by region, where the windowed field is 1', async ({ service }) => {
+    // First orders: O1 and O3 (EAST), O4 (WEST), O5 (orphan) and O6 (customer without region) in the NULL group.
+    const body = { Dimensions: ['customers.region'], Measures: ['COUNT(*) AS first_orders'], Where: 'orders.order_rank = 1' };
+    assert.equal(await rows(service, body, ['region', 'first_orders']), sorted([['EAST', 2], ['WEST', 1], [null, 2]]));
+  });
+
+  test('the request as the Foundation writes it (§5.1.1): under query:, order_by with DESC, a dimension AS an alias, where and having as text', async ({ service }) => {
+    const body = {
+      query: {
+        dimensions: ['customers.region AS customer_region'], measures: ['revenue', 'order_count'],
+        where: "orders.status = 'paid'", having: 'revenue > 100', order_by: [{ field: 'revenue', direction: 'DESC' }], limit: 50,
+      },
+    };
+    const reply = await query(service, body);
+    assert.is(reply.status, 200, JSON.stringify(reply.body));
+    // EAST and WEST tie at 300 (paid orders only): the order keeps both above the cut, in either order.
+    assert.equal(sorted(normal(reply.body['rows'] as Row[], ['customer_region', 'revenue', 'order_count'])), sorted([['EAST', 300, 2], ['WEST', 300, 2]]));
+    // An order entry as text, with its direction; a scalar field as an expression with an alias.
+    const scalar = await query(service, { fields: ['orders.id', 'orders.amount * 2 AS twice'], order_by: ['orders.id DESC'], limit: 2 });
+    assert.equal(normal(scalar.body['rows'] as Row[], ['id', 'twice']), [[7, null], [6, 40]]);
+    await refused(service, { query: { dimensions: ['customers.region'], orderBy: ['region'], order_by: ['region'] } }, 'E_INVALID_QUERY');
+    // A measure written as the model writes a metric ({name, expression}); one structured filter without a list.
+    const named = { dimensions: ['customers.region'], measures: [{ name: 'total', expression: 'SUM(orders.amount)' }, { name: 'revenue' }], where: { field: 'orders.status', operator: 'equals', values: ['paid'] } };
+    assert.equal(await rows(service, named, ['region', 'total', 'revenue']), sorted([['EAST', 300, 300], ['WEST', 300, 300], [null, 90, 90]]));
+  });
+
+  test('scalar query shapes (§5.1.2, §6.2 B): the home is the fields\' dataset, a filter on its many side repeats its rows; empty fields beside dimensions is an aggregation query; having is the other shape', async ({ service }) => {
+    await refused(service, { fields: ['customers.id'], where: "orders.status = 'paid'" }, 'E_FAN_OUT_IN_SCALAR_QUERY');
+    await refused(service, { fields: ['orders.id'], where: 'returns.amount > 1' }, 'E_FAN_OUT_IN_SCALAR_QUERY');
+    await refused(service, { fields: ['orders.amount', 'returns.amount', 'customers.region'] }, 'E_FAN_OUT_IN_SCALAR_QUERY');
+    assert.equal(await rows(service, { fields: ['customers.id'], where: "customers.region = 'EAST'" }, ['id']), [[1], [2]]);
+    assert.equal(await rows(service, { fields: [], dimensions: ['customers.region'] }, ['region']), sorted([['EAST'], ['WEST'], ['NORTH'], [null]]));
+    await refused(service, { fields: ['orders.id'], having: 'revenue > 1' }, 'E_MIXED_QUERY_SHAPE');
+    await refused(service, { fields: [], dimensions: [] }, 'E_EMPTY_AGGREGATION_QUERY');
+  });
+
+  test('holistic aggregates over the bridge (§6.8.1, §6.11.3): COUNT(DISTINCT) everywhere; MEDIAN and PERCENTILE_CONT/DISC where the server has them as aggregates', async ({ service }) => {
+    assert.equal(await rows(service, { dimensions: ['actors.height'], measures: ['COUNT(DISTINCT movies.movie_id) AS movies', 'COUNT(DISTINCT appearances.actor_id) AS cast_size'] }, ['height', 'movies', 'cast_size']), sorted([
+      [170, 2, 2], [180, 1, 1], [null, 1, 0],
+    ]));
+    // The per-actor-first reading is nested aggregation, deferred (§4.5).
+    await refused(service, { dimensions: ['actors.height'], measures: ['AVG(AVG(movies.gross)) AS nested'] }, 'E_NESTED_AGGREGATION_DEFERRED');
+    const body = {
+      dimensions: ['actors.height'],
+      measures: ['MEDIAN(movies.gross) AS median_gross', 'PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY movies.gross) AS cont', 'PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY movies.gross) AS disc'],
+    };
+    if (backend.name === 'mysql') {
+      await refused(service, body, 'E_FUNCTION_NOT_ALLOWED');
+      return;
+    }
+    assert.equal(await rows(service, body, ['height', 'median_gross', 'cont', 'disc']), sorted([[170, 150, 150, 100], [180, 50, 50, 50], [null, 40, 40, 40]]));
+    // Amounts 20, 50, 70, 100, 200, 300: the continuous 25th percentile is 50 + 0.25 × 20; over no rows, NULL (§6.11.1).
+    assert.equal(await rows(service, { measures: ['PERCENTILE_CONT(0.25) WITHIN GROUP (ORDER BY orders.amount) AS p', 'PERCENTILE_DISC(0.75) WITHIN GROUP (ORDER BY orders.amount) AS d'] }, ['p', 'd']), [[55, 200]]);
+    assert.equal(await rows(service, { measures: ['MEDIAN(orders.amount) AS m'], where: 'orders.id > 100' }, ['m']), [[null]]);
+    await refused(service, { measures: ['PERCENTILE_CONT(2) WITHIN GROUP (ORDER BY orders.amount) AS p'] }, 'E_INVALID_EXPRESSION');
+  });
+
+  test('the OSI expression language\'s conditional, date-part and string-search functions, written in forms every server has', async ({ service }) => {
+    const measures = [
+      "SUM(IFF(orders.status = 'paid', orders.amount, 0)) AS paid", "SUM(IF(orders.status = 'paid', 1, 0)) AS paid_count", 'SUM(NVL(orders.amount, 1)) AS nvl',
+      'SUM(IFNULL(orders.amount, 1)) AS ifnull', 'SUM(NVL2(orders.amount, 1, 0)) AS with_amount', 'COUNT(NULLIFZERO(orders.amount - 100)) AS not_hundred',
+      'MAX(YEAR(orders.ordered_at)) AS y', 'MAX(QUARTER(orders.ordered_at)) AS q', 'MIN(MONTH(orders.ordered_at)) AS m', 'SUM(EXTRACT(DAY FROM orders.ordered_at)) AS days',
+      "MAX(DATE_PART('hour', orders.ordered_at)) AS h", 'MAX(DAYOFYEAR(orders.ordered_at)) AS doy',
+    ];
+    const columns = ['paid', 'paid_count', 'nvl', 'ifnull', 'with_amount', 'not_hundred', 'y', 'q', 'm', 'days', 'h', 'doy'];
+    // Amounts 100, 200, 50, 300, 70, 20 and NULL; six paid; days 15 + 3 + 20 + 10 + 11 + 1 + 2; 2024-05-02 is day 123.
+    assert.equal(await rows(service, { measures }, columns), [[690, 6, 741, 741, 6, 5, 2024, 2, 1, 62, 10, 123]]);
+    const zero = await rows(service, { measures: ['AVG(ZEROIFNULL(orders.amount)) AS average'] }, ['average']);
+    assert.is(Math.round((zero[0]?.[0] as number) * 100), 10571);
+    // String search: six paid orders contain 'ai', one cancelled starts with 'can' and ends with 'led'; 'i' is third in 'paid'.
+    const search = [
+      "SUM(IFF(CONTAINS(orders.status, 'ai'), 1, 0)) AS c", "SUM(IFF(STARTSWITH(orders.status, 'can'), 1, 0)) AS s", "SUM(IFF(ENDSWITH(orders.status, 'led'), 1, 0)) AS e",
+      "MAX(POSITION('i' IN orders.status)) AS p", "MAX(CHARINDEX('l', orders.status)) AS ci",
+    ];
+    assert.equal(await rows(service, { measures: search }, ['c', 's', 'e', 'p', 'ci']), [[6, 1, 1, 3, 6]]);
+    await refused(service, { measures: ['SUM(IFF(orders.amount > 1, 1)) AS x'] }, 'E_INVALID_EXPRESSION');
+    await refused(service, { measures: ["MAX(EXTRACT(EPOCH FROM orders.ordered_at)) AS x"] }, 'E_INVALID_EXPRESSION');
+  });
+
+  test('a dimension written as a row-level expression over fields, with an alias: grouped by its value (bound literals in it)', async ({ service }) => {
+    const body = { dimensions: ["CASE WHEN orders.amount > 100 THEN 'big' ELSE 'small' END AS size", 'YEAR(orders.ordered_at) AS y'], measures: ['order_count', 'revenue'] };
+    assert.equal(await rows(service, body, ['size', 'y', 'order_count', 'revenue']), sorted([['big', 2024, 2, 500], ['small', 2024, 5, 240]]));
+    await refused(service, { dimensions: ['SUM(orders.amount) AS s'], measures: ['order_count'] }, 'E_INVALID_EXPRESSION');
   });
 
   test('a dimension-only query lists the values of the dimension\'s own dataset', async ({ service }) => {
