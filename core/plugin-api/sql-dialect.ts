@@ -54,6 +54,8 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 export interface ResultColumn {
   name: string;
   logicalType: LogicalType;
+  /** Present (true) for a timestamp whose native type holds an instant: its values end in `Z`. */
+  withTimeZone?: true;
 }
 
 export interface QueryResult {

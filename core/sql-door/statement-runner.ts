@@ -156,7 +156,8 @@ export class StatementRunner {
   }
 
   private catalogCaller(): CatalogCaller {
-    return this.catalogView ??= callerCatalog(this.caller.handle.vdb, this.caller.grants);
+    const { handle, grants } = this.caller;
+    return this.catalogView ??= callerCatalog(handle.vdb, grants, handle.dialect.maxRoleNameBytes);
   }
 
   /** Only a plan of kind `catalog` asks, and only a runner with a responder makes one. */
@@ -179,7 +180,7 @@ function abortable<T>(running: Promise<T>, signal: AbortSignal): Promise<T> {
 function resultSet(result: QueryResult, commandTag: string): ResultSet {
   const { columns } = result;
   return {
-    fields: columns.map((column) => ({ name: column.name, typeOid: typeOid(column.logicalType) })),
+    fields: columns.map((column) => ({ name: column.name, typeOid: typeOid(column.logicalType, column.withTimeZone) })),
     rows: result.rows.map((row) => columns.map((column) => textForm(row[column.name] ?? null, column.logicalType))),
     tag: commandTag,
   };

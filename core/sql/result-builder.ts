@@ -55,7 +55,9 @@ export class ResultBuilder {
    */
   result(affectedRows = 0): QueryResult {
     return {
-      columns: this.columns.map(({ name, logicalType }) => ({ name, logicalType })),
+      columns: this.columns.map(({ name, logicalType, withTimeZone }) => (withTimeZone === true && logicalType === 'timestamp'
+        ? { name, logicalType, withTimeZone }
+        : { name, logicalType })),
       rows: this.rows,
       rowCount: this.columns.length > 0 ? this.rows.length : affectedRows,
       truncated: this.cut !== undefined,
