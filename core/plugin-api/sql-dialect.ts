@@ -54,8 +54,6 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 export interface ResultColumn {
   name: string;
   logicalType: LogicalType;
-  /** Present (true) for a timestamp whose native type holds an instant: its values end in `Z`. */
-  withTimeZone?: true;
 }
 
 export interface QueryResult {
@@ -64,6 +62,11 @@ export interface QueryResult {
   rows: Record<string, JsonValue>[];
   /** Rows returned for a query, rows affected for DML. */
   rowCount: number;
+  /**
+   * The `timestamp` columns whose native type holds an instant (their values end in `Z`), by name; absent:
+   * none. The SQL front door sends them as `timestamptz`. Beside `columns`, whose shape the HTTP answers share.
+   */
+  withTimeZone?: string[];
   /** True when `maxRows` or `maxBytes` cut the result short. */
   truncated: boolean;
   /** Which limit cut it, when one did. */

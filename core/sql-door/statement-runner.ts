@@ -178,9 +178,9 @@ function abortable<T>(running: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 function resultSet(result: QueryResult, commandTag: string): ResultSet {
-  const { columns } = result;
+  const { columns, withTimeZone } = result;
   return {
-    fields: columns.map((column) => ({ name: column.name, typeOid: typeOid(column.logicalType, column.withTimeZone) })),
+    fields: columns.map((column) => ({ name: column.name, typeOid: typeOid(column.logicalType, withTimeZone?.includes(column.name)) })),
     rows: result.rows.map((row) => columns.map((column) => textForm(row[column.name] ?? null, column.logicalType))),
     tag: commandTag,
   };
