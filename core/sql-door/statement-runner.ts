@@ -167,13 +167,22 @@ export class StatementRunner {
   }
 }
 
-/** The client gets its cancellation at once; the datasource cancels the statement on the signal. */
+/**
+ * The client gets its cancellation at once; the datasource cancels the statement on the signal. One promise
+ * per run (a `finally` was one more).
+ */
 function abortable<T>(running: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(new WireError('57014', 'canceling statement due to user request'));
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(new WireError('57014', 'canceling statement due to user request'));
     signal.addEventListener('abort', onAbort, { once: true });
-    running.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    running.then((value) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(value);
+    }, (error: unknown) => {
+      signal.removeEventListener('abort', onAbort);
+      reject(error);
+    });
   });
 }
 
