@@ -8,9 +8,11 @@
 //
 // It creates (and drops at the end) the schema sql_door_bench in that database and the database role
 // vdb_door_bench_v1_reader the service syncs. Options (env): BENCH_DURATION (s, 10), BENCH_WARMUP (s, 2),
-// BENCH_CONNECTIONS (10), BENCH_ROUNDS (2), BENCH_POOL (the service's pool size, 10).
+// BENCH_CONNECTIONS (10), BENCH_ROUNDS (2, or `--rounds N`), BENCH_POOL (the service's pool size, 10),
+// BENCH_DOOR_NODE_ARGS (node options of the service's process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+// Each door run also reports the CPU the service's process used per query (/proc/<pid>/stat, user and system).
 import { fork } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +27,7 @@ const settings = {
   duration: number('BENCH_DURATION', 10),
   warmup: number('BENCH_WARMUP', 2),
   connections: number('BENCH_CONNECTIONS', 10),
-  rounds: number('BENCH_ROUNDS', 2),
+  rounds: process.argv.includes('--rounds') ? Number(process.argv[process.argv.indexOf('--rounds') + 1]) : number('BENCH_ROUNDS', 2),
   pool: number('BENCH_POOL', 10),
 };
 
@@ -73,7 +75,8 @@ async function main() {
     logging: { level: 'warn' },
     sql: { enabled: true, host: '127.0.0.1', port: 0 },
   }));
-  const child = fork(fileURLToPath(import.meta.url), ['--serve', configFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const execArgv = (process.env.BENCH_DOOR_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', configFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
   const { port } = await new Promise((resolve, reject) => {
     child.once('message', resolve);
     child.once('exit', (code) => reject(new Error(`the service stopped (exit ${code})`)));
@@ -81,14 +84,26 @@ async function main() {
 
   const direct = () => ({ connectionString: url });
   const door = () => ({ host: '127.0.0.1', port, database: 'door_bench@1', user: 'bench', password: TOKEN });
+  // the first connection starts the catalog mirrors' snapshot (initdb in a worker thread: seconds of CPU,
+  // docs/sql-catalog.md); a catalog statement waits for it, so that no timed round measures it
+  const first = new pg.Client(door());
+  await first.connect();
+  await first.query('select current_database()');
+  await first.end();
   const results = { direct: [], door: [] };
   try {
     for (let round = 0; round < settings.rounds; round++) {
       for (const [name, config] of [['direct', direct], ['door', door]]) {
         await load(config, settings.warmup);
-        const qps = await load(config, settings.duration);
+        const before = cpuOf(child.pid);
+        const { qps, count } = await load(config, settings.duration);
+        const after = cpuOf(child.pid);
         results[name].push(qps);
-        console.log(`round ${round + 1} ${name.padEnd(6)} ${qps.toFixed(0)} queries/s`);
+        const cpu = name === 'door'
+          ? `, the door's process ${perQuery(after.user - before.user + after.system - before.system, count)} µs CPU per query`
+            + ` (user ${perQuery(after.user - before.user, count)}, system ${perQuery(after.system - before.system, count)})`
+          : '';
+        console.log(`round ${round + 1} ${name.padEnd(6)} ${qps.toFixed(0)} queries/s${cpu}`);
       }
     }
   } finally {
@@ -124,5 +139,15 @@ async function load(config, seconds) {
   }));
   const elapsed = (Date.now() - started) / 1000;
   await Promise.all(clients.map((client) => client.end()));
-  return count / elapsed;
+  return { qps: count / elapsed, count };
+}
+
+/** CPU time of a process so far, in µs (utime and stime of /proc/<pid>/stat, in clock ticks of 10 ms). */
+function cpuOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 };
+}
+
+function perQuery(micros, count) {
+  return (micros / count).toFixed(1);
 }

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { readCatalog, KnexDatasource, encodeResult, type Catalog, type QueryOptions, type QueryResult, type RowReader } from '../../core/plugin-api/index.js';
 import { mssqlIntrospectionQueries } from './mssql-introspector.js';
 import { runTediousRequest } from './mssql-request.js';
-import { mssqlCodec } from './mssql-types.js';
+import { mssqlCodec, mssqlWithTimeZone } from './mssql-types.js';
 
 export class MssqlDatasource extends KnexDatasource {
   protected async execute(runner: Knex, sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
@@ -15,6 +15,9 @@ export class MssqlDatasource extends KnexDatasource {
 
   introspect(schemas: readonly string[]): Promise<Catalog> {
     const read: RowReader = async ({ sql, bindings }) => (await runTediousRequest(this.knex, sql, bindings)).rows;
-    return readCatalog(schemas, mssqlIntrospectionQueries(schemas), read, (type) => this.dialect.logicalType(type));
+    return readCatalog(schemas, mssqlIntrospectionQueries(schemas), read, {
+      logicalType: (type) => this.dialect.logicalType(type),
+      withTimeZone: mssqlWithTimeZone,
+    });
   }
 }

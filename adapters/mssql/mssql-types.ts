@@ -25,6 +25,11 @@ export function mssqlLogicalType(nativeType: string): LogicalType {
   return lookupLogicalType(MSSQL_TYPES, parseNativeType(nativeType));
 }
 
+/** `datetimeoffset` holds an instant; `datetime`, `datetime2` and `smalldatetime` a wall-clock time. */
+export function mssqlWithTimeZone(nativeType: string): boolean {
+  return parseNativeType(nativeType).base === 'datetimeoffset';
+}
+
 /** The parts of a tedious column metadata this adapter reads. */
 export interface TediousColumn {
   colName: string;

@@ -6,7 +6,7 @@ import {
 import { mysqlIntrospectionQueries } from './mysql-introspector.js';
 import { readMysqlOwnPrivileges } from './mysql-roles.js';
 import { streamStatement, type StreamingConnection } from './mysql-stream.js';
-import { mysqlCodec, type MysqlField } from './mysql-types.js';
+import { mysqlCodec, mysqlWithTimeZone, type MysqlField } from './mysql-types.js';
 
 /**
  * knex.raw on mysql2 returns `[rows, fields]`; a statement without a result set gives a header instead of
@@ -150,7 +150,10 @@ export class MysqlDatasource extends KnexDatasource {
       const [rows] = await this.run(sql, bindings);
       return Array.isArray(rows) ? rows : [];
     };
-    return readCatalog(schemas, mysqlIntrospectionQueries(schemas, { mariadb }), read, (type) => this.dialect.logicalType(type));
+    return readCatalog(schemas, mysqlIntrospectionQueries(schemas, { mariadb }), read, {
+      logicalType: (type) => this.dialect.logicalType(type),
+      withTimeZone: mysqlWithTimeZone,
+    });
   }
 
   private async run(sql: string, bindings: readonly unknown[], runner: Knex = this.knex): Promise<[MysqlRows, MysqlField[] | undefined]> {

@@ -55,8 +55,11 @@ order by 1, 2, 3, 5`,
     functions: {
       sql: `select ROUTINE_SCHEMA as schema_name, ROUTINE_NAME as function_name,
   case when ROUTINE_TYPE = 'PROCEDURE' then 'procedure' else 'function' end as function_kind,
-  case when ROUTINE_TYPE = 'PROCEDURE' then '' else DTD_IDENTIFIER end as return_type
-from information_schema.ROUTINES
+  case when ROUTINE_TYPE = 'PROCEDURE' then '' else DTD_IDENTIFIER end as return_type,
+  coalesce((select group_concat(p.DTD_IDENTIFIER order by p.ORDINAL_POSITION separator ';') from information_schema.PARAMETERS p
+    where p.SPECIFIC_SCHEMA = r.ROUTINE_SCHEMA and p.SPECIFIC_NAME = r.SPECIFIC_NAME and p.ORDINAL_POSITION > 0
+      and coalesce(p.PARAMETER_MODE, 'IN') in ('IN', 'INOUT')), '') as argument_types
+from information_schema.ROUTINES r
 where ROUTINE_SCHEMA in (${list}) and ROUTINE_TYPE in ('FUNCTION', 'PROCEDURE')
 order by 1, 2`,
       bindings: schemas,

@@ -30,6 +30,11 @@ export function mysqlLogicalType(nativeType: string): LogicalType {
   return lookupLogicalType(MYSQL_TYPES, { ...parts, base });
 }
 
+/** MySQL's `TIMESTAMP` holds an instant (stored in UTC); `DATETIME` a wall-clock time. */
+export function mysqlWithTimeZone(nativeType: string): boolean {
+  return parseNativeType(nativeType).base === 'timestamp';
+}
+
 /** The parts of a mysql2 column definition this adapter reads. */
 export interface MysqlField {
   name: string;

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { readCatalog, KnexDatasource, encodeResult, type Catalog, type QueryOptions, type QueryResult, type RowReader } from '../../core/plugin-api/index.js';
 import { oracleIntrospectionQueries } from './oracle-introspector.js';
 import { runOracleStatement } from './oracle-statement.js';
-import { oracleCodec } from './oracle-types.js';
+import { oracleCodec, oracleWithTimeZone } from './oracle-types.js';
 
 export class OracleDatasource extends KnexDatasource {
   protected async execute(runner: Knex, sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
@@ -14,6 +14,9 @@ export class OracleDatasource extends KnexDatasource {
 
   introspect(schemas: readonly string[]): Promise<Catalog> {
     const read: RowReader = async ({ sql, bindings }) => (await runOracleStatement(this.knex, sql, bindings)).rows;
-    return readCatalog(schemas, oracleIntrospectionQueries(schemas), read, (type) => this.dialect.logicalType(type));
+    return readCatalog(schemas, oracleIntrospectionQueries(schemas), read, {
+      logicalType: (type) => this.dialect.logicalType(type),
+      withTimeZone: oracleWithTimeZone,
+    });
   }
 }

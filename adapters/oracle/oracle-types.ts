@@ -33,6 +33,12 @@ export function oracleLogicalType(nativeType: string): LogicalType {
   return lookupLogicalType(ORACLE_TYPES, parts);
 }
 
+/** `TIMESTAMP(6) WITH TIME ZONE` and `... WITH LOCAL TIME ZONE` hold an instant. */
+export function oracleWithTimeZone(nativeType: string): boolean {
+  const { base } = parseNativeType(nativeType);
+  return base.startsWith('timestamp') && base.endsWith('time zone');
+}
+
 /** The parts of an oracledb result column (`result.metaData[i]`) this adapter reads. */
 export interface OracleColumn {
   name: string;

@@ -5,7 +5,7 @@ import {
   type TransactionOptions,
 } from '../../core/plugin-api/index.js';
 import { postgresIntrospectionQueries } from '../postgres/postgres-introspector.js';
-import { postgresCodec } from '../postgres/postgres-types.js';
+import { postgresCodec, postgresWithTimeZone } from '../postgres/postgres-types.js';
 import type { PgliteHost, StatementOptions } from './pglite-host.js';
 import { AUTHENTICATOR, grantAuthenticator } from './pglite-session.js';
 
@@ -66,7 +66,10 @@ export class PgliteDatasource implements Datasource {
 
   introspect(schemas: readonly string[]): Promise<Catalog> {
     const read: RowReader = async ({ sql, bindings }) => (await this.host.query(...this.numbered(sql, bindings))).rows;
-    return readCatalog(schemas, postgresIntrospectionQueries(schemas), read, (type) => this.dialect.logicalType(type));
+    return readCatalog(schemas, postgresIntrospectionQueries(schemas), read, {
+      logicalType: (type) => this.dialect.logicalType(type),
+      withTimeZone: postgresWithTimeZone,
+    });
   }
 
   async ping(): Promise<void> {

@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import type { PgResult } from './pg-statement.js';
 import { postgresIntrospectionQueries } from './postgres-introspector.js';
 import { streamStatement, type StreamingClient } from './postgres-stream.js';
-import { postgresCodec } from './postgres-types.js';
+import { postgresCodec, postgresWithTimeZone } from './postgres-types.js';
 import type { ConnectionSource, ScopePool, SessionSetup } from './scope-pool.js';
 
 /** knex.raw on pg returns one result, or one per statement when the text holds several. */
@@ -172,6 +172,9 @@ export class PostgresDatasource extends KnexDatasource {
 
   introspect(schemas: readonly string[]): Promise<Catalog> {
     const read: RowReader = async ({ sql, bindings }) => (await runRaw(this.knex, sql, bindings)).rows;
-    return readCatalog(schemas, postgresIntrospectionQueries(schemas), read, (type) => this.dialect.logicalType(type));
+    return readCatalog(schemas, postgresIntrospectionQueries(schemas), read, {
+      logicalType: (type) => this.dialect.logicalType(type),
+      withTimeZone: postgresWithTimeZone,
+    });
   }
 }

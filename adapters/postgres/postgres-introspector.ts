@@ -78,7 +78,9 @@ order by 1, 2, 3, 5`,
       // User functions only: not those of an extension, not trigger functions (they cannot be called in a query).
       sql: `select distinct n.nspname as schema_name, p.proname as function_name,
   case p.prokind when 'a' then 'aggregate' when 'p' then 'procedure' else 'function' end as function_kind,
-  case when p.prokind = 'p' then '' else pg_catalog.format_type(p.prorettype, null) end as return_type
+  case when p.prokind = 'p' then '' else pg_catalog.format_type(p.prorettype, null) end as return_type,
+  coalesce((select pg_catalog.string_agg(pg_catalog.format_type(a.type, null), ';' order by a.at)
+    from pg_catalog.unnest(p.proargtypes::pg_catalog.oid[]) with ordinality as a(type, at)), '') as argument_types
 from pg_catalog.pg_proc p
 join pg_catalog.pg_namespace n on n.oid = p.pronamespace
 where ${inSchemas}

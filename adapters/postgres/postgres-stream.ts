@@ -65,7 +65,9 @@ export function streamStatement(client: StreamingClient, statement: NativeStatem
       settled = true;
       clearTimeout(again);
       signal?.removeEventListener('abort', cancel);
-      void (cancelling ?? Promise.resolve()).then(outcome);
+      // no cancel in flight (the usual end): settled at once, not a promise later
+      if (cancelling === undefined) outcome();
+      else void cancelling.then(outcome);
     };
     signal?.addEventListener('abort', cancel, { once: true });
     query.on('row', (row: Record<string, unknown>, result?: PgResultShape) => {

@@ -37,6 +37,12 @@ export function postgresLogicalType(nativeType: string): LogicalType {
   return parts.array ? 'json' : lookupLogicalType(POSTGRES_TYPES, parts);
 }
 
+/** `timestamptz`, `timestamp(3) with time zone`: the native timestamp types holding an instant. */
+export function postgresWithTimeZone(nativeType: string): boolean {
+  const { base, array } = parseNativeType(nativeType);
+  return !array && (base === 'timestamptz' || base === 'timestamp with time zone');
+}
+
 /** Built-in type OIDs, as result rows report them, with their type names. */
 const OID_NAMES: Readonly<Record<number, string>> = {
   16: 'bool', 17: 'bytea', 18: 'char', 19: 'name', 20: 'int8', 21: 'int2', 23: 'int4', 25: 'text', 26: 'oid',

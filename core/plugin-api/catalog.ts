@@ -14,6 +14,11 @@ export interface CatalogColumn {
   nativeType: string;
   logicalType: LogicalType;
   nullable: boolean;
+  /**
+   * For a `timestamp`: the native type holds an instant (`timestamptz`, MySQL `TIMESTAMP`, `datetimeoffset`,
+   * Oracle `... TIME ZONE`), as its values' `Z` says (docs/logical-types.md); absent: it does not.
+   */
+  withTimeZone?: boolean;
 }
 
 export interface CatalogForeignKey {
@@ -42,6 +47,13 @@ export interface CatalogFunction {
   kind: 'function' | 'aggregate' | 'procedure';
   /** Native return type, e.g. `numeric`; empty for procedures. */
   returnType: string;
+  /** The logical type of `returnType`; absent for procedures. */
+  returns?: LogicalType;
+  /**
+   * The logical types of its input arguments, in order (one entry per overload in the catalog); absent when
+   * the dialect's introspection does not report them.
+   */
+  argumentTypes?: LogicalType[];
 }
 
 /** What one datasource holds, restricted to the schemas a VDB asked for. */

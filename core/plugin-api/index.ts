@@ -35,7 +35,7 @@ export * from './task-documents.js';
 export { libpgQueryGrammar } from '../sql-grammar/libpg-query-grammar.js';
 export { nodeSqlParserGrammar, type NodeSqlParserGrammarOptions } from '../sql-grammar/node-sql-parser-grammar.js';
 export { KnexDatasource, createKnex, knexPool, placeholders, DEFAULT_ACQUIRE_TIMEOUT_MS, type RowReader } from '../sql/knex-datasource.js';
-export { readCatalog, type IntrospectionQueries } from '../sql/catalog-assembly.js';
+export { readCatalog, type IntrospectionQueries, type NativeTypeReader } from '../sql/catalog-assembly.js';
 export { type ValueCodec } from '../sql/value-encoding.js';
 export { encodeResult, ResultBuilder, type ResultLimits } from '../sql/result-builder.js';
 export { lookupLogicalType, parseNativeType, type LogicalTypeTable } from '../sql/logical-types.js';

@@ -62,6 +62,11 @@ export interface QueryResult {
   rows: Record<string, JsonValue>[];
   /** Rows returned for a query, rows affected for DML. */
   rowCount: number;
+  /**
+   * The `timestamp` columns whose native type holds an instant (their values end in `Z`), by name; absent:
+   * none. The SQL front door sends them as `timestamptz`. Beside `columns`, whose shape the HTTP answers share.
+   */
+  withTimeZone?: string[];
   /** True when `maxRows` or `maxBytes` cut the result short. */
   truncated: boolean;
   /** Which limit cut it, when one did. */

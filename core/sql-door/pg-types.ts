@@ -14,7 +14,7 @@ export const PG_TYPE = {
   uuid: 2950, jsonb: 3802,
 } as const;
 
-/** The OID of each logical type. A timestamp is `timestamp`: an instant is sent as its UTC wall-clock time. */
+/** The OID of each logical type; a timestamp holding an instant is `timestamptz` instead (`typeOid`). */
 const OID_OF: Readonly<Record<LogicalType, number>> = {
   string: PG_TYPE.text, integer: PG_TYPE.int4, bigint: PG_TYPE.int8, decimal: PG_TYPE.numeric, float: PG_TYPE.float8,
   boolean: PG_TYPE.bool, date: PG_TYPE.date, time: PG_TYPE.time, timestamp: PG_TYPE.timestamp, json: PG_TYPE.json,
@@ -28,23 +28,27 @@ const TYPE_SIZE: Readonly<Record<number, number>> = {
   [PG_TYPE.uuid]: 16, [PG_TYPE.name]: 64,
 };
 
-export function typeOid(type: LogicalType): number {
-  return OID_OF[type];
+/** The OID a result column is sent as: `timestamptz` for a timestamp holding an instant, sent in UTC (`+00`). */
+export function typeOid(type: LogicalType, withTimeZone?: boolean): number {
+  return withTimeZone === true && type === 'timestamp' ? PG_TYPE.timestamptz : OID_OF[type];
 }
 
 export function typeSize(oid: number): number {
   return TYPE_SIZE[oid] ?? -1;
 }
 
-/** A value of a query result (JSON-encoded per docs/logical-types.md) in PostgreSQL's text output form. */
+/**
+ * A value of a query result (JSON-encoded per docs/logical-types.md) in PostgreSQL's text output form. An
+ * instant (`…Z`, sent as `timestamptz`) is written as PostgreSQL writes it in a session whose zone is UTC.
+ */
 export function textForm(value: JsonValue, type: LogicalType): string | null {
   if (value === null) return null;
   switch (type) {
     case 'boolean': return value === true || value === 't' || value === 'true' ? 't' : 'f';
     case 'json': return JSON.stringify(value);
     case 'binary': return typeof value === 'string' ? `\\x${Buffer.from(value, 'base64').toString('hex')}` : String(value);
-    // `2024-01-31T10:11:12.5` and `…Z` (UTC) both become PostgreSQL's `2024-01-31 10:11:12.5`
-    case 'timestamp': return typeof value === 'string' ? value.replace('T', ' ').replace(/Z$/, '') : String(value);
+    // `2024-01-31T10:11:12.5` becomes PostgreSQL's `2024-01-31 10:11:12.5`, `…Z` its `2024-01-31 10:11:12.5+00`
+    case 'timestamp': return typeof value === 'string' ? value.replace('T', ' ').replace(/Z$/, '+00') : String(value);
     default: return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
   }
 }

@@ -156,7 +156,8 @@ export class StatementRunner {
   }
 
   private catalogCaller(): CatalogCaller {
-    return this.catalogView ??= callerCatalog(this.caller.handle.vdb, this.caller.grants);
+    const { handle, grants } = this.caller;
+    return this.catalogView ??= callerCatalog(handle.vdb, grants, handle.dialect.maxRoleNameBytes);
   }
 
   /** Only a plan of kind `catalog` asks, and only a runner with a responder makes one. */
@@ -166,20 +167,29 @@ export class StatementRunner {
   }
 }
 
-/** The client gets its cancellation at once; the datasource cancels the statement on the signal. */
+/**
+ * The client gets its cancellation at once; the datasource cancels the statement on the signal. One promise
+ * per run (a `finally` was one more).
+ */
 function abortable<T>(running: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(new WireError('57014', 'canceling statement due to user request'));
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(new WireError('57014', 'canceling statement due to user request'));
     signal.addEventListener('abort', onAbort, { once: true });
-    running.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    running.then((value) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(value);
+    }, (error: unknown) => {
+      signal.removeEventListener('abort', onAbort);
+      reject(error);
+    });
   });
 }
 
 function resultSet(result: QueryResult, commandTag: string): ResultSet {
-  const { columns } = result;
+  const { columns, withTimeZone } = result;
   return {
-    fields: columns.map((column) => ({ name: column.name, typeOid: typeOid(column.logicalType) })),
+    fields: columns.map((column) => ({ name: column.name, typeOid: typeOid(column.logicalType, withTimeZone?.includes(column.name)) })),
     rows: result.rows.map((row) => columns.map((column) => textForm(row[column.name] ?? null, column.logicalType))),
     tag: commandTag,
   };

@@ -82,6 +82,21 @@ export interface FieldDescription {
   typeOid: number;
 }
 
+/**
+ * The messages that never change (a body-less one, ReadyForQuery per status), made once: a lookup sends
+ * three of them, and each was a buffer of its own. They are only ever written, never changed.
+ */
+const BARE = new Map<number, Buffer>();
+const READY = { I: framed(0x5a, 'I'), T: framed(0x5a, 'T'), E: framed(0x5a, 'E') } as const;
+
+function framed(code: number, body = ''): Buffer {
+  const message = Buffer.alloc(5 + body.length);
+  message[0] = code;
+  message.writeInt32BE(4 + body.length, 1);
+  message.write(body, 5, 'latin1');
+  return message;
+}
+
 /** Backend messages, each as a framed buffer ready to send. */
 export class BackendMessages {
   constructor(private readonly writer: Writer) {}
@@ -90,7 +105,9 @@ export class BackendMessages {
   static readonly CODE = { parseComplete: 0x31, bindComplete: 0x32, closeComplete: 0x33, noData: 0x6e, emptyQuery: 0x49, portalSuspended: 0x73 } as const;
 
   bare(code: number): Buffer {
-    return this.writer.flush(code);
+    let message = BARE.get(code);
+    if (message === undefined) BARE.set(code, (message = framed(code)));
+    return message;
   }
 
   rowDescription(fields: readonly FieldDescription[], formats: readonly number[]): Buffer {
@@ -138,7 +155,7 @@ export class BackendMessages {
   }
 
   readyForQuery(status: 'I' | 'T' | 'E'): Buffer {
-    return this.writer.addString(status).flush(0x5a);
+    return READY[status];
   }
 
   error(severity: 'ERROR' | 'FATAL', code: string, message: string, detail?: string): Buffer {

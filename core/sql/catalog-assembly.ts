@@ -14,8 +14,18 @@ export interface IntrospectionQueries {
   keys: BoundSql;
   /** schema_name, relation_name, constraint_name, column_name, position, ref_schema, ref_relation, ref_column */
   foreignKeys: BoundSql;
-  /** schema_name, function_name, function_kind ('function' | 'aggregate' | 'procedure'), return_type */
+  /**
+   * schema_name, function_name, function_kind ('function' | 'aggregate' | 'procedure'), return_type, and
+   * optionally argument_types: the input arguments' native types joined by `;` (one row per overload)
+   */
   functions: BoundSql;
+}
+
+/** How a dialect reads native type names: the logical type, and whether a timestamp type holds an instant. */
+export interface NativeTypeReader {
+  logicalType(nativeType: string): LogicalType;
+  /** True for a timestamp type holding an instant (docs/logical-types.md); absent: none does. */
+  withTimeZone?(nativeType: string): boolean;
 }
 
 const text = (value: unknown): string => (value === null || value === undefined ? '' : String(value));
@@ -28,7 +38,7 @@ export async function readCatalog(
   schemas: readonly string[],
   queries: IntrospectionQueries,
   read: RowReader,
-  logicalType: (nativeType: string) => LogicalType,
+  types: NativeTypeReader,
 ): Promise<Catalog> {
   if (schemas.length === 0) return { schemas: [], relations: [], functions: [] };
   // Sequential on purpose: a single-connection dialect would serialize them anyway, and a pool is spared.
@@ -55,11 +65,14 @@ export async function readCatalog(
   for (const row of [...columnRows].sort(byPosition('ordinal'))) {
     const nativeType = text(row['native_type']);
     const baseType = text(row['base_type']);
+    const mapped = baseType === '' ? nativeType : baseType;
+    const logicalType = types.logicalType(mapped);
     relations.get(key(row['schema_name'], row['relation_name']))?.columns.push({
       name: text(row['column_name']),
       nativeType,
-      logicalType: logicalType(baseType === '' ? nativeType : baseType),
+      logicalType,
       nullable: truthy(row['is_nullable']),
+      ...(logicalType === 'timestamp' && types.withTimeZone?.(mapped) === true && { withTimeZone: true }),
     });
   }
 
@@ -103,11 +116,15 @@ export async function readCatalog(
 
   const functions: CatalogFunction[] = functionRows.map((row) => {
     const kind = text(row['function_kind']);
+    const returnType = text(row['return_type']);
+    const argumentTypes = row['argument_types'];
     return {
       schema: text(row['schema_name']),
       name: text(row['function_name']),
       kind: kind === 'aggregate' || kind === 'procedure' ? kind : 'function',
-      returnType: text(row['return_type']),
+      returnType,
+      ...(returnType !== '' && { returns: types.logicalType(returnType) }),
+      ...(argumentTypes !== undefined && { argumentTypes: text(argumentTypes).split(';').filter((type) => type !== '').map((type) => types.logicalType(type)) }),
     };
   });
 

@@ -54,12 +54,14 @@ export class ResultBuilder {
    * returns columns counts the rows kept.
    */
   result(affectedRows = 0): QueryResult {
+    const zoned = this.columns.filter((column) => column.withTimeZone === true && column.logicalType === 'timestamp');
     return {
       columns: this.columns.map(({ name, logicalType }) => ({ name, logicalType })),
       rows: this.rows,
       rowCount: this.columns.length > 0 ? this.rows.length : affectedRows,
       truncated: this.cut !== undefined,
       ...(this.cut === undefined ? {} : { truncatedBy: this.cut }),
+      ...(zoned.length > 0 && { withTimeZone: zoned.map((column) => column.name) }),
     };
   }
 }

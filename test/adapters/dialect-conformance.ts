@@ -51,6 +51,7 @@ const cases: [string, Case][] = [
     const catalog = await datasource.introspect([SCHEMA]);
     const allTypes = relation(catalog.relations, 'all_types');
     assert.equal(allTypes.columns.map((c) => [c.name, c.logicalType]), ALL_TYPES_COLUMNS.map(([n, t]) => [n, t]));
+    assert.equal(allTypes.columns.filter((c) => c.withTimeZone === true).map((c) => c.name), ['c_timestamptz'], 'the timestamp holding an instant');
     for (const column of allTypes.columns) {
       assert.ok(column.nativeType.trim() !== '', `native type of ${column.name}`);
       assert.is(column.logicalType, datasource.dialect.logicalType(column.nativeType), `dialect maps ${column.nativeType}`);
@@ -98,6 +99,8 @@ const cases: [string, Case][] = [
     await datasource.query(`insert into ${SCHEMA}.all_types (id) values (?)`, [2]);
     const result = await datasource.query(`select * from ${SCHEMA}.all_types order by id`, []);
     assert.equal(result.columns, ALL_TYPES_COLUMNS.map(([name, logicalType]) => ({ name, logicalType })));
+    // the column holding an instant is named (the SQL door sends it as timestamptz)
+    assert.equal(result.withTimeZone, ['c_timestamptz']);
     assert.equal(result.rows, [EXPECTED_ROW, NULL_ROW]);
     assert.equal([result.rowCount, result.truncated], [2, false]);
   }],

@@ -19,8 +19,14 @@ const CATALOG_FUNCTIONS: ReadonlySet<string> = new Set([
   'has_table_privilege', 'has_schema_privilege', 'has_database_privilege', 'has_column_privilege', 'has_function_privilege',
 ]);
 
-/** `current_schema` and `current_catalog` written without parentheses are SQL value functions. */
-const CATALOG_VALUE_FUNCTIONS: ReadonlySet<string> = new Set(['SVFOP_CURRENT_SCHEMA', 'SVFOP_CURRENT_CATALOG']);
+/**
+ * `current_schema`, `current_catalog` and the session's role (`current_user`, `session_user`...), written
+ * without parentheses, are SQL value functions. The mirror's session is the caller's database role, the role
+ * the datasource runs its statements as, whatever the backend.
+ */
+const CATALOG_VALUE_FUNCTIONS: ReadonlySet<string> = new Set([
+  'SVFOP_CURRENT_SCHEMA', 'SVFOP_CURRENT_CATALOG', 'SVFOP_CURRENT_USER', 'SVFOP_CURRENT_ROLE', 'SVFOP_SESSION_USER', 'SVFOP_USER',
+]);
 
 /**
  * Catalog columns older clients still name but the mirror's PostgreSQL renamed: psql 15 and 16 read

@@ -42,7 +42,25 @@ export interface CatalogCaller {
   version: string;
   /** Names the grant set: callers with the same key see the same relations and share one mirror. */
   grantsKey: string;
+  /**
+   * The database role the caller's statements run as on the datasource (core/authorization/role-plan.ts):
+   * the mirror's session user, owner of every shell, so `current_user` and psql's Owner column show it.
+   */
+  role: string;
   relations: VisibleRelation[];
+  /** The VDB's functions the grants let the caller execute. */
+  functions: VisibleFunction[];
+}
+
+/** A function of the VDB the caller may execute: its mirror holds a shell of it (no body, returns NULL). */
+export interface VisibleFunction {
+  schema: string;
+  name: string;
+  kind: 'function' | 'aggregate' | 'procedure';
+  /** The input arguments' logical types; empty when the dialect does not report them. */
+  argumentTypes: LogicalType[];
+  /** The return's logical type; absent for a procedure. */
+  returns?: LogicalType;
 }
 
 /** A relation of the VDB cut to the caller's grants: only the columns it may select. */
@@ -50,7 +68,8 @@ export interface VisibleRelation {
   schema: string;
   name: string;
   kind: 'table' | 'view';
-  columns: { name: string; logicalType: LogicalType; nullable: boolean }[];
+  /** `withTimeZone`: a timestamp holding an instant, `timestamptz` in the mirror. */
+  columns: { name: string; logicalType: LogicalType; nullable: boolean; withTimeZone?: boolean }[];
   /** Empty unless every key column is visible. */
   primaryKey: string[];
   /**

@@ -1,10 +1,11 @@
 /**
  * The DDL of a caller's mirror: a schema per visible schema, an empty table (or view) per visible relation
- * with exactly the visible columns, typed from their logical types. The mirror is always PostgreSQL (PGlite),
- * whatever the VDB's backend, so names are quoted as PostgreSQL quotes them.
+ * with exactly the visible columns, typed from their logical types, a shell per function the caller may
+ * execute, all owned by the caller's database role. The mirror is always PostgreSQL (PGlite), whatever the
+ * VDB's backend, so names are quoted as PostgreSQL quotes them.
  */
 import type { LogicalType } from '../../plugin-api/catalog.js';
-import type { CatalogCaller, VisibleRelation } from './catalog-types.js';
+import type { CatalogCaller, VisibleFunction, VisibleRelation } from './catalog-types.js';
 
 /** The PostgreSQL type a logical type shows as in the catalogs (docs/logical-types.md, read backwards). */
 const POSTGRES_TYPE_OF: Readonly<Record<LogicalType, string>> = {
@@ -23,23 +24,32 @@ const POSTGRES_TYPE_OF: Readonly<Record<LogicalType, string>> = {
 };
 
 /**
- * The statements creating the mirror's shells. `public` goes unless the caller sees a relation in it, and
- * the session's search path becomes the visible schemas, so psql's `\dt` lists them as it lists a
+ * The statements creating the mirror's shells. `public` goes unless the caller sees a relation or function
+ * in it, and the session's search path becomes the visible schemas, so psql's `\dt` lists them as it lists a
  * server's tables on its search path. The one database is the VDB (`retail@1`), for `current_database()`
- * and `\l`.
+ * and `\l`. The session then runs as the caller's database role, which owns the database, its schemas and
+ * shells: `current_user`, `session_user` and the owners psql shows are the role the datasource runs the
+ * caller's statements as.
  */
-export function mirrorDdl(caller: Pick<CatalogCaller, 'vdb' | 'version' | 'relations'>): string {
-  const { relations } = caller;
-  const schemas = [...new Set(relations.map((relation) => relation.schema))];
+export function mirrorDdl(caller: Pick<CatalogCaller, 'vdb' | 'version' | 'role' | 'relations' | 'functions'>): string {
+  const { relations, functions } = caller;
+  const schemas = [...new Set([...relations, ...functions].map((item) => item.schema))];
+  const role = quote(caller.role);
+  const database = quote(`${caller.vdb}@${caller.version}`);
   // a superuser may edit the catalogs (the current database cannot be renamed otherwise); the snapshot
   // has no template databases (mirror-worker.ts)
   const statements = [
     `update pg_catalog.pg_database set datname = ${literal(`${caller.vdb}@${caller.version}`)} where datname = current_database()`,
+    `create role ${role}`,
+    `alter database ${database} owner to ${role}`,
   ];
   if (!schemas.includes('public')) statements.push('drop schema public cascade');
-  for (const schema of schemas) if (schema !== 'public') statements.push(`create schema ${quote(schema)}`);
+  for (const schema of schemas) statements.push(schema === 'public' ? `alter schema public owner to ${role}` : `create schema ${quote(schema)} authorization ${role}`);
+  // what follows is created by, and owned by, the caller's role; the session stays that role
+  statements.push(`set session authorization ${role}`);
   for (const relation of relations) statements.push(relation.kind === 'view' ? viewShell(relation) : tableShell(relation));
   statements.push(...foreignKeys(relations));
+  statements.push(...functionShells(functions));
   const path = schemas.length === 0 ? "''" : schemas.map(quote).join(', ');
   // the session's setting: each answer runs in a transaction that is rolled back, so a client's
   // set_config('search_path', ...) never outlives its statement
@@ -47,8 +57,13 @@ export function mirrorDdl(caller: Pick<CatalogCaller, 'vdb' | 'version' | 'relat
   return statements.map((statement) => `${statement};\n`).join('');
 }
 
+/** A column's type: a timestamp holding an instant is `timestamptz`, as the door sends its values. */
+function columnType(column: VisibleRelation['columns'][number]): string {
+  return column.withTimeZone === true && column.logicalType === 'timestamp' ? 'timestamp with time zone' : POSTGRES_TYPE_OF[column.logicalType];
+}
+
 function tableShell(relation: VisibleRelation): string {
-  const columns = relation.columns.map((column) => `${quote(column.name)} ${POSTGRES_TYPE_OF[column.logicalType]}${column.nullable ? '' : ' not null'}`);
+  const columns = relation.columns.map((column) => `${quote(column.name)} ${columnType(column)}${column.nullable ? '' : ' not null'}`);
   if (relation.primaryKey.length > 0) columns.push(`primary key (${relation.primaryKey.map(quote).join(', ')})`);
   return `create table ${qualified(relation)} (${columns.join(', ')})`;
 }
@@ -77,11 +92,29 @@ function sameColumns(a: readonly string[], b: readonly string[]): boolean {
 
 /** A view of no rows with the visible columns and their types: what the catalogs show of a view. */
 function viewShell(relation: VisibleRelation): string {
-  const columns = relation.columns.map((column) => `null::${POSTGRES_TYPE_OF[column.logicalType]} as ${quote(column.name)}`);
+  const columns = relation.columns.map((column) => `null::${columnType(column)} as ${quote(column.name)}`);
   return `create view ${qualified(relation)} as select ${columns.join(', ')} where false`;
 }
 
-function qualified(relation: VisibleRelation): string {
+/**
+ * A shell per function: its signature and return type, a body returning NULL (a procedure: doing nothing),
+ * so `\df` and JDBC's getFunctions/getProcedures list it; an aggregate shows as a function (an aggregate
+ * needs a state function, which would be one more function to show). A name given twice with the same
+ * arguments (a dialect reporting none) is created once.
+ */
+function functionShells(functions: readonly VisibleFunction[]): string[] {
+  const statements = new Map<string, string>();
+  for (const fn of functions) {
+    const signature = `${qualified(fn)}(${fn.argumentTypes.map((type) => POSTGRES_TYPE_OF[type]).join(', ')})`;
+    if (statements.has(signature)) continue;
+    statements.set(signature, fn.kind === 'procedure' || fn.returns === undefined
+      ? `create procedure ${signature} language sql as ''`
+      : `create function ${signature} returns ${POSTGRES_TYPE_OF[fn.returns]} language sql immutable as ${literal(`select null::${POSTGRES_TYPE_OF[fn.returns]}`)}`);
+  }
+  return [...statements.values()];
+}
+
+function qualified(relation: { schema: string; name: string }): string {
   return `${quote(relation.schema)}.${quote(relation.name)}`;
 }
 

@@ -51,8 +51,8 @@ answers('psql \\d customers shows a restricted caller only its granted columns, 
   assert.is(described.length, psqlQueries('\\d customers').length);
   const attributes = described[2]!;
   assert.equal(column(attributes, 'attname'), ['id', 'name', 'region', 'created_at']);
-  // timestamptz in the database, `timestamp` as a logical type: the mirror knows only the latter
-  assert.equal(column(attributes, 'format_type'), ['integer', 'text', 'text', 'timestamp without time zone']);
+  // timestamptz in the database: a `timestamp` holding an instant, timestamptz in the mirror too
+  assert.equal(column(attributes, 'format_type'), ['integer', 'text', 'text', 'timestamp with time zone']);
   assert.equal(column(attributes, 'attnotnull'), ['t', 't', 't', 't']);
   assert.equal(column(described[3]!, 'relname'), ['customers_pkey']);
   assert.equal(column(described[3]!, 'indisprimary'), ['t']);
@@ -73,10 +73,34 @@ answers('foreign keys: only those whose both ends are in the VDB and visible', a
   assert.equal((await responder.answer(keys, [], callerOf(hiddenKey, 'partial'))).rows, []);
 });
 
-answers('psql \\dn lists only the VDB schemas; \\df runs (the mirror holds no functions)', async ({ responder, retail }) => {
+answers('psql \\dn lists only the VDB schemas; \\df the functions the caller may execute, with their signatures', async ({ responder, retail }) => {
   const clerk = callerOf(retail, 'clerk');
   assert.equal(column((await psql(responder, '\\dn', clerk))[0]!, 'Name'), ['sales']);
+  // the retail seed has no function
   assert.equal((await psql(responder, '\\df', clerk))[0]!.rows, []);
+  const admin = callerOf(shopOnMysql, 'admin');
+  const [functions] = await psql(responder, '\\df', admin);
+  assert.equal(functions!.fields.map((field) => field.name), ['Schema', 'Name', 'Result data type', 'Argument data types', 'Type']);
+  assert.equal(functions!.rows, [
+    ['hr', 'give_raise', null, 'IN integer, IN numeric', 'proc'],
+    ['shop', 'price_with_tax', 'numeric', 'numeric, integer', 'func'],
+  ]);
+  // a shell: its signature and type, no body reaching any data
+  assert.equal((await responder.answer('select pg_catalog.pg_get_function_result(oid), prosrc from pg_catalog.pg_proc where proname = $1', ['price_with_tax'], admin)).rows,
+    [['numeric', 'select null::numeric']]);
+  // the buyer's grants cover columns of shop.items only: no function to execute, none to list
+  assert.equal((await psql(responder, '\\df', callerOf(shopOnMysql, 'buyer')))[0]!.rows, []);
+});
+
+answers('the mirror runs as the caller\'s database role: current_user, session_user and the owners psql shows', async ({ responder, retail }) => {
+  const clerk = callerOf(retail, 'clerk');
+  assert.ok(responder.handles('select current_user'));
+  assert.equal((await responder.answer('select current_user, session_user, current_role', [], clerk)).rows, [['vdb_retail_v1_clerk', 'vdb_retail_v1_clerk', 'vdb_retail_v1_clerk']]);
+  assert.equal(column((await psql(responder, '\\dt', clerk))[0]!, 'Owner'), ['vdb_retail_v1_clerk', 'vdb_retail_v1_clerk', 'vdb_retail_v1_clerk']);
+  assert.equal(column((await psql(responder, '\\l', clerk))[0]!, 'Owner'), ['vdb_retail_v1_clerk']);
+  assert.equal((await responder.answer('select current_user', [], callerOf(retail, 'analyst'))).rows, [['vdb_retail_v1_analyst']]);
+  // not a superuser: the mirror's catalogs cannot be edited from a statement, even in its rolled-back transaction
+  assert.equal((await responder.answer('select rolsuper from pg_catalog.pg_roles where rolname = current_user', [], clerk)).rows, [['f']]);
 });
 
 answers('psql \\l lists the VDB as the one database; current_database() names it', async ({ responder, retail }) => {
@@ -101,7 +125,7 @@ answers('JDBC getTables, getColumns, getPrimaryKeys and getSchemas answer from t
   // the driver builds COLUMN_NAME, TYPE_NAME, IS_NULLABLE... from these
   const columns = await responder.answer(jdbcQuery('getColumns(null, "sales", "customers"'), [], analyst);
   assert.equal(column(columns, 'attname'), ['id', 'name', 'region', 'created_at']);
-  assert.equal(column(columns, 'atttypid'), ['23', '25', '25', '1114']);
+  assert.equal(column(columns, 'atttypid'), ['23', '25', '25', '1184']);
   assert.equal(column(columns, 'attnotnull'), ['t', 't', 't', 't']);
   const keys = await responder.answer(jdbcQuery('getPrimaryKeys(null, "sales", "customers")'), [], analyst);
   assert.equal(column(keys, 'column_name'), ['id']);
@@ -141,7 +165,7 @@ answers('a VDB on MariaDB: its relations and grants, with logical types shown as
     `select column_name, data_type from information_schema.columns where table_schema = 'shop' and table_name = 'items' order by ordinal_position`, [], admin);
   assert.equal(adminColumns.rows, [
     ['sku', 'integer'], ['title', 'text'], ['price', 'numeric'], ['in_stock', 'boolean'], ['cost', 'numeric'],
-    ['attributes', 'json'], ['added_at', 'timestamp without time zone'], ['views', 'bigint'],
+    ['attributes', 'json'], ['added_at', 'timestamp without time zone'], ['views', 'bigint'], ['changed_at', 'timestamp with time zone'],
   ]);
   const quoted = await responder.answer(
     `select table_name, column_name from information_schema.columns where table_schema = 'shop' and table_name <> 'items' order by ordinal_position`, [], admin);

@@ -72,7 +72,7 @@ export async function retailOnPglite(): Promise<VirtualDatabase> {
 }
 
 function mysqlColumn(name: string, nativeType: string, logicalType: LogicalType, nullable = false): CatalogColumn {
-  return { name, nativeType, logicalType, nullable };
+  return { name, nativeType, logicalType, nullable, ...(nativeType === 'timestamp' && { withTimeZone: true }) };
 }
 
 /** A shop VDB on MariaDB: `shop` granted in part to the buyer, `hr` to nobody but the admin. */
@@ -86,7 +86,10 @@ export const shopOnMysql: VirtualDatabase = {
   catalogRevision: 'sha256:shop',
   catalog: {
     schemas: ['shop', 'hr'],
-    functions: [],
+    functions: [
+      { schema: 'hr', name: 'give_raise', kind: 'procedure', returnType: '', argumentTypes: ['integer', 'decimal'] },
+      { schema: 'shop', name: 'price_with_tax', kind: 'function', returnType: 'decimal(10,2)', returns: 'decimal', argumentTypes: ['decimal', 'integer'] },
+    ],
     relations: [
       {
         schema: 'shop', name: 'items', kind: 'table', datasource: 'shop_mysql', primaryKey: ['sku'], uniqueKeys: [], foreignKeys: [],
@@ -99,6 +102,7 @@ export const shopOnMysql: VirtualDatabase = {
           mysqlColumn('attributes', 'json', 'json', true),
           mysqlColumn('added_at', 'datetime', 'timestamp', true),
           mysqlColumn('views', 'bigint', 'bigint', true),
+          mysqlColumn('changed_at', 'timestamp', 'timestamp', true),
         ],
       },
       {

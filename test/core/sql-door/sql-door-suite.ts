@@ -23,16 +23,29 @@ export interface DoorBackend {
 function schemaSetup(family: DoorBackend['family'], S: string): string[] {
   const pg = family === 'postgres';
   return [
-    ...(pg ? [`drop schema if exists ${S} cascade`, `create schema ${S}`] : [`drop table if exists ${S}.products, ${S}.customers`]),
+    ...(pg
+      ? [`drop schema if exists ${S} cascade`, `create schema ${S}`]
+      : [`drop table if exists ${S}.products, ${S}.customers, ${S}.events`, `drop function if exists ${S}.price_with_tax`, `drop procedure if exists ${S}.archive`]),
     `create table ${S}.customers (id integer primary key, name varchar(80) not null, email varchar(80) not null, region varchar(20) not null)`,
     `create table ${S}.products (id integer primary key, name varchar(80) not null, price decimal(10, 2) not null, active boolean not null, added date not null)`,
     `insert into ${S}.customers (id, name, email, region) values (1, 'Ada', 'ada@example.com', 'North'), (2, 'Ben', 'ben@example.com', 'South'), (3, 'Chloe', 'chloe@example.com', 'North')`,
     `insert into ${S}.products (id, name, price, active, added) values
        (1, 'Tea', 4.25, true, '2024-01-31'), (2, 'Coffee', 7.50, true, '2024-02-29'), (3, 'Cocoa', 3.10, false, '2024-03-01')`,
+    // an instant and a wall-clock time: timestamptz and timestamp; MySQL's TIMESTAMP and DATETIME
+    `create table ${S}.events (id integer primary key, happened ${pg ? 'timestamptz' : 'timestamp'} not null, noted ${pg ? 'timestamp' : 'datetime'} not null)`,
+    // the adapters' sessions run in UTC
+    `insert into ${S}.events (id, happened, noted) values (1, '2024-01-31 09:11:12', '2024-01-31 10:11:12')`,
+    pg
+      ? `create function ${S}.price_with_tax(price numeric, rate integer) returns numeric language sql immutable as 'select price * (100 + rate) / 100'`
+      : `create function ${S}.price_with_tax(price decimal(10, 2), rate int) returns decimal(10, 2) deterministic return price * (100 + rate) / 100`,
+    pg ? `create procedure ${S}.archive(event integer) language sql as ''` : `create procedure ${S}.archive(in event int) begin end`,
   ];
 }
 
-/** The VDB `door`: a clerk may do everything; an analyst reads products and three columns of customers. */
+/**
+ * The VDB `door`: a clerk may do everything (and execute price_with_tax); an analyst reads products and three
+ * columns of customers.
+ */
 const doorVdb = (S: string) => `
 name: door
 version: "1"
@@ -158,8 +171,47 @@ export function runSqlDoorSuite(backend: DoorBackend): void {
   (missingPsql ? test.skip : test)(`psql \\dt and \\d: only the relations and columns the analyst may read${missingPsql ? ` (${missingPsql})` : ''}`, async ({ target }) => {
     const listed = await psql(target, ANALYST_TOKEN, [`\\dt ${S}.*`]);
     const described = await psql(target, ANALYST_TOKEN, [`\\d ${S}.customers`]);
-    assert.equal(listed.stdout.trim().split('\n').map((line) => line.split('|').slice(0, 3).join('|')), [`${S}|customers|table`, `${S}|products|table`], listed.stderr);
+    // owned by the analyst's database role, the role its statements run as
+    assert.equal(listed.stdout.trim().split('\n').map((line) => line.split('|').slice(0, 4).join('|')),
+      [`${S}|customers|table|vdb_door_v1_analyst`, `${S}|products|table|vdb_door_v1_analyst`], listed.stderr);
     assert.equal(described.stdout.trim().split('\n'), ['id|integer||not null|', 'name|text||not null|', 'region|text||not null|'], described.stderr);
+  });
+
+  (missingPsql ? test.skip : test)(`psql \\df: the functions the caller may execute, with their signatures; current_user is its database role${missingPsql ? ` (${missingPsql})` : ''}`, async ({ target }) => {
+    const clerk = await psql(target, ADMIN_TOKEN, [`\\df ${S}.*`]);
+    assert.equal(clerk.stdout.trim().split('\n'), [`${S}|archive||IN integer|proc`, `${S}|price_with_tax|numeric|numeric, integer|func`], clerk.stderr);
+    const analyst = await psql(target, ANALYST_TOKEN, [`\\df ${S}.*`, 'select current_user, session_user']);
+    assert.equal(analyst.stdout, 'vdb_door_v1_analyst|vdb_door_v1_analyst\n', analyst.stderr);
+    const described = await psql(target, ADMIN_TOKEN, [`\\d ${S}.events`]);
+    assert.equal(described.stdout.trim().split('\n'), ['id|integer||not null|', 'happened|timestamp with time zone||not null|', 'noted|timestamp without time zone||not null|'], described.stderr);
+  });
+
+  test('node-postgres: an instant is timestamptz (1184) in RowDescription and in UTC, a wall-clock time timestamp (1114)', async ({ target }) => {
+    const client = pgClient(target, ADMIN_TOKEN);
+    await client.connect();
+    try {
+      const result = await client.query({ text: `select happened, noted from ${S}.events where id = $1`, values: [1], rowMode: 'array' });
+      assert.equal(result.fields.map((field) => field.dataTypeID), [1184, 1114]);
+      const [happened] = result.rows[0] as [Date, Date];
+      assert.is(happened.toISOString(), '2024-01-31T09:11:12.000Z');
+      client.setTypeParser(1114, (text: string) => text);
+      client.setTypeParser(1184, (text: string) => text);
+      const text = await client.query({ text: `select happened, noted from ${S}.events`, rowMode: 'array' });
+      assert.equal(text.rows, [['2024-01-31 09:11:12+00', '2024-01-31 10:11:12']]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  (missingJdbc ? test.skip : test)(`JDBC getFunctions, getProcedures, getFunctionColumns and getColumns: functions by the grants, timestamptz for an instant${missingJdbc ? ` (${missingJdbc})` : ''}`, async ({ target }) => {
+    const clerk = await jdbc(target, ADMIN_TOKEN, [`functions:${S}`, `procedures:${S}`, `function-columns:${S}|price_with_tax`, `columns:${S}|events`]);
+    assert.equal(clerk, [
+      // pgjdbc: getFunctions lists functions, getProcedures procedures
+      `${S}|price_with_tax`, `${S}|archive`,
+      'returnValue|numeric', '$1|numeric', '$2|int4',
+      'id|int4|NO', 'happened|timestamptz|NO', 'noted|timestamp|NO',
+    ]);
+    assert.equal(await jdbc(target, ANALYST_TOKEN, [`functions:${S}`, `procedures:${S}`]), [], 'the analyst may execute no function');
   });
 
   test('writes: refused as not read-only (25006) while sql.allowWrites is off, even for the clerk', async ({ target, raw }) => {

@@ -9,11 +9,13 @@ import { WireError } from '../../../core/sql-door/wire-errors.js';
 
 const values = suite('the SQL front door: values in PostgreSQL text and binary forms, parameters, session statements');
 
-values('JSON-encoded values become PostgreSQL text: booleans t/f, bytes \\x hex, timestamps without T and Z, JSON as text', () => {
+values('JSON-encoded values become PostgreSQL text: booleans t/f, bytes \\x hex, timestamps without T, an instant with +00, JSON as text', () => {
   assert.is(textForm(true, 'boolean'), 't');
   assert.is(textForm('AQL/', 'binary'), '\\x0102ff');
   assert.is(textForm('2024-01-31T10:11:12.5', 'timestamp'), '2024-01-31 10:11:12.5');
-  assert.is(textForm('2024-01-31T09:11:12.123Z', 'timestamp'), '2024-01-31 09:11:12.123');
+  // an instant (sent as timestamptz) in UTC, as PostgreSQL writes it in a session whose zone is UTC
+  assert.is(textForm('2024-01-31T09:11:12.123Z', 'timestamp'), '2024-01-31 09:11:12.123+00');
+  assert.is(binaryParameter(binaryForm('2024-01-31 09:11:12.123+00', PG_TYPE.timestamptz), PG_TYPE.timestamptz), '2024-01-31 09:11:12.123+00');
   assert.is(textForm({ a: [1, 'x'] }, 'json'), '{"a":[1,"x"]}');
   assert.is(textForm(42, 'integer'), '42');
   assert.is(textForm('NaN', 'float'), 'NaN');
