@@ -15,8 +15,8 @@ import { AUTHENTICATOR, grantAuthenticator } from './pglite-session.js';
  * knex's `?` bindings, numbered by the knex instance; values and types map as for PostgreSQL.
  *
  * A caller's statement (`QueryOptions.scope`, docs/governed-execution.md) runs on the session set to the
- * caller's role and read-only mode, which the worker changes only when the scope does (as PostgreSQL's
- * pinned pools); a transaction with a scope begins as the login and sets its role for itself.
+ * caller's role and read-only mode, which the worker sets before every such statement, in the same protocol
+ * exchange (pglite-exchange.ts); a transaction with a scope begins as the login and sets its role for itself.
  */
 export class PgliteDatasource implements Datasource {
   private closing: Promise<void> | undefined;

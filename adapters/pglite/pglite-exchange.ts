@@ -92,11 +92,9 @@ export class CallerStatements {
     const name = `vdb_caller_${++this.named}`;
     const raw = await this.exchange(scope, [serialize.parse({ name, text: sql }), serialize.describe({ type: 'S', name })]);
     let paramTypes: number[] = [];
-    this.walk(raw, (type, start, end, view) => {
+    this.walk(raw, (type, start, _end, view) => {
       if (type !== 0x74) return; // 't' ParameterDescription
-      const count = view.getInt16(start);
-      paramTypes = Array.from({ length: count }, (_, index) => view.getInt32(start + 2 + 4 * index));
-      void end;
+      paramTypes = Array.from({ length: view.getInt16(start) }, (_, index) => view.getInt32(start + 2 + 4 * index));
     });
     return { name, paramTypes };
   }
