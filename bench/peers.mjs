@@ -23,7 +23,8 @@
 // BENCH_SERVICE_PORT (3040), BENCH_PGLITE_BASELINE_PORT (3047), BENCH_SERVICE_NODE_ARGS (node options of the
 // service's process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`; the profile is written as it stops), and the
 // harness's own (BENCH_ROUNDS 3, BENCH_DURATION 5, BENCH_CONNECTIONS 20, BENCH_WARMUP 5, BENCH_JSON_OUT, …),
-// which the PGlite run reads too. Exits 1 when a target misses (req/s ratio, p99, errors), so a script can
+// which the PGlite run reads too. On PGlite each round also prints each process's CPU time per request (user +
+// system of all its threads, from /proc/<pid>/stat; Linux only). Exits 1 when a target misses (req/s ratio, p99, errors), so a script can
 // tell; the figures are printed either way.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -1,5 +1,15 @@
-// CPU per statement of the PGlite datasource's caller path against PGlite in-thread.
-import { readFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+// CPU per statement of the PGlite datasource's path for a caller's statement, against PGlite's own query()
+// in this thread: the peers lookup (`SELECT id, email, name, region FROM shop.customers WHERE email = ?`) on
+// the bench bundle's seed, through the datasource as a caller's statement is run (a data role's scope,
+// read-only, wrapped in the row-size bound with the 16 MiB default, the byte budget), and without the bound.
+// CPU is the process's (process.cpuUsage: the main thread and the worker thread together), per statement,
+// after 500 warm-up statements.
+//
+//   npm run build && node bench/pglite-statement.mjs
+//
+// Environment: N (statements per measure, 4000), CONC (statements in flight, 1), ROUNDS (2), ONLY (names,
+// comma-separated parts), ROOT (the build to measure, default this one).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -34,4 +44,6 @@ const variants = {
 const only = process.env.ONLY?.split(',');
 for (let round = 0; round < Number(process.env.ROUNDS ?? 2); round++)
   for (const [name, fn] of Object.entries(variants)) if (!only || only.some((o) => name.includes(o))) await measure(name, fn);
-await ds.close(); await db.close();
+await ds.close();
+await db.close();
+rmSync(dir, { recursive: true, force: true });
