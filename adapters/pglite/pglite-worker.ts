@@ -64,12 +64,12 @@ async function perform(request: PgliteRequest): Promise<PgliteAnswers[keyof Pgli
         scoped = true;
         return await callers.run(request.scope, request.sql, request.params, request);
       }
-      await enterScope();
+      await leaveScope();
       const result = await opened().query<Record<string, unknown>>(request.sql, request.params);
       return { rows: withinLimits(result.rows, request.maxRows, request.maxBytes), fields: result.fields, affectedRows: result.affectedRows ?? 0 };
     }
     case 'exec':
-      await enterScope();
+      await leaveScope();
       await opened().exec(request.sql);
       return null;
     case 'dump': {
@@ -107,7 +107,7 @@ function withinLimits(rows: Record<string, unknown>[], maxRows: number | undefin
  * past the analyzer and changed its session cannot hand that to the next caller, and the reset is only
  * needed here.
  */
-async function enterScope(): Promise<void> {
+async function leaveScope(): Promise<void> {
   if (!scoped) return;
   await opened().query("select pg_catalog.set_config('role', 'none', false), pg_catalog.set_config('default_transaction_read_only', 'off', false)");
   scoped = false;
