@@ -23,7 +23,8 @@
 // BENCH_SERVICE_PORT (3040), BENCH_PGLITE_BASELINE_PORT (3047), BENCH_SERVICE_NODE_ARGS (node options of the
 // service's process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`; the profile is written as it stops), and the
 // harness's own (BENCH_ROUNDS 3, BENCH_DURATION 5, BENCH_CONNECTIONS 20, BENCH_WARMUP 5, BENCH_JSON_OUT, …),
-// which the PGlite run reads too. Exits 1 when a target misses (req/s ratio, p99, errors), so a script can
+// which the PGlite run reads too. On PGlite each round also prints each process's CPU time per request (user +
+// system of all its threads, from /proc/<pid>/stat; Linux only). Exits 1 when a target misses (req/s ratio, p99, errors), so a script can
 // tell; the figures are printed either way.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -132,6 +133,16 @@ async function startService(extraEnv) {
   return entry;
 }
 
+/** CPU time so far (user + system, all threads) of process `pid`, in µs, from /proc (Linux, 100 ticks/s); undefined elsewhere. */
+function cpuMicros(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
+}
+
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
@@ -194,8 +205,8 @@ async function runPglite() {
   console.log(`ready  baseline      POST ${baselineUrl}  (node:http + PGlite, pid ${baselineEntry.child.pid})`);
   const service = await startService({});
   const targets = [
-    { name: 'baseline', url: baselineUrl, headers: { 'content-type': 'application/json' } },
-    { name: 'vdb-service', url: SERVICE_URL, headers: SERVICE_HEADERS },
+    { name: 'baseline', url: baselineUrl, headers: { 'content-type': 'application/json' }, pid: baselineEntry.child.pid },
+    { name: 'vdb-service', url: SERVICE_URL, headers: SERVICE_HEADERS, pid: service.child.pid },
   ];
   const cannon = (target, seconds) => autocannon({ url: target.url, method: 'POST', headers: target.headers, body: BODY, connections, pipelining: 1, duration: seconds });
   console.log(`autocannon: ${rounds} rounds x ${duration} s, ${connections} connections, warm-up ${warmup} s per target`);
@@ -203,10 +214,12 @@ async function runPglite() {
   const results = { baseline: [], 'vdb-service': [] };
   for (let round = 0; round < rounds; round++) {
     for (const target of targets.map((_, i) => targets[(i + round) % targets.length])) {
+      const cpuBefore = cpuMicros(target.pid);
       const res = await cannon(target, duration);
-      const row = { round: round + 1, rps: res.requests.average, p50: res.latency.p50, p99: res.latency.p99, errors: res.errors + res.timeouts + res.non2xx };
+      const cpu = cpuBefore === undefined ? undefined : (cpuMicros(target.pid) - cpuBefore) / Math.max(res.requests.total, 1);
+      const row = { round: round + 1, rps: res.requests.average, p50: res.latency.p50, p99: res.latency.p99, errors: res.errors + res.timeouts + res.non2xx, cpu };
       results[target.name].push(row);
-      console.log(`round ${row.round}  ${target.name.padEnd(13)} ${row.rps.toFixed(0).padStart(7)} req/s  p50 ${String(row.p50).padStart(4)} ms  p99 ${String(row.p99).padStart(4)} ms  errors+timeouts+non2xx ${row.errors}`);
+      console.log(`round ${row.round}  ${target.name.padEnd(13)} ${row.rps.toFixed(0).padStart(7)} req/s  p50 ${String(row.p50).padStart(4)} ms  p99 ${String(row.p99).padStart(4)} ms  errors+timeouts+non2xx ${row.errors}${cpu === undefined ? '' : `  CPU ${cpu.toFixed(0)} µs/request`}`);
     }
   }
   console.log('\nsummary (medians over rounds; ratio = median of per-round target/baseline req/s)');
@@ -218,9 +231,10 @@ async function runPglite() {
       medianP99: median(rows.map((row) => row.p99)),
       errors: rows.reduce((sum, row) => sum + row.errors, 0),
       ratioToBaseline: median(rows.map((row, i) => row.rps / results.baseline[i].rps)),
+      medianCpu: rows[0].cpu === undefined ? undefined : median(rows.map((row) => row.cpu)),
     };
     const s = summary[target.name];
-    console.log(`${target.name.padEnd(13)} ${s.medianRps.toFixed(0).padStart(7)} req/s  p99 ${String(s.medianP99).padStart(4)} ms  errors ${s.errors}  ratio/baseline ${s.ratioToBaseline.toFixed(3)}`);
+    console.log(`${target.name.padEnd(13)} ${s.medianRps.toFixed(0).padStart(7)} req/s  p99 ${String(s.medianP99).padStart(4)} ms  errors ${s.errors}  ratio/baseline ${s.ratioToBaseline.toFixed(3)}${s.medianCpu === undefined ? '' : `  CPU ${s.medianCpu.toFixed(0)} µs/request`}`);
   }
   console.log(`\nthe service wrote ${service.lines} log lines to stdout during the run (one access line per request at info)`);
   return verdict(summary, 'vdb-service');

@@ -145,9 +145,11 @@ async function startBaseline(sql) {
   };
 }
 
-function post(url) {
+function post(url, again = true) {
   return fetch(url, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: BODY })
-    .then(async (response) => ({ status: response.status, body: await response.json() }));
+    .then(async (response) => ({ status: response.status, body: await response.json() }))
+    // the server may have closed the kept-alive connection while the baseline was being seeded (ECONNRESET)
+    .catch((error) => (again && error.cause?.code === 'ECONNRESET' ? post(url, false) : Promise.reject(error)));
 }
 
 async function serve() {

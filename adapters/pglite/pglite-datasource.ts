@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import {
-  encodeResult, readCatalog,
+  encodeResult, LruCache, readCatalog,
   type Catalog, type Datasource, type ExecutionScope, type QueryOptions, type QueryResult, type RowReader, type SqlDialect, type SqlExecutor,
   type TransactionOptions,
 } from '../../core/plugin-api/index.js';
@@ -15,11 +15,13 @@ import { AUTHENTICATOR, grantAuthenticator } from './pglite-session.js';
  * knex's `?` bindings, numbered by the knex instance; values and types map as for PostgreSQL.
  *
  * A caller's statement (`QueryOptions.scope`, docs/governed-execution.md) runs on the session set to the
- * caller's role and read-only mode, which the worker changes only when the scope does (as PostgreSQL's
- * pinned pools); a transaction with a scope begins as the login and sets its role for itself.
+ * caller's role and read-only mode, which the worker sets before every such statement, in the same protocol
+ * exchange (pglite-exchange.ts); a transaction with a scope begins as the login and sets its role for itself.
  */
 export class PgliteDatasource implements Datasource {
   private closing: Promise<void> | undefined;
+  /** The `$n` text of each `?` text whose bindings knex passes through as they are (scalars), and how many it takes. */
+  private readonly numberedTexts = new LruCache<string, { sql: string; count: number }>(500);
 
   constructor(readonly name: string, readonly dialect: SqlDialect, readonly knex: Knex, private readonly host: PgliteHost) {}
 
@@ -112,9 +114,22 @@ export class PgliteDatasource implements Datasource {
     return encodeResult(columns, result.rows, { maxRows: options.maxRows, maxBytes: options.maxBytes, affectedRows: result.affectedRows });
   }
 
-  /** `?` → `$n` and the values as knex's pg client prepares them. */
+  /**
+   * `?` → `$n` and the values as knex's pg client prepares them. Scalars knex passes through unchanged, so
+   * their text is kept per `?` text rather than rebuilt by knex on every statement; not a text with `??`,
+   * which knex fills with an identifier from the value.
+   */
   private numbered(sql: string, bindings: readonly unknown[]): [string, unknown[]] {
+    const scalars = bindings.every(isScalar) && !sql.includes('??');
+    const known = scalars ? this.numberedTexts.get(sql) : undefined;
+    if (known !== undefined && known.count === bindings.length) return [known.sql, [...bindings]];
     const native = this.knex.raw(sql, bindings as Knex.RawBinding[]).toSQL().toNative();
+    if (scalars) this.numberedTexts.set(sql, { sql: native.sql, count: bindings.length });
     return [native.sql, [...native.bindings]];
   }
+}
+
+/** A value knex binds as it is: no identifier, raw fragment or builder to expand, and never undefined (which knex refuses). */
+function isScalar(value: unknown): boolean {
+  return value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint';
 }

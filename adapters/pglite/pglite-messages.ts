@@ -35,9 +35,9 @@ export type PgliteCommand =
   /**
    * One statement with `$n` parameters (extended protocol). At most `maxRows` + 1 rows cross back, and only
    * while their size stays within `maxBytes` (plus the row that overran it): the main thread then cuts exactly.
-   * With `scope` it runs as that role (read-only where asked): the worker sets its session to the scope when it
-   * differs from the last one, and the session stays there; every other command puts the session back to its
-   * login first.
+   * With `scope` it runs as that role (read-only where asked): the worker sets the session to the scope in the
+   * same protocol exchange as the statement, every time (pglite-exchange.ts); every other command puts the
+   * session back to its login first.
    */
   | { kind: 'query'; sql: string; params: unknown[]; maxRows?: number; maxBytes?: number; scope?: SessionScope }
   /** A script of any number of statements, without parameters (simple protocol). */

@@ -6,13 +6,15 @@
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
-import type { PgliteAnswers, PgliteReply, PgliteRequest, SessionScope, WireError } from './pglite-messages.js';
+import { CallerStatements, rowSize } from './pglite-exchange.js';
+import type { PgliteAnswers, PgliteReply, PgliteRequest, WireError } from './pglite-messages.js';
 import { pgliteTypeParsers } from './pglite-types.js';
 
 if (parentPort === null) throw new Error('pglite-worker.js runs as a worker thread');
 const port: MessagePort = parentPort;
 
 let db: PGlite | undefined;
+let callers: CallerStatements | undefined;
 /** Whether the session may be away from its login's own role and mode (a caller's statement ran last). */
 let scoped = false;
 
@@ -52,16 +54,22 @@ async function perform(request: PgliteRequest): Promise<PgliteAnswers[keyof Pgli
       });
       // PGlite's `username` only runs SET ROLE: session_user stays the superuser, and RESET ROLE is back to it.
       if (sessionUser !== undefined) await db.exec(`set session authorization "${sessionUser.replaceAll('"', '""')}"`);
+      callers = new CallerStatements(db);
       scoped = false;
       return null;
     }
     case 'query': {
-      await enterScope(request.scope);
+      if (request.scope !== undefined) {
+        if (callers === undefined) throw new Error('PGlite is closed');
+        scoped = true;
+        return await callers.run(request.scope, request.sql, request.params, request);
+      }
+      await leaveScope();
       const result = await opened().query<Record<string, unknown>>(request.sql, request.params);
       return { rows: withinLimits(result.rows, request.maxRows, request.maxBytes), fields: result.fields, affectedRows: result.affectedRows ?? 0 };
     }
     case 'exec':
-      await enterScope(undefined);
+      await leaveScope();
       await opened().exec(request.sql);
       return null;
     case 'dump': {
@@ -71,6 +79,7 @@ async function perform(request: PgliteRequest): Promise<PgliteAnswers[keyof Pgli
     case 'close':
       await db?.close();
       db = undefined;
+      callers = undefined;
       return null;
   }
 }
@@ -91,32 +100,17 @@ function withinLimits(rows: Record<string, unknown>[], maxRows: number | undefin
   return kept;
 }
 
-/** A lower bound of the row's JSON: the characters of its text values, the bytes of its binary ones. */
-function rowSize(row: Record<string, unknown>): number {
-  let size = 0;
-  for (const value of Object.values(row)) {
-    if (typeof value === 'string') size += value.length;
-    else if (value instanceof Uint8Array) size += value.byteLength;
-    else if (value !== null && typeof value === 'object' && !(value instanceof Date)) size += JSON.stringify(value, (_key, inner: unknown) => (typeof inner === 'bigint' ? inner.toString() : inner)).length;
-  }
-  return size;
-}
-
 /**
- * Sets the session to `scope` (SET ROLE, SET default_transaction_read_only) before each caller's statement,
- * in the same call to the worker: one call from the main thread, not four (BEGIN, SET LOCAL, the statement,
- * COMMIT). It is set again every time, never assumed from the last statement, so that a statement which got
- * past the analyzer and changed its session cannot hand that to the next caller. Undefined puts the session
- * back to its login (SET ROLE NONE) after a caller's statement, so that the service's own statements and
- * transactions start from it.
+ * Puts the session back to its login (SET ROLE NONE, read-write by default) after a caller's statement,
+ * before the service's own statements and transactions. A caller's statement sets its own scope every
+ * time, in the same exchange (pglite-exchange.ts), never assuming the last one's: so a statement which got
+ * past the analyzer and changed its session cannot hand that to the next caller, and the reset is only
+ * needed here.
  */
-async function enterScope(scope: SessionScope | undefined): Promise<void> {
-  if (scope === undefined && !scoped) return;
-  await opened().query(
-    "select pg_catalog.set_config('role', $1, false), pg_catalog.set_config('default_transaction_read_only', $2, false)",
-    [scope?.role ?? 'none', scope?.readOnly === true ? 'on' : 'off'],
-  );
-  scoped = scope !== undefined;
+async function leaveScope(): Promise<void> {
+  if (!scoped) return;
+  await opened().query("select pg_catalog.set_config('role', 'none', false), pg_catalog.set_config('default_transaction_read_only', 'off', false)");
+  scoped = false;
 }
 
 function opened(): PGlite {

@@ -86,6 +86,52 @@ test('a caller\'s statement runs in its scope, the session set to it; statements
   assert.equal(await rows(mode), [{ current: 'vdb_authenticator', ro: 'off' }]);
 });
 
+test('a caller\'s statement that changes its session with set_config cannot hand its role or mode to the next caller', async ({ datasource }) => {
+  const reader = { role: 'vdb_test_reader', readOnly: true };
+  const writer = { role: 'vdb_test_writer', readOnly: false };
+  const mode = "select current_user as current, current_setting('transaction_read_only') as ro";
+  const audited = async () => (await datasource.query('select count(*)::integer as n from shop.audit', [], { scope: writer })).rows[0]?.['n'];
+  const before = await audited();
+  // the login may SET ROLE to every role it was granted: a reader's statement can become the writer, for itself
+  const escaped = await datasource.query(
+    "select pg_catalog.set_config('role', 'vdb_test_writer', false) as r, pg_catalog.set_config('default_transaction_read_only', 'off', false) as d", [], { scope: reader });
+  assert.equal(escaped.rows, [{ r: 'vdb_test_writer', d: 'off' }]);
+  // the next caller's statement runs in its own scope again, in the same exchange as the scope
+  assert.equal((await datasource.query(mode, [], { scope: reader })).rows, [{ current: 'vdb_test_reader', ro: 'on' }]);
+  assert.is(await codeOf(datasource.query('insert into shop.audit values (?)', ['escaped'], { scope: reader })), '25006');
+  assert.is(await codeOf(datasource.query('insert into shop.audit values (?)', ['escaped'], { scope: { role: 'vdb_test_reader', readOnly: false } })), '42501');
+  // a statement that fails rolls its own set_config back; the next runs in its scope either way
+  assert.is(await codeOf(datasource.query("select pg_catalog.set_config('role', 'vdb_test_writer', false), 1 / 0", [], { scope: reader })), '22012');
+  assert.equal((await datasource.query(mode, [], { scope: reader })).rows, [{ current: 'vdb_test_reader', ro: 'on' }]);
+  // a scope the session may not enter: the statement after it in the exchange does not run
+  assert.is(await codeOf(datasource.query('insert into shop.audit values (?)', ['unscoped'], { scope: { role: 'postgres', readOnly: false } })), '42501');
+  assert.is(await audited(), before);
+  // the service's own statements start from the login
+  await datasource.query("select pg_catalog.set_config('role', 'vdb_test_writer', false)", [], { scope: reader });
+  assert.equal((await datasource.query(mode, [])).rows, [{ current: 'vdb_authenticator', ro: 'off' }]);
+});
+
+test('kept statements: one a caller\'s statement deallocates, or whose name it takes, is prepared again; PREPARE or DEALLOCATE from a caller drops them all', async ({ datasource }) => {
+  const reader = { role: 'vdb_test_reader', readOnly: true };
+  const lookup = 'select name from shop.items where id = ?';
+  const kept = async () => (await datasource.query('select name from pg_catalog.pg_prepared_statements order by name', [])).rows.map((row) => String(row['name']));
+  const fromSql = async () => (await datasource.query('select count(*)::integer as n from pg_catalog.pg_prepared_statements where from_sql', [])).rows[0]?.['n'];
+  assert.equal((await datasource.query(lookup, [1], { scope: reader })).rows, [{ name: 'tea' }]);
+  assert.ok((await kept()).length > 0, 'the caller\'s text is kept as a prepared statement');
+  // gone behind the worker's back: the Bind fails (26000), the worker forgets its names and prepares again
+  await datasource.query('deallocate all', []);
+  assert.equal((await datasource.query(lookup, [2], { scope: reader })).rows, [{ name: 'cake' }]);
+  // the name the next text would take is taken (42P05): the same
+  const next = `vdb_caller_${Math.max(...(await kept()).map((name) => Number(name.replace('vdb_caller_', '')))) + 1}`;
+  await datasource.query(`prepare ${next} as select 'swapped' as name`, []);
+  assert.equal((await datasource.query('select name from shop.items where id = ? and id > 0', [1], { scope: reader })).rows, [{ name: 'tea' }]);
+  // a caller's own PREPARE: every kept statement is deallocated, the caller's with them
+  await datasource.query('prepare mine as select 1', [], { scope: reader });
+  assert.equal(await kept(), []);
+  assert.is(await fromSql(), 0);
+  assert.equal((await datasource.query(lookup, [2], { scope: reader })).rows, [{ name: 'cake' }]);
+});
+
 test('a reopen after a runaway opens as vdb_authenticator again, from the snapshot taken at restrictSession', async ({ datasource }) => {
   await datasource.query('set role vdb_test_writer', []);
   await datasource.query('insert into shop.audit values (?)', ['written after the snapshot']);
