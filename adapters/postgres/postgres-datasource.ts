@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import {
   LruCache, readCatalog, KnexDatasource, encodeResult, type Catalog, type ExecutionScope, type QueryOptions, type QueryResult, type RowReader,
-  type SqlDialect, type SqlExecutor, type TransactionOptions,
+  type SqlDialect, type SqlExecutor, type TransactionOptions, type WireForwardOptions, type WireForwardOutcome, type WireStatement,
 } from '../../core/plugin-api/index.js';
 import type { Knex } from 'knex';
 import type { PgResult } from './pg-statement.js';
 import { postgresIntrospectionQueries } from './postgres-introspector.js';
 import { streamStatement, type StreamingClient } from './postgres-stream.js';
 import { postgresCodec, postgresWithTimeZone } from './postgres-types.js';
+import { forwardStatement, type ForwardingClient } from './postgres-wire-forward.js';
 
 /** knex.raw on pg returns one result, or one per statement when the text holds several. */
 async function runRaw(knex: Knex, sql: string, bindings: readonly unknown[]): Promise<PgResult> {
@@ -72,8 +73,26 @@ export class PostgresDatasource extends KnexDatasource {
   /** The same pools by scope object and time limit: the core reuses its scope objects, a request builds no key. */
   private readonly pinnedByScope = new WeakMap<ExecutionScope, Map<number | undefined, Knex>>();
 
+  /** Offered with the pools of scopes: a forwarded statement runs on a connection already set to its scope. */
+  readonly forwardWire?: (statement: WireStatement, options: WireForwardOptions) => Promise<WireForwardOutcome>;
+
   constructor(name: string, dialect: SqlDialect, knex: Knex, private readonly openPinned?: (setup: SessionSetup) => Knex) {
     super(name, dialect, knex);
+    if (openPinned) this.forwardWire = (statement, options) => this.forward(openPinned, statement, options);
+  }
+
+  /** The connection is held from the statement's first message to its ReadyForQuery, no longer. */
+  private async forward(
+    open: (setup: SessionSetup) => Knex, statement: WireStatement, options: WireForwardOptions,
+  ): Promise<WireForwardOutcome> {
+    const pool = options.scope === undefined ? this.knex : this.pinnedPool(open, options.scope, options.timeoutMs);
+    const client = pool.client as unknown as KnexPgClient;
+    const connection = await client.acquireConnection();
+    try {
+      return await forwardStatement(connection as unknown as ForwardingClient, statement, options);
+    } finally {
+      await client.releaseConnection(connection);
+    }
   }
 
   override query(sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {

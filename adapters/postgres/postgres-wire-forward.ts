@@ -1,0 +1,179 @@
+/**
+ * The SQL front door's statements forwarded to PostgreSQL in its own protocol (`Datasource.forwardWire`):
+ * the client's Parse/Bind/Describe/Execute go to a pooled backend as the client sent them (unnamed, values
+ * bound), and the backend's answer messages go back whole, so the service neither decodes nor re-encodes
+ * a row. For that statement the pg client's socket is read here instead of by pg; pg gets it back at
+ * ReadyForQuery, when the backend has nothing more to say.
+ */
+import type { Socket } from 'node:net';
+import type { WireForwardOptions, WireForwardOutcome, WireStatement } from '../../core/plugin-api/index.js';
+import { cancelStatement, type CancellableClient } from './postgres-cancel.js';
+
+/** A pooled pg client whose connection's socket can be read for one statement. */
+export interface ForwardingClient extends CancellableClient {
+  readonly connection: { readonly stream: Socket };
+}
+
+/** The backend messages passed on to the client: every answer but the ones the door sends itself. */
+const PASSED = new Set([...'TtnDCIs'].map((code) => code.charCodeAt(0)));
+const DATA_ROW = 0x44;
+const ERROR_RESPONSE = 0x45;
+const READY_FOR_QUERY = 0x5a;
+/** As in postgres-stream.ts: a cancel that reached the backend before the statement began is sent again. */
+const CANCEL_AGAIN_MS = 500;
+
+/**
+ * Runs `statement` on `client` and passes its answer to `options.send`. Resolves at ReadyForQuery, once any
+ * cancel request it sent was served, so the client goes back to its pool with nothing of this statement
+ * left; rejects with the backend's error (pg's fields), or when the connection is lost.
+ */
+export function forwardStatement(client: ForwardingClient, statement: WireStatement, options: WireForwardOptions): Promise<WireForwardOutcome> {
+  const { signal, maxBytes, send } = options;
+  if (signal?.aborted) return Promise.reject(Object.assign(new Error('canceling statement due to user request'), { code: '57014' }));
+  const socket = client.connection.stream;
+  const pgListeners = socket.listeners('data') as ((chunk: Buffer) => void)[];
+  return new Promise<WireForwardOutcome>((resolve, reject) => {
+    let buffered: Buffer = Buffer.alloc(0);
+    /** Bytes of a message still to drop (a row past the budget is never held). */
+    let skipping = 0;
+    /** DataRow bytes passed on. */
+    let rowBytes = 0;
+    let cut = false;
+    let failure: Error | undefined;
+    let cancelling: Promise<void> | undefined;
+    let again: NodeJS.Timeout | undefined;
+    let settled = false;
+    const sendCancel = () => {
+      cancelling = cancelStatement(client).then(() => {
+        if (!settled) again = setTimeout(sendCancel, CANCEL_AGAIN_MS);
+      });
+    };
+    const cancel = () => {
+      if (cancelling === undefined) sendCancel();
+    };
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(again);
+      signal?.removeEventListener('abort', cancel);
+      socket.removeListener('data', onData);
+      socket.removeListener('close', onClose);
+      for (const listener of pgListeners) socket.on('data', listener);
+      if (cancelling === undefined) outcome();
+      else void cancelling.then(outcome);
+    };
+    const onClose = () => settle(() => reject(Object.assign(new Error('the connection to the datasource was lost'), { code: '08006' })));
+    const onMessage = (message: Buffer) => {
+      const type = message[0] as number;
+      if (type === READY_FOR_QUERY) {
+        return settle(() => {
+          if (failure !== undefined && !cut) reject(failure);
+          else resolve(cut ? 'cut' : 'done');
+        });
+      }
+      if (type === ERROR_RESPONSE) failure ??= backendError(message);
+      else if (!cut && failure === undefined && PASSED.has(type)) send(message);
+    };
+    const onData = (chunk: Buffer) => {
+      let data = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+      if (skipping > 0) {
+        const dropped = Math.min(skipping, data.length);
+        skipping -= dropped;
+        data = data.subarray(dropped);
+      }
+      let offset = 0;
+      while (data.length - offset >= 5) {
+        const type = data[offset] as number;
+        const size = 1 + data.readUInt32BE(offset + 1);
+        if (type === DATA_ROW && (cut || rowBytes + size > maxBytes)) {
+          if (!cut) {
+            cut = true;
+            cancel();
+          }
+          const available = Math.min(size, data.length - offset);
+          skipping = size - available;
+          offset += available;
+          continue;
+        }
+        if (data.length - offset < size) break;
+        if (type === DATA_ROW) rowBytes += size;
+        onMessage(data.subarray(offset, offset + size));
+        if (settled) return;
+        offset += size;
+      }
+      buffered = data.subarray(offset);
+    };
+    for (const listener of pgListeners) socket.removeListener('data', listener);
+    socket.on('data', onData);
+    socket.once('close', onClose);
+    signal?.addEventListener('abort', cancel, { once: true });
+    socket.write(frontendMessages(statement));
+  });
+}
+
+/** Parse, then Describe of the statement or Bind, Describe of the portal and Execute, then Sync. */
+function frontendMessages(statement: WireStatement): Buffer {
+  const { text, parameterTypes, describe, parameters = [], resultFormats = [] } = statement;
+  const parts = [message(0x50, [cstring(''), cstring(text), int16(parameterTypes.length), ...parameterTypes.map(int32)])];
+  if (describe === 'statement') {
+    parts.push(message(0x44, [Buffer.from('S\0')]));
+  } else {
+    parts.push(message(0x42, [
+      cstring(''), cstring(''),
+      int16(parameters.length), ...parameters.map(({ format }) => int16(format)),
+      int16(parameters.length), ...parameters.flatMap(({ value }) => (value === null ? [int32(-1)] : [int32(value.length), value])),
+      int16(resultFormats.length), ...resultFormats.map(int16),
+    ]));
+    if (describe === 'portal') parts.push(message(0x44, [Buffer.from('P\0')]));
+    if (describe === 'rows' || statement.execute === true) parts.push(message(0x45, [cstring(''), int32(0)]));
+  }
+  parts.push(SYNC);
+  return Buffer.concat(parts);
+}
+
+const SYNC = Buffer.from([0x53, 0, 0, 0, 4]);
+
+function message(type: number, body: Buffer[]): Buffer {
+  const length = body.reduce((total, part) => total + part.length, 4);
+  const head = Buffer.alloc(5);
+  head[0] = type;
+  head.writeUInt32BE(length, 1);
+  return Buffer.concat([head, ...body]);
+}
+
+function cstring(value: string): Buffer {
+  return Buffer.from(`${value}\0`);
+}
+
+function int16(value: number): Buffer {
+  const buffer = Buffer.alloc(2);
+  buffer.writeInt16BE(value);
+  return buffer;
+}
+
+function int32(value: number): Buffer {
+  const buffer = Buffer.alloc(4);
+  buffer.writeInt32BE(value);
+  return buffer;
+}
+
+/** ErrorResponse fields by their code, as pg names them on its DatabaseError. */
+const ERROR_FIELDS: Readonly<Record<string, string>> = {
+  S: 'severity', C: 'code', D: 'detail', H: 'hint', P: 'position', W: 'where',
+  s: 'schema', t: 'table', c: 'column', d: 'dataType', n: 'constraint', R: 'routine',
+};
+
+function backendError(message: Buffer): Error {
+  const fields: Record<string, string> = {};
+  let text = 'the database refused the statement';
+  let offset = 5;
+  while (offset < message.length && message[offset] !== 0) {
+    const code = String.fromCharCode(message[offset] as number);
+    const end = message.indexOf(0, offset + 1);
+    const value = message.toString('utf8', offset + 1, end);
+    if (code === 'M') text = value;
+    else if (ERROR_FIELDS[code] !== undefined) fields[ERROR_FIELDS[code] as string] = value;
+    offset = end + 1;
+  }
+  return Object.assign(new Error(text), fields);
+}
