@@ -111,51 +111,61 @@ export function forwardStatement(client: ForwardingClient, statement: WireStatem
   });
 }
 
-/** Parse, then Describe of the statement or Bind, Describe of the portal and Execute, then Sync. */
+/**
+ * Parse, then Describe of the statement or Bind, Describe of the portal and Execute, then Sync: written into
+ * one buffer, sized first (a buffer per field cost more than the rest of the forwarding).
+ */
 function frontendMessages(statement: WireStatement): Buffer {
   const { text, parameterTypes, describe, parameters = [], resultFormats = [] } = statement;
-  const parts = [message(0x50, [cstring(''), cstring(text), int16(parameterTypes.length), ...parameterTypes.map(int32)])];
-  if (describe === 'statement') {
-    parts.push(message(0x44, [Buffer.from('S\0')]));
-  } else {
-    parts.push(message(0x42, [
-      cstring(''), cstring(''),
-      int16(parameters.length), ...parameters.map(({ format }) => int16(format)),
-      int16(parameters.length), ...parameters.flatMap(({ value }) => (value === null ? [int32(-1)] : [int32(value.length), value])),
-      int16(resultFormats.length), ...resultFormats.map(int16),
-    ]));
-    if (describe === 'portal') parts.push(message(0x44, [Buffer.from('P\0')]));
-    if (describe === 'rows' || statement.execute === true) parts.push(message(0x45, [cstring(''), int32(0)]));
+  const textBytes = Buffer.byteLength(text);
+  const executes = describe === 'rows' || (describe === 'portal' && statement.execute === true);
+  let size = 1 + 4 + 1 + textBytes + 1 + 2 + 4 * parameterTypes.length + SYNC.length;
+  if (describe === 'statement') size += DESCRIBE_STATEMENT.length;
+  else {
+    size += 1 + 4 + 2 + 2 + 2 * parameters.length + 2 + 2 + 2 * resultFormats.length;
+    for (const { value } of parameters) size += 4 + (value === null ? 0 : value.length);
+    if (describe === 'portal') size += DESCRIBE_PORTAL.length;
+    if (executes) size += EXECUTE.length;
   }
-  parts.push(SYNC);
-  return Buffer.concat(parts);
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  out[at] = 0x50;
+  at = out.writeUInt32BE(4 + 1 + textBytes + 1 + 2 + 4 * parameterTypes.length, at + 1);
+  out[at++] = 0;
+  at += out.write(text, at);
+  out[at++] = 0;
+  at = out.writeInt16BE(parameterTypes.length, at);
+  for (const type of parameterTypes) at = out.writeUInt32BE(type, at);
+  if (describe === 'statement') {
+    at += DESCRIBE_STATEMENT.copy(out, at);
+  } else {
+    const start = at;
+    out[at] = 0x42;
+    at += 5;
+    out[at++] = 0;
+    out[at++] = 0;
+    at = out.writeInt16BE(parameters.length, at);
+    for (const { format } of parameters) at = out.writeInt16BE(format, at);
+    at = out.writeInt16BE(parameters.length, at);
+    for (const { value } of parameters) {
+      at = out.writeInt32BE(value === null ? -1 : value.length, at);
+      if (value !== null) at += value.copy(out, at);
+    }
+    at = out.writeInt16BE(resultFormats.length, at);
+    for (const format of resultFormats) at = out.writeInt16BE(format, at);
+    out.writeUInt32BE(at - start - 1, start + 1);
+    if (describe === 'portal') at += DESCRIBE_PORTAL.copy(out, at);
+    if (executes) at += EXECUTE.copy(out, at);
+  }
+  SYNC.copy(out, at);
+  return out;
 }
 
+/** Describe and Execute of the unnamed statement or portal, and Sync, are always the same bytes. */
+const DESCRIBE_STATEMENT = Buffer.from([0x44, 0, 0, 0, 6, 0x53, 0]);
+const DESCRIBE_PORTAL = Buffer.from([0x44, 0, 0, 0, 6, 0x50, 0]);
+const EXECUTE = Buffer.from([0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0]);
 const SYNC = Buffer.from([0x53, 0, 0, 0, 4]);
-
-function message(type: number, body: Buffer[]): Buffer {
-  const length = body.reduce((total, part) => total + part.length, 4);
-  const head = Buffer.alloc(5);
-  head[0] = type;
-  head.writeUInt32BE(length, 1);
-  return Buffer.concat([head, ...body]);
-}
-
-function cstring(value: string): Buffer {
-  return Buffer.from(`${value}\0`);
-}
-
-function int16(value: number): Buffer {
-  const buffer = Buffer.alloc(2);
-  buffer.writeInt16BE(value);
-  return buffer;
-}
-
-function int32(value: number): Buffer {
-  const buffer = Buffer.alloc(4);
-  buffer.writeInt32BE(value);
-  return buffer;
-}
 
 /** ErrorResponse fields by their code, as pg names them on its DatabaseError. */
 const ERROR_FIELDS: Readonly<Record<string, string>> = {

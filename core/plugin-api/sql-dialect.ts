@@ -178,7 +178,7 @@ export interface Datasource extends SqlExecutor {
   /**
    * Where the database speaks PostgreSQL's wire protocol (v3): runs one statement of the SQL front door as
    * the client sent it, on a connection already set to `options.scope`, and hands the backend's answer
-   * messages to `options.send` as they are (docs/sql.md#values). Absent elsewhere: the door then runs the
+   * messages to `options.send` as they are (docs/sql.md#forwarding-a-vdb-on-postgresql). Absent elsewhere: the door then runs the
    * statement through `query` and encodes the rows itself.
    */
   forwardWire?(statement: WireStatement, options: WireForwardOptions): Promise<WireForwardOutcome>;

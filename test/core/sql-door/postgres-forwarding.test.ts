@@ -1,7 +1,7 @@
 /**
  * The SQL front door over PostgreSQL forwards each statement the analyzer allowed to a connection set to
  * the caller's role, read-only mode and time limit, and passes the backend's answer on as it is
- * (docs/sql.md#values). Through real clients: values in PostgreSQL's own forms, a refusal by the database
+ * (docs/sql.md#forwarding-a-vdb-on-postgresql). Through real clients: values in PostgreSQL's own forms, a refusal by the database
  * itself, the result budget, a CancelRequest, parameters with node-postgres and JDBC.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
