@@ -55,8 +55,8 @@ export function callerExecutor(datasource: Datasource, vdb: VirtualDatabase, gra
   const forward = datasource.forwardWire?.bind(datasource);
   return {
     ...(forward && {
-      forwardWire: (statement: WireStatement, options: Omit<WireForwardOptions, 'scope' | 'timeoutMs'>) => (
-        forward(statement, scope === undefined ? { ...options, timeoutMs } : { ...options, timeoutMs, scope })),
+      forwardWire: (statement: WireStatement, { signal, maxBytes, send }: Omit<WireForwardOptions, 'scope' | 'timeoutMs'>) => (
+        forward(statement, { signal, maxBytes, send, timeoutMs, scope })),
     }),
     query: (sql, bindings, options) => {
       if (maxRowBytes !== undefined && sql !== lastSql) {
