@@ -164,3 +164,47 @@ const missingJdbc = jdbcMissing();
 });
 
 test.run();
+
+const writes = suite<{ service: TestService; raw: Datasource; target: DoorTarget }>('postgres: forwarded writes with sql.allowWrites');
+
+writes.before(async (context) => {
+  if (url === undefined) return;
+  context.raw = guardDatasource(await new PostgresDialect('postgres').open({
+    name: 'retail_db', adapter: 'postgres', connection: { connectionString: url }, pool: { max: 4 }, init: [], baseDir: process.cwd(),
+  }));
+  for (const statement of [
+    `drop schema if exists ${S} cascade`,
+    `create schema ${S}`,
+    `create table ${S}.customers (id integer primary key, name text not null, balance numeric(10, 2) not null)`,
+    `create table ${S}.lines (id integer primary key, body text not null)`,
+  ]) await context.raw.query(statement, []);
+  context.service = await startTestService({
+    config: demoConfig({ descriptors: './bundle', sql: { enabled: true, port: 0, allowWrites: true } }),
+    files: { 'bundle/vdbs/fwd.yaml': vdb },
+    datasources: { retail_db: context.raw },
+  });
+  context.target = { port: (context.service.sqlAddress as { port: number }).port, database: 'fwd@1' };
+});
+
+writes.after(async ({ service, raw }) => {
+  await service?.close();
+  if (raw) {
+    await dropSyncedRoles(service, raw);
+    await raw.query(`drop schema if exists ${S} cascade`, []);
+    await raw.close();
+  }
+});
+
+(url === undefined ? writes.skip : writes)('the clerk\'s insert runs with its values bound (INSERT 0 1); the analyst\'s is refused 42501', async ({ target, raw }) => {
+  await withClient(target, ADMIN_TOKEN, async (client) => {
+    const inserted = await client.query(`insert into ${S}.customers values ($1, $2, $3)`, [5, "O'Hara'); drop table x; --", '1.50']);
+    assert.is(inserted.command, 'INSERT');
+    assert.is(inserted.rowCount, 1);
+  });
+  assert.equal((await raw.query(`select name, balance from ${S}.customers where id = 5`, [])).rows, [{ name: "O'Hara'); drop table x; --", balance: '1.5' }]);
+  await withClient(target, ANALYST_TOKEN, async (client) => {
+    assert.is((await failure(client.query(`insert into ${S}.customers values ($1, 'Eve', 1)`, [6]))).code, '42501');
+  });
+});
+
+writes.run();
