@@ -31,9 +31,14 @@ export function forwardStatement(client: ForwardingClient, statement: WireStatem
   const { signal, maxBytes, send } = options;
   if (signal?.aborted) return Promise.reject(Object.assign(new Error('canceling statement due to user request'), { code: '57014' }));
   const socket = client.connection.stream;
+  // a connection lost while idle in the pool would never report its close again
+  if (socket.destroyed) return Promise.reject(connectionLost());
   const pgListeners = socket.listeners('data') as ((chunk: Buffer) => void)[];
   return new Promise<WireForwardOutcome>((resolve, reject) => {
-    let buffered: Buffer = Buffer.alloc(0);
+    /** The start of a message not yet whole, and how many bytes it needs (5 until its length is read). */
+    let parts: Buffer[] = [];
+    let partsLength = 0;
+    let needed = 0;
     /** Bytes of a message still to drop (a row past the budget is never held). */
     let skipping = 0;
     /** DataRow bytes passed on. */
@@ -62,7 +67,7 @@ export function forwardStatement(client: ForwardingClient, statement: WireStatem
       if (cancelling === undefined) outcome();
       else void cancelling.then(outcome);
     };
-    const onClose = () => settle(() => reject(Object.assign(new Error('the connection to the datasource was lost'), { code: '08006' })));
+    const onClose = () => settle(() => reject(connectionLost()));
     const onMessage = (message: Buffer) => {
       const type = message[0] as number;
       if (type === READY_FOR_QUERY) {
@@ -75,11 +80,20 @@ export function forwardStatement(client: ForwardingClient, statement: WireStatem
       else if (!cut && failure === undefined && PASSED.has(type)) send(message);
     };
     const onData = (chunk: Buffer) => {
-      let data = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+      let data = chunk;
       if (skipping > 0) {
         const dropped = Math.min(skipping, data.length);
         skipping -= dropped;
         data = data.subarray(dropped);
+      }
+      if (partsLength > 0) {
+        // a message that spans reads is joined once, when it is whole, not at every read
+        parts.push(data);
+        partsLength += data.length;
+        if (partsLength < needed) return;
+        data = Buffer.concat(parts, partsLength);
+        parts = [];
+        partsLength = 0;
       }
       let offset = 0;
       while (data.length - offset >= 5) {
@@ -95,13 +109,20 @@ export function forwardStatement(client: ForwardingClient, statement: WireStatem
           offset += available;
           continue;
         }
-        if (data.length - offset < size) break;
+        if (data.length - offset < size) {
+          needed = size;
+          break;
+        }
         if (type === DATA_ROW) rowBytes += size;
         onMessage(data.subarray(offset, offset + size));
         if (settled) return;
         offset += size;
       }
-      buffered = data.subarray(offset);
+      if (offset < data.length) {
+        if (data.length - offset < 5) needed = 5;
+        parts = [data.subarray(offset)];
+        partsLength = data.length - offset;
+      }
     };
     for (const listener of pgListeners) socket.removeListener('data', listener);
     socket.on('data', onData);
@@ -167,6 +188,10 @@ const DESCRIBE_PORTAL = Buffer.from([0x44, 0, 0, 0, 6, 0x50, 0]);
 const EXECUTE = Buffer.from([0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0]);
 const SYNC = Buffer.from([0x53, 0, 0, 0, 4]);
 
+function connectionLost(): Error {
+  return Object.assign(new Error('the connection to the datasource was lost'), { code: '08006' });
+}
+
 /** ErrorResponse fields by their code, as pg names them on its DatabaseError. */
 const ERROR_FIELDS: Readonly<Record<string, string>> = {
   S: 'severity', C: 'code', D: 'detail', H: 'hint', P: 'position', W: 'where',
@@ -180,6 +205,7 @@ function backendError(message: Buffer): Error {
   while (offset < message.length && message[offset] !== 0) {
     const code = String.fromCharCode(message[offset] as number);
     const end = message.indexOf(0, offset + 1);
+    if (end < 0) break;
     const value = message.toString('utf8', offset + 1, end);
     if (code === 'M') text = value;
     else if (ERROR_FIELDS[code] !== undefined) fields[ERROR_FIELDS[code] as string] = value;

@@ -49,6 +49,8 @@ test.before(async (context) => {
     `insert into ${S}.customers values (1, 'Ada', 10.50), (2, 'Ben', 7.00), (3, 'Chloe', 0.25)`,
     `create table ${S}.lines (id integer primary key, body text not null)`,
     `insert into ${S}.lines select n, repeat('x', 40) from generate_series(1, 500) as n`,
+    // one row larger than the budget, and than a socket read
+    `insert into ${S}.lines values (1000, repeat('y', 300000))`,
   ]) await context.raw.query(statement, []);
   context.service = await startTestService({
     config: demoConfig({ descriptors: './bundle', server: { host: '127.0.0.1', port: 0, maxResultBytes: MAX_RESULT_BYTES }, sql: { enabled: true, port: 0 } }),
@@ -128,6 +130,8 @@ run(`rows past server.maxResultBytes (${MAX_RESULT_BYTES}) are cut and answered 
   await withClient(target, ANALYST_TOKEN, async (client) => {
     assert.is((await failure(client.query(`select id, body from ${S}.lines where id > $1`, [0]))).code, '54000');
     assert.is((await failure(client.query(`select id, body from ${S}.lines`))).code, '54000');
+    // a single row over the budget is dropped as it arrives, read after read
+    assert.is((await failure(client.query(`select body from ${S}.lines where id = $1`, [1000]))).code, '54000');
     assert.equal((await client.query(`select id, body from ${S}.lines where id <= $1 order by id`, [2])).rows.map((row) => row.id), [1, 2]);
   });
 });
@@ -177,6 +181,7 @@ writes.before(async (context) => {
     `create schema ${S}`,
     `create table ${S}.customers (id integer primary key, name text not null, balance numeric(10, 2) not null)`,
     `create table ${S}.lines (id integer primary key, body text not null)`,
+    `insert into ${S}.lines values (1, repeat('y', 300000))`,
   ]) await context.raw.query(statement, []);
   context.service = await startTestService({
     config: demoConfig({ descriptors: './bundle', sql: { enabled: true, port: 0, allowWrites: true } }),
@@ -204,6 +209,14 @@ writes.after(async ({ service, raw }) => {
   assert.equal((await raw.query(`select name, balance from ${S}.customers where id = 5`, [])).rows, [{ name: "O'Hara'); drop table x; --", balance: '1.5' }]);
   await withClient(target, ANALYST_TOKEN, async (client) => {
     assert.is((await failure(client.query(`insert into ${S}.customers values ($1, 'Eve', 1)`, [6]))).code, '42501');
+  });
+});
+
+(url === undefined ? writes.skip : writes)('a row larger than a socket read arrives whole, within the default budget', async ({ target }) => {
+  await withClient(target, ANALYST_TOKEN, async (client) => {
+    const { rows } = await client.query(`select id, body from ${S}.lines where id = $1`, [1]);
+    assert.is(rows[0]?.body, 'y'.repeat(300000));
+    assert.equal((await client.query(`select id from ${S}.lines where id = $1`, [1])).rows, [{ id: 1 }]);
   });
 });
 
