@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   LruCache, readCatalog, KnexDatasource, encodeResult, type Catalog, type ExecutionScope, type QueryOptions, type QueryResult, type RowReader,
-  type SqlDialect, type SqlExecutor, type TransactionOptions,
+  type SqlDialect, type SqlExecutor, type TransactionOptions, type WireForwardOptions, type WireForwardOutcome, type WireStatement,
 } from '../../core/plugin-api/index.js';
 import type { Knex } from 'knex';
 import type { PgResult } from './pg-statement.js';
@@ -9,6 +9,7 @@ import { postgresIntrospectionQueries } from './postgres-introspector.js';
 import { streamStatement, type StreamingClient } from './postgres-stream.js';
 import { postgresCodec, postgresWithTimeZone } from './postgres-types.js';
 import type { ConnectionSource, ScopePool, SessionSetup } from './scope-pool.js';
+import { forwardStatement, type ForwardingClient } from './postgres-wire-forward.js';
 
 /** knex.raw on pg returns one result, or one per statement when the text holds several. */
 async function runRaw(knex: Knex, sql: string, bindings: readonly unknown[]): Promise<PgResult> {
@@ -77,6 +78,9 @@ export class PostgresDatasource extends KnexDatasource {
   /** The login's own pool, for the service's statements. */
   private readonly loginConnections: ConnectionSource;
 
+  /** Offered with the pools of scopes: a forwarded statement runs on a connection already set to its scope. */
+  readonly forwardWire?: (statement: WireStatement, options: WireForwardOptions) => Promise<WireForwardOutcome>;
+
   constructor(name: string, dialect: SqlDialect, knex: Knex, private readonly openScope?: ScopeOpeners) {
     super(name, dialect, knex);
     const client = knex.client as unknown as KnexPgClient;
@@ -84,16 +88,25 @@ export class PostgresDatasource extends KnexDatasource {
       acquire: () => client.acquireConnection(),
       release: (connection) => void client.releaseConnection(connection),
     };
+    if (openScope) this.forwardWire = (statement, options) => this.forward(openScope, statement, options);
+  }
+
+  /** The connection is held from the statement's first message to its ReadyForQuery, no longer. */
+  private async forward(open: ScopeOpeners, statement: WireStatement, options: WireForwardOptions): Promise<WireForwardOutcome> {
+    const connections = options.scope === undefined ? this.loginConnections : this.statementPool(open, options.scope, options.timeoutMs);
+    const connection = await connections.acquire();
+    try {
+      return await forwardStatement(connection as unknown as ForwardingClient, statement, options);
+    } finally {
+      connections.release(connection);
+    }
   }
 
   override query(sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
     const { scope } = options;
     if (scope === undefined) return this.pooledQuery(sql, bindings, this.loginConnections, options);
     const open = this.openScope;
-    if (open) {
-      const entry = this.scopeEntry(scope, options.timeoutMs);
-      return this.pooledQuery(sql, bindings, (entry.statements ??= open.statements(entry.setup)), options);
-    }
+    if (open) return this.pooledQuery(sql, bindings, this.statementPool(open, scope, options.timeoutMs), options);
     const { maxRows, maxBytes } = options;
     return this.transaction((transaction) => transaction.query(sql, bindings, { maxRows, maxBytes }), { scope, timeoutMs: options.timeoutMs });
   }
@@ -117,6 +130,11 @@ export class PostgresDatasource extends KnexDatasource {
     const result = await runRaw(runner, sql, bindings);
     const columns = result.fields.map((field) => ({ name: field.name, ...postgresCodec(field.dataTypeID) }));
     return encodeResult(columns, result.rows, { maxRows: options.maxRows, maxBytes: options.maxBytes, affectedRows: result.rowCount ?? 0 });
+  }
+
+  private statementPool(open: ScopeOpeners, scope: ExecutionScope, timeoutMs: number | undefined): ScopePool {
+    const entry = this.scopeEntry(scope, timeoutMs);
+    return (entry.statements ??= open.statements(entry.setup));
   }
 
   /** Opened on first use; closed with the datasource (an idle connection leaves its pool after its idle timeout). */

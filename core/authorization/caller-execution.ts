@@ -4,7 +4,9 @@
  * the first gate, let it through.
  */
 import { deny, denialError } from '../plugin-api/denial.js';
-import type { Datasource, ExecutionScope, QueryOptions, SqlExecutor } from '../plugin-api/sql-dialect.js';
+import type {
+  Datasource, ExecutionScope, QueryOptions, SqlExecutor, WireForwardOptions, WireForwardOutcome, WireStatement,
+} from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import type { CallerGrants } from './grants.js';
 import { callerRole } from './role-plan.js';
@@ -29,6 +31,11 @@ export interface CallerRun {
 export interface CallerExecutor extends SqlExecutor {
   /** Runs `work` in one transaction, its statements under the same role and limits. */
   transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * Where the datasource offers it (`Datasource.forwardWire`): one statement of a PostgreSQL-protocol client
+   * forwarded as it is, under the same role, read-only mode and time limit.
+   */
+  forwardWire?(statement: WireStatement, options: Omit<WireForwardOptions, 'scope' | 'timeoutMs'>): Promise<WireForwardOutcome>;
 }
 
 /**
@@ -44,7 +51,12 @@ export function callerExecutor(datasource: Datasource, vdb: VirtualDatabase, gra
   // an executor kept for one statement (the SQL door's) builds its bounded text once, not on every run
   let lastSql: string | undefined;
   let lastBounded: string | undefined;
+  const forward = datasource.forwardWire?.bind(datasource);
   return {
+    ...(forward && {
+      forwardWire: (statement: WireStatement, { signal, maxBytes, send }: Omit<WireForwardOptions, 'scope' | 'timeoutMs'>) => (
+        forward(statement, { signal, maxBytes, send, timeoutMs, scope })),
+    }),
     query: (sql, bindings, options) => {
       // one object of one shape per statement: spreading the caller's options costs more than the statement's own work here
       const limited: QueryOptions = { maxRows: options?.maxRows, maxBytes: options?.maxBytes, timeoutMs, scope, signal: signal ?? options?.signal };

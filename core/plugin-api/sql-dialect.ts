@@ -175,7 +175,52 @@ export interface Datasource extends SqlExecutor {
    * connect. Answers what each login the operator configured (`connection`) holds, for drift reports.
    */
   useRoleLogins?(logins: readonly RoleLogin[]): Promise<LoginHoldings[]>;
+  /**
+   * Where the database speaks PostgreSQL's wire protocol (v3): runs one statement of the SQL front door as
+   * the client sent it, on a connection already set to `options.scope`, and hands the backend's answer
+   * messages to `options.send` as they are (docs/sql.md#forwarding-a-vdb-on-postgresql). Absent elsewhere: the door then runs the
+   * statement through `query` and encodes the rows itself.
+   */
+  forwardWire?(statement: WireStatement, options: WireForwardOptions): Promise<WireForwardOutcome>;
 }
+
+/** One statement of a PostgreSQL-protocol client, forwarded by `Datasource.forwardWire`: always unnamed. */
+export interface WireStatement {
+  /** The text as the client sent it (`$n` placeholders), already authorized. */
+  text: string;
+  /** Parse's parameter type OIDs, as the client declared them (0: the server infers). */
+  parameterTypes: readonly number[];
+  /**
+   * `statement`: only Parse and Describe of the statement (ParameterDescription, then RowDescription or
+   * NoData); `portal`: Bind, Describe of the portal, and Execute when `execute`; `rows`: Bind and Execute.
+   */
+  describe: 'statement' | 'portal' | 'rows';
+  /** With `portal`: also Execute (every row) after the Describe. */
+  execute?: boolean;
+  /** Bind's values, each as the client sent it in its format (0 text, 1 binary): bound, never spliced. */
+  parameters?: readonly { value: Buffer | null; format: number }[];
+  /** Bind's result format codes. */
+  resultFormats?: readonly number[];
+}
+
+export interface WireForwardOptions {
+  scope?: ExecutionScope;
+  timeoutMs?: number;
+  /** Aborted: the statement is cancelled on the server; the promise rejects with the server's 57014. */
+  signal?: AbortSignal;
+  /** DataRow bytes (whole messages) at most: past them the statement is cancelled and the outcome is `cut`. */
+  maxBytes: number;
+  /**
+   * Receives each answer message (RowDescription, ParameterDescription, NoData, DataRow, CommandComplete,
+   * EmptyQueryResponse) whole, as the backend framed it; not ParseComplete, BindComplete, notices or
+   * ReadyForQuery. An ErrorResponse rejects the promise with an Error carrying its fields as pg's do
+   * (`code`, `detail`, `table`, `column`, …).
+   */
+  send(message: Buffer): void;
+}
+
+/** `cut`: the rows passed `maxBytes`, the statement was cancelled, what was sent is incomplete. */
+export type WireForwardOutcome = 'done' | 'cut';
 
 /**
  * What the core may rely on a dialect's server doing. Further capabilities (server-side cancel, cursors)

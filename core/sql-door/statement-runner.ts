@@ -8,7 +8,7 @@
 import { callerExecutor, type CallerExecutor } from '../authorization/caller-execution.js';
 import { authorizeVdbStatement, type AuthorizedStatement } from '../authorization/sql-authorizer.js';
 import { isDenial } from '../plugin-api/denial.js';
-import type { Datasource, QueryResult } from '../plugin-api/sql-dialect.js';
+import type { Datasource, QueryResult, WireStatement } from '../plugin-api/sql-dialect.js';
 import { callerCatalog, type CatalogCaller, type CatalogResponder } from './catalog/index.js';
 import type { DoorCaller } from './door-authentication.js';
 import { textForm, typeOid } from './pg-types.js';
@@ -22,7 +22,10 @@ export type StatementPlan =
   | { kind: 'empty' }
   | { kind: 'session'; command: SessionCommand }
   | { kind: 'catalog'; text: string; parameterCount: number }
-  | { kind: 'vdb'; positional: PositionalText; statement: AuthorizedStatement; datasource: Datasource; readOnly: boolean; executors: PlanExecutors };
+  | {
+    kind: 'vdb'; text: string; positional: PositionalText; statement: AuthorizedStatement; datasource: Datasource; readOnly: boolean;
+    executors: PlanExecutors;
+  };
 
 /**
  * The executors (`callerExecutor`) a plan runs through, made at its first run and kept with it: the caller,
@@ -100,13 +103,37 @@ export class StatementRunner {
     }
     const datasource = handle.datasourceFor(decision.facts.relations);
     if (!datasource) throw new WireError('0A000', 'the statement reads relations of two datasources, which no single database can run');
-    return { kind: 'vdb', positional, statement: decision.facts, datasource, readOnly: !this.settings.allowWrites || decision.facts.readOnly, executors: {} };
+    return { kind: 'vdb', text, positional, statement: decision.facts, datasource, readOnly: !this.settings.allowWrites || decision.facts.readOnly, executors: {} };
   }
 
   /** How many parameters a plan takes. */
   parameterCount(plan: StatementPlan): number {
     if (plan.kind === 'vdb') return plan.positional.parameterCount;
     return plan.kind === 'catalog' ? plan.parameterCount : 0;
+  }
+
+  /**
+   * Whether a plan's statements are forwarded to its datasource as the client sent them
+   * (`Datasource.forwardWire`, a PostgreSQL datasource), rather than run and encoded here.
+   */
+  forwards(plan: StatementPlan): plan is StatementPlan & { kind: 'vdb' } {
+    return plan.kind === 'vdb' && plan.datasource.forwardWire !== undefined;
+  }
+
+  /**
+   * Forwards an authorized plan's statement through its executor (the caller's role, read-only unless
+   * writes are allowed and the statement writes, the time limit); the backend's answer goes to `send`. A
+   * Describe of the statement runs nothing and goes through the read-only executor. Rows past the result
+   * budget cancel the statement: 54000.
+   */
+  async forward(plan: StatementPlan & { kind: 'vdb' }, statement: WireStatement, signal: AbortSignal, send: (message: Buffer) => void): Promise<void> {
+    const executor = this.executor(plan, statement.describe === 'statement' ? 'describe' : 'run');
+    const outcome = await executor.forwardWire!(statement, { signal, maxBytes: this.settings.maxResultBytes, send });
+    if (outcome === 'cut') throw this.overBudget();
+  }
+
+  private overBudget(): WireError {
+    return new WireError('54000', `the result is larger than ${this.settings.maxResultBytes} bytes (server.maxResultBytes)`);
   }
 
   /** Runs a catalog or VDB plan with the client's parameter values (index i is `$i+1`). */
@@ -117,9 +144,7 @@ export class StatementRunner {
       throw new WireError('08P01', `bind message supplies ${parameters.length} parameters, but prepared statement requires ${count}`);
     }
     const result = await this.query(plan, 'run', plan.positional.order.map((index) => parameters[index]), signal, undefined);
-    if (result.truncatedBy === 'maxBytes') {
-      throw new WireError('54000', `the result is larger than ${this.settings.maxResultBytes} bytes (server.maxResultBytes)`);
-    }
+    if (result.truncatedBy === 'maxBytes') throw this.overBudget();
     return resultSet(result, tag(plan.statement, result.rowCount));
   }
 
@@ -138,14 +163,18 @@ export class StatementRunner {
   private query(
     plan: StatementPlan & { kind: 'vdb' }, use: keyof PlanExecutors, bindings: unknown[], signal: AbortSignal, maxRows: number | undefined,
   ): Promise<QueryResult> {
+    const executor = this.executor(plan, use);
+    const running = executor.query(plan.positional.sql, bindings, { signal, maxBytes: this.settings.maxResultBytes, ...(maxRows !== undefined && { maxRows }) });
+    return abortable(running, signal);
+  }
+
+  private executor(plan: StatementPlan & { kind: 'vdb' }, use: keyof PlanExecutors): CallerExecutor {
     const { handle, grants } = this.caller;
-    const executor = plan.executors[use] ??= callerExecutor(plan.datasource, handle.vdb, grants, {
+    return plan.executors[use] ??= callerExecutor(plan.datasource, handle.vdb, grants, {
       readOnly: use === 'describe' || plan.readOnly,
       timeoutMs: this.settings.statementTimeoutMs,
       ...(plan.statement.kind === 'select' && { maxRowBytes: this.settings.maxResultBytes }),
     });
-    const running = executor.query(plan.positional.sql, bindings, { signal, maxBytes: this.settings.maxResultBytes, ...(maxRows !== undefined && { maxRows }) });
-    return abortable(running, signal);
   }
 
   private async answerCatalog(text: string, parameters: readonly unknown[]): Promise<ResultSet> {

@@ -10,6 +10,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { PostgresConnection, type State } from 'pg-gateway';
 import type { AuthScheme } from '../plugin-api/auth-scheme.js';
+import type { WireStatement } from '../plugin-api/sql-dialect.js';
 import type { VdbHandles } from '../vdb/vdb-handles.js';
 import type { CatalogResponder } from './catalog/index.js';
 import { authenticateCaller } from './door-authentication.js';
@@ -48,17 +49,26 @@ interface PreparedStatement {
   plan: StatementPlan;
   /** The type of each parameter: as the client declared it at Parse, else text. */
   parameterTypes: number[];
+  /** The types as the client declared them (0: unspecified), for a forwarded statement's Parse. */
+  declaredTypes: readonly number[];
   /** The columns, once described. */
   fields?: FieldDescription[];
 }
 
+type BoundValues = ReturnType<typeof readBind>['parameters'];
+
 interface Portal {
   statement: PreparedStatement;
-  parameters: unknown[];
+  /** The values as the client sent them. */
+  bound: BoundValues;
+  /** The values decoded, for a plan the door runs itself; a forwarded plan's are decoded only if it must. */
+  parameters?: unknown[];
   resultFormats: number[];
   result?: ResultSet | 'empty';
   /** Rows already sent (an Execute with a row limit leaves the portal suspended). */
   sent: number;
+  /** A forwarded portal whose Describe is answered with its Execute, which followed it at once. */
+  describeWithRows?: boolean;
 }
 
 type TransactionStatus = 'I' | 'T' | 'E';
@@ -309,8 +319,12 @@ export class WireSession {
     this.skipToSync = false;
     try {
       const plan = await this.runner!.plan(decoded(read));
-      const result = await this.result(plan, []);
-      if (result === 'empty') {
+      const result = this.runner!.forwards(plan)
+        ? await this.forward(plan, { text: plan.text, parameterTypes: [], describe: 'portal', execute: true })
+        : await this.result(plan, []);
+      if (result === 'forwarded') {
+        // the backend's answer is pending already
+      } else if (result === 'empty') {
         this.send(this.messages.bare(BackendMessages.CODE.emptyQuery));
       } else {
         if (result.fields.length > 0) this.send(this.messages.rowDescription(result.fields, []));
@@ -332,7 +346,7 @@ export class WireSession {
   private prepare(message: ReturnType<typeof readParse>, plan: StatementPlan): undefined {
     const count = Math.max(this.runner!.parameterCount(plan), message.parameterTypes.length);
     const parameterTypes = Array.from({ length: count }, (_, index) => message.parameterTypes[index] || PG_TYPE.text);
-    this.statements.set(message.statement, { plan, parameterTypes });
+    this.statements.set(message.statement, { plan, parameterTypes, declaredTypes: message.parameterTypes });
     this.send(this.messages.bare(BackendMessages.CODE.parseComplete));
     return undefined;
   }
@@ -340,31 +354,69 @@ export class WireSession {
   private bind(message: ReturnType<typeof readBind>): undefined {
     const statement = this.statements.get(message.statement);
     if (!statement) throw new WireError('26000', `prepared statement "${message.statement}" does not exist`);
-    const parameters = message.parameters.map(({ value, format }, index) => {
-      if (value === null) return null;
-      if (format !== 1) return value.toString();
-      try {
-        return binaryParameter(value, statement.parameterTypes[index] ?? PG_TYPE.text);
-      } catch {
-        throw new WireError('22P03', `incorrect binary data format in bind parameter ${index + 1}`);
-      }
-    });
-    this.portals.set(message.portal, { statement, parameters, resultFormats: message.resultFormats, sent: 0 });
+    const portal: Portal = { statement, bound: message.parameters, resultFormats: message.resultFormats, sent: 0 };
+    // a forwarded statement's values go to the database as they are: it checks their form
+    if (!this.runner!.forwards(statement.plan)) portal.parameters = decodedParameters(statement, message.parameters);
+    this.portals.set(message.portal, portal);
     this.send(this.messages.bare(BackendMessages.CODE.bindComplete));
     return undefined;
+  }
+
+  /**
+   * Sends a forwarded plan's statement to its datasource through the runner, after the same checks as
+   * `result`; the backend's answer is collected with the rest, or dropped when the statement fails.
+   */
+  private async forward(plan: StatementPlan & { kind: 'vdb' }, statement: WireStatement): Promise<'forwarded'> {
+    this.admit(plan);
+    const mark = this.pending.length;
+    try {
+      await this.cancellable((signal) => this.runner!.forward(plan, statement, signal, (message) => this.pending.push(message)));
+    } catch (error) {
+      this.pending.length = mark;
+      throw error;
+    }
+    return 'forwarded';
+  }
+
+  private forwardPortal(portal: Portal, plan: StatementPlan & { kind: 'vdb' }, describe: 'portal' | 'rows', execute: boolean): Promise<'forwarded'> {
+    const { statement, bound, resultFormats } = portal;
+    return this.forward(plan, { text: plan.text, parameterTypes: statement.declaredTypes, describe, execute, parameters: bound, resultFormats });
+  }
+
+  /**
+   * Whether the next message waiting is an Execute of portal `name` for all its rows: drivers send Describe
+   * and Execute together (node-postgres, JDBC), and the two are then answered by one forwarded statement.
+   */
+  private executeFollows(name: string): boolean {
+    const next = this.inbox[0];
+    if (next === undefined || next[0] !== FRONTEND.execute) return false;
+    const end = next.indexOf(0, 5);
+    return end > 0 && next.toString('utf8', 5, end) === name && next.length >= end + 5 && next.readInt32BE(end + 1) === 0;
   }
 
   private async describe(target: ReturnType<typeof readTarget>): Promise<void> {
     if (target.target === 'S') {
       const statement = this.statements.get(target.name);
       if (!statement) throw new WireError('26000', `prepared statement "${target.name}" does not exist`);
+      const { plan } = statement;
+      if (this.runner!.forwards(plan)) {
+        await this.forward(plan, { text: plan.text, parameterTypes: statement.declaredTypes, describe: 'statement' });
+        return;
+      }
       this.send(this.messages.parameterDescription(statement.parameterTypes));
       statement.fields ??= await this.describedFields(statement.plan);
       this.sendRowDescription(statement.fields, []);
       return;
     }
     const portal = this.portal(target.name);
-    portal.result ??= await this.result(portal.statement.plan, portal.parameters);
+    const { plan } = portal.statement;
+    if (this.runner!.forwards(plan) && !portal.result) {
+      if (this.executeFollows(target.name)) portal.describeWithRows = true;
+      else await this.forwardPortal(portal, plan, 'portal', false);
+      return;
+    }
+    portal.parameters ??= decodedParameters(portal.statement, portal.bound);
+    portal.result ??= await this.result(plan, portal.parameters);
     this.sendRowDescription(portal.result === 'empty' ? [] : portal.result.fields, portal.resultFormats);
   }
 
@@ -372,7 +424,13 @@ export class WireSession {
   private execute(message: ReturnType<typeof readExecute>): Step {
     const portal = this.portal(message.portal);
     if (portal.result) return this.sendPortal(portal, portal.result, message.maxRows);
-    return this.result(portal.statement.plan, portal.parameters).then((result) => {
+    const { plan } = portal.statement;
+    if (this.runner!.forwards(plan) && message.maxRows === 0) {
+      return this.forwardPortal(portal, plan, portal.describeWithRows === true ? 'portal' : 'rows', true).then(() => undefined);
+    }
+    // a row limit leaves the portal suspended between Executes: the door runs it and keeps its rows
+    portal.parameters ??= decodedParameters(portal.statement, portal.bound);
+    return this.result(plan, portal.parameters).then((result) => {
       portal.result ??= result;
       return this.sendPortal(portal, portal.result, message.maxRows);
     });
@@ -402,14 +460,19 @@ export class WireSession {
   /** Runs a plan: session statements here, the others through the runner, cancellable by the client. */
   private async result(plan: StatementPlan, parameters: readonly unknown[]): Promise<ResultSet | 'empty'> {
     if (plan.kind === 'empty') return 'empty';
+    this.admit(plan);
+    if (plan.kind === 'session') return this.sessionResult(plan.command);
+    return this.cancellable((signal) => this.runner!.run(plan, parameters, signal));
+  }
+
+  /** Refuses what the session's transaction state does not allow. */
+  private admit(plan: StatementPlan): void {
     if (this.transaction === 'E' && !(plan.kind === 'session' && (plan.command.kind === 'rollback' || plan.command.kind === 'commit'))) {
       throw new WireError('25P02', 'current transaction is aborted, commands ignored until end of transaction block');
     }
-    if (plan.kind === 'session') return this.sessionResult(plan.command);
     if (plan.kind === 'vdb' && !plan.readOnly && this.transaction === 'T') {
       throw new WireError('0A000', 'a write inside a transaction block is not supported by the SQL front door: each statement commits on its own, so run writes outside BEGIN … COMMIT');
     }
-    return this.cancellable((signal) => this.runner!.run(plan, parameters, signal));
   }
 
   private describedFields(plan: StatementPlan): Promise<FieldDescription[]> {
@@ -553,6 +616,19 @@ export class WireSession {
     }, Math.max(left, 0));
     this.idleTimer.unref();
   }
+}
+
+/** Bind's values as the door runs them: text as strings, binary ones decoded by their declared type. */
+function decodedParameters(statement: PreparedStatement, bound: BoundValues): unknown[] {
+  return bound.map(({ value, format }, index) => {
+    if (value === null) return null;
+    if (format !== 1) return value.toString();
+    try {
+      return binaryParameter(value, statement.parameterTypes[index] ?? PG_TYPE.text);
+    } catch {
+      throw new WireError('22P03', `incorrect binary data format in bind parameter ${index + 1}`);
+    }
+  });
 }
 
 /** A message read whole, or the protocol violation (08P01) a malformed one is. */

@@ -1,7 +1,10 @@
 import type { Knex } from 'knex';
 import type { Catalog } from '../plugin-api/catalog.js';
 import { UnavailableError } from '../plugin-api/errors.js';
-import type { Datasource, LoginHoldings, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor, TransactionOptions } from '../plugin-api/sql-dialect.js';
+import type {
+  Datasource, LoginHoldings, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor, TransactionOptions, WireForwardOptions, WireForwardOutcome,
+  WireStatement,
+} from '../plugin-api/sql-dialect.js';
 import { driverCodeSuffix } from './driver-code.js';
 
 export interface GuardOptions {
@@ -37,6 +40,7 @@ class GuardedDatasource implements Datasource {
 
   readonly restrictSession?: (memberOf: readonly string[]) => Promise<void>;
   readonly useRoleLogins?: (logins: readonly RoleLogin[]) => Promise<LoginHoldings[]>;
+  readonly forwardWire?: (statement: WireStatement, options: WireForwardOptions) => Promise<WireForwardOutcome>;
 
   constructor(private readonly inner: Datasource, singleConnection: boolean) {
     this.mutex = singleConnection ? new Mutex() : undefined;
@@ -44,6 +48,8 @@ class GuardedDatasource implements Datasource {
     if (restrict) this.restrictSession = (memberOf) => this.run(() => restrict(memberOf));
     const useLogins = inner.useRoleLogins?.bind(inner);
     if (useLogins) this.useRoleLogins = (logins) => this.run(() => useLogins(logins));
+    const forward = inner.forwardWire?.bind(inner);
+    if (forward) this.forwardWire = (statement, options) => this.run(() => forward(statement, options));
   }
 
   get name(): string { return this.inner.name; }

@@ -1,6 +1,9 @@
 import type { Knex } from 'knex';
 import type { Catalog } from '../plugin-api/catalog.js';
-import type { Datasource, LoginHoldings, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor, TransactionOptions } from '../plugin-api/sql-dialect.js';
+import type {
+  Datasource, LoginHoldings, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor, TransactionOptions, WireForwardOptions, WireForwardOutcome,
+  WireStatement,
+} from '../plugin-api/sql-dialect.js';
 import { failureOutcome, type StatementObserver } from './statement-outcome.js';
 
 /**
@@ -26,12 +29,15 @@ export function recordDenied(datasource: Datasource): void {
 class ObservedDatasource implements Datasource {
   readonly restrictSession?: (memberOf: readonly string[]) => Promise<void>;
   readonly useRoleLogins?: (logins: readonly RoleLogin[]) => Promise<LoginHoldings[]>;
+  readonly forwardWire?: (statement: WireStatement, options: WireForwardOptions) => Promise<WireForwardOutcome>;
 
   constructor(private readonly inner: Datasource, private readonly label: string, private readonly observer: StatementObserver) {
     const restrict = inner.restrictSession?.bind(inner);
     if (restrict) this.restrictSession = restrict;
     const useLogins = inner.useRoleLogins?.bind(inner);
     if (useLogins) this.useRoleLogins = useLogins;
+    const forward = inner.forwardWire?.bind(inner);
+    if (forward) this.forwardWire = (statement, options) => observed(() => forward(statement, options), this.label, this.observer, options);
   }
 
   get name(): string { return this.inner.name; }
@@ -39,12 +45,12 @@ class ObservedDatasource implements Datasource {
   get knex(): Knex { return this.inner.knex; }
 
   query(sql: string, bindings: readonly unknown[], options?: QueryOptions): Promise<QueryResult> {
-    return observed(this.inner, this.label, this.observer, sql, bindings, options);
+    return observed(() => this.inner.query(sql, bindings, options), this.label, this.observer, options);
   }
 
   transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T> {
     return this.inner.transaction((transaction) => work({
-      query: (sql, bindings, statement) => observed(transaction, this.label, this.observer, sql, bindings, statement),
+      query: (sql, bindings, statement) => observed(() => transaction.query(sql, bindings, statement), this.label, this.observer, statement),
     }), options);
   }
 
@@ -65,13 +71,13 @@ class ObservedDatasource implements Datasource {
   }
 }
 
-async function observed(
-  executor: SqlExecutor, datasource: string, observer: StatementObserver, sql: string, bindings: readonly unknown[], options: QueryOptions | undefined,
-): Promise<QueryResult> {
+async function observed<T>(
+  run: () => Promise<T>, datasource: string, observer: StatementObserver, options: QueryOptions | undefined,
+): Promise<T> {
   const started = process.hrtime.bigint();
   const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
   try {
-    const result = await executor.query(sql, bindings, options);
+    const result = await run();
     observer.statement(datasource, 'ok', seconds());
     return result;
   } catch (error) {

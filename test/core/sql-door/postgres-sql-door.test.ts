@@ -13,4 +13,5 @@ runSqlDoorSuite({
   })),
   closeAfter: true,
   schema: 'sql_door_test',
+  forwards: true,
 });

@@ -18,6 +18,11 @@ export interface DoorBackend {
    * schema is a database, the database of the URL (the suite's own), whose tables it replaces.
    */
   schema: string;
+  /**
+   * The door forwards statements to the database (a PostgreSQL datasource, docs/sql.md#forwarding-a-vdb-on-postgresql): values come
+   * in PostgreSQL's own text forms (`7.50`), not the logical types' canonical ones (`7.5`).
+   */
+  forwards?: boolean;
 }
 
 function schemaSetup(family: DoorBackend['family'], S: string): string[] {
@@ -96,7 +101,7 @@ export function runSqlDoorSuite(backend: DoorBackend): void {
   (missingPsql ? test.skip : test)(`psql: a query, a denial naming the column with SQLSTATE 42501, and the VDB named without its version${missingPsql ? ` (${missingPsql})` : ''}`, async ({ target }) => {
     const rows = await psql(target, ANALYST_TOKEN, [`select id, name, price, active from ${S}.products order by id`]);
     assert.is(rows.stderr, '');
-    assert.is(rows.stdout, '1|Tea|4.25|t\n2|Coffee|7.5|t\n3|Cocoa|3.1|f\n');
+    assert.is(rows.stdout, backend.forwards ? '1|Tea|4.25|t\n2|Coffee|7.50|t\n3|Cocoa|3.10|f\n' : '1|Tea|4.25|t\n2|Coffee|7.5|t\n3|Cocoa|3.1|f\n');
     const denied = await psql(target, ANALYST_TOKEN, [`select name, email from ${S}.customers`]);
     assert.is(denied.code, 1);
     assert.ok(denied.stderr.includes(`ERROR:  42501: select on column email of ${S}.customers is not granted`), denied.stderr);
@@ -109,9 +114,9 @@ export function runSqlDoorSuite(backend: DoorBackend): void {
     await client.connect();
     try {
       const result = await client.query(`select id, name, price, active from ${S}.products where id = $1 or name = $2 order by id`, [3, 'Tea']);
-      assert.equal(result.rows, [{ id: 1, name: 'Tea', price: '4.25', active: true }, { id: 3, name: 'Cocoa', price: '3.1', active: false }]);
-      // int4, text, numeric, bool (docs/logical-types.md → docs/sql.md#types)
-      assert.equal(result.fields.map((field) => field.dataTypeID), [23, 25, 1700, 16]);
+      assert.equal(result.rows, [{ id: 1, name: 'Tea', price: '4.25', active: true }, { id: 3, name: 'Cocoa', price: backend.forwards ? '3.10' : '3.1', active: false }]);
+      // int4, text (PostgreSQL's own varchar where forwarded), numeric, bool (docs/logical-types.md → docs/sql.md#types)
+      assert.equal(result.fields.map((field) => field.dataTypeID), [23, backend.forwards ? 1043 : 25, 1700, 16]);
       const named = { name: 'by_region', text: `select name from ${S}.customers where region = $1 order by id` };
       assert.equal((await client.query({ ...named, values: ['North'] })).rows, [{ name: 'Ada' }, { name: 'Chloe' }]);
       assert.equal((await client.query({ ...named, values: ['South'] })).rows, [{ name: 'Ben' }]);
@@ -151,7 +156,7 @@ export function runSqlDoorSuite(backend: DoorBackend): void {
     ]);
     assert.equal(lines, [
       '1|Ada', '2|Ben', '3|Chloe',
-      '2|Coffee|7.5|t|2024-02-29',
+      backend.forwards ? '2|Coffee|7.50|t|2024-02-29' : '2|Coffee|7.5|t|2024-02-29',
       '3',
       `error 42501 ERROR: select on column email of ${S}.customers is not granted`,
       '42',

@@ -1,0 +1,215 @@
+/**
+ * The SQL front door's statements forwarded to PostgreSQL in its own protocol (`Datasource.forwardWire`):
+ * the client's Parse/Bind/Describe/Execute go to a pooled backend as the client sent them (unnamed, values
+ * bound), and the backend's answer messages go back whole, so the service neither decodes nor re-encodes
+ * a row. For that statement the pg client's socket is read here instead of by pg; pg gets it back at
+ * ReadyForQuery, when the backend has nothing more to say.
+ */
+import type { Socket } from 'node:net';
+import type { WireForwardOptions, WireForwardOutcome, WireStatement } from '../../core/plugin-api/index.js';
+import { cancelStatement, type CancellableClient } from './postgres-cancel.js';
+
+/** A pooled pg client whose connection's socket can be read for one statement. */
+export interface ForwardingClient extends CancellableClient {
+  readonly connection: { readonly stream: Socket };
+}
+
+/** The backend messages passed on to the client: every answer but the ones the door sends itself. */
+const PASSED = new Set([...'TtnDCIs'].map((code) => code.charCodeAt(0)));
+const DATA_ROW = 0x44;
+const ERROR_RESPONSE = 0x45;
+const READY_FOR_QUERY = 0x5a;
+/** As in postgres-stream.ts: a cancel that reached the backend before the statement began is sent again. */
+const CANCEL_AGAIN_MS = 500;
+
+/**
+ * Runs `statement` on `client` and passes its answer to `options.send`. Resolves at ReadyForQuery, once any
+ * cancel request it sent was served, so the client goes back to its pool with nothing of this statement
+ * left; rejects with the backend's error (pg's fields), or when the connection is lost.
+ */
+export function forwardStatement(client: ForwardingClient, statement: WireStatement, options: WireForwardOptions): Promise<WireForwardOutcome> {
+  const { signal, maxBytes, send } = options;
+  if (signal?.aborted) return Promise.reject(Object.assign(new Error('canceling statement due to user request'), { code: '57014' }));
+  const socket = client.connection.stream;
+  // a connection lost while idle in the pool would never report its close again
+  if (socket.destroyed) return Promise.reject(connectionLost());
+  const pgListeners = socket.listeners('data') as ((chunk: Buffer) => void)[];
+  return new Promise<WireForwardOutcome>((resolve, reject) => {
+    /** The start of a message not yet whole, and how many bytes it needs (5 until its length is read). */
+    let parts: Buffer[] = [];
+    let partsLength = 0;
+    let needed = 0;
+    /** Bytes of a message still to drop (a row past the budget is never held). */
+    let skipping = 0;
+    /** DataRow bytes passed on. */
+    let rowBytes = 0;
+    let cut = false;
+    let failure: Error | undefined;
+    let cancelling: Promise<void> | undefined;
+    let again: NodeJS.Timeout | undefined;
+    let settled = false;
+    const sendCancel = () => {
+      cancelling = cancelStatement(client).then(() => {
+        if (!settled) again = setTimeout(sendCancel, CANCEL_AGAIN_MS);
+      });
+    };
+    const cancel = () => {
+      if (cancelling === undefined) sendCancel();
+    };
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(again);
+      signal?.removeEventListener('abort', cancel);
+      socket.removeListener('data', onData);
+      socket.removeListener('close', onClose);
+      for (const listener of pgListeners) socket.on('data', listener);
+      if (cancelling === undefined) outcome();
+      else void cancelling.then(outcome);
+    };
+    const onClose = () => settle(() => reject(connectionLost()));
+    const onMessage = (message: Buffer) => {
+      const type = message[0] as number;
+      if (type === READY_FOR_QUERY) {
+        return settle(() => {
+          if (failure !== undefined && !cut) reject(failure);
+          else resolve(cut ? 'cut' : 'done');
+        });
+      }
+      if (type === ERROR_RESPONSE) failure ??= backendError(message);
+      else if (!cut && failure === undefined && PASSED.has(type)) send(message);
+    };
+    const onData = (chunk: Buffer) => {
+      let data = chunk;
+      if (skipping > 0) {
+        const dropped = Math.min(skipping, data.length);
+        skipping -= dropped;
+        data = data.subarray(dropped);
+      }
+      if (partsLength > 0) {
+        // a message that spans reads is joined once, when it is whole, not at every read
+        parts.push(data);
+        partsLength += data.length;
+        if (partsLength < needed) return;
+        data = Buffer.concat(parts, partsLength);
+        parts = [];
+        partsLength = 0;
+      }
+      let offset = 0;
+      while (data.length - offset >= 5) {
+        const type = data[offset] as number;
+        const size = 1 + data.readUInt32BE(offset + 1);
+        if (type === DATA_ROW && (cut || rowBytes + size > maxBytes)) {
+          if (!cut) {
+            cut = true;
+            cancel();
+          }
+          const available = Math.min(size, data.length - offset);
+          skipping = size - available;
+          offset += available;
+          continue;
+        }
+        if (data.length - offset < size) {
+          needed = size;
+          break;
+        }
+        if (type === DATA_ROW) rowBytes += size;
+        onMessage(data.subarray(offset, offset + size));
+        if (settled) return;
+        offset += size;
+      }
+      if (offset < data.length) {
+        if (data.length - offset < 5) needed = 5;
+        parts = [data.subarray(offset)];
+        partsLength = data.length - offset;
+      }
+    };
+    for (const listener of pgListeners) socket.removeListener('data', listener);
+    socket.on('data', onData);
+    socket.once('close', onClose);
+    signal?.addEventListener('abort', cancel, { once: true });
+    socket.write(frontendMessages(statement));
+  });
+}
+
+/**
+ * Parse, then Describe of the statement or Bind, Describe of the portal and Execute, then Sync: written into
+ * one buffer, sized first (a buffer per field cost more than the rest of the forwarding).
+ */
+function frontendMessages(statement: WireStatement): Buffer {
+  const { text, parameterTypes, describe, parameters = [], resultFormats = [] } = statement;
+  const textBytes = Buffer.byteLength(text);
+  const executes = describe === 'rows' || (describe === 'portal' && statement.execute === true);
+  let size = 1 + 4 + 1 + textBytes + 1 + 2 + 4 * parameterTypes.length + SYNC.length;
+  if (describe === 'statement') size += DESCRIBE_STATEMENT.length;
+  else {
+    size += 1 + 4 + 2 + 2 + 2 * parameters.length + 2 + 2 + 2 * resultFormats.length;
+    for (const { value } of parameters) size += 4 + (value === null ? 0 : value.length);
+    if (describe === 'portal') size += DESCRIBE_PORTAL.length;
+    if (executes) size += EXECUTE.length;
+  }
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  out[at] = 0x50;
+  at = out.writeUInt32BE(4 + 1 + textBytes + 1 + 2 + 4 * parameterTypes.length, at + 1);
+  out[at++] = 0;
+  at += out.write(text, at);
+  out[at++] = 0;
+  at = out.writeInt16BE(parameterTypes.length, at);
+  for (const type of parameterTypes) at = out.writeUInt32BE(type, at);
+  if (describe === 'statement') {
+    at += DESCRIBE_STATEMENT.copy(out, at);
+  } else {
+    const start = at;
+    out[at] = 0x42;
+    at += 5;
+    out[at++] = 0;
+    out[at++] = 0;
+    at = out.writeInt16BE(parameters.length, at);
+    for (const { format } of parameters) at = out.writeInt16BE(format, at);
+    at = out.writeInt16BE(parameters.length, at);
+    for (const { value } of parameters) {
+      at = out.writeInt32BE(value === null ? -1 : value.length, at);
+      if (value !== null) at += value.copy(out, at);
+    }
+    at = out.writeInt16BE(resultFormats.length, at);
+    for (const format of resultFormats) at = out.writeInt16BE(format, at);
+    out.writeUInt32BE(at - start - 1, start + 1);
+    if (describe === 'portal') at += DESCRIBE_PORTAL.copy(out, at);
+    if (executes) at += EXECUTE.copy(out, at);
+  }
+  SYNC.copy(out, at);
+  return out;
+}
+
+/** Describe and Execute of the unnamed statement or portal, and Sync, are always the same bytes. */
+const DESCRIBE_STATEMENT = Buffer.from([0x44, 0, 0, 0, 6, 0x53, 0]);
+const DESCRIBE_PORTAL = Buffer.from([0x44, 0, 0, 0, 6, 0x50, 0]);
+const EXECUTE = Buffer.from([0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0]);
+const SYNC = Buffer.from([0x53, 0, 0, 0, 4]);
+
+function connectionLost(): Error {
+  return Object.assign(new Error('the connection to the datasource was lost'), { code: '08006' });
+}
+
+/** ErrorResponse fields by their code, as pg names them on its DatabaseError. */
+const ERROR_FIELDS: Readonly<Record<string, string>> = {
+  S: 'severity', C: 'code', D: 'detail', H: 'hint', P: 'position', W: 'where',
+  s: 'schema', t: 'table', c: 'column', d: 'dataType', n: 'constraint', R: 'routine',
+};
+
+function backendError(message: Buffer): Error {
+  const fields: Record<string, string> = {};
+  let text = 'the database refused the statement';
+  let offset = 5;
+  while (offset < message.length && message[offset] !== 0) {
+    const code = String.fromCharCode(message[offset] as number);
+    const end = message.indexOf(0, offset + 1);
+    if (end < 0) break;
+    const value = message.toString('utf8', offset + 1, end);
+    if (code === 'M') text = value;
+    else if (ERROR_FIELDS[code] !== undefined) fields[ERROR_FIELDS[code] as string] = value;
+    offset = end + 1;
+  }
+  return Object.assign(new Error(text), fields);
+}
