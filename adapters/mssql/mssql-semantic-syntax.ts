@@ -18,6 +18,7 @@ export const MSSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
     const clause = offsetFetchClause(limit, offset);
     return clause === '' || ordered ? clause : `ORDER BY (SELECT NULL) ${clause}`;
   },
+  stringLiteral: (value) => `N'${value.replaceAll("'", "''")}'`,
   concat: (left, right) => `CONCAT(${left}, ${right})`,
   ilike: lowerLike,
   // `[` opens a character class in SQL Server's LIKE.

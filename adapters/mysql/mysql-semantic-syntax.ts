@@ -16,6 +16,8 @@ export const MYSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   orderTerm: orderTermWithNullFlag,
   // The largest row count MySQL accepts stands for "no limit" when only an offset is given.
   limitClause: (limit, offset) => (limit === undefined && offset === undefined ? '' : `LIMIT ${limit ?? '18446744073709551615'}${offset === undefined ? '' : ` OFFSET ${offset}`}`),
+  // A backslash escapes inside a MySQL string literal (unless NO_BACKSLASH_ESCAPES): doubled, it is itself.
+  stringLiteral: (value) => `'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`,
   concat: (left, right) => `CONCAT(${left}, ${right})`,
   ilike: lowerLike,
   likeEscape: ANSI_SEMANTIC_SYNTAX.likeEscape,

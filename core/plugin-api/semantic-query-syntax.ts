@@ -25,6 +25,11 @@ export interface SemanticSqlSyntax {
    * undefined); `ordered` says whether the statement has an ORDER BY (SQL Server's OFFSET needs one).
    */
   limitClause(limit: string | undefined, offset: string | undefined, ordered: boolean): string;
+  /**
+   * A string literal of the model's own expressions (written into the package SQL, never a caller's value,
+   * which is bound).
+   */
+  stringLiteral(value: string): string;
   /** `left || right`: string concatenation. */
   concat(left: string, right: string): string;
   /** Case-insensitive LIKE. */
@@ -65,6 +70,7 @@ export const ANSI_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   nullSafeEquals: (left, right) => `${left} IS NOT DISTINCT FROM ${right}`,
   orderTerm: (expression, direction, nulls) => `${expression} ${direction.toUpperCase()} NULLS ${nulls.toUpperCase()}`,
   limitClause: (limit, offset) => [limit === undefined ? '' : `LIMIT ${limit}`, offset === undefined ? '' : `OFFSET ${offset}`].filter(Boolean).join(' '),
+  stringLiteral: (value) => `'${value.replaceAll("'", "''")}'`,
   concat: (left, right) => `(${left} || ${right})`,
   ilike: (value, pattern, negated) => `${value} ${negated ? 'NOT ILIKE' : 'ILIKE'} ${pattern}`,
   // Not the backslash: MySQL reads it as an escape inside the string literal that names it.

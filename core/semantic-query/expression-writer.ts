@@ -30,6 +30,8 @@ export interface NameResolver {
   aggregate?(call: Extract<Expr, { kind: 'call' }>): string;
   /** A window call, where it is computed elsewhere (inside an aggregate); absent: written in place. */
   window?(call: Extract<Expr, { kind: 'call' }>): string;
+  /** A literal written into the text (a model's own expression, not a caller's); absent: bound. */
+  literal?(value: string | number | boolean): string;
 }
 
 export function writeExpression(expression: Expr, writer: SqlWriter, resolver: NameResolver, target: string): string {
@@ -39,6 +41,7 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
     case 'name': return resolver.name(expression.parts);
     case 'literal': {
       if (expression.value === null) return 'NULL';
+      if (resolver.literal) return resolver.literal(expression.value);
       const placeholder = writer.param({ kind: 'constant', value: expression.value });
       return typeof expression.value === 'number' ? syntax.numberParam(placeholder, expression.value) : placeholder;
     }
@@ -86,7 +89,7 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
 
 /** An aggregate call itself, its arguments at row level (an aggregate inside is nested aggregation). */
 export function writeAggregateCall(call: Extract<Expr, { kind: 'call' }>, writer: SqlWriter, rowLevel: NameResolver, target: string): string {
-  const inner: NameResolver = rowLevel.window ? { name: rowLevel.name, window: rowLevel.window } : { name: rowLevel.name };
+  const inner: NameResolver = { name: rowLevel.name, ...(rowLevel.window ? { window: rowLevel.window } : {}), ...(rowLevel.literal ? { literal: rowLevel.literal } : {}) };
   const args = call.args.map((arg) => writeExpression(arg, writer, inner, target));
   if (call.name === 'median' || call.name.startsWith('percentile_')) {
     // MEDIAN(x); PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x), read by the parser as (p, x).

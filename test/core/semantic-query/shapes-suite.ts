@@ -204,6 +204,18 @@ export function runShapesSuite(backend: ShapesBackend): void {
     assert.equal(await rows(service, { fields: ['orders.id', 'orders.order_rank'], where: 'orders.id > 4' }, ['id', 'order_rank']), sorted([[5, 1], [6, 1], [7, 2]]));
   });
 
+  test('OSI_SQL_2026 fields and metrics are written in the datasource\'s forms: NULLS FIRST/LAST (§6.10.2, ascending NULLs last by default), || and IFF', async ({ service }) => {
+    // Amounts O1 100, O2 200, O3 50, O4 300, O5 70, O6 20, O7 NULL.
+    const ranks = await rows(service, { fields: ['orders.id', 'orders.amount_rank', 'orders.amount_rank_nulls_first', 'orders.amount_rank_default', 'orders.size_label'] },
+      ['id', 'amount_rank', 'amount_rank_nulls_first', 'amount_rank_default', 'size_label']);
+    assert.equal(ranks, sorted([
+      [1, 3, 5, 4, 'small-paid'], [2, 2, 6, 5, 'big-paid'], [3, 5, 3, 2, 'small-cancelled'], [4, 1, 7, 6, 'big-paid'],
+      [5, 4, 4, 3, 'small-paid'], [6, 6, 2, 1, 'small-paid'], [7, 7, 1, 7, 'small-paid'],
+    ]));
+    // Amounts of 200 or more: EAST O2, WEST O4; the NULL group (O5, O6) has none.
+    assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['big_revenue'] }, ['region', 'big_revenue']), sorted([['EAST', 200], ['WEST', 300], [null, 0]]));
+  });
+
   test('a windowed field over an enriched field is computed over its dataset\'s rows joined many-to-one to the enrichment (§4.3, §6.10.4)', async ({ service }) => {
     // region_rank numbers orders by id within customer_region: EAST O1 1, O2 2, O3 3; WEST O4 1, O7 2; NULL (O5 orphan, O6 no region) O5 1, O6 2.
     assert.equal(await rows(service, { dimensions: ['orders.region_rank'], measures: ['order_count', 'revenue'] }, ['region_rank', 'order_count', 'revenue']), sorted([
