@@ -28,5 +28,6 @@ export const MSSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   numberParam: untypedNumberParam,
   position: (needle, haystack) => `CHARINDEX(${needle}, ${haystack})`,
   groupsByPosition: false,
+  rowValues: (select, alias) => `CROSS APPLY (SELECT ${select}) ${alias}`,
   datePart: (part, expression) => `DATEPART(${part}, ${expression})`,
 };

@@ -14,6 +14,8 @@ export const ORACLE_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   numberParam: untypedNumberParam,
   position: (needle, haystack) => `INSTR(${haystack}, ${needle})`,
   groupsByPosition: false,
+  // CROSS APPLY: Oracle 12c and later.
+  rowValues: (select, alias) => `CROSS APPLY (SELECT ${select} FROM DUAL) ${alias}`,
   // EXTRACT has no quarter or day of year there.
   datePart: (part, expression) => (part === 'quarter' ? `TO_NUMBER(TO_CHAR(${expression}, 'Q'))` : part === 'dayofyear' ? `TO_NUMBER(TO_CHAR(${expression}, 'DDD'))` : `EXTRACT(${part.toUpperCase()} FROM ${expression})`),
 };

@@ -62,6 +62,12 @@ export interface SemanticSqlSyntax {
    * not know to be equal.
    */
   readonly groupsByPosition: boolean;
+  /**
+   * Where the server does not group by position: a derived table computing `select` (`expression AS name,
+   * …`) once per row of the FROM clause before it (SQL Server's and Oracle's `CROSS APPLY`), so a grouped
+   * expression holding a bound value is grouped by its column, its value bound once.
+   */
+  rowValues?(select: string, alias: string): string;
 }
 
 /** ANSI SQL: what PostgreSQL speaks, and the base the other dialects change. */

@@ -91,6 +91,21 @@ test('a window in having filters a derived table by a number (no boolean column 
   assert.throws(() => compileQuery(model, planner, FAMILY_DIALECTS.mssql, median), /no aggregate MEDIAN/);
 });
 
+test('SQL Server and Oracle: an expression dimension holding a literal is computed once per row (CROSS APPLY) and grouped by that column, each value bound once', ({ model, planner }) => {
+  const sized: SemanticQuery = { dimensions: [{ field: "CASE WHEN orders.amount > 100 THEN 'big' ELSE 'small' END", alias: 'size' }, { field: 'orders.status' }], measures: [{ metric: 'revenue' }], orderBy: [] };
+  const expected = {
+    mssql: /^WITH \[g0\] AS \(SELECT \[d__\]\.\[d0\] AS \[d0\], "orders"\."status" AS \[d1\], SUM\("orders"\."amount"\) AS \[m0\] FROM \[semshapes_sql\]\.\[orders\] \[orders\] CROSS APPLY \(SELECT \(CASE WHEN \("orders"\."amount" > \?\) THEN \? ELSE \? END\) AS \[d0\]\) \[d__\] GROUP BY \[d__\]\.\[d0\], "orders"\."status"\)/,
+    oracle: /^WITH "g0" AS \(SELECT "d__"\."d0" AS "d0", "orders"\."status" AS "d1", SUM\("orders"\."amount"\) AS "m0" FROM "semshapes_sql"\."orders" "orders" CROSS APPLY \(SELECT \(CASE WHEN \("orders"\."amount" > \?\) THEN \? ELSE \? END\) AS "d0" FROM DUAL\) "d__" GROUP BY "d__"\."d0", "orders"\."status"\)/,
+  };
+  for (const family of ['mssql', 'oracle'] as const) {
+    const plan = compileQuery(model, planner, FAMILY_DIALECTS[family], sized);
+    assert.match(plan.sql, expected[family], family);
+    assert.equal(bindings(plan.params, sized), [100, 'big', 'small'], family);
+  }
+  // Where the server groups by position, no derived table: GROUP BY 1.
+  assert.match(compileQuery(model, planner, FAMILY_DIALECTS.mysql, sized).sql, /GROUP BY 1, `orders`\.`status`|GROUP BY 1, "orders"\."status"/);
+});
+
 test('the same query compiles to the same text every time, values apart (D-014); MySQL stitches with <=> and sorts NULLs by a flag', ({ model, planner }) => {
   const first = compileQuery(model, planner, FAMILY_DIALECTS.mysql, TWO_FACTS);
   const second = compileQuery(model, planner, FAMILY_DIALECTS.mysql, { ...TWO_FACTS, where: "customers.region <> 'WEST'" });
