@@ -1,4 +1,4 @@
-import { lowerLike, offsetFetchClause, orderTermWithNullFlag, untypedNumberParam, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
+import { lowerLike, offsetFetchClause, orderTermWithNullFlag, untypedNumberParam, type PortableCall, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
 
 /** Day 0 is 1900-01-01, a Monday: whole periods since then, added back to it, give the period's start. */
 const GRAINS: Record<TimeGrain, (expression: string) => string> = {
@@ -8,6 +8,17 @@ const GRAINS: Record<TimeGrain, (expression: string) => string> = {
   quarter: (x) => `DATEADD(quarter, DATEDIFF(quarter, 0, ${x}), 0)`,
   year: (x) => `DATEADD(year, DATEDIFF(year, 0, ${x}), 0)`,
 };
+
+/**
+ * SQL Server has DATEADD and DATEDIFF (whose weeks start on Sunday: shifted by a day, they start on Monday),
+ * no SPLIT_PART with a part number and no regular expressions before 2025.
+ */
+function mssqlPortable(call: PortableCall): string | undefined {
+  if (call.name === 'dateadd') return `DATEADD(${call.unit}, ${call.args[0]}, ${call.args[1]})`;
+  if (call.name !== 'datediff') return undefined;
+  const [start, end] = call.args;
+  return call.unit === 'week' ? `DATEDIFF(week, DATEADD(day, -1, ${start}), DATEADD(day, -1, ${end}))` : `DATEDIFF(${call.unit}, ${start}, ${end})`;
+}
 
 /** SQL Server: no IS NOT DISTINCT FROM before 2022, no NULLS FIRST/LAST, OFFSET needs an ORDER BY. */
 export const MSSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
@@ -27,6 +38,8 @@ export const MSSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   percentile: () => undefined,
   numberParam: untypedNumberParam,
   position: (needle, haystack) => `CHARINDEX(${needle}, ${haystack})`,
+  portable: mssqlPortable,
+  stringParam: (placeholder) => placeholder,
   groupsByPosition: false,
   rowValues: (select, alias) => `CROSS APPLY (SELECT ${select}) ${alias}`,
   datePart: (part, expression) => `DATEPART(${part}, ${expression})`,

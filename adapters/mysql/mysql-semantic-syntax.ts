@@ -1,4 +1,4 @@
-import { ANSI_SEMANTIC_SYNTAX, lowerLike, orderTermWithNullFlag, untypedNumberParam, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
+import { ANSI_SEMANTIC_SYNTAX, calendarDiff, lowerLike, orderTermWithNullFlag, untypedNumberParam, type PortableCall, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
 
 /** The start of each grain as a DATE; a week starts on Monday (WEEKDAY is 0 on Monday). */
 const GRAINS: Record<TimeGrain, (expression: string) => string> = {
@@ -8,6 +8,39 @@ const GRAINS: Record<TimeGrain, (expression: string) => string> = {
   quarter: (x) => `(MAKEDATE(YEAR(${x}), 1) + INTERVAL (QUARTER(${x}) - 1) QUARTER)`,
   year: (x) => `MAKEDATE(YEAR(${x}), 1)`,
 };
+
+/** The Monday starting the week of `x`. */
+const weekStart = (x: string) => `DATE_SUB(DATE(${x}), INTERVAL WEEKDAY(${x}) DAY)`;
+
+/**
+ * The portable functions in forms MySQL 8 and MariaDB share (MariaDB has no REGEXP_LIKE function, neither
+ * has REGEXP_COUNT); their regular expressions are ICU (MySQL) and PCRE (MariaDB).
+ */
+function mysqlPortable(call: PortableCall): string | undefined {
+  const [a, b, c] = call.args as [string, string, string];
+  switch (call.name) {
+    case 'dateadd': return `DATE_ADD(${b}, INTERVAL ${a} ${call.unit.toUpperCase()})`;
+    case 'datediff': {
+      if (call.unit === 'year' || call.unit === 'quarter' || call.unit === 'month') return calendarDiff(call.unit, (x) => `YEAR(${x})`, (x) => `${call.unit.toUpperCase()}(${x})`, a, b);
+      if (call.unit === 'day') return `DATEDIFF(${b}, ${a})`;
+      if (call.unit === 'week') return `(DATEDIFF(${weekStart(b)}, ${weekStart(a)}) DIV 7)`;
+      // Whole units since a fixed instant, floored: the boundaries crossed, also before it.
+      const seconds = { hour: 3600, minute: 60, second: 1 }[call.unit];
+      const units = (x: string) => `FLOOR(TIMESTAMPDIFF(SECOND, '2000-01-01', ${x}) / ${seconds})`;
+      return `(${units(b)} - ${units(a)})`;
+    }
+    case 'split_part': {
+      // SUBSTRING_INDEX answers the last part past the end: '' there, as SPLIT_PART does.
+      const parts = `((CHAR_LENGTH(${a}) - CHAR_LENGTH(REPLACE(${a}, ${b}, ''))) / CHAR_LENGTH(${b}) + 1)`;
+      return `(CASE WHEN ${c} > ${parts} THEN '' ELSE SUBSTRING_INDEX(SUBSTRING_INDEX(${a}, ${b}, ${c}), ${b}, -1) END)`;
+    }
+    case 'regexp_like': return `(${a} REGEXP ${b})`;
+    // MariaDB's REGEXP_SUBSTR answers '' without a match, MySQL's NULL: NULL on both.
+    case 'regexp_extract': return `(CASE WHEN ${a} REGEXP ${b} THEN REGEXP_SUBSTR(${a}, ${b}) END)`;
+    case 'regexp_replace': return `REGEXP_REPLACE(${a}, ${b}, ${c})`;
+    case 'regexp_count': return undefined;
+  }
+}
 
 /** MySQL and MariaDB: `<=>`, no NULLS FIRST/LAST, `||` is OR, LIMIT needs a count before an OFFSET. */
 export const MYSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
@@ -25,6 +58,8 @@ export const MYSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   percentile: () => undefined,
   numberParam: untypedNumberParam,
   position: ANSI_SEMANTIC_SYNTAX.position,
+  portable: mysqlPortable,
+  stringParam: (placeholder) => placeholder,
   groupsByPosition: true,
   datePart: (part, expression) => (part === 'dayofyear' ? `DAYOFYEAR(${expression})` : `EXTRACT(${part.toUpperCase()} FROM ${expression})`),
 };

@@ -1,7 +1,36 @@
-import { ANSI_SEMANTIC_SYNTAX, lowerLike, offsetFetchClause, untypedNumberParam, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
+import { ANSI_SEMANTIC_SYNTAX, calendarDiff, lowerLike, offsetFetchClause, untypedNumberParam, type PortableCall, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
 
 /** TRUNC's format models; `IW` starts the ISO week on Monday. */
 const FORMATS: Record<TimeGrain, string> = { day: 'DD', week: 'IW', month: 'MM', quarter: 'Q', year: 'YYYY' };
+
+const quarterOf = (x: string) => `TO_NUMBER(TO_CHAR(${x}, 'Q'))`;
+
+/** Oracle's forms: ADD_MONTHS and intervals, date subtraction in days, its REGEXP_ functions (POSIX). */
+function oraclePortable(call: PortableCall): string | undefined {
+  const [a, b, c] = call.args as [string, string, string];
+  switch (call.name) {
+    case 'dateadd': {
+      const months = { year: 12, quarter: 3, month: 1 }[call.unit as 'year'];
+      if (months !== undefined) return `ADD_MONTHS(${b}, (${a}) * ${months})`;
+      return call.unit === 'week' ? `(${b} + NUMTODSINTERVAL((${a}) * 7, 'DAY'))` : `(${b} + NUMTODSINTERVAL(${a}, '${call.unit.toUpperCase()}'))`;
+    }
+    case 'datediff': {
+      if (call.unit === 'year' || call.unit === 'quarter' || call.unit === 'month') {
+        return calendarDiff(call.unit, (x) => `EXTRACT(YEAR FROM ${x})`, call.unit === 'quarter' ? quarterOf : (x) => `EXTRACT(MONTH FROM ${x})`, a, b);
+      }
+      // Subtracting two DATEs gives days.
+      const format = { week: 'IW', day: 'DD', hour: 'HH', minute: 'MI', second: undefined }[call.unit];
+      const days = format ? `(TRUNC(${b}, '${format}') - TRUNC(${a}, '${format}'))` : `(CAST(${b} AS DATE) - CAST(${a} AS DATE))`;
+      const scale = { week: '/ 7', day: '', hour: '* 24', minute: '* 1440', second: '* 86400' }[call.unit];
+      return scale === '' ? days : `ROUND(${days} ${scale})`;
+    }
+    case 'split_part': return undefined;
+    case 'regexp_like': return `REGEXP_LIKE(${a}, ${b})`;
+    case 'regexp_extract': return `REGEXP_SUBSTR(${a}, ${b})`;
+    case 'regexp_replace': return `REGEXP_REPLACE(${a}, ${b}, ${c})`;
+    case 'regexp_count': return `REGEXP_COUNT(${a}, ${b})`;
+  }
+}
 
 /** Oracle: TRUNC for grains, DECODE for NULL-safe equality, OFFSET/FETCH, no ILIKE. */
 export const ORACLE_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
@@ -13,9 +42,11 @@ export const ORACLE_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   ilike: lowerLike,
   numberParam: untypedNumberParam,
   position: (needle, haystack) => `INSTR(${haystack}, ${needle})`,
+  portable: oraclePortable,
+  stringParam: (placeholder) => placeholder,
   groupsByPosition: false,
   // CROSS APPLY: Oracle 12c and later.
   rowValues: (select, alias) => `CROSS APPLY (SELECT ${select} FROM DUAL) ${alias}`,
   // EXTRACT has no quarter or day of year there.
-  datePart: (part, expression) => (part === 'quarter' ? `TO_NUMBER(TO_CHAR(${expression}, 'Q'))` : part === 'dayofyear' ? `TO_NUMBER(TO_CHAR(${expression}, 'DDD'))` : `EXTRACT(${part.toUpperCase()} FROM ${expression})`),
+  datePart: (part, expression) => (part === 'quarter' ? quarterOf(expression) : part === 'dayofyear' ? `TO_NUMBER(TO_CHAR(${expression}, 'DDD'))` : `EXTRACT(${part.toUpperCase()} FROM ${expression})`),
 };

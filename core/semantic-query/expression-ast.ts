@@ -2,7 +2,7 @@
  * A caller's expression as the compiler holds it: a small tree of the OSI expression subset. Names are not
  * yet resolved (`name`); literals are values, bound when the SQL is written, never text.
  */
-import type { DatePart } from '../plugin-api/semantic-query-syntax.js';
+import type { DatePart, DateUnit, PortableCall } from '../plugin-api/semantic-query-syntax.js';
 
 export type Literal = string | number | boolean | null;
 
@@ -43,7 +43,9 @@ export type Expr =
   /** `YEAR(x)`, `EXTRACT(YEAR FROM x)`, `DATE_PART('year', x)`: written by the dialect. */
   | { kind: 'datePart'; part: DatePart; operand: Expr }
   /** The 1-based position of `needle` in `haystack`, 0 when absent (`POSITION`, `CHARINDEX`): written by the dialect. */
-  | { kind: 'position'; needle: Expr; haystack: Expr; reversed: boolean };
+  | { kind: 'position'; needle: Expr; haystack: Expr; reversed: boolean }
+  /** `DATEADD`, `DATEDIFF`, `SPLIT_PART`, `REGEXP_…`: written by the dialect, or refused where it has no form. */
+  | { kind: 'portable'; name: PortableCall['name']; unit: DateUnit | undefined; args: Expr[] };
 
 /** Every sub-expression, depth first, the node itself first. */
 export function* nodesOf(expression: Expr): Generator<Expr> {
@@ -62,6 +64,7 @@ export function childrenOf(expression: Expr): Expr[] {
     case 'like': return [expression.operand, expression.pattern];
     case 'isNull': case 'cast': case 'datePart': return [expression.operand];
     case 'position': return [expression.needle, expression.haystack];
+    case 'portable': return expression.args;
     case 'call': return [...expression.args, ...(expression.window ? [...expression.window.partitionBy, ...expression.window.orderBy.map((term) => term.expression)] : [])];
     case 'case': return [
       ...(expression.operand ? [expression.operand] : []),

@@ -6,7 +6,7 @@
  */
 import { parseSync } from 'libpg-query';
 import { messageOf } from '../plugin-api/errors.js';
-import { DATE_PARTS } from '../plugin-api/semantic-query-syntax.js';
+import { DATE_PARTS, DATE_UNITS, type DateUnit } from '../plugin-api/semantic-query-syntax.js';
 import type { Expr, FrameBound, Literal, WindowFrame, WindowSpec } from './expression-ast.js';
 import { queryInvalid } from './query-errors.js';
 
@@ -188,6 +188,43 @@ function stringSearch(name: string, args: Expr[]): Expr | undefined {
   }
 }
 
+/** The arity of each portable function (expression_language.md). */
+const PORTABLE_ARITY = { dateadd: 3, datediff: 3, split_part: 3, regexp_like: 2, regexp_extract: 2, regexp_replace: 3, regexp_count: 2 } as const;
+
+/**
+ * `DATEADD(unit, amount, date)`, `DATEDIFF(unit, start, end)` (the unit a bare word or a string), `SPLIT_PART`
+ * and the regular expression functions; the dialect writes them.
+ */
+function portable(name: string, args: Expr[]): Expr | undefined {
+  if (!(name in PORTABLE_ARITY)) return undefined;
+  const known = name as keyof typeof PORTABLE_ARITY;
+  if (args.length !== PORTABLE_ARITY[known]) throw new Refused(`${name.toUpperCase()} takes ${PORTABLE_ARITY[known]} arguments`);
+  if (known !== 'dateadd' && known !== 'datediff') return { kind: 'portable', name: known, unit: undefined, args };
+  const [first, ...rest] = args as [Expr, ...Expr[]];
+  const word = first.kind === 'name' && first.parts.length === 1 ? first.parts[0] : first.kind === 'literal' && typeof first.value === 'string' ? first.value : undefined;
+  const unit = DATE_UNITS.find((candidate) => candidate === word?.toLowerCase());
+  if (!unit) throw new Refused(`${name.toUpperCase()}: the unit is one of ${DATE_UNITS.join(', ')}`);
+  return { kind: 'portable', name: known, unit: unit as DateUnit, args: rest };
+}
+
+/**
+ * `APPROX_COUNT_DISTINCT(x)` computed exactly as `COUNT(DISTINCT x)`, `APPROX_PERCENTILE(x, p)` as
+ * `PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x)`: the language allows any method, and the exact answer is
+ * within every error bound.
+ */
+function approximate(name: string, args: Expr[]): Expr | undefined {
+  if (name === 'approx_count_distinct') {
+    if (args.length !== 1) throw new Refused('APPROX_COUNT_DISTINCT takes one argument');
+    return { kind: 'call', name: 'count', args, star: false, distinct: true, window: undefined };
+  }
+  if (name !== 'approx_percentile') return undefined;
+  const [argument, fraction] = args;
+  if (args.length !== 2 || fraction?.kind !== 'literal' || typeof fraction.value !== 'number' || fraction.value < 0 || fraction.value > 1) {
+    throw new Refused('APPROX_PERCENTILE takes a value and a literal fraction from 0 to 1');
+  }
+  return { kind: 'call', name: 'percentile_cont', args: [fraction, argument as Expr], star: false, distinct: false, window: undefined };
+}
+
 /** `YEAR(x)` …, `EXTRACT(part FROM x)` (which the parser reads as `pg_catalog.extract('part', x)`), `DATE_PART('part', x)`. */
 function datePart(name: string, args: Expr[]): Expr | undefined {
   const part = (text: string) => {
@@ -245,7 +282,8 @@ function call(node: Node, next: (child: unknown) => Expr): Expr {
   }
   const name = (names[0] as string).toLowerCase();
   const args = ((node['args'] as unknown[] | undefined) ?? []).map(next);
-  const rewritten = window || node['agg_star'] || node['agg_distinct'] ? undefined : conditional(name, args) ?? datePart(name, args) ?? stringSearch(name, args);
+  const rewritten = window || node['agg_star'] || node['agg_distinct'] ? undefined
+    : conditional(name, args) ?? datePart(name, args) ?? stringSearch(name, args) ?? portable(name, args) ?? approximate(name, args);
   return rewritten ?? { kind: 'call', name, args, star: Boolean(node['agg_star']), distinct: Boolean(node['agg_distinct']), window };
 }
 

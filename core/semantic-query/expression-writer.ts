@@ -69,6 +69,15 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
       const [needle, haystack] = [write(expression.needle), write(expression.haystack)];
       return expression.reversed ? syntax.position(`REVERSE(${needle})`, `REVERSE(${haystack})`) : syntax.position(needle, haystack);
     }
+    case 'portable': {
+      const args = expression.args.map(write);
+      const call = expression.name === 'dateadd' || expression.name === 'datediff'
+        ? { name: expression.name, unit: expression.unit ?? 'day', args: args as [string, string] }
+        : { name: expression.name, args };
+      const sql = syntax.portable(call);
+      if (sql === undefined) throw queryInvalid('E_FUNCTION_NOT_ALLOWED', target, `${target}: this datasource's server has no form of ${expression.name.toUpperCase()}`);
+      return sql;
+    }
     case 'case': {
       const branches = expression.branches.map((branch) => `WHEN ${write(branch.when)} THEN ${write(branch.then)}`).join(' ');
       const otherwise = expression.otherwise ? ` ELSE ${write(expression.otherwise)}` : '';
@@ -81,7 +90,11 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
         return resolver.aggregate(expression);
       }
       checkAllowed(expression, writer, target);
-      const args = expression.star ? '*' : `${expression.distinct ? 'DISTINCT ' : ''}${expression.args.map(write).join(', ')}`;
+      // PostgreSQL's CONCAT takes "any": a bound string there needs its type.
+      const argument = (arg: Expr) => (expression.name === 'concat' && arg.kind === 'literal' && typeof arg.value === 'string' && !resolver.literal
+        ? syntax.stringParam(writer.param({ kind: 'constant', value: arg.value }))
+        : write(arg));
+      const args = expression.star ? '*' : `${expression.distinct ? 'DISTINCT ' : ''}${expression.args.map(argument).join(', ')}`;
       return `${expression.name.toUpperCase()}(${args})${expression.window ? ` OVER (${windowOf(expression.window, writer, write)})` : ''}`;
     }
   }

@@ -216,6 +216,36 @@ export function runShapesSuite(backend: ShapesBackend): void {
     assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['big_revenue'] }, ['region', 'big_revenue']), sorted([['EAST', 200], ['WEST', 300], [null, 0]]));
   });
 
+  test('the expression language\'s DATEADD, DATEDIFF (unit boundaries, Monday weeks), SPLIT_PART, REGEXP_*, CONCAT with literals, APPROX_* per dialect', async ({ service }) => {
+    // O1 2024-01-15 10:00 (a Monday), O2 2024-02-03 10:00 (a Saturday); 20 days on: 2024-02-04 (Sunday), 2024-02-23 (Friday).
+    const later = 'DATEADD(day, 20, orders.ordered_at)';
+    const dates = await rows(service, {
+      fields: ['orders.id', `DATEDIFF(day, orders.ordered_at, ${later}) AS d`, `DATEDIFF(week, orders.ordered_at, ${later}) AS w`,
+        `DATEDIFF(month, orders.ordered_at, ${later}) AS m`, `DATEDIFF(quarter, orders.ordered_at, DATEADD(month, 2, orders.ordered_at)) AS q`,
+        "YEAR(DATEADD('month', -1, orders.ordered_at)) AS y", 'DATEDIFF(hour, orders.ordered_at, DATEADD(minute, 150, orders.ordered_at)) AS h',
+        'DATEDIFF(year, DATEADD(year, -3, orders.ordered_at), orders.ordered_at) AS years'],
+      where: 'orders.id <= 2',
+    }, ['id', 'd', 'w', 'm', 'q', 'y', 'h', 'years']);
+    // O1: weeks of 01-15 and 01-29 apart by 2; 03-15 is in the same quarter. O2: weeks of 01-29 and 02-19; 04-03 is in the next quarter.
+    assert.equal(dates, [[1, 20, 2, 1, 0, 2023, 2, 3], [2, 20, 3, 0, 1, 2024, 2, 3]]);
+    // 'paid' splits on 'a' into 'p', 'id'; 'cancelled' into 'c', 'ncelled'; a third part is ''.
+    const strings = await rows(service, {
+      fields: ['orders.id', "SPLIT_PART(orders.status, 'a', 2) AS second", "SPLIT_PART(orders.status, 'a', 3) AS third",
+        "REGEXP_REPLACE(orders.status, '[aeiou]', '') AS consonants", "REGEXP_EXTRACT(orders.status, 'l+e') AS ll", "CONCAT(orders.status, '-', orders.id) AS tag"],
+      where: ['orders.id IN (1, 3)', "REGEXP_LIKE(orders.status, '^(p|c)')"],
+    }, ['id', 'second', 'third', 'consonants', 'll', 'tag']);
+    assert.equal(strings, [[1, 'id', '', 'pd', null, 'paid-1'], [3, 'ncelled', '', 'cnclld', 'lle', 'cancelled-3']]);
+    // Computed exactly: two statuses; the median of 20, 50, 70, 100, 200, 300 is 85 (no aggregate percentile on MySQL/MariaDB).
+    assert.equal(await rows(service, { measures: ['APPROX_COUNT_DISTINCT(orders.status) AS n'] }, ['n']), [[2]]);
+    if (backend.name === 'mysql') {
+      await refused(service, { measures: ['APPROX_PERCENTILE(orders.amount, 0.5) AS p'] }, 'E_FUNCTION_NOT_ALLOWED');
+      await refused(service, { fields: ["REGEXP_COUNT(orders.status, 'l') AS c"] }, 'E_FUNCTION_NOT_ALLOWED');
+    } else {
+      assert.equal(await rows(service, { measures: ['APPROX_PERCENTILE(orders.amount, 0.5) AS p'] }, ['p']), [[85]]);
+      assert.equal(await rows(service, { fields: ['orders.id', "REGEXP_COUNT(orders.status, 'l') AS c"], where: 'orders.id IN (1, 3)' }, ['id', 'c']), [[1, 0], [3, 2]]);
+    }
+  });
+
   test('a windowed field over an enriched field is computed over its dataset\'s rows joined many-to-one to the enrichment (§4.3, §6.10.4)', async ({ service }) => {
     // region_rank numbers orders by id within customer_region: EAST O1 1, O2 2, O3 3; WEST O4 1, O7 2; NULL (O5 orphan, O6 no region) O5 1, O6 2.
     assert.equal(await rows(service, { dimensions: ['orders.region_rank'], measures: ['order_count', 'revenue'] }, ['region_rank', 'order_count', 'revenue']), sorted([
