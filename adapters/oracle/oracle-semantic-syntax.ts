@@ -24,7 +24,13 @@ function oraclePortable(call: PortableCall): string | undefined {
       const scale = { week: '/ 7', day: '', hour: '* 24', minute: '* 1440', second: '* 86400' }[call.unit];
       return scale === '' ? days : `ROUND(${days} ${scale})`;
     }
-    case 'split_part': return undefined;
+    case 'split_part': {
+      // INSTR finds the n-th delimiter; past the last part the text is '', which Oracle holds as NULL.
+      const delimiter = (n: string) => `INSTR(${a}, ${b}, 1, ${n})`;
+      const start = `(CASE WHEN ${c} = 1 THEN 1 ELSE ${delimiter(`${c} - 1`)} + LENGTH(${b}) END)`;
+      const end = `(CASE WHEN ${delimiter(c)} = 0 THEN LENGTH(${a}) + 1 ELSE ${delimiter(c)} END)`;
+      return `(CASE WHEN ${c} > 1 AND ${delimiter(`${c} - 1`)} = 0 THEN NULL ELSE SUBSTR(${a}, ${start}, ${end} - ${start}) END)`;
+    }
     case 'regexp_like': return `REGEXP_LIKE(${a}, ${b})`;
     case 'regexp_extract': return `REGEXP_SUBSTR(${a}, ${b})`;
     case 'regexp_replace': return `REGEXP_REPLACE(${a}, ${b}, ${c})`;

@@ -106,6 +106,21 @@ test('SQL Server and Oracle: an expression dimension holding a literal is comput
   assert.match(compileQuery(model, planner, FAMILY_DIALECTS.mysql, sized).sql, /GROUP BY 1, `orders`\.`status`|GROUP BY 1, "orders"\."status"/);
 });
 
+test('the expression language\'s date arithmetic, SPLIT_PART and regular expressions on SQL Server and Oracle; refused where the server has no form', ({ model, planner }) => {
+  const fields = (...expressions: string[]): SemanticQuery => ({ dimensions: [], measures: [], fields: expressions.map((expression, index) => ({ expression, alias: `f${index}` })), orderBy: [] });
+  const sql = (family: 'mssql' | 'oracle', query: SemanticQuery) => compileQuery(model, planner, FAMILY_DIALECTS[family], query).sql;
+  const dates = fields('DATEADD(month, 2, orders.ordered_at)', 'DATEDIFF(week, orders.ordered_at, CURRENT_DATE)', 'DATEDIFF(hour, orders.ordered_at, CURRENT_TIMESTAMP)', 'DATEADD(hour, orders.id, orders.ordered_at)');
+  assert.match(sql('mssql', dates), /DATEADD\(month, \?, "orders"\."ordered_at"\) AS \[f0\], DATEDIFF\(week, DATEADD\(day, -1, "orders"\."ordered_at"\), DATEADD\(day, -1, CURRENT_DATE\)\) AS \[f1\], DATEDIFF\(hour, "orders"\."ordered_at", CURRENT_TIMESTAMP\) AS \[f2\]/);
+  assert.match(sql('oracle', dates), /ADD_MONTHS\("orders"\."ordered_at", \(\?\) \* 1\) AS "f0", ROUND\(\(TRUNC\(CURRENT_DATE, 'IW'\) - TRUNC\("orders"\."ordered_at", 'IW'\)\) \/ 7\) AS "f1", ROUND\(\(TRUNC\(CURRENT_TIMESTAMP, 'HH'\) - TRUNC\("orders"\."ordered_at", 'HH'\)\) \* 24\) AS "f2", \("orders"\."ordered_at" \+ NUMTODSINTERVAL\("orders"\."id", 'HOUR'\)\) AS "f3"/);
+  const texts = fields("REGEXP_LIKE(orders.status, '^p')", "REGEXP_COUNT(orders.status, 'a')", "SPLIT_PART(orders.status, 'a', 2)");
+  assert.match(sql('oracle', texts), /REGEXP_LIKE\("orders"\."status", \?\) AS "f0", REGEXP_COUNT\("orders"\."status", \?\) AS "f1", \(CASE WHEN \? > 1 AND INSTR\("orders"\."status", \?, 1, \? - 1\) = 0 THEN NULL ELSE SUBSTR\(/);
+  for (const refused of ["REGEXP_LIKE(orders.status, '^p')", "SPLIT_PART(orders.status, 'a', 2)"]) {
+    assert.throws(() => sql('mssql', fields(refused)), /has no form of (REGEXP_LIKE|SPLIT_PART)/, refused);
+  }
+  assert.match(sql('mssql', fields("CONCAT(orders.status, '-')")), /CONCAT\("orders"\."status", \?\) AS \[f0\]/);
+  assert.match(compileQuery(model, planner, FAMILY_DIALECTS.postgres, fields("CONCAT(orders.status, '-')")).sql, /CONCAT\("orders"\."status", CAST\(\? AS TEXT\)\)/);
+});
+
 test('the same query compiles to the same text every time, values apart (D-014); MySQL stitches with <=> and sorts NULLs by a flag', ({ model, planner }) => {
   const first = compileQuery(model, planner, FAMILY_DIALECTS.mysql, TWO_FACTS);
   const second = compileQuery(model, planner, FAMILY_DIALECTS.mysql, { ...TWO_FACTS, where: "customers.region <> 'WEST'" });

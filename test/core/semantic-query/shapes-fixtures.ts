@@ -100,6 +100,9 @@ function osiDocument(schema: string): string {
           { name: 'amount_rank_nulls_first', expression: 'ROW_NUMBER() OVER (ORDER BY amount NULLS FIRST, id)' },
           { name: 'amount_rank_default', expression: 'ROW_NUMBER() OVER (ORDER BY amount, id)' },
           { name: 'size_label', expression: "IFF(amount > 100, 'big', 'small') || '-' || status" },
+          { name: 'due_at', expression: 'DATEADD(day, 30, ordered_at)' },
+          // A quote and a backslash in a literal: written as the server reads them (MySQL escapes with backslashes).
+          { name: 'note', expression: "status || ' it''s a\\b'" },
         ] },
         { name: 'returns', source: 'returns', primary_key: ['id'], fields: [field('id'), field('customer_id'), field('amount')] },
         { name: 'actors', source: 'actors', primary_key: ['actor_id'], fields: [field('actor_id'), field('height')] },

@@ -206,12 +206,14 @@ export function runShapesSuite(backend: ShapesBackend): void {
 
   test('OSI_SQL_2026 fields and metrics are written in the datasource\'s forms: NULLS FIRST/LAST (§6.10.2, ascending NULLs last by default), || and IFF', async ({ service }) => {
     // Amounts O1 100, O2 200, O3 50, O4 300, O5 70, O6 20, O7 NULL.
-    const ranks = await rows(service, { fields: ['orders.id', 'orders.amount_rank', 'orders.amount_rank_nulls_first', 'orders.amount_rank_default', 'orders.size_label'] },
-      ['id', 'amount_rank', 'amount_rank_nulls_first', 'amount_rank_default', 'size_label']);
+    const ranks = await rows(service, { fields: ['orders.id', 'orders.amount_rank', 'orders.amount_rank_nulls_first', 'orders.amount_rank_default', 'orders.size_label', 'DAY(orders.due_at) AS due_day'] },
+      ['id', 'amount_rank', 'amount_rank_nulls_first', 'amount_rank_default', 'size_label', 'due_day']);
+    // due_at is 30 days on: 02-14, 03-04, 03-21, 05-10, 05-11, 05-31, 06-01.
     assert.equal(ranks, sorted([
-      [1, 3, 5, 4, 'small-paid'], [2, 2, 6, 5, 'big-paid'], [3, 5, 3, 2, 'small-cancelled'], [4, 1, 7, 6, 'big-paid'],
-      [5, 4, 4, 3, 'small-paid'], [6, 6, 2, 1, 'small-paid'], [7, 7, 1, 7, 'small-paid'],
+      [1, 3, 5, 4, 'small-paid', 14], [2, 2, 6, 5, 'big-paid', 4], [3, 5, 3, 2, 'small-cancelled', 21], [4, 1, 7, 6, 'big-paid', 10],
+      [5, 4, 4, 3, 'small-paid', 11], [6, 6, 2, 1, 'small-paid', 31], [7, 7, 1, 7, 'small-paid', 1],
     ]));
+    assert.equal(await rows(service, { fields: ['orders.note'], where: 'orders.id = 3' }, ['note']), [["cancelled it's a\\b"]]);
     // Amounts of 200 or more: EAST O2, WEST O4; the NULL group (O5, O6) has none.
     assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['big_revenue'] }, ['region', 'big_revenue']), sorted([['EAST', 200], ['WEST', 300], [null, 0]]));
   });
