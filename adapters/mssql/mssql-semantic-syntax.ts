@@ -1,4 +1,4 @@
-import { lowerLike, offsetFetchClause, orderTermWithNullFlag, untypedNumberParam, type PortableCall, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
+import { lowerLike, typeWithModifiers, offsetFetchClause, orderTermWithNullFlag, untypedNumberParam, type CastType, type PortableCall, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
 
 /** Day 0 is 1900-01-01, a Monday: whole periods since then, added back to it, give the period's start. */
 const GRAINS: Record<TimeGrain, (expression: string) => string> = {
@@ -39,6 +39,12 @@ export const MSSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   numberParam: untypedNumberParam,
   position: (needle, haystack) => `CHARINDEX(${needle}, ${haystack})`,
   portable: mssqlPortable,
+  castType: (type: CastType, modifiers) => {
+    const names: Record<CastType, string> = { integer: 'INT', bigint: 'BIGINT', numeric: 'DECIMAL', double: 'FLOAT', varchar: 'NVARCHAR', boolean: 'BIT', date: 'DATE', timestamp: 'DATETIME2', timestamptz: 'DATETIMEOFFSET' };
+    // An unsized NVARCHAR holds one character, an unsized DECIMAL no fraction.
+    const sized = modifiers.length > 0 ? modifiers : type === 'varchar' ? ['MAX'] : type === 'numeric' ? [38, 10] : [];
+    return typeWithModifiers(names[type], sized as number[]);
+  },
   stringParam: (placeholder) => placeholder,
   groupsByPosition: false,
   rowValues: (select, alias) => `CROSS APPLY (SELECT ${select}) ${alias}`,

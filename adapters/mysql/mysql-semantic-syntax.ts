@@ -1,4 +1,4 @@
-import { ANSI_SEMANTIC_SYNTAX, calendarDiff, lowerLike, orderTermWithNullFlag, untypedNumberParam, type PortableCall, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
+import { ANSI_SEMANTIC_SYNTAX, calendarDiff, typeWithModifiers, lowerLike, orderTermWithNullFlag, untypedNumberParam, type CastType, type PortableCall, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
 
 /** The start of each grain as a DATE; a week starts on Monday (WEEKDAY is 0 on Monday). */
 const GRAINS: Record<TimeGrain, (expression: string) => string> = {
@@ -42,6 +42,21 @@ function mysqlPortable(call: PortableCall): string | undefined {
   }
 }
 
+/**
+ * CAST's types in MySQL and MariaDB, which have few: whole numbers as SIGNED, strings as CHAR, booleans as
+ * numbers; an unsized DECIMAL there has no fraction, so a NUMERIC without precision keeps 30 digits of one.
+ */
+function mysqlCastType(type: CastType, modifiers: readonly number[]): string {
+  switch (type) {
+    case 'integer': case 'bigint': case 'boolean': return 'SIGNED';
+    case 'numeric': return modifiers.length === 0 ? 'DECIMAL(65, 30)' : typeWithModifiers('DECIMAL', modifiers);
+    case 'double': return 'DOUBLE';
+    case 'varchar': return typeWithModifiers('CHAR', modifiers);
+    case 'date': return 'DATE';
+    case 'timestamp': case 'timestamptz': return 'DATETIME';
+  }
+}
+
 /** MySQL and MariaDB: `<=>`, no NULLS FIRST/LAST, `||` is OR, LIMIT needs a count before an OFFSET. */
 export const MYSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   truncateTime: (expression, grain) => GRAINS[grain](expression),
@@ -59,6 +74,7 @@ export const MYSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   numberParam: untypedNumberParam,
   position: ANSI_SEMANTIC_SYNTAX.position,
   portable: mysqlPortable,
+  castType: mysqlCastType,
   stringParam: (placeholder) => placeholder,
   groupsByPosition: true,
   datePart: (part, expression) => (part === 'dayofyear' ? `DAYOFYEAR(${expression})` : `EXTRACT(${part.toUpperCase()} FROM ${expression})`),

@@ -1,4 +1,4 @@
-import { ANSI_SEMANTIC_SYNTAX, calendarDiff, lowerLike, offsetFetchClause, untypedNumberParam, type PortableCall, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
+import { ANSI_SEMANTIC_SYNTAX, calendarDiff, typeWithModifiers, lowerLike, offsetFetchClause, untypedNumberParam, type CastType, type PortableCall, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
 
 /** TRUNC's format models; `IW` starts the ISO week on Monday. */
 const FORMATS: Record<TimeGrain, string> = { day: 'DD', week: 'IW', month: 'MM', quarter: 'Q', year: 'YYYY' };
@@ -49,6 +49,12 @@ export const ORACLE_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   numberParam: untypedNumberParam,
   position: (needle, haystack) => `INSTR(${haystack}, ${needle})`,
   portable: oraclePortable,
+  castType: (type: CastType, modifiers) => {
+    const names: Record<CastType, string> = { integer: 'NUMBER(10)', bigint: 'NUMBER(19)', numeric: 'NUMBER', double: 'BINARY_DOUBLE', varchar: 'VARCHAR2', boolean: 'NUMBER(1)', date: 'DATE', timestamp: 'TIMESTAMP', timestamptz: 'TIMESTAMP WITH TIME ZONE' };
+    // VARCHAR2 needs a length.
+    const sized = modifiers.length > 0 ? modifiers : type === 'varchar' ? [4000] : [];
+    return type === 'numeric' || type === 'varchar' ? typeWithModifiers(names[type], sized) : names[type];
+  },
   stringParam: (placeholder) => placeholder,
   groupsByPosition: false,
   // CROSS APPLY: Oracle 12c and later.

@@ -29,6 +29,9 @@ export type PortableCall =
   | { name: 'dateadd' | 'datediff'; unit: DateUnit; args: [string, string] }
   | { name: 'split_part' | 'regexp_like' | 'regexp_extract' | 'regexp_replace' | 'regexp_count'; args: string[] };
 
+/** The types a CAST of the OSI expression language may name, by their portable names. */
+export type CastType = 'integer' | 'bigint' | 'numeric' | 'double' | 'varchar' | 'boolean' | 'date' | 'timestamp' | 'timestamptz';
+
 export interface SemanticSqlSyntax {
   /** The start of the grain's period holding `expression` (a week starts on Monday, ISO 8601). */
   truncateTime(expression: string, grain: TimeGrain): string;
@@ -66,6 +69,8 @@ export interface SemanticSqlSyntax {
   position(needle: string, haystack: string): string;
   /** The part of a date or timestamp, as a number. */
   datePart(part: DatePart, expression: string): string;
+  /** The server's name of a CAST's type; `modifiers` are its length or precision and scale (digits). */
+  castType(type: CastType, modifiers: readonly number[]): string;
   /** One of the functions of `PortableCall` in the server's SQL; undefined where the server has no form of it. */
   portable(call: PortableCall): string | undefined;
   /** A bound string where the server cannot tell its type (PostgreSQL's `CONCAT(?, …)` takes "any"). */
@@ -94,6 +99,11 @@ export interface SemanticSqlSyntax {
 export function calendarDiff(unit: 'year' | 'quarter' | 'month', year: (x: string) => string, part: (x: string) => string, start: string, end: string): string {
   const years = `(${year(end)} - ${year(start)})`;
   return unit === 'year' ? years : `(${years} * ${unit === 'quarter' ? 4 : 12} + ${part(end)} - ${part(start)})`;
+}
+
+/** A type name with its modifiers: `DECIMAL(10, 2)`. */
+export function typeWithModifiers(name: string, modifiers: readonly number[]): string {
+  return modifiers.length === 0 ? name : `${name}(${modifiers.join(', ')})`;
 }
 
 /** PostgreSQL's forms of the portable functions; its regular expressions are POSIX (ARE). */
@@ -137,6 +147,7 @@ export const ANSI_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   datePart: (part, expression) => `EXTRACT(${part === 'dayofyear' ? 'DOY' : part.toUpperCase()} FROM ${expression})`,
   position: (needle, haystack) => `POSITION(${needle} IN ${haystack})`,
   portable: postgresPortable,
+  castType: (type, modifiers) => typeWithModifiers({ double: 'DOUBLE PRECISION', timestamptz: 'TIMESTAMPTZ' }[type as string] ?? type.toUpperCase(), modifiers),
   stringParam: (placeholder) => `CAST(${placeholder} AS TEXT)`,
   numberParam: (placeholder, value) => `CAST(${placeholder} AS ${!Number.isInteger(value) ? 'NUMERIC' : Math.abs(value) <= 2147483647 ? 'INTEGER' : 'BIGINT'})`,
   groupsByPosition: true,

@@ -2,7 +2,7 @@
  * A caller's expression as the compiler holds it: a small tree of the OSI expression subset. Names are not
  * yet resolved (`name`); literals are values, bound when the SQL is written, never text.
  */
-import type { DatePart, DateUnit, PortableCall } from '../plugin-api/semantic-query-syntax.js';
+import type { CastType, DatePart, DateUnit, PortableCall } from '../plugin-api/semantic-query-syntax.js';
 
 export type Literal = string | number | boolean | null;
 
@@ -38,7 +38,7 @@ export type Expr =
   | { kind: 'distinctFrom'; left: Expr; right: Expr; negated: boolean }
   | { kind: 'call'; name: string; args: Expr[]; star: boolean; distinct: boolean; window: WindowSpec | undefined }
   | { kind: 'case'; operand: Expr | undefined; branches: { when: Expr; then: Expr }[]; otherwise: Expr | undefined }
-  | { kind: 'cast'; operand: Expr; type: string }
+  | { kind: 'cast'; operand: Expr; type: CastType; modifiers: number[] }
   | { kind: 'keyword'; word: 'CURRENT_DATE' | 'CURRENT_TIMESTAMP' }
   /** `YEAR(x)`, `EXTRACT(YEAR FROM x)`, `DATE_PART('year', x)`: written by the dialect. */
   | { kind: 'datePart'; part: DatePart; operand: Expr }

@@ -6,7 +6,7 @@
  */
 import { parseSync } from 'libpg-query';
 import { messageOf } from '../plugin-api/errors.js';
-import { DATE_PARTS, DATE_UNITS, type DateUnit } from '../plugin-api/semantic-query-syntax.js';
+import { DATE_PARTS, DATE_UNITS, type CastType, type DateUnit } from '../plugin-api/semantic-query-syntax.js';
 import type { Expr, FrameBound, Literal, WindowFrame, WindowSpec } from './expression-ast.js';
 import { queryInvalid } from './query-errors.js';
 
@@ -16,8 +16,12 @@ type Node = { [field: string]: unknown };
 const MAX_DEPTH = 64;
 
 const COMPARISONS = new Set(['=', '<>', '!=', '<', '>', '<=', '>=', '+', '-', '*', '/', '%', '||']);
-/** Types a CAST may name. */
-const CAST_TYPES = new Set(['date', 'timestamp', 'timestamptz', 'numeric', 'decimal', 'int4', 'int8', 'integer', 'bigint', 'float8', 'varchar', 'text', 'bool', 'boolean']);
+/** Types a CAST may name (as the parser names them), by their portable names. */
+const CAST_TYPES: ReadonlyMap<string, CastType> = new Map([
+  ['date', 'date'], ['timestamp', 'timestamp'], ['timestamptz', 'timestamptz'], ['numeric', 'numeric'], ['decimal', 'numeric'],
+  ['int4', 'integer'], ['integer', 'integer'], ['int8', 'bigint'], ['bigint', 'bigint'], ['float8', 'double'],
+  ['varchar', 'varchar'], ['text', 'varchar'], ['bool', 'boolean'], ['boolean', 'boolean'],
+]);
 
 class Refused extends Error {}
 
@@ -62,8 +66,16 @@ function convert(value: unknown, depth: number): Expr {
     case 'TypeCast': {
       const names = ((node['typeName'] as Node)['names'] as Node[]).map(sval).filter((name) => name !== 'pg_catalog');
       const typeName = names.join('.').toLowerCase();
-      if (!CAST_TYPES.has(typeName)) throw new Refused(`CAST to ${typeName} is not supported`);
-      return { kind: 'cast', operand: next(node['arg']), type: typeName };
+      const type = CAST_TYPES.get(typeName);
+      if (!type) throw new Refused(`CAST to ${typeName} is not supported`);
+      // Length, precision and scale: whole numbers, written as digits.
+      const modifiers = (((node['typeName'] as Node)['typmods'] as Node[] | undefined) ?? []).map((modifier) => {
+        const integer = ((modifier['A_Const'] as Node | undefined)?.['ival'] as Node | undefined);
+        const value = integer === undefined ? undefined : Number(integer['ival'] ?? 0);
+        if (value === undefined || !Number.isSafeInteger(value) || value < 0) throw new Refused(`CAST to ${typeName}: a length, precision or scale is a whole number`);
+        return value;
+      });
+      return { kind: 'cast', operand: next(node['arg']), type, modifiers };
     }
     case 'BoolExpr': {
       const args = (node['args'] as unknown[]).map(next);

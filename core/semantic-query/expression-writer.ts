@@ -63,7 +63,7 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
       const equal = syntax.nullSafeEquals(write(expression.left), write(expression.right));
       return expression.negated ? `(${equal})` : `(NOT (${equal}))`;
     }
-    case 'cast': return `CAST(${write(expression.operand)} AS ${expression.type.toUpperCase()})`;
+    case 'cast': return `CAST(${write(expression.operand)} AS ${syntax.castType(expression.type, expression.modifiers)})`;
     case 'datePart': return syntax.datePart(expression.part, write(expression.operand));
     case 'position': {
       const [needle, haystack] = [write(expression.needle), write(expression.haystack)];

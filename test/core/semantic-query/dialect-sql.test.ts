@@ -117,6 +117,9 @@ test('the expression language\'s date arithmetic, SPLIT_PART and regular express
   for (const refused of ["REGEXP_LIKE(orders.status, '^p')", "SPLIT_PART(orders.status, 'a', 2)"]) {
     assert.throws(() => sql('mssql', fields(refused)), /has no form of (REGEXP_LIKE|SPLIT_PART)/, refused);
   }
+  const casts = fields('CAST(orders.amount AS DECIMAL(10, 2))', 'CAST(orders.id AS VARCHAR)', 'CAST(orders.id AS INTEGER)', 'CAST(orders.ordered_at AS TIMESTAMP)');
+  assert.match(sql('mssql', casts), /CAST\("orders"\."amount" AS DECIMAL\(10, 2\)\) AS \[f0\], CAST\("orders"\."id" AS NVARCHAR\(MAX\)\) AS \[f1\], CAST\("orders"\."id" AS INT\) AS \[f2\], CAST\("orders"\."ordered_at" AS DATETIME2\)/);
+  assert.match(sql('oracle', casts), /CAST\("orders"\."amount" AS NUMBER\(10, 2\)\) AS "f0", CAST\("orders"\."id" AS VARCHAR2\(4000\)\) AS "f1", CAST\("orders"\."id" AS NUMBER\(10\)\) AS "f2", CAST\("orders"\."ordered_at" AS TIMESTAMP\)/);
   assert.match(sql('mssql', fields("CONCAT(orders.status, '-')")), /CONCAT\("orders"\."status", \?\) AS \[f0\]/);
   assert.match(compileQuery(model, planner, FAMILY_DIALECTS.postgres, fields("CONCAT(orders.status, '-')")).sql, /CONCAT\("orders"\."status", CAST\(\? AS TEXT\)\)/);
 });

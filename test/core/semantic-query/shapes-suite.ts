@@ -237,6 +237,13 @@ export function runShapesSuite(backend: ShapesBackend): void {
       where: ['orders.id IN (1, 3)', "REGEXP_LIKE(orders.status, '^(p|c)')"],
     }, ['id', 'second', 'third', 'consonants', 'll', 'tag']);
     assert.equal(strings, [[1, 'id', '', 'pd', null, 'paid-1'], [3, 'ncelled', '', 'cnclld', 'lle', 'cancelled-3']]);
+    // CAST by the server's type names (MySQL has SIGNED, CHAR, DATETIME): 100.00 and 200.00 as whole numbers, a sized decimal, text.
+    const casts = await rows(service, {
+      fields: ['orders.id', 'CAST(orders.amount / 3 AS INTEGER) AS i', 'CAST(orders.amount / 3 AS DECIMAL(10, 1)) AS d', "CAST(orders.id AS VARCHAR) || 'x' AS v",
+        'CAST(orders.amount AS BIGINT) + 1 AS b', "DAY(CAST('2024-03-09' AS DATE)) AS day", 'CAST(orders.amount AS NUMERIC) / 8 AS n'],
+      where: 'orders.id <= 2',
+    }, ['id', 'i', 'd', 'v', 'b', 'day', 'n']);
+    assert.equal(casts, [[1, 33, 33.3, '1x', 101, 9, 12.5], [2, 67, 66.7, '2x', 201, 9, 25]]);
     // Computed exactly: two statuses; the median of 20, 50, 70, 100, 200, 300 is 85 (no aggregate percentile on MySQL/MariaDB).
     assert.equal(await rows(service, { measures: ['APPROX_COUNT_DISTINCT(orders.status) AS n'] }, ['n']), [[2]]);
     if (backend.name === 'mysql') {
