@@ -30,6 +30,7 @@ export const MSSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
     return clause === '' || ordered ? clause : `ORDER BY (SELECT NULL) ${clause}`;
   },
   stringLiteral: (value) => `N'${value.replaceAll("'", "''")}'`,
+  booleanLiteral: (value) => (value ? '1' : '0'),
   concat: (left, right) => `CONCAT(${left}, ${right})`,
   ilike: lowerLike,
   // `[` opens a character class in SQL Server's LIKE.

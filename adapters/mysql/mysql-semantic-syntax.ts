@@ -66,6 +66,7 @@ export const MYSQL_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   limitClause: (limit, offset) => (limit === undefined && offset === undefined ? '' : `LIMIT ${limit ?? '18446744073709551615'}${offset === undefined ? '' : ` OFFSET ${offset}`}`),
   // A backslash escapes inside a MySQL string literal (unless NO_BACKSLASH_ESCAPES): doubled, it is itself.
   stringLiteral: (value) => `'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`,
+  booleanLiteral: ANSI_SEMANTIC_SYNTAX.booleanLiteral,
   concat: (left, right) => `CONCAT(${left}, ${right})`,
   ilike: lowerLike,
   likeEscape: ANSI_SEMANTIC_SYNTAX.likeEscape,

@@ -48,6 +48,8 @@ export const ORACLE_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   ilike: lowerLike,
   numberParam: untypedNumberParam,
   position: (needle, haystack) => `INSTR(${haystack}, ${needle})`,
+  // No BOOLEAN in SQL before 23ai.
+  booleanLiteral: (value) => (value ? '1' : '0'),
   portable: oraclePortable,
   castType: (type: CastType, modifiers) => {
     const names: Record<CastType, string> = { integer: 'NUMBER(10)', bigint: 'NUMBER(19)', numeric: 'NUMBER', double: 'BINARY_DOUBLE', varchar: 'VARCHAR2', boolean: 'NUMBER(1)', date: 'DATE', timestamp: 'TIMESTAMP', timestamptz: 'TIMESTAMP WITH TIME ZONE' };

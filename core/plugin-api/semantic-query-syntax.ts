@@ -49,6 +49,8 @@ export interface SemanticSqlSyntax {
    * which is bound).
    */
   stringLiteral(value: string): string;
+  /** A boolean literal of the model's own expressions (`1`/`0` where the server has no TRUE). */
+  booleanLiteral(value: boolean): string;
   /** `left || right`: string concatenation. */
   concat(left: string, right: string): string;
   /** Case-insensitive LIKE. */
@@ -139,6 +141,7 @@ export const ANSI_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   orderTerm: (expression, direction, nulls) => `${expression} ${direction.toUpperCase()} NULLS ${nulls.toUpperCase()}`,
   limitClause: (limit, offset) => [limit === undefined ? '' : `LIMIT ${limit}`, offset === undefined ? '' : `OFFSET ${offset}`].filter(Boolean).join(' '),
   stringLiteral: (value) => `'${value.replaceAll("'", "''")}'`,
+  booleanLiteral: (value) => (value ? 'TRUE' : 'FALSE'),
   concat: (left, right) => `(${left} || ${right})`,
   ilike: (value, pattern, negated) => `${value} ${negated ? 'NOT ILIKE' : 'ILIKE'} ${pattern}`,
   // Not the backslash: MySQL reads it as an escape inside the string literal that names it.
