@@ -2,7 +2,7 @@
  * A caller's expression as the compiler holds it: a small tree of the OSI expression subset. Names are not
  * yet resolved (`name`); literals are values, bound when the SQL is written, never text.
  */
-import type { CastType, DatePart, DateUnit, PortableCall } from '../plugin-api/semantic-query-syntax.js';
+import type { CastType, DatePart, DateUnit, PortableCall, TimeGrain } from '../plugin-api/semantic-query-syntax.js';
 
 export type Literal = string | number | boolean | null;
 
@@ -44,6 +44,8 @@ export type Expr =
   | { kind: 'datePart'; part: DatePart; operand: Expr }
   /** The 1-based position of `needle` in `haystack`, 0 when absent (`POSITION`, `CHARINDEX`): written by the dialect. */
   | { kind: 'position'; needle: Expr; haystack: Expr; reversed: boolean }
+  /** `DATE_TRUNC('month', x)` to a grain of the dimensions: written as the grains are. */
+  | { kind: 'truncate'; grain: TimeGrain; operand: Expr }
   /** `DATEADD`, `DATEDIFF`, `SPLIT_PART`, `REGEXP_…`: written by the dialect, or refused where it has no form. */
   | { kind: 'portable'; name: PortableCall['name']; unit: DateUnit | undefined; args: Expr[] };
 
@@ -62,7 +64,7 @@ export function childrenOf(expression: Expr): Expr[] {
     case 'in': return [expression.operand, ...expression.list];
     case 'between': return [expression.operand, expression.low, expression.high];
     case 'like': return [expression.operand, expression.pattern];
-    case 'isNull': case 'cast': case 'datePart': return [expression.operand];
+    case 'isNull': case 'cast': case 'datePart': case 'truncate': return [expression.operand];
     case 'position': return [expression.needle, expression.haystack];
     case 'portable': return expression.args;
     case 'call': return [...expression.args, ...(expression.window ? [...expression.window.partitionBy, ...expression.window.orderBy.map((term) => term.expression)] : [])];

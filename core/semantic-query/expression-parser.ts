@@ -6,7 +6,7 @@
  */
 import { parseSync } from 'libpg-query';
 import { messageOf } from '../plugin-api/errors.js';
-import { DATE_PARTS, DATE_UNITS, type CastType, type DateUnit } from '../plugin-api/semantic-query-syntax.js';
+import { DATE_PARTS, DATE_UNITS, TIME_GRAINS, type CastType, type DateUnit } from '../plugin-api/semantic-query-syntax.js';
 import type { Expr, FrameBound, Literal, WindowFrame, WindowSpec } from './expression-ast.js';
 import { queryInvalid } from './query-errors.js';
 
@@ -220,6 +220,17 @@ function portable(name: string, args: Expr[]): Expr | undefined {
 }
 
 /**
+ * `DATE_TRUNC('part', x)` to a day, week (from Monday), month, quarter or year, written as the dimensions'
+ * grains are (decision 15); a finer part stays a call, for the servers that have the function.
+ */
+function truncation(name: string, args: Expr[]): Expr | undefined {
+  const [part, operand] = args;
+  if (name !== 'date_trunc' || args.length !== 2 || part?.kind !== 'literal' || typeof part.value !== 'string') return undefined;
+  const grain = TIME_GRAINS.find((candidate) => candidate === (part.value as string).toLowerCase());
+  return grain && { kind: 'truncate', grain, operand: operand as Expr };
+}
+
+/**
  * `APPROX_COUNT_DISTINCT(x)` computed exactly as `COUNT(DISTINCT x)`, `APPROX_PERCENTILE(x, p)` as
  * `PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x)`: the language allows any method, and the exact answer is
  * within every error bound.
@@ -295,7 +306,7 @@ function call(node: Node, next: (child: unknown) => Expr): Expr {
   const name = (names[0] as string).toLowerCase();
   const args = ((node['args'] as unknown[] | undefined) ?? []).map(next);
   const rewritten = window || node['agg_star'] || node['agg_distinct'] ? undefined
-    : conditional(name, args) ?? datePart(name, args) ?? stringSearch(name, args) ?? portable(name, args) ?? approximate(name, args);
+    : conditional(name, args) ?? datePart(name, args) ?? stringSearch(name, args) ?? portable(name, args) ?? approximate(name, args) ?? truncation(name, args);
   return rewritten ?? { kind: 'call', name, args, star: Boolean(node['agg_star']), distinct: Boolean(node['agg_distinct']), window };
 }
 

@@ -65,6 +65,7 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
     }
     case 'cast': return `CAST(${write(expression.operand)} AS ${syntax.castType(expression.type, expression.modifiers)})`;
     case 'datePart': return syntax.datePart(expression.part, write(expression.operand));
+    case 'truncate': return syntax.truncateTime(write(expression.operand), expression.grain);
     case 'position': {
       const [needle, haystack] = [write(expression.needle), write(expression.haystack)];
       return expression.reversed ? syntax.position(`REVERSE(${needle})`, `REVERSE(${haystack})`) : syntax.position(needle, haystack);

@@ -225,11 +225,12 @@ export function runShapesSuite(backend: ShapesBackend): void {
       fields: ['orders.id', `DATEDIFF(day, orders.ordered_at, ${later}) AS d`, `DATEDIFF(week, orders.ordered_at, ${later}) AS w`,
         `DATEDIFF(month, orders.ordered_at, ${later}) AS m`, `DATEDIFF(quarter, orders.ordered_at, DATEADD(month, 2, orders.ordered_at)) AS q`,
         "YEAR(DATEADD('month', -1, orders.ordered_at)) AS y", 'DATEDIFF(hour, orders.ordered_at, DATEADD(minute, 150, orders.ordered_at)) AS h',
-        'DATEDIFF(year, DATEADD(year, -3, orders.ordered_at), orders.ordered_at) AS years'],
+        'DATEDIFF(year, DATEADD(year, -3, orders.ordered_at), orders.ordered_at) AS years', "DATE_TRUNC('month', orders.ordered_at) AS month",
+        "DATE_TRUNC('week', orders.ordered_at) AS week"],
       where: 'orders.id <= 2',
-    }, ['id', 'd', 'w', 'm', 'q', 'y', 'h', 'years']);
+    }, ['id', 'd', 'w', 'm', 'q', 'y', 'h', 'years', 'month', 'week']);
     // O1: weeks of 01-15 and 01-29 apart by 2; 03-15 is in the same quarter. O2: weeks of 01-29 and 02-19; 04-03 is in the next quarter.
-    assert.equal(dates, [[1, 20, 2, 1, 0, 2023, 2, 3], [2, 20, 3, 0, 1, 2024, 2, 3]]);
+    assert.equal(dates, [[1, 20, 2, 1, 0, 2023, 2, 3, '2024-01-01', '2024-01-15'], [2, 20, 3, 0, 1, 2024, 2, 3, '2024-02-01', '2024-01-29']]);
     // 'paid' splits on 'a' into 'p', 'id'; 'cancelled' into 'c', 'ncelled'; a third part is ''.
     const strings = await rows(service, {
       fields: ['orders.id', "SPLIT_PART(orders.status, 'a', 2) AS second", "SPLIT_PART(orders.status, 'a', 3) AS third",
