@@ -27,7 +27,8 @@ export type FrameBound =
 
 export type Expr =
   | { kind: 'name'; parts: string[] }
-  | { kind: 'literal'; value: Literal }
+  /** `digits`: a number's text as parsed (a decimal or a large number, which a double would round). */
+  | { kind: 'literal'; value: Literal; digits?: string }
   | { kind: 'unary'; operator: '-' | '+' | 'NOT'; operand: Expr }
   | { kind: 'binary'; operator: string; left: Expr; right: Expr }
   | { kind: 'logical'; operator: 'AND' | 'OR'; operands: Expr[] }

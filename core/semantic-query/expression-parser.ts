@@ -62,7 +62,10 @@ function convert(value: unknown, depth: number): Expr {
       if (fields.some((field) => 'A_Star' in field)) throw new Refused('`*` is allowed only in COUNT(*)');
       return { kind: 'name', parts: fields.map(sval) };
     }
-    case 'A_Const': return { kind: 'literal', value: constant(node) };
+    case 'A_Const': {
+      const digits = (node['fval'] as { fval?: string } | undefined)?.fval;
+      return { kind: 'literal', value: constant(node), ...(digits !== undefined && /^[0-9.eE+-]+$/.test(digits) ? { digits } : {}) };
+    }
     case 'TypeCast': {
       const names = ((node['typeName'] as Node)['names'] as Node[]).map(sval).filter((name) => name !== 'pg_catalog');
       const typeName = names.join('.').toLowerCase();

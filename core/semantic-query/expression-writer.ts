@@ -31,7 +31,7 @@ export interface NameResolver {
   /** A window call, where it is computed elsewhere (inside an aggregate); absent: written in place. */
   window?(call: Extract<Expr, { kind: 'call' }>): string;
   /** A literal written into the text (a model's own expression, not a caller's); absent: bound. */
-  literal?(value: string | number | boolean): string;
+  literal?(value: string | number | boolean, digits: string | undefined): string;
 }
 
 export function writeExpression(expression: Expr, writer: SqlWriter, resolver: NameResolver, target: string): string {
@@ -41,7 +41,7 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
     case 'name': return resolver.name(expression.parts);
     case 'literal': {
       if (expression.value === null) return 'NULL';
-      if (resolver.literal) return resolver.literal(expression.value);
+      if (resolver.literal) return resolver.literal(expression.value, expression.digits);
       const placeholder = writer.param({ kind: 'constant', value: expression.value });
       return typeof expression.value === 'number' ? syntax.numberParam(placeholder, expression.value) : placeholder;
     }

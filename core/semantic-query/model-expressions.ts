@@ -26,7 +26,7 @@ export function writeModelExpression(text: string, dialect: WriterDialect, targe
     const { semanticSyntax } = dialect;
     const rowLevel: NameResolver = {
       name: (parts) => parts.map((part) => dialect.quoteIdentifier(part)).join('.'),
-      literal: (value) => (typeof value === 'string' ? semanticSyntax.stringLiteral(value) : typeof value === 'number' ? String(value) : semanticSyntax.booleanLiteral(value)),
+      literal: (value, digits) => (typeof value === 'string' ? semanticSyntax.stringLiteral(value) : typeof value === 'number' ? digits ?? String(value) : semanticSyntax.booleanLiteral(value)),
     };
     // A field that aggregates is written too: the datasource's grammar then reports it (E_AGGREGATE_IN_FIELD).
     const resolver: NameResolver = { ...rowLevel, aggregate: (call) => writeAggregateCall(call, writer, rowLevel, target) };

@@ -22,6 +22,8 @@ test('NULLS LAST in a window: kept where the server has it, a leading CASE on My
 test('literals are written into the text as each server reads them; || and IFF in portable forms', () => {
   assert.equal(written('mysql', "IFF(flag = TRUE, 'it''s', 'a\\b') || name"), { ok: true, sql: "CONCAT((CASE WHEN (`flag` = TRUE) THEN 'it''s' ELSE 'a\\\\b' END), `name`)" });
   assert.equal(written('postgres', "'a\\b' || name"), { ok: true, sql: `('a\\b' || "name")` });
+  // A decimal keeps its digits, which a double would round.
+  assert.equal(written('postgres', 'amount * 1.10000000000000000001 + 12345678901234567890'), { ok: true, sql: '(("amount" * 1.10000000000000000001) + 12345678901234567890)' });
   assert.equal(written('mssql', "IFF(flag = TRUE, N, 2.5)"), { ok: true, sql: '(CASE WHEN ([flag] = 1) THEN [n] ELSE 2.5 END)' });
 });
 
