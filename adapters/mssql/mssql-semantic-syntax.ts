@@ -1,4 +1,4 @@
-import { lowerLike, typeWithModifiers, offsetFetchClause, orderTermWithNullFlag, untypedNumberParam, type CastType, type PortableCall, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
+import { lowerLike, mathCall, typeWithModifiers, offsetFetchClause, orderTermWithNullFlag, untypedNumberParam, type CastType, type PortableCall, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
 
 /** Day 0 is 1900-01-01, a Monday: whole periods since then, added back to it, give the period's start. */
 const GRAINS: Record<TimeGrain, (expression: string) => string> = {
@@ -14,10 +14,20 @@ const GRAINS: Record<TimeGrain, (expression: string) => string> = {
  * no SPLIT_PART with a part number and no regular expressions before 2025.
  */
 function mssqlPortable(call: PortableCall): string | undefined {
-  if (call.name === 'dateadd') return `DATEADD(${call.unit}, ${call.args[0]}, ${call.args[1]})`;
-  if (call.name !== 'datediff') return undefined;
-  const [start, end] = call.args;
-  return call.unit === 'week' ? `DATEDIFF(week, DATEADD(day, -1, ${start}), DATEADD(day, -1, ${end}))` : `DATEDIFF(${call.unit}, ${start}, ${end})`;
+  const [a, b] = call.args as [string, string];
+  switch (call.name) {
+    case 'dateadd': return `DATEADD(${call.unit}, ${a}, ${b})`;
+    case 'datediff': return call.unit === 'week' ? `DATEDIFF(week, DATEADD(day, -1, ${a}), DATEADD(day, -1, ${b}))` : `DATEDIFF(${call.unit}, ${a}, ${b})`;
+    // ROUND's third argument truncates; LOG takes the base second; LN is LOG.
+    case 'trunc': return `ROUND(${a}, ${call.args.length === 1 ? '0' : b}, 1)`;
+    case 'ceil': return `CEILING(${a})`;
+    case 'ln': return `LOG(${a})`;
+    case 'log': return `LOG(${b}, ${a})`;
+    case 'mod': return `(${a} % ${b})`;
+    case 'atan2': return `ATN2(${a}, ${b})`;
+    case 'log10': case 'pi': return mathCall(call.name, call.args);
+    default: return undefined;
+  }
 }
 
 /** SQL Server: no IS NOT DISTINCT FROM before 2022, no NULLS FIRST/LAST, OFFSET needs an ORDER BY. */

@@ -1,4 +1,4 @@
-import { ANSI_SEMANTIC_SYNTAX, calendarDiff, typeWithModifiers, lowerLike, orderTermWithNullFlag, untypedNumberParam, type CastType, type PortableCall, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
+import { ANSI_SEMANTIC_SYNTAX, calendarDiff, mathCall, typeWithModifiers, lowerLike, orderTermWithNullFlag, untypedNumberParam, type CastType, type PortableCall, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
 
 /** The start of each grain as a DATE; a week starts on Monday (WEEKDAY is 0 on Monday). */
 const GRAINS: Record<TimeGrain, (expression: string) => string> = {
@@ -39,6 +39,8 @@ function mysqlPortable(call: PortableCall): string | undefined {
     case 'regexp_extract': return `(CASE WHEN ${a} REGEXP ${b} THEN REGEXP_SUBSTR(${a}, ${b}) END)`;
     case 'regexp_replace': return `REGEXP_REPLACE(${a}, ${b}, ${c})`;
     case 'regexp_count': return undefined;
+    case 'trunc': return `TRUNCATE(${a}, ${call.args.length === 1 ? '0' : b})`;
+    default: return mathCall(call.name, call.args);
   }
 }
 

@@ -1,4 +1,4 @@
-import { ANSI_SEMANTIC_SYNTAX, calendarDiff, typeWithModifiers, lowerLike, offsetFetchClause, untypedNumberParam, type CastType, type PortableCall, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
+import { ANSI_SEMANTIC_SYNTAX, calendarDiff, mathCall, typeWithModifiers, lowerLike, offsetFetchClause, untypedNumberParam, type CastType, type PortableCall, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
 
 /** TRUNC's format models; `IW` starts the ISO week on Monday. */
 const FORMATS: Record<TimeGrain, string> = { day: 'DD', week: 'IW', month: 'MM', quarter: 'Q', year: 'YYYY' };
@@ -35,6 +35,9 @@ function oraclePortable(call: PortableCall): string | undefined {
     case 'regexp_extract': return `REGEXP_SUBSTR(${a}, ${b})`;
     case 'regexp_replace': return `REGEXP_REPLACE(${a}, ${b}, ${c})`;
     case 'regexp_count': return `REGEXP_COUNT(${a}, ${b})`;
+    case 'log10': return `LOG(10, ${a})`;
+    case 'pi': return 'ACOS(-1)';
+    default: return mathCall(call.name, call.args);
   }
 }
 

@@ -27,7 +27,16 @@ export type DateUnit = (typeof DATE_UNITS)[number];
  */
 export type PortableCall =
   | { name: 'dateadd' | 'datediff'; unit: DateUnit; args: [string, string] }
-  | { name: 'split_part' | 'regexp_like' | 'regexp_extract' | 'regexp_replace' | 'regexp_count'; args: string[] };
+  | { name: 'split_part' | 'regexp_like' | 'regexp_extract' | 'regexp_replace' | 'regexp_count'; args: string[] }
+  /** The math functions whose names or arguments differ: `TRUNC(x[, d])` (also `TRUNCATE`), `LOG(base, x)`, … */
+  | { name: MathFunction; args: string[] };
+
+export type MathFunction = 'trunc' | 'ceil' | 'ln' | 'log' | 'log10' | 'mod' | 'atan2' | 'pi';
+
+/** A math function as the call of that name. */
+export function mathCall(name: MathFunction, args: readonly string[]): string {
+  return `${name.toUpperCase()}(${args.join(', ')})`;
+}
 
 /** The types a CAST of the OSI expression language may name, by their portable names. */
 export type CastType = 'integer' | 'bigint' | 'numeric' | 'double' | 'varchar' | 'boolean' | 'date' | 'timestamp' | 'timestamptz';
@@ -131,6 +140,10 @@ function postgresPortable(call: PortableCall): string | undefined {
     case 'regexp_extract': return `REGEXP_SUBSTR(${a}, ${b})`;
     case 'regexp_replace': return `REGEXP_REPLACE(${a}, ${b}, ${c}, 'g')`;
     case 'regexp_count': return `REGEXP_COUNT(${a}, ${b})`;
+    // TRUNC and two-argument LOG take NUMERIC there, not a double.
+    case 'trunc': return call.args.length === 1 ? `TRUNC(${a})` : `TRUNC(CAST(${a} AS NUMERIC), ${b})`;
+    case 'log': return `LOG(CAST(${a} AS NUMERIC), CAST(${b} AS NUMERIC))`;
+    default: return mathCall(call.name, call.args);
   }
 }
 

@@ -203,17 +203,25 @@ function stringSearch(name: string, args: Expr[]): Expr | undefined {
   }
 }
 
-/** The arity of each portable function (expression_language.md). */
-const PORTABLE_ARITY = { dateadd: 3, datediff: 3, split_part: 3, regexp_like: 2, regexp_extract: 2, regexp_replace: 3, regexp_count: 2 } as const;
+/** The arities of each portable function (expression_language.md), by the name the dialect writes. */
+const PORTABLE_ARITY: Readonly<Record<string, { name: Extract<Expr, { kind: 'portable' }>['name']; arities: readonly number[] }>> = {
+  dateadd: { name: 'dateadd', arities: [3] }, datediff: { name: 'datediff', arities: [3] }, split_part: { name: 'split_part', arities: [3] },
+  regexp_like: { name: 'regexp_like', arities: [2] }, regexp_extract: { name: 'regexp_extract', arities: [2] },
+  regexp_replace: { name: 'regexp_replace', arities: [3] }, regexp_count: { name: 'regexp_count', arities: [2] },
+  trunc: { name: 'trunc', arities: [1, 2] }, truncate: { name: 'trunc', arities: [1, 2] }, ceil: { name: 'ceil', arities: [1] }, ceiling: { name: 'ceil', arities: [1] },
+  ln: { name: 'ln', arities: [1] }, log10: { name: 'log10', arities: [1] }, mod: { name: 'mod', arities: [2] }, atan2: { name: 'atan2', arities: [2] }, pi: { name: 'pi', arities: [0] },
+};
 
 /**
  * `DATEADD(unit, amount, date)`, `DATEDIFF(unit, start, end)` (the unit a bare word or a string), `SPLIT_PART`
  * and the regular expression functions; the dialect writes them.
  */
 function portable(name: string, args: Expr[]): Expr | undefined {
-  if (!(name in PORTABLE_ARITY)) return undefined;
-  const known = name as keyof typeof PORTABLE_ARITY;
-  if (args.length !== PORTABLE_ARITY[known]) throw new Refused(`${name.toUpperCase()} takes ${PORTABLE_ARITY[known]} arguments`);
+  // LOG(base, x); LOG(x) alone is the base-10 logarithm on PostgreSQL, the natural one on MySQL: left as a call.
+  const spec = name === 'log' && args.length === 2 ? { name: 'log' as const, arities: [2] } : Object.hasOwn(PORTABLE_ARITY, name) ? PORTABLE_ARITY[name] : undefined;
+  if (!spec) return undefined;
+  const known = spec.name;
+  if (!spec.arities.includes(args.length)) throw new Refused(`${name.toUpperCase()} takes ${spec.arities.join(' or ')} arguments`);
   if (known !== 'dateadd' && known !== 'datediff') return { kind: 'portable', name: known, unit: undefined, args };
   const [first, ...rest] = args as [Expr, ...Expr[]];
   const word = first.kind === 'name' && first.parts.length === 1 ? first.parts[0] : first.kind === 'literal' && typeof first.value === 'string' ? first.value : undefined;

@@ -120,6 +120,9 @@ test('the expression language\'s date arithmetic, SPLIT_PART and regular express
   const casts = fields('CAST(orders.amount AS DECIMAL(10, 2))', 'CAST(orders.id AS VARCHAR)', 'CAST(orders.id AS INTEGER)', 'CAST(orders.ordered_at AS TIMESTAMP)');
   assert.match(sql('mssql', casts), /CAST\("orders"\."amount" AS DECIMAL\(10, 2\)\) AS \[f0\], CAST\("orders"\."id" AS NVARCHAR\(MAX\)\) AS \[f1\], CAST\("orders"\."id" AS INT\) AS \[f2\], CAST\("orders"\."ordered_at" AS DATETIME2\)/);
   assert.match(sql('oracle', casts), /CAST\("orders"\."amount" AS NUMBER\(10, 2\)\) AS "f0", CAST\("orders"\."id" AS VARCHAR2\(4000\)\) AS "f1", CAST\("orders"\."id" AS NUMBER\(10\)\) AS "f2", CAST\("orders"\."ordered_at" AS TIMESTAMP\)/);
+  const math = fields('TRUNC(orders.amount, 1)', 'LOG(2, orders.amount)', 'LN(orders.amount)', 'MOD(orders.id, 2)', 'CEIL(orders.amount)', 'PI()', 'LOG10(orders.amount)');
+  assert.match(sql('mssql', math), /ROUND\("orders"\."amount", \?, 1\) AS \[f0\], LOG\("orders"\."amount", \?\) AS \[f1\], LOG\("orders"\."amount"\) AS \[f2\], \("orders"\."id" % \?\) AS \[f3\], CEILING\("orders"\."amount"\) AS \[f4\], PI\(\) AS \[f5\]/);
+  assert.match(sql('oracle', math), /TRUNC\("orders"\."amount", \?\) AS "f0", LOG\(\?, "orders"\."amount"\) AS "f1", LN\("orders"\."amount"\) AS "f2", MOD\("orders"\."id", \?\) AS "f3", CEIL\("orders"\."amount"\) AS "f4", ACOS\(-1\) AS "f5", LOG\(10, "orders"\."amount"\) AS "f6"/);
   assert.match(sql('mssql', fields("CONCAT(orders.status, '-')")), /CONCAT\("orders"\."status", \?\) AS \[f0\]/);
   assert.match(compileQuery(model, planner, FAMILY_DIALECTS.postgres, fields("CONCAT(orders.status, '-')")).sql, /CONCAT\("orders"\."status", CAST\(\? AS TEXT\)\)/);
 });

@@ -245,6 +245,13 @@ export function runShapesSuite(backend: ShapesBackend): void {
       where: 'orders.id <= 2',
     }, ['id', 'i', 'd', 'v', 'b', 'day', 'n']);
     assert.equal(casts, [[1, 33, 33.3, '1x', 101, 9, 12.5], [2, 67, 66.7, '2x', 201, 9, 25]]);
+    // TRUNC and TRUNCATE, LOG(base, x), CEIL, MOD and LOG10 by the server's names: 100 / 3 and 200 / 3.
+    const math = await rows(service, {
+      fields: ['orders.id', 'TRUNC(orders.amount / 3, 1) AS t', 'TRUNCATE(orders.amount / 3) AS t0', 'LOG(2, orders.amount / 25) AS l',
+        'CEIL(orders.amount / 3) AS c', 'MOD(orders.id, 2) AS m', 'LOG10(orders.amount) AS ten'],
+      where: 'orders.id <= 2',
+    }, ['id', 't', 't0', 'l', 'c', 'm', 'ten']);
+    assert.equal(math.map((row) => row.map((cell) => (typeof cell === 'number' ? Math.round(cell * 1e9) / 1e9 : cell))), [[1, 33.3, 33, 2, 34, 1, 2], [2, 66.6, 66, 3, 67, 0, 2.301029996]]);
     // Computed exactly: two statuses; the median of 20, 50, 70, 100, 200, 300 is 85 (no aggregate percentile on MySQL/MariaDB).
     assert.equal(await rows(service, { measures: ['APPROX_COUNT_DISTINCT(orders.status) AS n'] }, ['n']), [[2]]);
     if (backend.name === 'mysql') {
