@@ -19,8 +19,8 @@ const COMPARISONS = new Set(['=', '<>', '!=', '<', '>', '<=', '>=', '+', '-', '*
 /** Types a CAST may name (as the parser names them), by their portable names. */
 const CAST_TYPES: ReadonlyMap<string, CastType> = new Map([
   ['date', 'date'], ['timestamp', 'timestamp'], ['timestamptz', 'timestamptz'], ['numeric', 'numeric'], ['decimal', 'numeric'],
-  ['int4', 'integer'], ['integer', 'integer'], ['int8', 'bigint'], ['bigint', 'bigint'], ['float8', 'double'],
-  ['varchar', 'varchar'], ['text', 'varchar'], ['bool', 'boolean'], ['boolean', 'boolean'],
+  ['int4', 'integer'], ['integer', 'integer'], ['int8', 'bigint'], ['bigint', 'bigint'], ['float8', 'double'], ['float4', 'double'], ['double', 'double'],
+  ['varchar', 'varchar'], ['text', 'varchar'], ['string', 'varchar'], ['bool', 'boolean'], ['boolean', 'boolean'],
 ]);
 
 class Refused extends Error {}

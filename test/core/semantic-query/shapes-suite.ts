@@ -241,10 +241,10 @@ export function runShapesSuite(backend: ShapesBackend): void {
     // CAST by the server's type names (MySQL has SIGNED, CHAR, DATETIME): 100.00 and 200.00 as whole numbers, a sized decimal, text.
     const casts = await rows(service, {
       fields: ['orders.id', 'CAST(orders.amount / 3 AS INTEGER) AS i', 'CAST(orders.amount / 3 AS DECIMAL(10, 1)) AS d', "CAST(orders.id AS VARCHAR) || 'x' AS v",
-        'CAST(orders.amount AS BIGINT) + 1 AS b', "DAY(CAST('2024-03-09' AS DATE)) AS day", 'CAST(orders.amount AS NUMERIC) / 8 AS n'],
+        'CAST(orders.amount AS BIGINT) + 1 AS b', "DAY(CAST('2024-03-09' AS DATE)) AS day", 'CAST(orders.amount AS NUMERIC) / 8 AS n', "CAST(orders.id AS STRING) || CAST(CAST(orders.amount AS DOUBLE) / 8 AS VARCHAR) AS s"],
       where: 'orders.id <= 2',
-    }, ['id', 'i', 'd', 'v', 'b', 'day', 'n']);
-    assert.equal(casts, [[1, 33, 33.3, '1x', 101, 9, 12.5], [2, 67, 66.7, '2x', 201, 9, 25]]);
+    }, ['id', 'i', 'd', 'v', 'b', 'day', 'n', 's']);
+    assert.equal(casts, [[1, 33, 33.3, '1x', 101, 9, 12.5, 112.5], [2, 67, 66.7, '2x', 201, 9, 25, 225]]);
     // TRUNC and TRUNCATE, LOG(base, x), CEIL, MOD and LOG10 by the server's names: 100 / 3 and 200 / 3.
     const math = await rows(service, {
       fields: ['orders.id', 'TRUNC(orders.amount / 3, 1) AS t', 'TRUNCATE(orders.amount / 3) AS t0', 'LOG(2, orders.amount / 25) AS l',
