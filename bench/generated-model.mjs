@@ -14,6 +14,8 @@ import { bundleProvider } from '../dist/plugins/semantic-bundle/bundle-provider.
 /** Datasets per document. */
 export const PER_DOCUMENT = 100;
 const sha = (text) => createHash('sha256').update(text).digest('hex');
+/** The dialect of every expression: `BENCH_DIALECT=OSI_SQL_2026` has the service parse and write them anew (decision 32 of docs/semantic-query.md). */
+const DIALECT = process.env.BENCH_DIALECT ?? 'ANSI_SQL';
 
 export function generatedModel(DATASETS, FIELDS) {
   function catalog() {
@@ -35,17 +37,17 @@ export function generatedModel(DATASETS, FIELDS) {
     const relationships = [];
     const metrics = [];
     for (let d = first; d < first + count; d++) {
-      const fields = [{ name: 'id', expression: { dialects: [{ dialect: 'ANSI_SQL', expression: 'id' }] }, logical_type: 'integer' }];
-      if (d > 0) fields.push({ name: 'parent_id', expression: { dialects: [{ dialect: 'ANSI_SQL', expression: 'parent_id' }] }, logical_type: 'integer' });
+      const fields = [{ name: 'id', expression: { dialects: [{ dialect: DIALECT, expression: 'id' }] }, logical_type: 'integer' }];
+      if (d > 0) fields.push({ name: 'parent_id', expression: { dialects: [{ dialect: DIALECT, expression: 'parent_id' }] }, logical_type: 'integer' });
       for (let f = fields.length; f < FIELDS; f++) {
-        fields.push({ name: `measure_${f}`, expression: { dialects: [{ dialect: 'ANSI_SQL', expression: `measure_${f}` }] }, logical_type: 'decimal', description: `Measure ${f} of dataset ${d}` });
+        fields.push({ name: `measure_${f}`, expression: { dialects: [{ dialect: DIALECT, expression: `measure_${f}` }] }, logical_type: 'decimal', description: `Measure ${f} of dataset ${d}` });
       }
       datasets.push({ name: `dataset_${d}`, source: `table_${d}`, primary_key: ['id'], description: `Dataset ${d}`, ai_context: { synonyms: [`entity ${d}`] }, fields });
       if (d > 0) relationships.push({ name: `dataset_${d}_to_parent`, from: `dataset_${d}`, to: `dataset_${d - 1}`, from_columns: ['parent_id'], to_columns: ['id'] });
       const expression = d > 0 && d % 10 === 0
         ? `SUM(dataset_${d}.measure_${FIELDS - 1}) / NULLIF(COUNT(DISTINCT dataset_${d - 1}.id), 0)`
         : `SUM(dataset_${d}.measure_${FIELDS - 1})`;
-      metrics.push({ name: `metric_${d}`, expression: { dialects: [{ dialect: 'ANSI_SQL', expression }] } });
+      metrics.push({ name: `metric_${d}`, expression: { dialects: [{ dialect: DIALECT, expression }] } });
     }
     return { namespace: 'bench', imports: [], binding: { schema: 'bench' }, semantic_model: [{ name: `part_${first}`, datasets, relationships, metrics }] };
   }

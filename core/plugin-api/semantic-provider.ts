@@ -11,9 +11,10 @@ export const OSI_JSON_MEDIA_TYPE = 'application/vnd.osi+json';
 /**
  * How SQL of one datasource is parsed and written: the part of its SqlDialect that models need (its grammar
  * parses expressions, its quoting writes them, its name rules match them to the catalog, its function
- * policy says which functions of an OSI expression the database has).
+ * policy says which functions of an OSI expression the database has, its semantic syntax writes the
+ * Foundation's expressions in its own forms).
  */
-export type ExpressionDialect = Pick<SqlDialect, 'family' | 'grammar' | 'quoteIdentifier' | 'caseInsensitiveNames' | 'functionPolicy'>;
+export type ExpressionDialect = Pick<SqlDialect, 'family' | 'grammar' | 'quoteIdentifier' | 'caseInsensitiveNames' | 'functionPolicy' | 'semanticSyntax'>;
 
 /** Which module a VDB asks a provider for. */
 export interface ModuleRequest {

@@ -2,7 +2,7 @@
  * A caller's expression as the compiler holds it: a small tree of the OSI expression subset. Names are not
  * yet resolved (`name`); literals are values, bound when the SQL is written, never text.
  */
-import type { DatePart } from '../plugin-api/semantic-query-syntax.js';
+import type { CastType, DatePart, DateUnit, PortableCall, TimeGrain } from '../plugin-api/semantic-query-syntax.js';
 
 export type Literal = string | number | boolean | null;
 
@@ -27,7 +27,8 @@ export type FrameBound =
 
 export type Expr =
   | { kind: 'name'; parts: string[] }
-  | { kind: 'literal'; value: Literal }
+  /** `digits`: a number's text as parsed (a decimal or a large number, which a double would round). */
+  | { kind: 'literal'; value: Literal; digits?: string }
   | { kind: 'unary'; operator: '-' | '+' | 'NOT'; operand: Expr }
   | { kind: 'binary'; operator: string; left: Expr; right: Expr }
   | { kind: 'logical'; operator: 'AND' | 'OR'; operands: Expr[] }
@@ -38,12 +39,16 @@ export type Expr =
   | { kind: 'distinctFrom'; left: Expr; right: Expr; negated: boolean }
   | { kind: 'call'; name: string; args: Expr[]; star: boolean; distinct: boolean; window: WindowSpec | undefined }
   | { kind: 'case'; operand: Expr | undefined; branches: { when: Expr; then: Expr }[]; otherwise: Expr | undefined }
-  | { kind: 'cast'; operand: Expr; type: string }
+  | { kind: 'cast'; operand: Expr; type: CastType; modifiers: number[] }
   | { kind: 'keyword'; word: 'CURRENT_DATE' | 'CURRENT_TIMESTAMP' }
   /** `YEAR(x)`, `EXTRACT(YEAR FROM x)`, `DATE_PART('year', x)`: written by the dialect. */
   | { kind: 'datePart'; part: DatePart; operand: Expr }
   /** The 1-based position of `needle` in `haystack`, 0 when absent (`POSITION`, `CHARINDEX`): written by the dialect. */
-  | { kind: 'position'; needle: Expr; haystack: Expr; reversed: boolean };
+  | { kind: 'position'; needle: Expr; haystack: Expr; reversed: boolean }
+  /** `DATE_TRUNC('month', x)` to a grain of the dimensions: written as the grains are. */
+  | { kind: 'truncate'; grain: TimeGrain; operand: Expr }
+  /** `DATEADD`, `DATEDIFF`, `SPLIT_PART`, `REGEXP_…`: written by the dialect, or refused where it has no form. */
+  | { kind: 'portable'; name: PortableCall['name']; unit: DateUnit | undefined; args: Expr[] };
 
 /** Every sub-expression, depth first, the node itself first. */
 export function* nodesOf(expression: Expr): Generator<Expr> {
@@ -60,8 +65,9 @@ export function childrenOf(expression: Expr): Expr[] {
     case 'in': return [expression.operand, ...expression.list];
     case 'between': return [expression.operand, expression.low, expression.high];
     case 'like': return [expression.operand, expression.pattern];
-    case 'isNull': case 'cast': case 'datePart': return [expression.operand];
+    case 'isNull': case 'cast': case 'datePart': case 'truncate': return [expression.operand];
     case 'position': return [expression.needle, expression.haystack];
+    case 'portable': return expression.args;
     case 'call': return [...expression.args, ...(expression.window ? [...expression.window.partitionBy, ...expression.window.orderBy.map((term) => term.expression)] : [])];
     case 'case': return [
       ...(expression.operand ? [expression.operand] : []),

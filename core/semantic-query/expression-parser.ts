@@ -6,7 +6,7 @@
  */
 import { parseSync } from 'libpg-query';
 import { messageOf } from '../plugin-api/errors.js';
-import { DATE_PARTS } from '../plugin-api/semantic-query-syntax.js';
+import { DATE_PARTS, DATE_UNITS, TIME_GRAINS, type CastType, type DateUnit } from '../plugin-api/semantic-query-syntax.js';
 import type { Expr, FrameBound, Literal, WindowFrame, WindowSpec } from './expression-ast.js';
 import { queryInvalid } from './query-errors.js';
 
@@ -16,8 +16,12 @@ type Node = { [field: string]: unknown };
 const MAX_DEPTH = 64;
 
 const COMPARISONS = new Set(['=', '<>', '!=', '<', '>', '<=', '>=', '+', '-', '*', '/', '%', '||']);
-/** Types a CAST may name. */
-const CAST_TYPES = new Set(['date', 'timestamp', 'timestamptz', 'numeric', 'decimal', 'int4', 'int8', 'integer', 'bigint', 'float8', 'varchar', 'text', 'bool', 'boolean']);
+/** Types a CAST may name (as the parser names them), by their portable names. */
+const CAST_TYPES: ReadonlyMap<string, CastType> = new Map([
+  ['date', 'date'], ['timestamp', 'timestamp'], ['timestamptz', 'timestamptz'], ['numeric', 'numeric'], ['decimal', 'numeric'],
+  ['int4', 'integer'], ['integer', 'integer'], ['int8', 'bigint'], ['bigint', 'bigint'], ['float8', 'double'], ['float4', 'double'], ['double', 'double'],
+  ['varchar', 'varchar'], ['text', 'varchar'], ['string', 'varchar'], ['bool', 'boolean'], ['boolean', 'boolean'],
+]);
 
 class Refused extends Error {}
 
@@ -58,12 +62,23 @@ function convert(value: unknown, depth: number): Expr {
       if (fields.some((field) => 'A_Star' in field)) throw new Refused('`*` is allowed only in COUNT(*)');
       return { kind: 'name', parts: fields.map(sval) };
     }
-    case 'A_Const': return { kind: 'literal', value: constant(node) };
+    case 'A_Const': {
+      const digits = (node['fval'] as { fval?: string } | undefined)?.fval;
+      return { kind: 'literal', value: constant(node), ...(digits !== undefined && /^[0-9.eE+-]+$/.test(digits) ? { digits } : {}) };
+    }
     case 'TypeCast': {
       const names = ((node['typeName'] as Node)['names'] as Node[]).map(sval).filter((name) => name !== 'pg_catalog');
       const typeName = names.join('.').toLowerCase();
-      if (!CAST_TYPES.has(typeName)) throw new Refused(`CAST to ${typeName} is not supported`);
-      return { kind: 'cast', operand: next(node['arg']), type: typeName };
+      const type = CAST_TYPES.get(typeName);
+      if (!type) throw new Refused(`CAST to ${typeName} is not supported`);
+      // Length, precision and scale: whole numbers, written as digits.
+      const modifiers = (((node['typeName'] as Node)['typmods'] as Node[] | undefined) ?? []).map((modifier) => {
+        const integer = ((modifier['A_Const'] as Node | undefined)?.['ival'] as Node | undefined);
+        const value = integer === undefined ? undefined : Number(integer['ival'] ?? 0);
+        if (value === undefined || !Number.isSafeInteger(value) || value < 0) throw new Refused(`CAST to ${typeName}: a length, precision or scale is a whole number`);
+        return value;
+      });
+      return { kind: 'cast', operand: next(node['arg']), type, modifiers };
     }
     case 'BoolExpr': {
       const args = (node['args'] as unknown[]).map(next);
@@ -188,6 +203,62 @@ function stringSearch(name: string, args: Expr[]): Expr | undefined {
   }
 }
 
+/** The arities of each portable function (expression_language.md), by the name the dialect writes. */
+const PORTABLE_ARITY: Readonly<Record<string, { name: Extract<Expr, { kind: 'portable' }>['name']; arities: readonly number[] }>> = {
+  dateadd: { name: 'dateadd', arities: [3] }, datediff: { name: 'datediff', arities: [3] }, split_part: { name: 'split_part', arities: [3] },
+  regexp_like: { name: 'regexp_like', arities: [2] }, regexp_extract: { name: 'regexp_extract', arities: [2] },
+  regexp_replace: { name: 'regexp_replace', arities: [3] }, regexp_count: { name: 'regexp_count', arities: [2] },
+  trunc: { name: 'trunc', arities: [1, 2] }, truncate: { name: 'trunc', arities: [1, 2] }, ceil: { name: 'ceil', arities: [1] }, ceiling: { name: 'ceil', arities: [1] },
+  ln: { name: 'ln', arities: [1] }, log10: { name: 'log10', arities: [1] }, mod: { name: 'mod', arities: [2] }, atan2: { name: 'atan2', arities: [2] }, pi: { name: 'pi', arities: [0] },
+};
+
+/**
+ * `DATEADD(unit, amount, date)`, `DATEDIFF(unit, start, end)` (the unit a bare word or a string), `SPLIT_PART`
+ * and the regular expression functions; the dialect writes them.
+ */
+function portable(name: string, args: Expr[]): Expr | undefined {
+  // LOG(base, x); LOG(x) alone is the base-10 logarithm on PostgreSQL, the natural one on MySQL: left as a call.
+  const spec = name === 'log' && args.length === 2 ? { name: 'log' as const, arities: [2] } : Object.hasOwn(PORTABLE_ARITY, name) ? PORTABLE_ARITY[name] : undefined;
+  if (!spec) return undefined;
+  const known = spec.name;
+  if (!spec.arities.includes(args.length)) throw new Refused(`${name.toUpperCase()} takes ${spec.arities.join(' or ')} arguments`);
+  if (known !== 'dateadd' && known !== 'datediff') return { kind: 'portable', name: known, unit: undefined, args };
+  const [first, ...rest] = args as [Expr, ...Expr[]];
+  const word = first.kind === 'name' && first.parts.length === 1 ? first.parts[0] : first.kind === 'literal' && typeof first.value === 'string' ? first.value : undefined;
+  const unit = DATE_UNITS.find((candidate) => candidate === word?.toLowerCase());
+  if (!unit) throw new Refused(`${name.toUpperCase()}: the unit is one of ${DATE_UNITS.join(', ')}`);
+  return { kind: 'portable', name: known, unit: unit as DateUnit, args: rest };
+}
+
+/**
+ * `DATE_TRUNC('part', x)` to a day, week (from Monday), month, quarter or year, written as the dimensions'
+ * grains are (decision 15); a finer part stays a call, for the servers that have the function.
+ */
+function truncation(name: string, args: Expr[]): Expr | undefined {
+  const [part, operand] = args;
+  if (name !== 'date_trunc' || args.length !== 2 || part?.kind !== 'literal' || typeof part.value !== 'string') return undefined;
+  const grain = TIME_GRAINS.find((candidate) => candidate === (part.value as string).toLowerCase());
+  return grain && { kind: 'truncate', grain, operand: operand as Expr };
+}
+
+/**
+ * `APPROX_COUNT_DISTINCT(x)` computed exactly as `COUNT(DISTINCT x)`, `APPROX_PERCENTILE(x, p)` as
+ * `PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x)`: the language allows any method, and the exact answer is
+ * within every error bound.
+ */
+function approximate(name: string, args: Expr[]): Expr | undefined {
+  if (name === 'approx_count_distinct') {
+    if (args.length !== 1) throw new Refused('APPROX_COUNT_DISTINCT takes one argument');
+    return { kind: 'call', name: 'count', args, star: false, distinct: true, window: undefined };
+  }
+  if (name !== 'approx_percentile') return undefined;
+  const [argument, fraction] = args;
+  if (args.length !== 2 || fraction?.kind !== 'literal' || typeof fraction.value !== 'number' || fraction.value < 0 || fraction.value > 1) {
+    throw new Refused('APPROX_PERCENTILE takes a value and a literal fraction from 0 to 1');
+  }
+  return { kind: 'call', name: 'percentile_cont', args: [fraction, argument as Expr], star: false, distinct: false, window: undefined };
+}
+
 /** `YEAR(x)` …, `EXTRACT(part FROM x)` (which the parser reads as `pg_catalog.extract('part', x)`), `DATE_PART('part', x)`. */
 function datePart(name: string, args: Expr[]): Expr | undefined {
   const part = (text: string) => {
@@ -245,7 +316,8 @@ function call(node: Node, next: (child: unknown) => Expr): Expr {
   }
   const name = (names[0] as string).toLowerCase();
   const args = ((node['args'] as unknown[] | undefined) ?? []).map(next);
-  const rewritten = window || node['agg_star'] || node['agg_distinct'] ? undefined : conditional(name, args) ?? datePart(name, args) ?? stringSearch(name, args);
+  const rewritten = window || node['agg_star'] || node['agg_distinct'] ? undefined
+    : conditional(name, args) ?? datePart(name, args) ?? stringSearch(name, args) ?? portable(name, args) ?? approximate(name, args) ?? truncation(name, args);
   return rewritten ?? { kind: 'call', name, args, star: Boolean(node['agg_star']), distinct: Boolean(node['agg_distinct']), window };
 }
 

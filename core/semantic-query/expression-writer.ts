@@ -30,6 +30,8 @@ export interface NameResolver {
   aggregate?(call: Extract<Expr, { kind: 'call' }>): string;
   /** A window call, where it is computed elsewhere (inside an aggregate); absent: written in place. */
   window?(call: Extract<Expr, { kind: 'call' }>): string;
+  /** A literal written into the text (a model's own expression, not a caller's); absent: bound. */
+  literal?(value: string | number | boolean, digits: string | undefined): string;
 }
 
 export function writeExpression(expression: Expr, writer: SqlWriter, resolver: NameResolver, target: string): string {
@@ -39,6 +41,7 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
     case 'name': return resolver.name(expression.parts);
     case 'literal': {
       if (expression.value === null) return 'NULL';
+      if (resolver.literal) return resolver.literal(expression.value, expression.digits);
       const placeholder = writer.param({ kind: 'constant', value: expression.value });
       return typeof expression.value === 'number' ? syntax.numberParam(placeholder, expression.value) : placeholder;
     }
@@ -60,11 +63,21 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
       const equal = syntax.nullSafeEquals(write(expression.left), write(expression.right));
       return expression.negated ? `(${equal})` : `(NOT (${equal}))`;
     }
-    case 'cast': return `CAST(${write(expression.operand)} AS ${expression.type.toUpperCase()})`;
+    case 'cast': return `CAST(${write(expression.operand)} AS ${syntax.castType(expression.type, expression.modifiers)})`;
     case 'datePart': return syntax.datePart(expression.part, write(expression.operand));
+    case 'truncate': return syntax.truncateTime(write(expression.operand), expression.grain);
     case 'position': {
       const [needle, haystack] = [write(expression.needle), write(expression.haystack)];
       return expression.reversed ? syntax.position(`REVERSE(${needle})`, `REVERSE(${haystack})`) : syntax.position(needle, haystack);
+    }
+    case 'portable': {
+      const args = expression.args.map(write);
+      const call = expression.name === 'dateadd' || expression.name === 'datediff'
+        ? { name: expression.name, unit: expression.unit ?? 'day', args: args as [string, string] }
+        : { name: expression.name, args };
+      const sql = syntax.portable(call);
+      if (sql === undefined) throw queryInvalid('E_FUNCTION_NOT_ALLOWED', target, `${target}: this datasource's server has no form of ${expression.name.toUpperCase()}`);
+      return sql;
     }
     case 'case': {
       const branches = expression.branches.map((branch) => `WHEN ${write(branch.when)} THEN ${write(branch.then)}`).join(' ');
@@ -78,7 +91,11 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
         return resolver.aggregate(expression);
       }
       checkAllowed(expression, writer, target);
-      const args = expression.star ? '*' : `${expression.distinct ? 'DISTINCT ' : ''}${expression.args.map(write).join(', ')}`;
+      // PostgreSQL's CONCAT takes "any": a bound string there needs its type.
+      const argument = (arg: Expr) => (expression.name === 'concat' && arg.kind === 'literal' && typeof arg.value === 'string' && !resolver.literal
+        ? syntax.stringParam(writer.param({ kind: 'constant', value: arg.value }))
+        : write(arg));
+      const args = expression.star ? '*' : `${expression.distinct ? 'DISTINCT ' : ''}${expression.args.map(argument).join(', ')}`;
       return `${expression.name.toUpperCase()}(${args})${expression.window ? ` OVER (${windowOf(expression.window, writer, write)})` : ''}`;
     }
   }
@@ -86,7 +103,7 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
 
 /** An aggregate call itself, its arguments at row level (an aggregate inside is nested aggregation). */
 export function writeAggregateCall(call: Extract<Expr, { kind: 'call' }>, writer: SqlWriter, rowLevel: NameResolver, target: string): string {
-  const inner: NameResolver = rowLevel.window ? { name: rowLevel.name, window: rowLevel.window } : { name: rowLevel.name };
+  const inner: NameResolver = { name: rowLevel.name, ...(rowLevel.window ? { window: rowLevel.window } : {}), ...(rowLevel.literal ? { literal: rowLevel.literal } : {}) };
   const args = call.args.map((arg) => writeExpression(arg, writer, inner, target));
   if (call.name === 'median' || call.name.startsWith('percentile_')) {
     // MEDIAN(x); PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x), read by the parser as (p, x).

@@ -24,6 +24,9 @@ export interface LikeForm {
   special: string;
 }
 
+/** What writing needs of a dialect: its quoting, its functions, its forms of the semantic SQL. */
+export type WriterDialect = Pick<SqlDialect, 'quoteIdentifier' | 'functionPolicy' | 'semanticSyntax'>;
+
 const MARKER = /\u0001(\d+)\u0002/g;
 /** How a bound value's marker starts: text holding it holds a bound value. */
 export const MARKER_START = '\u0001';
@@ -39,7 +42,7 @@ export class SqlWriter {
    */
   private readonly windows = new Map<PackageDataset, Map<string, { sql: string; edges: readonly Edge[] }>>();
 
-  constructor(readonly dialect: SqlDialect) {}
+  constructor(readonly dialect: WriterDialect) {}
 
   get syntax() {
     return this.dialect.semanticSyntax;

@@ -10,6 +10,9 @@ import type { Edge, JoinNeed, ResolvedField } from './model-index.js';
 import { queryInvalid } from './query-errors.js';
 import { MARKER_START, type SqlWriter } from './sql-writer.js';
 
+/** The alias of the derived table of a group's per-row dimension values (`SemanticSqlSyntax.rowValues`). */
+const ROW_VALUES = 'd__';
+
 export interface Dimension {
   output: string;
   column: string;
@@ -130,11 +133,19 @@ export class StatementAssembly {
     const measures = group.aggregates.map((aggregate) => `${aggregate.sql} AS ${w.name(aggregate.column)}`);
     if (!inner.fansOut || group.aggregates.length === 0) {
       const joins = [...outer.edges, ...inner.edges.filter((edge) => !outer.edges.includes(edge))];
-      const dimensions = this.parts.dimensions.map((dimension) => `${dimension.sql} AS ${w.name(dimension.column)}`);
-      // A dimension holding a bound value (an expression dimension) by its position, where the server can.
-      const term = (dimension: Dimension, index: number) => (w.syntax.groupsByPosition && dimension.sql.includes(MARKER_START) ? String(index + 1) : dimension.sql);
+      // A dimension holding a bound value (an expression dimension) is grouped by its position where the
+      // server can; elsewhere it is computed once per row in a derived table and grouped by that column.
+      // Written twice, it would hold two parameters the server does not know to be equal.
+      const bound = (dimension: Dimension) => dimension.sql.includes(MARKER_START);
+      const applied = w.syntax.groupsByPosition || !w.syntax.rowValues ? [] : this.parts.dimensions.filter(bound);
+      const value = (dimension: Dimension) => (applied.includes(dimension) ? w.column(ROW_VALUES, dimension.column) : dimension.sql);
+      const dimensions = this.parts.dimensions.map((dimension) => `${value(dimension)} AS ${w.name(dimension.column)}`);
+      const term = (dimension: Dimension, index: number) => (w.syntax.groupsByPosition && bound(dimension) ? String(index + 1) : value(dimension));
       const groupBy = this.parts.dimensions.length > 0 ? ` GROUP BY ${this.parts.dimensions.map(term).join(', ')}` : '';
-      return `SELECT ${[...dimensions, ...measures].join(', ')} FROM ${[w.relation(group.home), ...joins.map((edge) => w.join(edge))].join(' ')}${where}${groupBy}`;
+      const rowValues = applied.length > 0 && w.syntax.rowValues
+        ? [w.syntax.rowValues(applied.map((dimension) => `${dimension.sql} AS ${w.name(dimension.column)}`).join(', '), w.name(ROW_VALUES))]
+        : [];
+      return `SELECT ${[...dimensions, ...measures].join(', ')} FROM ${[w.relation(group.home), ...joins.map((edge) => w.join(edge)), ...rowValues].join(' ')}${where}${groupBy}`;
     }
     // Rows of the home repeat along the fan-out: keep one per (home row, group key), then aggregate (§6.8.1).
     const key = group.home.primaryKey;

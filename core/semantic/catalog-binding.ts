@@ -10,7 +10,7 @@ import type { ColumnReference } from '../plugin-api/sql-grammar.js';
 import type { ExpressionAnalyzer } from './expression-analysis.js';
 import type { DocumentPath } from './located-document.js';
 import { siteAt } from './module-acquisition.js';
-import { chosenExpression } from './expression-dialects.js';
+import { chosenExpression, expressionSql } from './expression-dialects.js';
 import type { OsiDatatype } from './module-schemas.js';
 import { OSI_AGGREGATES, scanExpression, unavailableFunction } from './osi-expression-subset.js';
 import type { DatasetElement, FieldElement, FieldTarget, RelationshipElement, SemanticModel } from './model-elements.js';
@@ -203,20 +203,25 @@ function bindField(field: FieldElement, dialect: ExpressionDialect, context: Fie
     diagnostics.add('compile.deferred_frame_mode', at, `field:${field.id}`, `field ${field.id}, ${field.expression}: ${frame}; the OSI Foundation defers it (§6.10.6)`);
     return;
   }
-  if (field.expressionDialect === 'osi') {
-    const scanned = scanExpression(field.expression as string, (name) => OSI_AGGREGATES.has(name), true);
-    if (scanned.outsideSubset !== undefined) {
-      diagnostics.add('compile.expression_outside_subset', at, `field:${field.id}`, `field ${field.id}, ${field.expression}: OSI_SQL_2026 does not have ${scanned.outsideSubset}`);
-      return;
-    }
-    const missing = unavailableFunction(scanned, dialect.functionPolicy.allowed);
-    if (missing !== undefined) {
-      diagnostics.add('compile.function_unavailable', at, `field:${field.id}`,
-        `field ${field.id}, ${field.expression}: datasource ${relation.datasource} (${dialect.grammar.label}) has no function ${missing}`);
-      return;
-    }
+  const osi = field.expressionDialect === 'osi';
+  const scanned = osi ? scanExpression(field.expression as string, (name) => OSI_AGGREGATES.has(name), true) : undefined;
+  if (scanned?.outsideSubset !== undefined) {
+    diagnostics.add('compile.expression_outside_subset', at, `field:${field.id}`, `field ${field.id}, ${field.expression}: OSI_SQL_2026 does not have ${scanned.outsideSubset}`);
+    return;
   }
-  const outcome = context.analyzer.analyze(dialect, field.expression as string);
+  const written = expressionSql({ text: field.expression as string, dialect: field.expressionDialect ?? 'ansi' }, dialect, `field ${field.id}`);
+  if (!written.ok) {
+    diagnostics.add(written.code, at, `field:${field.id}`, `${written.message} (datasource ${relation.datasource}, ${dialect.grammar.label})`);
+    return;
+  }
+  const missing = scanned && !written.translated ? unavailableFunction(scanned, dialect.functionPolicy.allowed) : undefined;
+  if (missing !== undefined) {
+    diagnostics.add('compile.function_unavailable', at, `field:${field.id}`,
+      `field ${field.id}, ${field.expression}: datasource ${relation.datasource} (${dialect.grammar.label}) has no function ${missing}`);
+    return;
+  }
+  field.dialectSql = written.sql;
+  const outcome = context.analyzer.analyze(dialect, written.sql);
   if (!outcome.ok) {
     diagnostics.add('compile.expression_invalid', at, `field:${field.id}`, `field ${field.id}, ${field.expression}: ${outcome.message}`);
     return;

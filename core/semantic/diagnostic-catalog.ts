@@ -221,8 +221,8 @@ export const DIAGNOSTICS = {
   },
   'compile.function_unavailable': {
     stage: 'compile', severity: 'error',
-    summary: 'An OSI_SQL_2026 expression calls a function of the OSI expression language that the datasource\'s database does not have (e.g. `IFF` or `MEDIAN` on PostgreSQL); the service does not translate OSI functions.',
-    remediation: 'Use an equivalent the database has (`CASE WHEN`, `PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY x)`), or add an `ANSI_SQL` variant in the database\'s own SQL.',
+    summary: 'An OSI_SQL_2026 expression calls a function of the OSI expression language that the datasource\'s database does not have and the service has no portable form of (e.g. `TRY_CAST` on PostgreSQL, `MEDIAN` on MySQL).',
+    remediation: 'Use an equivalent the database has (`CAST`, `CASE WHEN`), or add an `ANSI_SQL` variant in the database\'s own SQL.',
   },
   'compile.nested_aggregate': {
     stage: 'compile', severity: 'error', osiCode: 'E_NESTED_AGGREGATION_DEFERRED',

@@ -5,6 +5,8 @@
  * preference, so a model written in two dialects always means the same (expression_language.md, "Dialect
  * Extensions"). Other dialects are kept in the document and ignored.
  */
+import type { ExpressionDialect } from '../plugin-api/semantic-provider.js';
+import { writeModelExpression } from '../semantic-query/model-expressions.js';
 import type { DocumentPath } from './located-document.js';
 import type { OsiDialect, OsiDocument, OsiExpression } from './module-schemas.js';
 
@@ -57,4 +59,34 @@ export function fillVariantDialects(document: OsiDocument): void {
       for (const variant of expression.dialects) variant.dialect ??= model.dialect ?? 'ANSI_SQL';
     }
   }
+}
+
+/** The SQL a chosen expression compiles to, or why it has none (a diagnostic code of `compile`). */
+export type ExpressionSql =
+  | { ok: true; sql: string; translated: boolean }
+  | { ok: false; code: 'compile.function_unavailable' | 'compile.nested_aggregate' | 'compile.deferred_frame_mode' | 'compile.expression_invalid'; message: string };
+
+/** A name or `dataset.name`: the same text in every dialect, left as written (and cheap to analyse). */
+const PLAIN_NAME = /^\s*[A-Za-z_][A-Za-z0-9_$]*(?:\.[A-Za-z_][A-Za-z0-9_$]*)*\s*$/;
+
+const WRITING_FAILURES = {
+  E_FUNCTION_NOT_ALLOWED: 'compile.function_unavailable',
+  E_NESTED_AGGREGATION_DEFERRED: 'compile.nested_aggregate',
+  E_DEFERRED_FRAME_MODE: 'compile.deferred_frame_mode',
+} as const;
+
+/**
+ * An `OSI_SQL_2026` expression is the Foundation's, dialect-neutral: it is parsed by the expression
+ * language's grammar and written in the datasource's dialect (NULL ordering, concatenation, the
+ * conditional and date functions), so the datasource's grammar then reads SQL its server runs. A construct
+ * that grammar does not read (`TRY_CAST`, `SUBSTRING(x FROM 1)`) is left as written (`translated: false`),
+ * as before the translation. An `ANSI_SQL` variant is the datasource's own SQL, as written.
+ */
+export function expressionSql(chosen: { text: string; dialect: CompiledDialect }, dialect: ExpressionDialect, target: string): ExpressionSql {
+  if (chosen.dialect === 'ansi' || PLAIN_NAME.test(chosen.text)) return { ok: true, sql: chosen.text, translated: false };
+  const written = writeModelExpression(chosen.text, dialect, target);
+  if (written.ok) return { ok: true, sql: written.sql, translated: true };
+  if (!written.parsed && written.osiCode === 'E_INVALID_EXPRESSION') return { ok: true, sql: chosen.text, translated: false };
+  const code = WRITING_FAILURES[written.osiCode as keyof typeof WRITING_FAILURES] ?? 'compile.expression_invalid';
+  return { ok: false, code, message: written.message };
 }

@@ -4,7 +4,7 @@
  * expressions are parsed in the grammar of the VDB's default datasource: a metric cannot span datasources.
  */
 import type { DiagnosticList } from './diagnostic-list.js';
-import { chosenExpression } from './expression-dialects.js';
+import { chosenExpression, expressionSql } from './expression-dialects.js';
 import type { ExpressionAnalyzer } from './expression-analysis.js';
 import type { DocumentPath } from './located-document.js';
 import { siteAt } from './module-acquisition.js';
@@ -51,12 +51,18 @@ function resolveMetric(metric: MetricElement, names: ModelNames, dialect: Expres
     diagnostics.add('compile.deferred_frame_mode', at, target, `metric ${metric.id}, ${metric.expression}: ${scanned.deferredFrame}; the OSI Foundation defers it (§6.10.6)`);
     return;
   }
-  const missing = osi ? unavailableFunction(scanned, dialect.functionPolicy.allowed) : undefined;
+  const written = expressionSql({ text: metric.expression as string, dialect: metric.expressionDialect ?? 'ansi' }, dialect, `metric ${metric.id}`);
+  if (!written.ok) {
+    diagnostics.add(written.code, at, target, `${written.message} (the VDB's datasource, ${dialect.grammar.label})`);
+    return;
+  }
+  const missing = osi && !written.translated ? unavailableFunction(scanned, dialect.functionPolicy.allowed) : undefined;
   if (missing !== undefined) {
     diagnostics.add('compile.function_unavailable', at, target, `metric ${metric.id}, ${metric.expression}: the VDB's datasource (${dialect.grammar.label}) has no function ${missing}`);
     return;
   }
-  const outcome = analyzer.analyze(dialect, metric.expression as string);
+  metric.dialectSql = written.sql;
+  const outcome = analyzer.analyze(dialect, written.sql);
   if (!outcome.ok) {
     diagnostics.add('compile.expression_invalid', at, target, `metric ${metric.id}, ${metric.expression}: ${outcome.message}`);
     return;
@@ -65,7 +71,8 @@ function resolveMetric(metric: MetricElement, names: ModelNames, dialect: Expres
     diagnostics.add('compile.nested_aggregate', at, target, `metric ${metric.id}, ${metric.expression}: ${scanned.nested.name} is applied inside another aggregate; the OSI Foundation defers nested aggregation`);
     return;
   }
-  metric.aggregateCalls = scanned.aggregates;
+  // Their spans are compared with the analysis's, which are spans of the SQL written.
+  metric.aggregateCalls = written.translated ? scanExpression(written.sql, (name) => analyzer.isAggregate(name), false).aggregates : scanned.aggregates;
   metric.windowed = scanned.windowed;
   metric.analysis = outcome.analysis;
   const references: MetricReference[] = [];

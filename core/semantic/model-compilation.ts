@@ -76,7 +76,7 @@ class FieldCompiler {
   /** Compiles the field (and first the fields it names); false when it or one of them failed. */
   compile(field: FieldElement): boolean {
     if (this.done.has(field)) return field.sql !== undefined;
-    const { analysis, targets, expression } = field;
+    const { analysis, targets, dialectSql: expression } = field;
     const cycleStart = this.visiting.indexOf(field);
     if (cycleStart >= 0) {
       const first = this.visiting[cycleStart] as FieldElement;
@@ -171,12 +171,12 @@ class MetricCompiler {
       for (const member of this.visiting.slice(cycleStart)) this.inlined.set(member, null);
       return null;
     }
-    if (!metric.analysis || !metric.references || metric.expression === undefined) {
+    if (!metric.analysis || !metric.references || metric.dialectSql === undefined) {
       this.inlined.set(metric, null);
       return null;
     }
     this.visiting.push(metric);
-    const result = this.replaceReferences(metric, metric.analysis, metric.references, metric.expression);
+    const result = this.replaceReferences(metric, metric.analysis, metric.references, metric.dialectSql);
     this.visiting.pop();
     // A cycle found below may already have marked this metric as failed.
     if (this.inlined.get(metric) === null) return null;
@@ -198,7 +198,7 @@ class MetricCompiler {
       } else {
         if (reference.metric.windowed) {
           this.diagnostics.add('compile.windowed_metric_composition', this.at(metric), `metric:${metric.id}`,
-            `metric ${metric.id}, ${expression}: it names metric ${reference.metric.id}, whose expression holds a window function; the OSI Foundation defers composing windowed metrics (§6.10.5)`);
+            `metric ${metric.id}, ${metric.expression}: it names metric ${reference.metric.id}, whose expression holds a window function; the OSI Foundation defers composing windowed metrics (§6.10.5)`);
           return null;
         }
         const inner = this.inline(reference.metric);
@@ -206,7 +206,7 @@ class MetricCompiler {
         const around = inner.hasAggregate ? metric.aggregateCalls?.find((call) => call.start <= span.start && span.end <= call.end) : undefined;
         if (around) {
           this.diagnostics.add('compile.nested_aggregate', this.at(metric), `metric:${metric.id}`,
-            `metric ${metric.id}, ${expression}: ${around.name} aggregates metric ${reference.metric.id}, which is itself an aggregate; the OSI Foundation defers nested aggregation`);
+            `metric ${metric.id}, ${metric.expression}: ${around.name} aggregates metric ${reference.metric.id}, which is itself an aggregate; the OSI Foundation defers nested aggregation`);
           return null;
         }
         for (const field of inner.fields) if (!fields.includes(field)) fields.push(field);

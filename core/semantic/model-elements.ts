@@ -54,6 +54,8 @@ export interface FieldElement {
   expressionPath?: DocumentPath;
   expression?: string;
   expressionDialect?: CompiledDialect;
+  /** The expression as SQL of its datasource (an OSI_SQL_2026 one written anew): what `analysis` parsed. */
+  dialectSql?: string;
   analysis?: ExpressionAnalysis;
   /** What each reference of `analysis` names, in the same order, once all were found. */
   targets?: FieldTarget[];
@@ -101,6 +103,8 @@ export interface MetricElement extends ElementBase {
   expressionPath?: DocumentPath;
   expression?: string;
   expressionDialect?: CompiledDialect;
+  /** The expression as SQL of its datasource (an OSI_SQL_2026 one written anew): what `analysis` parsed. */
+  dialectSql?: string;
   analysis?: ExpressionAnalysis;
   /** What each reference of `analysis` names, in the same order, once all resolved. */
   references?: MetricReference[];

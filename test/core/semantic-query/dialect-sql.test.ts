@@ -91,6 +91,42 @@ test('a window in having filters a derived table by a number (no boolean column 
   assert.throws(() => compileQuery(model, planner, FAMILY_DIALECTS.mssql, median), /no aggregate MEDIAN/);
 });
 
+test('SQL Server and Oracle: an expression dimension holding a literal is computed once per row (CROSS APPLY) and grouped by that column, each value bound once', ({ model, planner }) => {
+  const sized: SemanticQuery = { dimensions: [{ field: "CASE WHEN orders.amount > 100 THEN 'big' ELSE 'small' END", alias: 'size' }, { field: 'orders.status' }], measures: [{ metric: 'revenue' }], orderBy: [] };
+  const expected = {
+    mssql: /^WITH \[g0\] AS \(SELECT \[d__\]\.\[d0\] AS \[d0\], "orders"\."status" AS \[d1\], SUM\("orders"\."amount"\) AS \[m0\] FROM \[semshapes_sql\]\.\[orders\] \[orders\] CROSS APPLY \(SELECT \(CASE WHEN \("orders"\."amount" > \?\) THEN \? ELSE \? END\) AS \[d0\]\) \[d__\] GROUP BY \[d__\]\.\[d0\], "orders"\."status"\)/,
+    oracle: /^WITH "g0" AS \(SELECT "d__"\."d0" AS "d0", "orders"\."status" AS "d1", SUM\("orders"\."amount"\) AS "m0" FROM "semshapes_sql"\."orders" "orders" CROSS APPLY \(SELECT \(CASE WHEN \("orders"\."amount" > \?\) THEN \? ELSE \? END\) AS "d0" FROM DUAL\) "d__" GROUP BY "d__"\."d0", "orders"\."status"\)/,
+  };
+  for (const family of ['mssql', 'oracle'] as const) {
+    const plan = compileQuery(model, planner, FAMILY_DIALECTS[family], sized);
+    assert.match(plan.sql, expected[family], family);
+    assert.equal(bindings(plan.params, sized), [100, 'big', 'small'], family);
+  }
+  // Where the server groups by position, no derived table: GROUP BY 1.
+  assert.match(compileQuery(model, planner, FAMILY_DIALECTS.mysql, sized).sql, /GROUP BY 1, `orders`\.`status`|GROUP BY 1, "orders"\."status"/);
+});
+
+test('the expression language\'s date arithmetic, SPLIT_PART and regular expressions on SQL Server and Oracle; refused where the server has no form', ({ model, planner }) => {
+  const fields = (...expressions: string[]): SemanticQuery => ({ dimensions: [], measures: [], fields: expressions.map((expression, index) => ({ expression, alias: `f${index}` })), orderBy: [] });
+  const sql = (family: 'mssql' | 'oracle', query: SemanticQuery) => compileQuery(model, planner, FAMILY_DIALECTS[family], query).sql;
+  const dates = fields('DATEADD(month, 2, orders.ordered_at)', 'DATEDIFF(week, orders.ordered_at, CURRENT_DATE)', 'DATEDIFF(hour, orders.ordered_at, CURRENT_TIMESTAMP)', 'DATEADD(hour, orders.id, orders.ordered_at)');
+  assert.match(sql('mssql', dates), /DATEADD\(month, \?, "orders"\."ordered_at"\) AS \[f0\], DATEDIFF\(week, DATEADD\(day, -1, "orders"\."ordered_at"\), DATEADD\(day, -1, CURRENT_DATE\)\) AS \[f1\], DATEDIFF\(hour, "orders"\."ordered_at", CURRENT_TIMESTAMP\) AS \[f2\]/);
+  assert.match(sql('oracle', dates), /ADD_MONTHS\("orders"\."ordered_at", \(\?\) \* 1\) AS "f0", ROUND\(\(TRUNC\(CURRENT_DATE, 'IW'\) - TRUNC\("orders"\."ordered_at", 'IW'\)\) \/ 7\) AS "f1", ROUND\(\(TRUNC\(CURRENT_TIMESTAMP, 'HH'\) - TRUNC\("orders"\."ordered_at", 'HH'\)\) \* 24\) AS "f2", \("orders"\."ordered_at" \+ NUMTODSINTERVAL\("orders"\."id", 'HOUR'\)\) AS "f3"/);
+  const texts = fields("REGEXP_LIKE(orders.status, '^p')", "REGEXP_COUNT(orders.status, 'a')", "SPLIT_PART(orders.status, 'a', 2)");
+  assert.match(sql('oracle', texts), /REGEXP_LIKE\("orders"\."status", \?\) AS "f0", REGEXP_COUNT\("orders"\."status", \?\) AS "f1", \(CASE WHEN \? > 1 AND INSTR\("orders"\."status", \?, 1, \? - 1\) = 0 THEN NULL ELSE SUBSTR\(/);
+  for (const refused of ["REGEXP_LIKE(orders.status, '^p')", "SPLIT_PART(orders.status, 'a', 2)"]) {
+    assert.throws(() => sql('mssql', fields(refused)), /has no form of (REGEXP_LIKE|SPLIT_PART)/, refused);
+  }
+  const casts = fields('CAST(orders.amount AS DECIMAL(10, 2))', 'CAST(orders.id AS VARCHAR)', 'CAST(orders.id AS INTEGER)', 'CAST(orders.ordered_at AS TIMESTAMP)');
+  assert.match(sql('mssql', casts), /CAST\("orders"\."amount" AS DECIMAL\(10, 2\)\) AS \[f0\], CAST\("orders"\."id" AS NVARCHAR\(MAX\)\) AS \[f1\], CAST\("orders"\."id" AS INT\) AS \[f2\], CAST\("orders"\."ordered_at" AS DATETIME2\)/);
+  assert.match(sql('oracle', casts), /CAST\("orders"\."amount" AS NUMBER\(10, 2\)\) AS "f0", CAST\("orders"\."id" AS VARCHAR2\(4000\)\) AS "f1", CAST\("orders"\."id" AS NUMBER\(10\)\) AS "f2", CAST\("orders"\."ordered_at" AS TIMESTAMP\)/);
+  const math = fields('TRUNC(orders.amount, 1)', 'LOG(2, orders.amount)', 'LN(orders.amount)', 'MOD(orders.id, 2)', 'CEIL(orders.amount)', 'PI()', 'LOG10(orders.amount)');
+  assert.match(sql('mssql', math), /ROUND\("orders"\."amount", \?, 1\) AS \[f0\], LOG\("orders"\."amount", \?\) AS \[f1\], LOG\("orders"\."amount"\) AS \[f2\], \("orders"\."id" % \?\) AS \[f3\], CEILING\("orders"\."amount"\) AS \[f4\], PI\(\) AS \[f5\]/);
+  assert.match(sql('oracle', math), /TRUNC\("orders"\."amount", \?\) AS "f0", LOG\(\?, "orders"\."amount"\) AS "f1", LN\("orders"\."amount"\) AS "f2", MOD\("orders"\."id", \?\) AS "f3", CEIL\("orders"\."amount"\) AS "f4", ACOS\(-1\) AS "f5", LOG\(10, "orders"\."amount"\) AS "f6"/);
+  assert.match(sql('mssql', fields("CONCAT(orders.status, '-')")), /CONCAT\("orders"\."status", \?\) AS \[f0\]/);
+  assert.match(compileQuery(model, planner, FAMILY_DIALECTS.postgres, fields("CONCAT(orders.status, '-')")).sql, /CONCAT\("orders"\."status", CAST\(\? AS TEXT\)\)/);
+});
+
 test('the same query compiles to the same text every time, values apart (D-014); MySQL stitches with <=> and sorts NULLs by a flag', ({ model, planner }) => {
   const first = compileQuery(model, planner, FAMILY_DIALECTS.mysql, TWO_FACTS);
   const second = compileQuery(model, planner, FAMILY_DIALECTS.mysql, { ...TWO_FACTS, where: "customers.region <> 'WEST'" });

@@ -95,6 +95,14 @@ function osiDocument(schema: string): string {
           field('order_rank', 'ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY ordered_at)'),
           // A window over an enriched field: computed over orders joined many-to-one to customers.
           field('region_rank', 'ROW_NUMBER() OVER (PARTITION BY customer_region ORDER BY id)'),
+          // The Foundation's own dialect (a plain string): written in the datasource's forms (NULLS LAST on MySQL, || and IFF).
+          { name: 'amount_rank', expression: 'ROW_NUMBER() OVER (ORDER BY amount DESC NULLS LAST, id)' },
+          { name: 'amount_rank_nulls_first', expression: 'ROW_NUMBER() OVER (ORDER BY amount NULLS FIRST, id)' },
+          { name: 'amount_rank_default', expression: 'ROW_NUMBER() OVER (ORDER BY amount, id)' },
+          { name: 'size_label', expression: "IFF(amount > 100, 'big', 'small') || '-' || status" },
+          { name: 'due_at', expression: 'DATEADD(day, 30, ordered_at)' },
+          // A quote and a backslash in a literal: written as the server reads them (MySQL escapes with backslashes).
+          { name: 'note', expression: "status || ' it''s a\\b'" },
         ] },
         { name: 'returns', source: 'returns', primary_key: ['id'], fields: [field('id'), field('customer_id'), field('amount')] },
         { name: 'actors', source: 'actors', primary_key: ['actor_id'], fields: [field('actor_id'), field('height')] },
@@ -148,6 +156,7 @@ function osiDocument(schema: string): string {
         // Windows at the query's grain (§6.10.5): a running total, and one that reads a row-level field (§6.10.3).
         metric('running_revenue', 'SUM(revenue) OVER (ORDER BY orders.ordered_at)'),
         metric('regional_peak', 'MAX(COUNT(customers.id)) OVER (PARTITION BY customers.region)'),
+        { name: 'big_revenue', expression: 'SUM(IFF(orders.amount >= 200, orders.amount, 0))' },
       ],
     }],
   });

@@ -204,6 +204,65 @@ export function runShapesSuite(backend: ShapesBackend): void {
     assert.equal(await rows(service, { fields: ['orders.id', 'orders.order_rank'], where: 'orders.id > 4' }, ['id', 'order_rank']), sorted([[5, 1], [6, 1], [7, 2]]));
   });
 
+  test('OSI_SQL_2026 fields and metrics are written in the datasource\'s forms: NULLS FIRST/LAST (§6.10.2, ascending NULLs last by default), || and IFF', async ({ service }) => {
+    // Amounts O1 100, O2 200, O3 50, O4 300, O5 70, O6 20, O7 NULL.
+    const ranks = await rows(service, { fields: ['orders.id', 'orders.amount_rank', 'orders.amount_rank_nulls_first', 'orders.amount_rank_default', 'orders.size_label', 'DAY(orders.due_at) AS due_day'] },
+      ['id', 'amount_rank', 'amount_rank_nulls_first', 'amount_rank_default', 'size_label', 'due_day']);
+    // due_at is 30 days on: 02-14, 03-04, 03-21, 05-10, 05-11, 05-31, 06-01.
+    assert.equal(ranks, sorted([
+      [1, 3, 5, 4, 'small-paid', 14], [2, 2, 6, 5, 'big-paid', 4], [3, 5, 3, 2, 'small-cancelled', 21], [4, 1, 7, 6, 'big-paid', 10],
+      [5, 4, 4, 3, 'small-paid', 11], [6, 6, 2, 1, 'small-paid', 31], [7, 7, 1, 7, 'small-paid', 1],
+    ]));
+    assert.equal(await rows(service, { fields: ['orders.note'], where: 'orders.id = 3' }, ['note']), [["cancelled it's a\\b"]]);
+    // Amounts of 200 or more: EAST O2, WEST O4; the NULL group (O5, O6) has none.
+    assert.equal(await rows(service, { dimensions: ['customers.region'], measures: ['big_revenue'] }, ['region', 'big_revenue']), sorted([['EAST', 200], ['WEST', 300], [null, 0]]));
+  });
+
+  test('the expression language\'s DATEADD, DATEDIFF (unit boundaries, Monday weeks), SPLIT_PART, REGEXP_*, CONCAT with literals, APPROX_* per dialect', async ({ service }) => {
+    // O1 2024-01-15 10:00 (a Monday), O2 2024-02-03 10:00 (a Saturday); 20 days on: 2024-02-04 (Sunday), 2024-02-23 (Friday).
+    const later = 'DATEADD(day, 20, orders.ordered_at)';
+    const dates = await rows(service, {
+      fields: ['orders.id', `DATEDIFF(day, orders.ordered_at, ${later}) AS d`, `DATEDIFF(week, orders.ordered_at, ${later}) AS w`,
+        `DATEDIFF(month, orders.ordered_at, ${later}) AS m`, `DATEDIFF(quarter, orders.ordered_at, DATEADD(month, 2, orders.ordered_at)) AS q`,
+        "YEAR(DATEADD('month', -1, orders.ordered_at)) AS y", 'DATEDIFF(hour, orders.ordered_at, DATEADD(minute, 150, orders.ordered_at)) AS h',
+        'DATEDIFF(year, DATEADD(year, -3, orders.ordered_at), orders.ordered_at) AS years', "DATE_TRUNC('month', orders.ordered_at) AS month",
+        "DATE_TRUNC('week', orders.ordered_at) AS week"],
+      where: 'orders.id <= 2',
+    }, ['id', 'd', 'w', 'm', 'q', 'y', 'h', 'years', 'month', 'week']);
+    // O1: weeks of 01-15 and 01-29 apart by 2; 03-15 is in the same quarter. O2: weeks of 01-29 and 02-19; 04-03 is in the next quarter.
+    assert.equal(dates, [[1, 20, 2, 1, 0, 2023, 2, 3, '2024-01-01', '2024-01-15'], [2, 20, 3, 0, 1, 2024, 2, 3, '2024-02-01', '2024-01-29']]);
+    // 'paid' splits on 'a' into 'p', 'id'; 'cancelled' into 'c', 'ncelled'; a third part is ''.
+    const strings = await rows(service, {
+      fields: ['orders.id', "SPLIT_PART(orders.status, 'a', 2) AS second", "SPLIT_PART(orders.status, 'a', 3) AS third",
+        "REGEXP_REPLACE(orders.status, '[aeiou]', '') AS consonants", "REGEXP_EXTRACT(orders.status, 'l+e') AS ll", "CONCAT(orders.status, '-', orders.id) AS tag"],
+      where: ['orders.id IN (1, 3)', "REGEXP_LIKE(orders.status, '^(p|c)')"],
+    }, ['id', 'second', 'third', 'consonants', 'll', 'tag']);
+    assert.equal(strings, [[1, 'id', '', 'pd', null, 'paid-1'], [3, 'ncelled', '', 'cnclld', 'lle', 'cancelled-3']]);
+    // CAST by the server's type names (MySQL has SIGNED, CHAR, DATETIME): 100.00 and 200.00 as whole numbers, a sized decimal, text.
+    const casts = await rows(service, {
+      fields: ['orders.id', 'CAST(orders.amount / 3 AS INTEGER) AS i', 'CAST(orders.amount / 3 AS DECIMAL(10, 1)) AS d', "CAST(orders.id AS VARCHAR) || 'x' AS v",
+        'CAST(orders.amount AS BIGINT) + 1 AS b', "DAY(CAST('2024-03-09' AS DATE)) AS day", 'CAST(orders.amount AS NUMERIC) / 8 AS n', "CAST(orders.id AS STRING) || CAST(CAST(orders.amount AS DOUBLE) / 8 AS VARCHAR) AS s"],
+      where: 'orders.id <= 2',
+    }, ['id', 'i', 'd', 'v', 'b', 'day', 'n', 's']);
+    assert.equal(casts, [[1, 33, 33.3, '1x', 101, 9, 12.5, 112.5], [2, 67, 66.7, '2x', 201, 9, 25, 225]]);
+    // TRUNC and TRUNCATE, LOG(base, x), CEIL, MOD and LOG10 by the server's names: 100 / 3 and 200 / 3.
+    const math = await rows(service, {
+      fields: ['orders.id', 'TRUNC(orders.amount / 3, 1) AS t', 'TRUNCATE(orders.amount / 3) AS t0', 'LOG(2, orders.amount / 25) AS l',
+        'CEIL(orders.amount / 3) AS c', 'MOD(orders.id, 2) AS m', 'LOG10(orders.amount) AS ten'],
+      where: 'orders.id <= 2',
+    }, ['id', 't', 't0', 'l', 'c', 'm', 'ten']);
+    assert.equal(math.map((row) => row.map((cell) => (typeof cell === 'number' ? Math.round(cell * 1e9) / 1e9 : cell))), [[1, 33.3, 33, 2, 34, 1, 2], [2, 66.6, 66, 3, 67, 0, 2.301029996]]);
+    // Computed exactly: two statuses; the median of 20, 50, 70, 100, 200, 300 is 85 (no aggregate percentile on MySQL/MariaDB).
+    assert.equal(await rows(service, { measures: ['APPROX_COUNT_DISTINCT(orders.status) AS n'] }, ['n']), [[2]]);
+    if (backend.name === 'mysql') {
+      await refused(service, { measures: ['APPROX_PERCENTILE(orders.amount, 0.5) AS p'] }, 'E_FUNCTION_NOT_ALLOWED');
+      await refused(service, { fields: ["REGEXP_COUNT(orders.status, 'l') AS c"] }, 'E_FUNCTION_NOT_ALLOWED');
+    } else {
+      assert.equal(await rows(service, { measures: ['APPROX_PERCENTILE(orders.amount, 0.5) AS p'] }, ['p']), [[85]]);
+      assert.equal(await rows(service, { fields: ['orders.id', "REGEXP_COUNT(orders.status, 'l') AS c"], where: 'orders.id IN (1, 3)' }, ['id', 'c']), [[1, 0], [3, 2]]);
+    }
+  });
+
   test('a windowed field over an enriched field is computed over its dataset\'s rows joined many-to-one to the enrichment (§4.3, §6.10.4)', async ({ service }) => {
     // region_rank numbers orders by id within customer_region: EAST O1 1, O2 2, O3 3; WEST O4 1, O7 2; NULL (O5 orphan, O6 no region) O5 1, O6 2.
     assert.equal(await rows(service, { dimensions: ['orders.region_rank'], measures: ['order_count', 'revenue'] }, ['region_rank', 'order_count', 'revenue']), sorted([

@@ -71,7 +71,7 @@ enrichment('a field reading a field of a dataset on its one side compiles, with 
 enrichment('a field of a field of its own dataset is inlined; over an enriched field it brings the enrichment along', async () => {
   const pkg = await activate();
   const doubledPlus = field(pkg, 'shop.orders.doubled_plus');
-  assert.equal([doubledPlus.sql, doubledPlus.columns, doubledPlus.joins], ['("orders"."total" * 2) + 1', ['total'], undefined]);
+  assert.equal([doubledPlus.sql, doubledPlus.columns, doubledPlus.joins], ['((("orders"."total" * 2)) + 1)', ['total'], undefined]);
   const regionOrNone = field(pkg, 'shop.orders.region_or_none');
   assert.equal([regionOrNone.sql, regionOrNone.joins], ['COALESCE(("customers"."region"), \'none\')', [toCustomers]]);
 });
