@@ -28,7 +28,7 @@ const CANCEL_LIMIT_MS = 5_000;
  * backend is idle is ignored by the server. Never rejects: a cancel that fails leaves the statement to its
  * time limit.
  */
-export function cancelStatement(client: CancellableClient): Promise<void> {
+function cancelStatement(client: CancellableClient): Promise<void> {
   const { processID, secretKey, connectionParameters: server } = client;
   if (processID === null || secretKey === null) return Promise.resolve();
   return new Promise<void>((resolve) => {
@@ -47,4 +47,42 @@ export function cancelStatement(client: CancellableClient): Promise<void> {
     if (server.host.startsWith('/')) connection.connect(`${server.host}/.s.PGSQL.${server.port}`);
     else connection.connect(server.port, server.host);
   });
+}
+
+/**
+ * A cancel that reaches the backend between two protocol messages (before it began the statement) is
+ * ignored by the server: until the statement ends, the cancel is sent again after this pause.
+ */
+const CANCEL_AGAIN_MS = 500;
+
+/**
+ * Cancels the statement a client runs once asked, and again every CANCEL_AGAIN_MS until the statement has
+ * ended. Whoever reads the statement's answer calls `ended`: the client may go back to its pool only when
+ * its outcome runs, after a cancel in flight was served, so that no cancel reaches the next statement.
+ */
+export class StatementCanceller {
+  private cancelling: Promise<void> | undefined;
+  private again: NodeJS.Timeout | undefined;
+  private over = false;
+
+  constructor(private readonly client: CancellableClient) {}
+
+  /** Asks the server to cancel; an abort listener as it is. */
+  readonly cancel = (): void => {
+    if (this.cancelling === undefined) this.send();
+  };
+
+  /** No cancel is sent any more; `outcome` runs at once, or once the cancel in flight was served. */
+  ended(outcome: () => void): void {
+    this.over = true;
+    clearTimeout(this.again);
+    if (this.cancelling === undefined) outcome();
+    else void this.cancelling.then(outcome);
+  }
+
+  private send(): void {
+    this.cancelling = cancelStatement(this.client).then(() => {
+      if (!this.over) this.again = setTimeout(() => this.send(), CANCEL_AGAIN_MS);
+    });
+  }
 }

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { ResultBuilder, type QueryOptions, type QueryResult } from '../../core/plugin-api/index.js';
 import { pgQuery, type NativeStatement } from './pg-statement.js';
-import { cancelStatement, type CancellableClient } from './postgres-cancel.js';
+import { StatementCanceller, type CancellableClient } from './postgres-cancel.js';
 import { postgresCodec } from './postgres-types.js';
 
 /** A pooled pg client: it runs a Submittable (pg.Query), and can be cancelled (postgres-cancel.ts). */
@@ -16,12 +16,6 @@ interface PgResultShape {
 }
 
 const EMPTY: QueryResult = { columns: [], rows: [], rowCount: 0, truncated: false };
-
-/**
- * A cancel that reaches the backend between two protocol messages (before it began the statement) is
- * ignored by the server: until the statement ends, the cancel is sent again after this pause.
- */
-const CANCEL_AGAIN_MS = 500;
 
 /**
  * Runs one statement and reads its rows one by one as pg parses them (a pg.Query without a callback keeps
@@ -41,18 +35,9 @@ export function streamStatement(client: StreamingClient, statement: NativeStatem
     const query = pgQuery(statement);
     let current: PgResultShape | undefined;
     let builder: ResultBuilder | undefined;
-    /** The cancel request in flight: the client goes back to its pool only once it has been served. */
-    let cancelling: Promise<void> | undefined;
-    let again: NodeJS.Timeout | undefined;
+    const canceller = new StatementCanceller(client);
+    const { cancel } = canceller;
     let settled = false;
-    const sendCancel = () => {
-      cancelling = cancelStatement(client).then(() => {
-        if (!settled) again = setTimeout(sendCancel, CANCEL_AGAIN_MS);
-      });
-    };
-    const cancel = () => {
-      if (cancelling === undefined) sendCancel();
-    };
     const builderFor = (result: PgResultShape): ResultBuilder => {
       if (result !== current || builder === undefined) {
         current = result;
@@ -63,11 +48,8 @@ export function streamStatement(client: StreamingClient, statement: NativeStatem
     const settle = (outcome: () => void) => {
       if (settled) return;
       settled = true;
-      clearTimeout(again);
       signal?.removeEventListener('abort', cancel);
-      // no cancel in flight (the usual end): settled at once, not a promise later
-      if (cancelling === undefined) outcome();
-      else void cancelling.then(outcome);
+      canceller.ended(outcome);
     };
     signal?.addEventListener('abort', cancel, { once: true });
     query.on('row', (row: Record<string, unknown>, result?: PgResultShape) => {

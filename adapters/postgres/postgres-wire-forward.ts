@@ -7,7 +7,7 @@
  */
 import type { Socket } from 'node:net';
 import type { WireForwardOptions, WireForwardOutcome, WireStatement } from '../../core/plugin-api/index.js';
-import { cancelStatement, type CancellableClient } from './postgres-cancel.js';
+import { StatementCanceller, type CancellableClient } from './postgres-cancel.js';
 
 /** A pooled pg client whose connection's socket can be read for one statement. */
 export interface ForwardingClient extends CancellableClient {
@@ -19,8 +19,6 @@ const PASSED = new Set([...'TtnDCIs'].map((code) => code.charCodeAt(0)));
 const DATA_ROW = 0x44;
 const ERROR_RESPONSE = 0x45;
 const READY_FOR_QUERY = 0x5a;
-/** As in postgres-stream.ts: a cancel that reached the backend before the statement began is sent again. */
-const CANCEL_AGAIN_MS = 500;
 
 /**
  * Runs `statement` on `client` and passes its answer to `options.send`. Resolves at ReadyForQuery, once any
@@ -45,27 +43,17 @@ export function forwardStatement(client: ForwardingClient, statement: WireStatem
     let rowBytes = 0;
     let cut = false;
     let failure: Error | undefined;
-    let cancelling: Promise<void> | undefined;
-    let again: NodeJS.Timeout | undefined;
+    const canceller = new StatementCanceller(client);
+    const { cancel } = canceller;
     let settled = false;
-    const sendCancel = () => {
-      cancelling = cancelStatement(client).then(() => {
-        if (!settled) again = setTimeout(sendCancel, CANCEL_AGAIN_MS);
-      });
-    };
-    const cancel = () => {
-      if (cancelling === undefined) sendCancel();
-    };
     const settle = (outcome: () => void) => {
       if (settled) return;
       settled = true;
-      clearTimeout(again);
       signal?.removeEventListener('abort', cancel);
       socket.removeListener('data', onData);
       socket.removeListener('close', onClose);
       for (const listener of pgListeners) socket.on('data', listener);
-      if (cancelling === undefined) outcome();
-      else void cancelling.then(outcome);
+      canceller.ended(outcome);
     };
     const onClose = () => settle(() => reject(connectionLost()));
     const onMessage = (message: Buffer) => {
