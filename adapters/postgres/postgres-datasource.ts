@@ -104,7 +104,7 @@ export class PostgresDatasource extends KnexDatasource {
 
   override query(sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
     const { scope } = options;
-    if (scope === undefined) return this.pooledQuery(sql, bindings, this.loginConnections, options);
+    if (scope === undefined) return this.execute(this.knex, sql, bindings, options);
     const open = this.openScope;
     if (open) return this.pooledQuery(sql, bindings, this.statementPool(open, scope, options.timeoutMs), options);
     const { maxRows, maxBytes } = options;

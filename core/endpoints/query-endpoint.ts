@@ -2,11 +2,10 @@ import { denialError, isDenial } from '../plugin-api/denial.js';
 import { callerExecutor } from '../authorization/caller-execution.js';
 import { effectiveGrants } from '../authorization/grants.js';
 import { authorizeVdbStatement } from '../authorization/sql-authorizer.js';
-import { DeadlineError, InputError, InternalError, LimitError } from '../plugin-api/errors.js';
-import { unavailableError } from '../sql/guarded-datasource.js';
+import { InputError, InternalError } from '../plugin-api/errors.js';
 import { recordDenied } from '../sql/observed-datasource.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
-import { classifySqlFailure, databaseDenialError } from '../sql/sql-failure.js';
+import { readFailure, resultTooLarge, type ReadContext } from '../sql/read-failure.js';
 import type { JsonValue, ResultColumn, SqlExecutor } from '../plugin-api/sql-dialect.js';
 import { toSql } from './bound-text.js';
 import { QUERY_BODY_SCHEMA } from './definition-body-schema.js';
@@ -54,8 +53,9 @@ export class QueryEndpoint {
     }
     const { maxResultBytes, timeoutMs, signal } = request;
     const executor = callerExecutor(datasource, vdb, grants, { readOnly: true, timeoutMs, maxRowBytes: maxResultBytes, signal });
-    const result = await runQuery(this.name, datasource.name, executor, sql, bindings.map(sqlBinding), request);
-    if (result.truncatedBy === 'maxBytes') throw resultTooLarge(this.name, maxResultBytes);
+    const read: ReadContext = { subject: `query ${this.name}`, datasource: datasource.name, timeoutMs, maxResultBytes };
+    const result = await runQuery(this.name, read, executor, sql, bindings.map(sqlBinding), request.fields);
+    if (result.truncatedBy === 'maxBytes') throw resultTooLarge(read);
     return { rows: result.rows, rowCount: result.rowCount, columns: result.columns };
   }
 
@@ -63,33 +63,14 @@ export class QueryEndpoint {
 
 /**
  * Runs the statement as the caller, reading at most `maxResultBytes` of rows; a value the database refuses
- * is the caller's 400, a statement out of time 504, anything else ours.
+ * is the caller's 400, what every read route answers alike is `readFailure`'s, anything else ours.
  */
-async function runQuery(name: string, datasource: string, executor: SqlExecutor, sql: string, bindings: unknown[], request: EndpointRequest) {
+async function runQuery(name: string, read: ReadContext, executor: SqlExecutor, sql: string, bindings: unknown[], fields: EndpointRequest['fields']) {
   try {
-    return await executor.query(sql, bindings, { maxBytes: request.maxResultBytes });
+    return await executor.query(sql, bindings, { maxBytes: read.maxResultBytes });
   } catch (error) {
-    switch (classifySqlFailure(error)) {
-      case 'denied':
-        throw databaseDenialError(error);
-      case 'row_too_large':
-        throw resultTooLarge(name, request.maxResultBytes, error);
-      case 'timeout':
-        throw new DeadlineError('statement_timeout', `query ${name} ran longer than ${request.timeoutMs} ms (server.requestTimeoutMs)`, { cause: error });
-      case 'unavailable':
-        throw unavailableError(datasource, error);
-      case 'invalid_value':
-        throw refusedValueError(name, error, request.fields);
-      default:
-        throw new InternalError('query_failed', `query ${name} failed${driverCodeSuffix(error)}`, { cause: error });
-    }
+    throw readFailure(error, read, (kind) => (kind === 'invalid_value'
+      ? refusedValueError(name, error, fields)
+      : new InternalError('query_failed', `query ${name} failed${driverCodeSuffix(error)}`, { cause: error })));
   }
-}
-
-/** 422 `result_too_large`: the result, or one of its rows, is over `server.maxResultBytes`. */
-function resultTooLarge(name: string, limitBytes: number, cause?: unknown): LimitError {
-  return new LimitError('result_too_large', `query ${name}: the result is larger than ${limitBytes} bytes (server.maxResultBytes)`, {
-    details: { limitBytes },
-    ...(cause === undefined ? {} : { cause }),
-  });
 }

@@ -6,7 +6,7 @@
 import { callerExecutor } from '../authorization/caller-execution.js';
 import { allows, type CallerGrants } from '../authorization/grants.js';
 import { LruCache } from '../caching/lru-cache.js';
-import { ConflictError, DeadlineError, ForbiddenError, InternalError, LimitError } from '../plugin-api/errors.js';
+import { ConflictError, ForbiddenError, InternalError } from '../plugin-api/errors.js';
 import type { SemanticPackage } from '../plugin-api/semantic-package.js';
 import type { SemanticQuery } from '../plugin-api/semantic-query.js';
 import type { Datasource, QueryResult } from '../plugin-api/sql-dialect.js';
@@ -14,8 +14,7 @@ import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import type { SemanticRegistry } from '../semantic/semantic-registry.js';
 import type { DatasourceRegistry } from '../sql/datasource-registry.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
-import { unavailableError } from '../sql/guarded-datasource.js';
-import { classifySqlFailure, databaseDenialError } from '../sql/sql-failure.js';
+import { readFailure, resultTooLarge, type ReadContext } from '../sql/read-failure.js';
 import { JoinPlanner } from './join-planner.js';
 import { ModelIndex } from './model-index.js';
 import { compileQuery, type CompiledPlan } from './query-compiler.js';
@@ -83,26 +82,23 @@ export class SemanticQueries {
     const { plan, datasource } = await this.plan(vdb, query);
     checkGrants(plan, grants);
     const executor = callerExecutor(datasource, vdb, grants, { readOnly: true, timeoutMs, maxRowBytes: maxResultBytes, signal });
-    const tooLarge = (cause?: unknown) => new LimitError('result_too_large', `the result is larger than ${maxResultBytes} bytes (server.maxResultBytes)`, { details: { limitBytes: maxResultBytes }, ...(cause !== undefined && { cause }) });
+    const read: ReadContext = { subject: 'the semantic query', datasource: datasource.name, timeoutMs, maxResultBytes };
     let result: QueryResult;
     try {
       result = await executor.query(plan.sql, bindings(plan.params, query), { maxBytes: maxResultBytes });
     } catch (error) {
-      switch (classifySqlFailure(error)) {
-        case 'denied': throw databaseDenialError(error);
-        case 'row_too_large': throw tooLarge(error);
-        case 'timeout': throw new DeadlineError('statement_timeout', `the semantic query ran longer than ${timeoutMs} ms (server.requestTimeoutMs)`, { cause: error });
-        case 'unavailable': throw unavailableError(datasource.name, error);
-        case 'invalid_value':
-          throw queryInvalid('E_INVALID_EXPRESSION', 'query', `the database refused a value of the query, one that does not fit its field's type${driverCodeSuffix(error)}`);
-        default:
-          // PostgreSQL's class 42 (no such operator or function for these types): an expression of the caller's.
-          if (/^42/.test(String((error as { code?: unknown }).code))) {
-            throw queryInvalid('E_INVALID_EXPRESSION', 'query', `the database cannot apply an operator or function of the query to its types${driverCodeSuffix(error)}`);
-          } throw new InternalError('query_failed', `the semantic query failed${driverCodeSuffix(error)}`, { cause: error });
-      }
+      throw readFailure(error, read, (kind) => {
+        if (kind === 'invalid_value') {
+          return queryInvalid('E_INVALID_EXPRESSION', 'query', `the database refused a value of the query, one that does not fit its field's type${driverCodeSuffix(error)}`);
+        }
+        // PostgreSQL's class 42 (no such operator or function for these types): an expression of the caller's.
+        if (/^42/.test(String((error as { code?: unknown }).code))) {
+          return queryInvalid('E_INVALID_EXPRESSION', 'query', `the database cannot apply an operator or function of the query to its types${driverCodeSuffix(error)}`);
+        }
+        return new InternalError('query_failed', `the semantic query failed${driverCodeSuffix(error)}`, { cause: error });
+      });
     }
-    if (result.truncatedBy === 'maxBytes') throw tooLarge();
+    if (result.truncatedBy === 'maxBytes') throw resultTooLarge(read);
     return { columns: result.columns, rows: result.rows, rowCount: result.rowCount };
   }
 

@@ -78,10 +78,7 @@ export class StatementAssembly {
       for (const edge of path.steps) {
         const known = joined.get(edge.to);
         if (known === undefined) {
-          joined.set(edge.to, edge);
-          edges.push(edge);
-          for (const [column] of edge.columns) this.readColumn(edge.from, column);
-          for (const [, column] of edge.columns) this.readColumn(edge.to, column);
+          this.join(edge, joined, edges);
           fansOut ||= edge.fanOut;
         } else if (known !== null && known !== edge) {
           throw queryInvalid('E_AMBIGUOUS_PATH', edge.to.name, `${edge.to.name} is reached from ${group.home.name} along two relationships (${known.relationship.name}, ${edge.relationship.name})`);
@@ -89,6 +86,14 @@ export class StatementAssembly {
       }
     }
     return { edges, fansOut };
+  }
+
+  /** Adds `edge` to the query's joins, and the columns it joins on to those read. */
+  private join(edge: Edge, joined: Map<PackageDataset, Edge | null>, edges: Edge[]): void {
+    joined.set(edge.to, edge);
+    edges.push(edge);
+    for (const [column] of edge.columns) this.readColumn(edge.from, column);
+    for (const [, column] of edge.columns) this.readColumn(edge.to, column);
   }
 
   /**
@@ -99,10 +104,7 @@ export class StatementAssembly {
   private enrich(edge: Edge, joined: Map<PackageDataset, Edge | null>, edges: Edge[]): void {
     const known = joined.get(edge.to);
     if (known === undefined) {
-      joined.set(edge.to, edge);
-      edges.push(edge);
-      for (const [column] of edge.columns) this.readColumn(edge.from, column);
-      for (const [, column] of edge.columns) this.readColumn(edge.to, column);
+      this.join(edge, joined, edges);
       return;
     }
     if (known === edge) return;

@@ -8,7 +8,7 @@ export interface DefinitionInspection {
 }
 
 /** Names twing or the engine provide; they are not request fields. */
-const PROVIDED_NAMES = new Set(['_self', '_context', '_parent', '_seq', '_key', 'loop', 'varargs']);
+export const PROVIDED_NAMES: ReadonlySet<string> = new Set(['_self', '_context', '_parent', '_seq', '_key', 'loop', 'varargs']);
 
 /**
  * Checks a parsed definition and reports what `validate` shows. A definition is self-contained: it may not

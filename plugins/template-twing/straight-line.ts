@@ -1,9 +1,10 @@
 import { getChildrenCount, type TwingBaseNode, type TwingTemplateNode } from 'twing';
 import { plainValue, readVariable, type VariableMap } from './binding-executor.js';
+import { PROVIDED_NAMES } from './definition-inspection.js';
 import { isTrustedText } from './trusted-text.js';
 
-/** Names a print may read that twing or the engine give a meaning of their own. */
-const SPECIAL_NAMES = new Set(['_self', '_context', '_parent', '_seq', '_key', '_charset', 'loop', 'varargs']);
+/** Names a print may read that twing or the engine give a meaning of their own (`_charset` too, to the binding executor). */
+const SPECIAL_NAMES = new Set([...PROVIDED_NAMES, '_charset']);
 
 /**
  * The variables a straight-line definition binds, in the order it prints them; undefined for any other.
