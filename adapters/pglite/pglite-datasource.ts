@@ -6,7 +6,7 @@ import {
 } from '../../core/plugin-api/index.js';
 import { postgresIntrospectionQueries } from '../postgres/postgres-introspector.js';
 import { postgresCodec, postgresWithTimeZone } from '../postgres/postgres-types.js';
-import type { PgliteHost, StatementOptions } from './pglite-host.js';
+import type { PgliteHost, StatementOptions, TransactionTicket } from './pglite-host.js';
 import { AUTHENTICATOR, grantAuthenticator } from './pglite-session.js';
 
 /**
@@ -39,30 +39,34 @@ export class PgliteDatasource implements Datasource {
   }
 
   private async run<T>(work: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions, signal: AbortSignal | undefined): Promise<T> {
-    const epoch = await this.host.begin({ signal });
-    let result: T;
+    const transaction = await this.host.begin({ signal });
     try {
-      if (options.scope) await this.enterScope(options.scope, epoch);
-      result = await work({
-        query: (sql, bindings, statement = {}) => this.execute(sql, bindings, { timeoutMs: options.timeoutMs, ...statement, epoch }),
-      });
-    } catch (error) {
-      await this.host.query('rollback', [], { epoch }).catch(() => undefined);
-      throw error;
+      let result: T;
+      try {
+        if (options.scope) await this.enterScope(options.scope, transaction);
+        result = await work({
+          query: (sql, bindings, statement = {}) => this.execute(sql, bindings, { timeoutMs: options.timeoutMs, ...statement, transaction }),
+        });
+      } catch (error) {
+        await this.host.query('rollback', [], { transaction }).catch(() => undefined);
+        throw error;
+      }
+      await this.host.query('commit', [], { transaction });
+      return result;
+    } finally {
+      this.host.end(transaction);
     }
-    await this.host.query('commit', [], { epoch });
-    return result;
   }
 
   /**
    * `SET LOCAL ROLE` and the read-only mode in one statement with bound values. Read-only may be set after
    * this first query of the transaction; only read-write could not.
    */
-  private async enterScope(scope: ExecutionScope, epoch: number): Promise<void> {
+  private async enterScope(scope: ExecutionScope, transaction: TransactionTicket): Promise<void> {
     await this.host.query(
       "select pg_catalog.set_config('role', $1, true), pg_catalog.set_config('transaction_read_only', $2, true)",
       [scope.role, scope.readOnly ? 'on' : 'off'],
-      { epoch },
+      { transaction },
     );
   }
 

@@ -1,7 +1,7 @@
 import { TEXT_OIDS } from '../postgres/postgres-types.js';
 import { statementCanceled, transactionAborted, connectionFailure } from './pglite-errors.js';
 import type { PgliteRows, PgliteSetup, SessionScope } from './pglite-messages.js';
-import { PgliteThread, type RequestLimit } from './pglite-thread.js';
+import { CutOff, PgliteThread, type RequestLimit } from './pglite-thread.js';
 
 /** A statement's time limit when its caller gives none: nothing may hold the single connection forever. */
 export const DEFAULT_STATEMENT_LIMIT_MS = 30_000;
@@ -9,6 +9,17 @@ export const DEFAULT_STATEMENT_LIMIT_MS = 30_000;
 export const SETUP_LIMIT_MS = 300_000;
 /** A clean close; past it the thread is terminated anyway. */
 const CLOSE_LIMIT_MS = 10_000;
+/** Single statements sent to the worker ahead of their turn, so that it never waits for this thread between them. */
+const MAX_IN_FLIGHT = 4;
+
+/**
+ * A transaction, from its BEGIN to its COMMIT or ROLLBACK: it holds the single session meanwhile, so no
+ * other caller's statement runs inside it (it would see its uncommitted rows, and set its role).
+ */
+export interface TransactionTicket {
+  /** The worker it began on: its statements fail (25P02) on any other. */
+  readonly epoch: number;
+}
 
 /** What bounds one statement, and where it belongs. */
 export interface StatementOptions {
@@ -20,27 +31,37 @@ export interface StatementOptions {
   maxRows?: number | undefined;
   /** Only rows within this many bytes (plus the one past it) cross from the worker (`QueryOptions.maxBytes`). */
   maxBytes?: number | undefined;
-  /** The transaction's epoch (from `begin`): the statement fails (25P02) if its worker was ended since. */
-  epoch?: number | undefined;
+  /** The transaction the statement belongs to (from `begin`): it fails (25P02) if its worker was ended since. */
+  transaction?: TransactionTicket | undefined;
   /** A caller's statement outside a transaction: the role and mode it runs in (pglite-messages.ts). */
   scope?: SessionScope | undefined;
 }
 
 interface Job {
   run(): Promise<void>;
+  /** A single statement outside a transaction: it may be sent while others are under way. */
+  ahead: boolean;
+  /** The transaction it belongs to: it runs while that transaction holds the session. */
+  owner: TransactionTicket | undefined;
 }
 
 /**
- * The main thread's side of a PGlite datasource: one worker thread at a time (pglite-thread.ts), fed one
- * request at a time in call order. A statement over its limit ends its worker; the same database is then
- * reopened in a new worker, where the calls queued behind it run. A file-backed database loses only the
+ * The main thread's side of a PGlite datasource: one worker thread at a time (pglite-thread.ts), fed in call
+ * order: up to MAX_IN_FLIGHT single statements at once (the worker runs them one by one), anything else
+ * alone. A transaction holds the session from BEGIN to its end: calls of others wait. A statement over its
+ * limit ends its worker; the same database is then reopened in a new worker, where the calls queued behind it
+ * run, and the statements sent behind it run again. A file-backed database loses only the
  * canceled statement and its open transaction; an in-memory one starts again from its snapshot.
  */
 export class PgliteHost {
   private opening: Promise<PgliteThread> | undefined;
   private epochs = 0;
   private readonly queue: Job[] = [];
-  private running = false;
+  private running = 0;
+  /** A call that runs alone is under way. */
+  private alone = false;
+  /** The transaction holding the session. */
+  private holder: TransactionTicket | undefined;
   private snapshot: Uint8Array | undefined;
   private user: string | undefined;
   private closing: Promise<void> | undefined;
@@ -75,7 +96,7 @@ export class PgliteHost {
       kind: 'query' as const, sql, params,
       ...(maxRows === undefined ? {} : { maxRows }), ...(maxBytes === undefined ? {} : { maxBytes }), ...(scope === undefined ? {} : { scope }),
     };
-    return this.onThread(options, (thread) => thread.request(command, limitOf(options)));
+    return this.onThread(options, (thread) => thread.request(command, limitOf(options)), options.transaction === undefined);
   }
 
   /** A script of any number of statements, without parameters. */
@@ -85,12 +106,24 @@ export class PgliteHost {
     });
   }
 
-  /** Runs BEGIN, as the session's login (set back from a caller's scope); resolves with the epoch the transaction's statements must give. */
-  begin(options: StatementOptions = {}): Promise<number> {
+  /**
+   * Runs BEGIN, as the session's login (set back from a caller's scope); resolves with the ticket the
+   * transaction's statements must give. The session is held until `end(ticket)`.
+   */
+  begin(options: StatementOptions = {}): Promise<TransactionTicket> {
     return this.onThread(options, async (thread) => {
       await thread.request({ kind: 'query', sql: 'begin', params: [] }, limitOf(options));
-      return thread.epoch;
+      const ticket: TransactionTicket = { epoch: thread.epoch };
+      this.holder = ticket;
+      return ticket;
     });
+  }
+
+  /** The transaction ended (committed, rolled back, or lost with its worker): other calls run again. */
+  end(ticket: TransactionTicket): void {
+    if (this.holder !== ticket) return;
+    this.holder = undefined;
+    this.pump();
   }
 
   /** In memory: keeps the present state as the one a reopened worker starts from. A file-backed database needs none. */
@@ -131,20 +164,25 @@ export class PgliteHost {
    * Runs `work` on the current worker, in turn. A worker that its statement ended (over its limit, aborted,
    * crashed) is replaced at once, before the next call runs.
    */
-  private onThread<T>(options: StatementOptions, work: (thread: PgliteThread) => Promise<T>): Promise<T> {
+  private onThread<T>(options: StatementOptions, work: (thread: PgliteThread) => Promise<T>, ahead = false): Promise<T> {
+    const { transaction } = options;
     return this.enqueue(async () => {
       const thread = await this.current();
-      if (options.epoch !== undefined && options.epoch !== thread.epoch) throw transactionAborted();
+      if (transaction !== undefined && transaction.epoch !== thread.epoch) throw transactionAborted();
       try {
         return await work(thread);
+      } catch (error) {
+        // sent behind a statement that ended the worker: it never ran, so it runs on the next one
+        if (!(error instanceof CutOff)) throw error;
+        return await work(await this.current());
       } finally {
         if (thread.stopped && thread.epoch === this.epochs && this.closing === undefined) this.open(thread.terminate());
       }
-    }, options.signal);
+    }, options.signal, false, { ahead, owner: transaction });
   }
 
   /** FIFO of calls; a call whose signal aborts while it waits leaves the queue at once. */
-  private enqueue<T>(job: () => Promise<T>, signal?: AbortSignal, last = false): Promise<T> {
+  private enqueue<T>(job: () => Promise<T>, signal?: AbortSignal, last = false, kind: Pick<Job, 'ahead' | 'owner'> = { ahead: false, owner: undefined }): Promise<T> {
     if (this.closing !== undefined && !last) return Promise.reject(new Error('PGlite is closed'));
     if (signal?.aborted) return Promise.reject(statementCanceled('user request'));
     return new Promise<T>((resolve, reject) => {
@@ -155,6 +193,7 @@ export class PgliteHost {
         reject(statementCanceled('user request'));
       };
       const item: Job = {
+        ...kind,
         run: async () => {
           signal?.removeEventListener('abort', onAbort);
           await job().then(resolve, reject);
@@ -166,15 +205,23 @@ export class PgliteHost {
     });
   }
 
+  /** Starts what may start: the oldest call allowed while a transaction holds the session, alone or ahead. */
   private pump(): void {
-    if (this.running) return;
-    const next = this.queue.shift();
-    if (next === undefined) return;
-    this.running = true;
-    void next.run().finally(() => {
-      this.running = false;
-      this.pump();
-    });
+    while (!this.alone) {
+      const at = this.holder === undefined ? 0 : this.queue.findIndex((job) => job.owner === this.holder);
+      const next = this.queue[at];
+      if (next === undefined) return;
+      const ahead = next.ahead && this.holder === undefined;
+      if (ahead ? this.running >= MAX_IN_FLIGHT : this.running > 0) return;
+      this.queue.splice(at, 1);
+      this.running += 1;
+      this.alone = !ahead;
+      void next.run().finally(() => {
+        this.running -= 1;
+        if (!ahead) this.alone = false;
+        this.pump();
+      });
+    }
   }
 
   /** The open worker; one that failed to open, or stopped between calls (crashed), is replaced first. */

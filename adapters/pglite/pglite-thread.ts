@@ -9,22 +9,83 @@ export interface RequestLimit {
   signal?: AbortSignal | undefined;
 }
 
-interface Pending {
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
-}
-
 /** setTimeout fires at once past this. */
 const MAX_TIMER_MS = 2_147_483_647;
+/**
+ * How long a statement whose request ended may still run before its worker is ended. Ending the worker
+ * reopens the database (seconds of CPU; an in-memory one loses what was written since its snapshot), which a
+ * statement about to finish on its own does not deserve: a client that hangs up mid-lookup would cost every
+ * other caller that much.
+ */
+export const ABANDON_GRACE_MS = 250;
 
 /**
- * One worker thread holding one PGlite instance (pglite-worker.ts). A request over its time limit, or whose
- * signal aborts, ends the thread: the only way to stop a statement PGlite runs to its end. A stopped thread
- * answers nothing more; its owner (pglite-host.ts) opens another. The thread keeps the process alive only
- * while a request is under way, so a datasource nobody closes does not hold the process at exit.
+ * A request sent behind others that the thread ended before its turn: it never ran, so its owner may send
+ * it again to the next worker.
+ */
+export class CutOff extends Error {
+  constructor() {
+    super('the embedded database worker stopped before this request ran');
+    this.name = 'CutOff';
+  }
+}
+
+/** A request sent and not answered yet; the worker runs them in the order sent. */
+class Pending {
+  private timer: NodeJS.Timeout | undefined;
+  private aborted = false;
+
+  constructor(
+    readonly resolve: (value: unknown) => void,
+    readonly reject: (error: unknown) => void,
+    private readonly limit: RequestLimit,
+    private readonly end: (error: Error) => void,
+    private readonly isRunning: () => boolean,
+  ) {
+    limit.signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /** Its turn came: its time limit counts from now, and an abort from before gets its grace from now. */
+  started(): void {
+    this.timer = this.aborted
+      ? setTimeout(() => this.end(statementCanceled('user request')), ABANDON_GRACE_MS)
+      : setTimeout(() => this.end(statementCanceled('statement timeout')), Math.min(Math.max(this.limit.timeoutMs, 1), MAX_TIMER_MS));
+  }
+
+  /** The answer for the caller: a request whose signal aborted fails as canceled, whatever the worker said. */
+  answer(value: unknown, error?: unknown): void {
+    this.done();
+    if (this.aborted) this.reject(statementCanceled('user request'));
+    else if (error !== undefined) this.reject(error);
+    else this.resolve(value);
+  }
+
+  done(): void {
+    clearTimeout(this.timer);
+    this.limit.signal?.removeEventListener('abort', this.onAbort);
+  }
+
+  private readonly onAbort = () => {
+    this.aborted = true;
+    if (!this.isRunning()) return;
+    // the statement fails as canceled either way; its worker ends only when it still runs after the grace
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.end(statementCanceled('user request')), ABANDON_GRACE_MS);
+  };
+}
+
+/**
+ * One worker thread holding one PGlite instance (pglite-worker.ts), which runs what it is sent in the order
+ * sent, one at a time; several requests may be on their way, so the worker never waits for the main thread
+ * between them. The one running (the oldest unanswered) is bounded: over its time limit, or still running
+ * ABANDON_GRACE_MS after its signal aborted, it ends the thread: the only way to stop a statement PGlite runs
+ * to its end. The requests behind it fail with CutOff. A stopped thread answers nothing more; its owner
+ * (pglite-host.ts) opens another. The thread keeps the process alive only while a request is under way, so
+ * a datasource nobody closes does not hold the process at exit.
  */
 export class PgliteThread {
   private readonly worker: Worker;
+  /** In the order sent: the first is the one running. */
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private ended: Promise<void> | undefined;
@@ -49,25 +110,21 @@ export class PgliteThread {
     if (limit.signal?.aborted) return Promise.reject(statementCanceled('user request'));
     const id = this.nextId++;
     return new Promise<PgliteAnswers[K]>((resolve, reject) => {
-      const timer = setTimeout(() => this.stop(statementCanceled('statement timeout'), id), Math.min(Math.max(limit.timeoutMs, 1), MAX_TIMER_MS));
-      const onAbort = () => this.stop(statementCanceled('user request'), id);
-      limit.signal?.addEventListener('abort', onAbort, { once: true });
-      const done = () => {
-        clearTimeout(timer);
-        limit.signal?.removeEventListener('abort', onAbort);
-        this.pending.delete(id);
-        if (this.pending.size === 0 && !this.stopped) this.worker.unref();
-      };
-      this.pending.set(id, {
-        resolve: (value) => { done(); resolve(value as PgliteAnswers[K]); },
-        reject: (error) => { done(); reject(error); },
-      });
+      const entry = new Pending(
+        resolve as (value: unknown) => void, reject, limit,
+        (error) => this.stop(error, id),
+        () => this.pending.keys().next().value === id,
+      );
+      this.pending.set(id, entry);
+      if (this.pending.size === 1) entry.started();
       this.worker.ref();
       try {
         this.worker.postMessage({ ...command, id });
       } catch (error) {
-        // a bound value structured clone cannot carry
-        this.pending.get(id)?.reject(error);
+        // a bound value structured clone cannot carry: it never reached the worker
+        this.pending.delete(id);
+        entry.answer(undefined, error);
+        this.idleCheck();
       }
     });
   }
@@ -84,19 +141,34 @@ export class PgliteThread {
   private settle(reply: PgliteReply): void {
     const pending = this.pending.get(reply.id);
     if (!pending) return;
-    if ('error' in reply) pending.reject(errorFromWire(reply.error));
-    else pending.resolve(reply.value);
+    this.pending.delete(reply.id);
+    const next = this.pending.values().next().value;
+    next?.started();
+    this.idleCheck();
+    if ('error' in reply) pending.answer(undefined, errorFromWire(reply.error));
+    else pending.answer(reply.value);
   }
 
-  /** Ends the thread once; request `culprit` fails with `error`, the others (if any) as cut off. */
+  private idleCheck(): void {
+    if (this.pending.size === 0 && !this.stopped) this.worker.unref();
+  }
+
+  /**
+   * Ends the thread once. Request `culprit` fails with `error`; the one running, when it is not the culprit,
+   * as cut off by the worker's end; the ones behind it with CutOff. Without a culprit (a crash, a close) all
+   * fail with `error`.
+   */
   private stop(error: Error, culprit?: number): void {
     if (this.ended === undefined) {
       // held until gone: a reopen waits for it, and nothing else may keep the process alive meanwhile
       this.worker.ref();
       this.ended = this.worker.terminate().then(() => undefined, () => undefined);
     }
+    const running = this.pending.keys().next().value;
     for (const [id, pending] of [...this.pending]) {
-      pending.reject(id === culprit || culprit === undefined ? error : workerStopped());
+      pending.done();
+      pending.reject(culprit === undefined || id === culprit ? error : id === running ? workerStopped() : new CutOff());
     }
+    this.pending.clear();
   }
 }

@@ -18,8 +18,16 @@ let callers: CallerStatements | undefined;
 /** Whether the session may be away from its login's own role and mode (a caller's statement ran last). */
 let scoped = false;
 
-// The main thread sends one request at a time (pglite-host.ts).
-port.on('message', (request: PgliteRequest) => void answer(request));
+/**
+ * Requests run one after the other, in the order sent: the main thread may send the next before this one is
+ * answered (pglite-thread.ts), and none may start while another awaits PGlite (a caller's scope and the
+ * login's reset must not interleave).
+ */
+let turn: Promise<void> = Promise.resolve();
+port.on('message', (request: PgliteRequest) => {
+  // a reply that could not be sent at all leaves its request to its time limit on the main thread
+  turn = turn.then(() => answer(request)).catch(() => undefined);
+});
 
 async function answer(request: PgliteRequest): Promise<void> {
   let reply: PgliteReply;
