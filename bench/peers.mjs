@@ -11,6 +11,7 @@
 //   npm run build
 //   BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/bench node bench/peers.mjs          # PostgreSQL
 //   node bench/peers.mjs --pglite                                                       # PGlite
+//   BENCH_PG_URL=… node bench/peers.mjs --floor     # restify + pg alone in the service's place: the ceiling
 //
 // PostgreSQL: the database of BENCH_PG_URL must hold the harness's `shop` schema (psql … -f seed.sql in the
 // peers folder). The service syncs its data role there (database role vdb_shop_v1_reader) as it starts.
@@ -38,6 +39,9 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
 const backend = process.argv.includes('--pglite') || env.BENCH_BACKEND === 'pglite' ? 'pglite' : 'postgres';
+/** `--floor` (PostgreSQL): bench/peers/restify-floor.mjs in the service's place, the most a restify service reaches here. */
+const floor = process.argv.includes('--floor');
+const FLOOR_PORT = Number(env.BENCH_FLOOR_PORT ?? 3048);
 const SERVICE_PORT = Number(env.BENCH_SERVICE_PORT ?? 3040);
 const PGLITE_BASELINE_PORT = Number(env.BENCH_PGLITE_BASELINE_PORT ?? 3047);
 const EMAIL = 'ada@example.com';
@@ -133,6 +137,15 @@ async function startService(extraEnv) {
   return entry;
 }
 
+async function startFloor(pgUrl) {
+  if (await portInUse(FLOOR_PORT)) throw new Error(`port ${FLOOR_PORT} is taken (BENCH_FLOOR_PORT)`);
+  const url = `http://127.0.0.1:${FLOOR_PORT}/`;
+  const entry = startChild('restify-floor', [join(ROOT, 'bench', 'peers', 'restify-floor.mjs')], { PORT: String(FLOOR_PORT), DATABASE_URL: pgUrl });
+  await waitReady(entry, url, { 'content-type': 'application/json' }, (body) => body.rows);
+  console.log(`ready  restify-floor POST ${url}  (restify + pg.Pool, nothing of the service; pid ${entry.child.pid})`);
+  return entry;
+}
+
 /** CPU time so far (user + system, all threads) of process `pid`, in µs, from /proc (Linux, 100 ticks/s); undefined elsewhere. */
 function cpuMicros(pid) {
   try {
@@ -168,7 +181,9 @@ async function runPostgres() {
   const pgUrl = env.BENCH_PG_URL;
   if (!pgUrl) throw new Error('set BENCH_PG_URL to the database holding the peers\' shop schema (the harness\'s default is database `test`)');
   const dir = peersDir();
-  const service = await startService({ BENCH_PG_URL: pgUrl });
+  const service = floor ? await startFloor(pgUrl) : await startService({ BENCH_PG_URL: pgUrl });
+  const name = floor ? 'restify-floor' : 'vdb-service';
+  const url = floor ? `http://127.0.0.1:${FLOOR_PORT}/` : SERVICE_URL;
   const jsonOut = env.BENCH_JSON_OUT || join(mkdtempSync(join(tmpdir(), 'vdb-peers-')), 'peers.json');
   const harness = spawn(process.execPath, [join(dir, 'bench-peers.mjs')], {
     cwd: dir,
@@ -178,18 +193,23 @@ async function runPostgres() {
       BENCH_PG_URL: pgUrl,
       BENCH_PEERS: env.BENCH_PEERS ?? 'platformatic',
       BENCH_JSON_OUT: jsonOut,
-      BENCH_EXTRA_NAME: 'vdb-service',
-      BENCH_EXTRA_URL: SERVICE_URL,
+      BENCH_EXTRA_NAME: name,
+      BENCH_EXTRA_URL: url,
       BENCH_EXTRA_METHOD: 'POST',
       BENCH_EXTRA_BODY: BODY,
-      BENCH_EXTRA_AUTH: SERVICE_HEADERS.authorization,
+      ...(floor ? {} : { BENCH_EXTRA_AUTH: SERVICE_HEADERS.authorization }),
       BENCH_EXTRA_EXPECT: '"rows":[{"id":1,"email":"ada@example.com","name":"Ada Lovelace","region":"EU"}]',
     },
   });
   const code = await new Promise((done) => harness.once('exit', (exitCode) => done(exitCode ?? 1)));
-  console.log(`\nthe service wrote ${service.lines} log lines to stdout during the run (one access line per request at info)`);
   if (code !== 0) throw new Error(`the peers harness failed (exit ${code})`);
-  return verdict(JSON.parse(readFileSync(jsonOut, 'utf8')).summary, 'vdb-service');
+  const { summary } = JSON.parse(readFileSync(jsonOut, 'utf8'));
+  if (floor) {
+    console.log(`\nrestify's floor: ${summary[name].ratioToBaseline.toFixed(3)}× the baseline (the service's targets are not checked with --floor)`);
+    return true;
+  }
+  console.log(`\nthe service wrote ${service.lines} log lines to stdout during the run (one access line per request at info)`);
+  return verdict(summary, name);
 }
 
 async function runPglite() {
