@@ -51,12 +51,7 @@ export function callerExecutor(datasource: Datasource, vdb: VirtualDatabase, gra
   // an executor kept for one statement (the SQL door's) builds its bounded text once, not on every run
   let lastSql: string | undefined;
   let lastBounded: string | undefined;
-  const forward = datasource.forwardWire?.bind(datasource);
-  return {
-    ...(forward && {
-      forwardWire: (statement: WireStatement, { signal, maxBytes, send }: Omit<WireForwardOptions, 'scope' | 'timeoutMs'>) => (
-        forward(statement, { signal, maxBytes, send, timeoutMs, scope })),
-    }),
+  const executor: CallerExecutor = {
     query: (sql, bindings, options) => {
       // one object of one shape per statement: spreading the caller's options costs more than the statement's own work here
       const limited: QueryOptions = { maxRows: options?.maxRows, maxBytes: options?.maxBytes, timeoutMs, scope, signal: signal ?? options?.signal };
@@ -70,6 +65,12 @@ export function callerExecutor(datasource: Datasource, vdb: VirtualDatabase, gra
     },
     transaction: (work) => datasource.transaction(work, { scope, timeoutMs }),
   };
+  // set only where offered: a request of the query endpoint builds no forwarding closure it never uses
+  if (datasource.forwardWire !== undefined) {
+    executor.forwardWire = (statement: WireStatement, { signal, maxBytes, send }: Omit<WireForwardOptions, 'scope' | 'timeoutMs'>) => (
+      (datasource.forwardWire as NonNullable<Datasource['forwardWire']>).call(datasource, statement, { signal, maxBytes, send, timeoutMs, scope }));
+  }
+  return executor;
 }
 
 /** One scope object per role and mode: adapters may keep what they set up for a scope by its identity. */
