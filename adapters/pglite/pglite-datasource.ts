@@ -8,6 +8,7 @@ import { postgresIntrospectionQueries } from '../postgres/postgres-introspector.
 import { postgresCodec, postgresWithTimeZone } from '../postgres/postgres-types.js';
 import type { PgliteHost, StatementOptions, TransactionTicket } from './pglite-host.js';
 import { AUTHENTICATOR, grantAuthenticator } from './pglite-session.js';
+import { SessionLock } from './session-lock.js';
 
 /**
  * A PostgreSQL datasource over one embedded PGlite instance in a worker thread (pglite-host.ts): every
@@ -22,12 +23,14 @@ export class PgliteDatasource implements Datasource {
   private closing: Promise<void> | undefined;
   /** The `$n` text of each `?` text whose bindings knex passes through as they are (scalars), and how many it takes. */
   private readonly numberedTexts = new LruCache<string, { sql: string; count: number }>(500);
+  /** The core does not serialize this datasource's calls (its dialect declares no single connection): the host orders them. */
+  private readonly lock = new SessionLock();
 
   constructor(readonly name: string, readonly dialect: SqlDialect, readonly knex: Knex, private readonly host: PgliteHost) {}
 
   query(sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
     const { scope, ...statement } = options;
-    return this.execute(sql, bindings, scope === undefined ? statement : { ...statement, scope });
+    return this.lock.shared(() => this.execute(sql, bindings, scope === undefined ? statement : { ...statement, scope }));
   }
 
   /**
@@ -35,7 +38,7 @@ export class PgliteDatasource implements Datasource {
    * transaction with it: its later statements and its COMMIT fail with 25P02.
    */
   transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-    return this.run(work, options, undefined);
+    return this.lock.shared(() => this.run(work, options, undefined));
   }
 
   private async run<T>(work: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions, signal: AbortSignal | undefined): Promise<T> {
@@ -71,7 +74,7 @@ export class PgliteDatasource implements Datasource {
   }
 
   introspect(schemas: readonly string[]): Promise<Catalog> {
-    const read: RowReader = async ({ sql, bindings }) => (await this.host.query(...this.numbered(sql, bindings))).rows;
+    const read: RowReader = async ({ sql, bindings }) => (await this.lock.shared(() => this.host.query(...this.numbered(sql, bindings)))).rows;
     return readCatalog(schemas, postgresIntrospectionQueries(schemas), read, {
       logicalType: (type) => this.dialect.logicalType(type),
       withTimeZone: postgresWithTimeZone,
@@ -79,7 +82,7 @@ export class PgliteDatasource implements Datasource {
   }
 
   async ping(): Promise<void> {
-    await this.host.query('select 1', []);
+    await this.lock.shared(() => this.host.query('select 1', []));
   }
 
   /**
@@ -88,16 +91,19 @@ export class PgliteDatasource implements Datasource {
    * session, so a session restricted before is reopened as the superuser first, and restricted again as it
    * was when the changes fail.
    */
-  async restrictSession(memberOf: readonly string[]): Promise<void> {
-    const before = this.host.sessionUser;
-    if (before !== undefined) await this.host.reopenAs(undefined);
-    try {
-      await this.transaction((transaction) => grantAuthenticator(transaction, memberOf, (name) => this.dialect.quoteIdentifier(name)));
-    } catch (error) {
-      if (before !== undefined) await this.host.reopenAs(before);
-      throw error;
-    }
-    await this.host.reopenAs(AUTHENTICATOR);
+  restrictSession(memberOf: readonly string[]): Promise<void> {
+    // alone: no caller's statement may run on the superuser's session in between
+    return this.lock.exclusive(async () => {
+      const before = this.host.sessionUser;
+      if (before !== undefined) await this.host.reopenAs(undefined);
+      try {
+        await this.run((transaction) => grantAuthenticator(transaction, memberOf, (name) => this.dialect.quoteIdentifier(name)), {}, undefined);
+      } catch (error) {
+        if (before !== undefined) await this.host.reopenAs(before);
+        throw error;
+      }
+      await this.host.reopenAs(AUTHENTICATOR);
+    });
   }
 
   /** Ends the worker thread and frees its database; the process may exit once every datasource is closed. */

@@ -4,7 +4,11 @@ import { openPglite } from './pglite-open.js';
 
 /** Embedded PostgreSQL (PGlite): the PostgreSQL dialect, its grammar and rules, over one in-process connection. */
 export class PgliteDialect extends PostgresDialect {
-  override readonly capabilities: DialectCapabilities = { singleConnection: true, explain: true, enforcesRoles: true };
+  /**
+   * One session, but its datasource orders its calls itself (pglite-host.ts: single statements sent ahead, a
+   * transaction holding the session), so the core need not run them one at a time.
+   */
+  override readonly capabilities: DialectCapabilities = { singleConnection: false, explain: true, enforcesRoles: true };
 
   override open(settings: DatasourceSettings): Promise<Datasource> {
     return openPglite(this, settings);

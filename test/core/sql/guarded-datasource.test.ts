@@ -1,11 +1,10 @@
 import type { Knex } from 'knex';
-import { PgliteDialect } from '../../../adapters/pglite/pglite-dialect.js';
 import { PostgresDialect } from '../../../adapters/postgres/postgres-dialect.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Catalog } from '../../../core/plugin-api/catalog.js';
 import { InputError, UnavailableError } from '../../../core/plugin-api/errors.js';
-import type { Datasource, QueryResult, SqlDialect, SqlExecutor } from '../../../core/plugin-api/sql-dialect.js';
+import type { Datasource, DialectCapabilities, QueryResult, SqlDialect, SqlExecutor } from '../../../core/plugin-api/sql-dialect.js';
 import { guardDatasource, isConnectionFailure, unavailableError } from '../../../core/sql/guarded-datasource.js';
 
 const EMPTY: QueryResult = { columns: [], rows: [], rowCount: 0, truncated: false };
@@ -46,7 +45,12 @@ class FakeDatasource implements Datasource {
   }
 }
 
-const dialect = (singleConnection?: boolean): SqlDialect => (singleConnection ? new PgliteDialect('fake') : new PostgresDialect('fake'));
+/** A dialect of one connection whose datasources leave the ordering of their calls to the core. */
+class SingleConnectionDialect extends PostgresDialect {
+  override readonly capabilities: DialectCapabilities = { singleConnection: true, explain: false, enforcesRoles: false };
+}
+
+const dialect = (singleConnection?: boolean): SqlDialect => (singleConnection ? new SingleConnectionDialect('fake') : new PostgresDialect('fake'));
 
 const errorWithCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 
