@@ -12,7 +12,8 @@ export interface RequestLimit {
 /** setTimeout fires at once past this. */
 const MAX_TIMER_MS = 2_147_483_647;
 /**
- * How long a statement whose request ended may still run before its worker is ended. Ending the worker
+ * How long a statement whose request ended may still run before its worker is ended; one that ends within it
+ * answers as it would have. Ending the worker
  * reopens the database (seconds of CPU; an in-memory one loses what was written since its snapshot), which a
  * statement about to finish on its own does not deserve: a client that hangs up mid-lookup would cost every
  * other caller that much.
@@ -52,11 +53,13 @@ class Pending {
       : setTimeout(() => this.end(statementCanceled('statement timeout')), Math.min(Math.max(this.limit.timeoutMs, 1), MAX_TIMER_MS));
   }
 
-  /** The answer for the caller: a request whose signal aborted fails as canceled, whatever the worker said. */
+  /**
+   * The worker's answer. One that came within the grace after an abort stands, as PostgreSQL answers a cancel
+   * that arrives once the statement is done: a write it made is not reported as canceled.
+   */
   answer(value: unknown, error?: unknown): void {
     this.done();
-    if (this.aborted) this.reject(statementCanceled('user request'));
-    else if (error !== undefined) this.reject(error);
+    if (error !== undefined) this.reject(error);
     else this.resolve(value);
   }
 
@@ -68,7 +71,7 @@ class Pending {
   private readonly onAbort = () => {
     this.aborted = true;
     if (!this.isRunning()) return;
-    // the statement fails as canceled either way; its worker ends only when it still runs after the grace
+    // the worker ends, and the statement fails as canceled, only when it still runs after the grace
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.end(statementCanceled('user request')), ABANDON_GRACE_MS);
   };
