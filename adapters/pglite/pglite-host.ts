@@ -211,7 +211,8 @@ export class PgliteHost {
       const at = this.holder === undefined ? 0 : this.queue.findIndex((job) => job.owner === this.holder);
       const next = this.queue[at];
       if (next === undefined) return;
-      const ahead = next.ahead && this.holder === undefined;
+      // a transaction's own calls are never sent ahead: while one holds the session, everything runs alone
+      const { ahead } = next;
       if (ahead ? this.running >= MAX_IN_FLIGHT : this.running > 0) return;
       this.queue.splice(at, 1);
       this.running += 1;

@@ -13,10 +13,9 @@ export interface RequestLimit {
 const MAX_TIMER_MS = 2_147_483_647;
 /**
  * How long a statement whose request ended may still run before its worker is ended; one that ends within it
- * answers as it would have. Ending the worker
- * reopens the database (seconds of CPU; an in-memory one loses what was written since its snapshot), which a
- * statement about to finish on its own does not deserve: a client that hangs up mid-lookup would cost every
- * other caller that much.
+ * answers as it would have. Ending the worker reopens the database (seconds of CPU; an in-memory one loses
+ * what was written since its snapshot), which a statement about to finish on its own does not deserve: a
+ * client that hangs up mid-lookup would cost every other caller that much.
  */
 export const ABANDON_GRACE_MS = 250;
 
@@ -35,22 +34,22 @@ export class CutOff extends Error {
 class Pending {
   private timer: NodeJS.Timeout | undefined;
   private aborted = false;
+  private running = false;
 
   constructor(
     readonly resolve: (value: unknown) => void,
     readonly reject: (error: unknown) => void,
     private readonly limit: RequestLimit,
     private readonly end: (error: Error) => void,
-    private readonly isRunning: () => boolean,
   ) {
     limit.signal?.addEventListener('abort', this.onAbort, { once: true });
   }
 
   /** Its turn came: its time limit counts from now, and an abort from before gets its grace from now. */
   started(): void {
-    this.timer = this.aborted
-      ? setTimeout(() => this.end(statementCanceled('user request')), ABANDON_GRACE_MS)
-      : setTimeout(() => this.end(statementCanceled('statement timeout')), Math.min(Math.max(this.limit.timeoutMs, 1), MAX_TIMER_MS));
+    this.running = true;
+    if (this.aborted) this.graceThenEnd();
+    else this.timer = setTimeout(() => this.end(statementCanceled('statement timeout')), Math.min(Math.max(this.limit.timeoutMs, 1), MAX_TIMER_MS));
   }
 
   /**
@@ -70,11 +69,14 @@ class Pending {
 
   private readonly onAbort = () => {
     this.aborted = true;
-    if (!this.isRunning()) return;
-    // the worker ends, and the statement fails as canceled, only when it still runs after the grace
+    if (this.running) this.graceThenEnd();
+  };
+
+  /** The worker ends, and the statement fails as canceled, only when it still runs after the grace. */
+  private graceThenEnd(): void {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.end(statementCanceled('user request')), ABANDON_GRACE_MS);
-  };
+  }
 }
 
 /**
@@ -113,11 +115,7 @@ export class PgliteThread {
     if (limit.signal?.aborted) return Promise.reject(statementCanceled('user request'));
     const id = this.nextId++;
     return new Promise<PgliteAnswers[K]>((resolve, reject) => {
-      const entry = new Pending(
-        resolve as (value: unknown) => void, reject, limit,
-        (error) => this.stop(error, id),
-        () => this.pending.keys().next().value === id,
-      );
+      const entry = new Pending(resolve as (value: unknown) => void, reject, limit, (error) => this.stop(error, id));
       this.pending.set(id, entry);
       if (this.pending.size === 1) entry.started();
       this.worker.ref();

@@ -66,9 +66,10 @@ export function callerExecutor(datasource: Datasource, vdb: VirtualDatabase, gra
     transaction: (work) => datasource.transaction(work, { scope, timeoutMs }),
   };
   // set only where offered: a request of the query endpoint builds no forwarding closure it never uses
-  if (datasource.forwardWire !== undefined) {
+  const forward = datasource.forwardWire;
+  if (forward !== undefined) {
     executor.forwardWire = (statement: WireStatement, { signal, maxBytes, send }: Omit<WireForwardOptions, 'scope' | 'timeoutMs'>) => (
-      (datasource.forwardWire as NonNullable<Datasource['forwardWire']>).call(datasource, statement, { signal, maxBytes, send, timeoutMs, scope }));
+      forward.call(datasource, statement, { signal, maxBytes, send, timeoutMs, scope }));
   }
   return executor;
 }
