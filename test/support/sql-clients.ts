@@ -49,6 +49,26 @@ export function pgClient(target: DoorTarget, token: string): pg.Client {
 }
 
 /** postgres.js as a user configures it: at connect it reads the array types from pg_catalog.pg_type (the catalog answers). */
+/**
+ * Runs `sql` on `client` and sends node-postgres' CancelRequest for it (from a client of `token`) until the
+ * statement ends: a request that arrives before the statement started cancels nothing. Resolves with the
+ * statement's error, or undefined when it ended without one.
+ */
+export async function cancelUntilEnded(target: DoorTarget, token: string, client: pg.Client, sql: string, values: unknown[] = []): Promise<unknown> {
+  const query = new pg.Query(sql, values);
+  const running = new Promise<unknown>((resolve) => {
+    query.on('error', resolve);
+    query.on('end', () => resolve(null));
+  });
+  void client.query(query);
+  let outcome: unknown;
+  while (outcome === undefined) {
+    (pgClient(target, token) as unknown as { cancel(client: pg.Client, query: pg.Query): void }).cancel(client, query);
+    outcome = await Promise.race([running, new Promise((resolve) => setTimeout(resolve, 200)).then(() => undefined)]);
+  }
+  return outcome ?? undefined;
+}
+
 export function postgresJs(target: DoorTarget, token: string): postgres.Sql {
   return postgres({ host: '127.0.0.1', port: target.port, database: target.database, username: 'tester', password: token, max: 1 });
 }

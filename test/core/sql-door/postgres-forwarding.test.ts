@@ -4,14 +4,13 @@
  * (docs/sql.md#forwarding-a-vdb-on-postgresql). Through real clients: values in PostgreSQL's own forms, a refusal by the database
  * itself, the result budget, a CancelRequest, parameters with node-postgres and JDBC.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PostgresDialect } from '../../../adapters/postgres/postgres-dialect.js';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { guardDatasource } from '../../../core/sql/guarded-datasource.js';
-import { jdbc, jdbcMissing, pgClient, type DoorTarget } from '../../support/sql-clients.js';
+import { cancelUntilEnded, jdbc, jdbcMissing, pgClient, type DoorTarget } from '../../support/sql-clients.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
 
@@ -37,11 +36,26 @@ dataRoles:
       - { resource: ${S}.lines, allow: [select] }
 `;
 
+/** The service's datasource over the test database, as the login. */
+async function openRaw(connectionString: string): Promise<Datasource> {
+  return guardDatasource(await new PostgresDialect('postgres').open({
+    name: 'retail_db', adapter: 'postgres', connection: { connectionString }, pool: { max: 4 }, init: [], baseDir: process.cwd(),
+  }));
+}
+
+/** Stops the service, then drops its synced roles and the schema. */
+async function tearDown({ service, raw }: { service: TestService; raw: Datasource }): Promise<void> {
+  await service?.close();
+  if (raw) {
+    await dropSyncedRoles(service, raw);
+    await raw.query(`drop schema if exists ${S} cascade`, []);
+    await raw.close();
+  }
+}
+
 test.before(async (context) => {
   if (url === undefined) return;
-  context.raw = guardDatasource(await new PostgresDialect('postgres').open({
-    name: 'retail_db', adapter: 'postgres', connection: { connectionString: url }, pool: { max: 4 }, init: [], baseDir: process.cwd(),
-  }));
+  context.raw = await openRaw(url);
   for (const statement of [
     `drop schema if exists ${S} cascade`,
     `create schema ${S}`,
@@ -60,14 +74,7 @@ test.before(async (context) => {
   context.target = { port: (context.service.sqlAddress as { port: number }).port, database: 'fwd@1' };
 });
 
-test.after(async ({ service, raw }) => {
-  await service?.close();
-  if (raw) {
-    await dropSyncedRoles(service, raw);
-    await raw.query(`drop schema if exists ${S} cascade`, []);
-    await raw.close();
-  }
-});
+test.after(tearDown);
 
 async function withClient<T>(target: DoorTarget, token: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = pgClient(target, token);
@@ -138,17 +145,7 @@ run(`rows past server.maxResultBytes (${MAX_RESULT_BYTES}) are cut and answered 
 
 run('a CancelRequest cancels the statement on PostgreSQL (57014) and the connection serves the next one', async ({ target }) => {
   await withClient(target, ANALYST_TOKEN, async (client) => {
-    const query = new pg.Query(`select count(*) from ${S}.lines a, ${S}.lines b, ${S}.lines c, ${S}.lines d where a.id > $1`, [0]);
-    const running = new Promise<unknown>((resolve) => {
-      query.on('error', resolve);
-      query.on('end', () => resolve(undefined));
-    });
-    void client.query(query);
-    let outcome: unknown;
-    while (outcome === undefined) {
-      (pgClient(target, ANALYST_TOKEN) as unknown as { cancel(client: pg.Client, query: pg.Query): void }).cancel(client, query);
-      outcome = await Promise.race([running, sleep(200).then(() => undefined)]);
-    }
+    const outcome = await cancelUntilEnded(target, ANALYST_TOKEN, client, `select count(*) from ${S}.lines a, ${S}.lines b, ${S}.lines c, ${S}.lines d where a.id > $1`, [0]);
     assert.is((outcome as { code?: string }).code, '57014');
     assert.match((outcome as Error).message, /user request/);
     assert.equal((await client.query(`select count(*)::int as n from ${S}.customers`)).rows, [{ n: 3 }]);
@@ -173,9 +170,7 @@ const writes = suite<{ service: TestService; raw: Datasource; target: DoorTarget
 
 writes.before(async (context) => {
   if (url === undefined) return;
-  context.raw = guardDatasource(await new PostgresDialect('postgres').open({
-    name: 'retail_db', adapter: 'postgres', connection: { connectionString: url }, pool: { max: 4 }, init: [], baseDir: process.cwd(),
-  }));
+  context.raw = await openRaw(url);
   for (const statement of [
     `drop schema if exists ${S} cascade`,
     `create schema ${S}`,
@@ -191,14 +186,7 @@ writes.before(async (context) => {
   context.target = { port: (context.service.sqlAddress as { port: number }).port, database: 'fwd@1' };
 });
 
-writes.after(async ({ service, raw }) => {
-  await service?.close();
-  if (raw) {
-    await dropSyncedRoles(service, raw);
-    await raw.query(`drop schema if exists ${S} cascade`, []);
-    await raw.close();
-  }
-});
+writes.after(tearDown);
 
 (url === undefined ? writes.skip : writes)('the clerk\'s insert runs with its values bound (INSERT 0 1); the analyst\'s is refused 42501', async ({ target, raw }) => {
   await withClient(target, ADMIN_TOKEN, async (client) => {

@@ -3,11 +3,10 @@ import { mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import pg from 'pg';
-import { pgClient, postgresJs, psql, psqlMissing, type DoorTarget } from '../../support/sql-clients.js';
+import { cancelUntilEnded, pgClient, postgresJs, psql, psqlMissing, type DoorTarget } from '../../support/sql-clients.js';
 import { sharedPglite } from '../../support/shared-pglite.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
 
@@ -252,18 +251,7 @@ cancels('a CancelRequest cancels the running statement (57014) and the connectio
   const client = pgClient(target, ANALYST_TOKEN);
   await client.connect();
   try {
-    const query = new pg.Query('select count(*) from generate_series(1, 2000000000)');
-    const running = new Promise<unknown>((resolve) => {
-      query.on('error', resolve);
-      query.on('end', () => resolve(undefined));
-    });
-    void client.query(query);
-    let outcome: unknown;
-    // resent until the statement ends: a request that arrives before the statement started cancels nothing
-    while (outcome === undefined) {
-      (pgClient(target, ANALYST_TOKEN) as unknown as { cancel(client: pg.Client, query: pg.Query): void }).cancel(client, query);
-      outcome = await Promise.race([running, sleep(200).then(() => undefined)]);
-    }
+    const outcome = await cancelUntilEnded(target, ANALYST_TOKEN, client, 'select count(*) from generate_series(1, 2000000000)');
     assert.is((outcome as { code?: string }).code, '57014');
     assert.match((outcome as Error).message, /user request/);
     assert.equal((await client.query('select count(*)::int as n from sales.products')).rows, [{ n: 30 }]);
