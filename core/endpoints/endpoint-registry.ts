@@ -9,6 +9,11 @@ export class EndpointRegistry {
     private readonly actions: ReadonlyMap<string, ActionEndpoint>,
   ) {}
 
+  /** The query of exactly that name, if any: a URL's raw segment never names one through decoding. */
+  findQuery(name: string): QueryEndpoint | undefined {
+    return this.queries.get(name);
+  }
+
   /** 404 `unknown_query` when there is no query of that name. */
   query(name: string): QueryEndpoint {
     const query = this.queries.get(name);

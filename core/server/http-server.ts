@@ -6,7 +6,8 @@ import type { DependencyContainer } from 'tsyringe';
 import type { ServerConfig } from '../config/config-types.js';
 import { toHttpFailure } from './http-errors.js';
 import { ListenFailure, type ListenerKey } from './listen-failure.js';
-import { envelopeOf } from './request-context.js';
+import { onFirst } from './first-route.js';
+import { elapsedMs, envelopeOf, markStarted } from './request-context.js';
 import type { RouteModule } from './route-module.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -17,8 +18,8 @@ function createRestifyServer(name: string, config: ServerConfig, logger: Logger)
   server.server.requestTimeout = config.requestTimeoutMs;
   // A `first` handler runs synchronously as the request arrives, outside restify's handler chain (no turn of
   // the event loop, no handler timers).
-  // @types/restify still describes restify 8, which had no `first`.
-  (server as unknown as { first(handler: (req: Request, res: Response) => boolean): void }).first((req, res) => {
+  onFirst(server, (req, res) => {
+    markStarted(req);
     // A caller's id is kept only when it is a plain token, so it can go into logs and headers as it is.
     const given = req.headers['x-request-id'];
     // restify 12's req.id(value) sets the id once; @types/restify only knows the getter.
@@ -38,7 +39,7 @@ function createRestifyServer(name: string, config: ServerConfig, logger: Logger)
   // The access line's fields are fixed and hold no secret: skip the redaction walk (about 8 µs a line).
   const accessLog = logger.child({}, { redact: { paths: [] } });
   server.on('after', (req: Request, res: Response) => {
-    accessLog.info({ reqId: req.id(), method: req.method, url: pathOf(req.url), status: res.statusCode, ms: Date.now() - req.time() }, 'request');
+    accessLog.info({ reqId: req.id(), method: req.method, url: pathOf(req.url), status: res.statusCode, ms: elapsedMs(req) }, 'request');
   });
   return server;
 }

@@ -1,7 +1,21 @@
+import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler } from 'restify';
 import type { Principal } from '../plugin-api/auth-scheme.js';
 import type { ErrorEnvelope } from '../plugin-api/error-catalog.js';
 import { AuthenticationError } from '../plugin-api/errors.js';
+
+/** When the request arrived, set by the listener's first hook: restify's `req.time()` exists only on its own routes. */
+const STARTED = Symbol('started');
+type Timed = IncomingMessage & { [STARTED]?: number };
+
+export function markStarted(req: IncomingMessage): void {
+  (req as Timed)[STARTED] = Date.now();
+}
+
+/** Milliseconds since the request arrived. */
+export function elapsedMs(req: IncomingMessage): number {
+  return Date.now() - ((req as Timed)[STARTED] ?? Date.now());
+}
 
 /** Principals live beside the request, not on it, so no body or header parser can ever set one. */
 const principals = new WeakMap<Request, Principal>();

@@ -13,17 +13,27 @@ const OPEN_WHILE_BLOCKED = [/^\/observe\/health\/?$/, /^\/api\/v1\/admin(\/|$)/]
  * the answer names no VDB.
  */
 export function startupGate(container: DependencyContainer): RequestHandler {
-  // resolved once it is registered (after activation), not on every request
-  let semantic: { readonly startupBlocked: boolean } | undefined;
+  const blocked = startupBlocked(container);
   return (req: Request, _res: Response, next: Next) => {
-    if (semantic === undefined && container.isRegistered(coreTokens.semantic, true)) semantic = container.resolve(coreTokens.semantic);
-    const blocked = semantic?.startupBlocked === true;
-    if (!blocked || OPEN_WHILE_BLOCKED.some((open) => open.test(req.path()))) {
+    if (!blocked() || OPEN_WHILE_BLOCKED.some((open) => open.test(req.path()))) {
       next();
       return;
     }
     next(new UnavailableError('startup_blocked',
       'the service did not start: a semantic model whose policy is blockStartup failed to activate; see GET /api/v1/admin/semantic/vdbs'));
+  };
+}
+
+/**
+ * Whether the gate is closed. A route served before restify's `pre` handlers (`serveFirst`) asks it and
+ * leaves a blocked start's requests to the gate.
+ */
+export function startupBlocked(container: DependencyContainer): () => boolean {
+  // resolved once it is registered (after activation), not on every request
+  let semantic: { readonly startupBlocked: boolean } | undefined;
+  return () => {
+    if (semantic === undefined && container.isRegistered(coreTokens.semantic, true)) semantic = container.resolve(coreTokens.semantic);
+    return semantic?.startupBlocked === true;
   };
 }
 

@@ -12,9 +12,14 @@ import { readBody } from '../body-parsing.js';
 import { BODY_ERRORS, CREDENTIAL_ERRORS, errorResponses } from '../openapi/error-responses.js';
 import { bodyContent, jsonResponse } from '../openapi/operation-parts.js';
 import type { ApiOperation, DescribedRoute, JsonSchema } from '../openapi/openapi-types.js';
+import { serveFirst } from '../first-route.js';
 import { callerOf } from '../request-context.js';
 import { requestSignal } from '../request-signal.js';
 import type { RouteModule } from '../route-module.js';
+import { startupBlocked } from '../startup-gate.js';
+
+const QUERY_ROUTE = '/api/v1/query/perform/:name';
+const QUERY_PREFIX = '/api/v1/query/perform/';
 
 /**
  * The declarative endpoints (docs/endpoints.md): `POST /api/v1/query/perform/{name}` and
@@ -29,11 +34,21 @@ export const endpointRoutes: RouteModule = {
     const scheme = container.resolve(coreTokens.authScheme);
     const { maxBodyBytes } = config.server;
 
-    // authenticated first in the handler itself: one turn of restify's handler chain less per request
-    server.post('/api/v1/query/perform/:name', async (req: Request, res: Response) => {
+    const perform = async (req: Request, query: QueryEndpoint) => {
+      // authenticated first in the handler itself: one turn of restify's handler chain less per request
       await authenticateRequest(scheme, req);
-      const query = endpoints.query(String(req.params['name']));
-      res.json(200, await query.perform(endpointRequest(req, await readBody(req, maxBodyBytes), config.server)));
+      return query.perform(endpointRequest(req, await readBody(req, maxBodyBytes), config.server));
+    };
+    // the hot route: served from restify's first hook when the URL is the plain path of a known query
+    const blocked = startupBlocked(container);
+    serveFirst(server, container.resolve(coreTokens.logger), {
+      method: 'POST',
+      pattern: QUERY_ROUTE,
+      match: (req) => (req.url?.startsWith(QUERY_PREFIX) && !blocked() ? endpoints.findQuery(req.url.slice(QUERY_PREFIX.length)) : undefined),
+      handle: perform,
+    });
+    server.post(QUERY_ROUTE, async (req: Request, res: Response) => {
+      res.json(200, await perform(req, endpoints.query(String(req.params['name']))));
     });
 
     server.post('/api/v1/actions/run/:name', async (req: Request, res: Response) => {

@@ -6,6 +6,7 @@ import { authenticate } from '../authentication.js';
 import { CREDENTIAL_ERRORS, errorResponses } from '../openapi/error-responses.js';
 import { NO_AUTH } from '../openapi/operation-parts.js';
 import type { ApiOperation } from '../openapi/openapi-types.js';
+import { elapsedMs } from '../request-context.js';
 import type { RouteModule } from '../route-module.js';
 
 /** Where Prometheus scrapes; the index points here. */
@@ -36,7 +37,7 @@ export const metricsRoutes: RouteModule = {
     const metrics = container.resolve(coreTokens.metrics);
     metrics.watchActivations(() => (container.isRegistered(coreTokens.semantic, true) ? container.resolve(coreTokens.semantic).list() : []));
     server.on('after', (req: Request, res: Response, route: Route | null | undefined) => {
-      metrics.request(req.method ?? '', route ? String(route.path) : UNMATCHED, res.statusCode, (Date.now() - req.time()) / 1000);
+      metrics.request(req.method ?? '', route ? String(route.path) : UNMATCHED, res.statusCode, elapsedMs(req) / 1000);
     });
     server.get(METRICS_PATH, ...guardOf(container), async (_req: Request, res: Response) => {
       const { contentType, text } = await metrics.exposition();

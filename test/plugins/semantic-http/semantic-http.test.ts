@@ -195,9 +195,14 @@ availability('degraded: a compile failure isolated by policy (compileFailed is c
 });
 
 availability('unavailable: a failure under blockStartup; health is DOWN, the admin API answers, every other route is 503 startup_blocked', async () => {
-  const service = await startWith(moduleBundleFiles({ ...brokenModule, semanticLines: ['activationFailurePolicy: blockStartup'] }));
+  // a query of the VDB too: its route is served from the first hook, before the gate's restify handler
+  const query = 'type: sqlDirect\nvirtualDatabase: shop\nvirtualDatabaseVersion: "1"\nquery: select id from sales.orders\n';
+  const service = await startWith({ ...moduleBundleFiles({ ...brokenModule, semanticLines: ['activationFailurePolicy: blockStartup'] }), 'queries/shop_orders.yaml': query });
   try {
     assert.equal(await health(service), { status: 503, body: { status: 'DOWN', semantic: { semanticAvailability: 'unavailable', ...counts({ invalidCount: 1, startupBlockingFailureCount: 1 }) } } });
+    const perform = await service.request('/api/v1/query/perform/shop_orders', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    assert.is(perform.status, 503);
+    assert.is((await perform.json() as { code: string }).code, 'startup_blocked');
     assert.is((await service.request('/observe/health', { method: 'HEAD', token: null })).status, 503);
     const list = await service.request('/api/v1/admin/semantic/vdbs');
     assert.is(list.status, 200);
