@@ -76,7 +76,7 @@ export async function authorizeSql(request: SqlAuthorizationRequest): Promise<Sq
   if (tooLong) return tooLong;
   if (request.sql.length > CACHED_SQL_MAX_LENGTH) return decide(request);
   const bySetting = decisionCaches.get(request.catalog, request.grants, () => new Map());
-  const setting = `${request.dialect.id}\u0000${request.readOnly ? 'r' : 'w'}\u0000${joinedFunctions(request.allowFunctions)}`;
+  const setting = settingKey(request.dialect.id, request.readOnly, request.allowFunctions);
   let cache = bySetting.get(setting);
   if (!cache) bySetting.set(setting, (cache = new LruCache(CACHE_ENTRIES)));
   // keyed by the text itself, not by a key built around it: a repeated text keeps its hash
@@ -87,14 +87,19 @@ export async function authorizeSql(request: SqlAuthorizationRequest): Promise<Sq
   return decision;
 }
 
-/** A VDB's `allowFunctions` as one key part, joined once per list. */
-const joinedLists = new WeakMap<readonly string[], string>();
+/** The keys of a dialect's two modes with one `allowFunctions` list, built once: a string built per request is hashed per request. */
+const keysByList = new WeakMap<readonly string[], Map<string, { read: string; write: string }>>();
+const NO_FUNCTIONS: readonly string[] = [];
 
-function joinedFunctions(allowFunctions: readonly string[] | undefined): string {
-  if (allowFunctions === undefined) return '';
-  let joined = joinedLists.get(allowFunctions);
-  if (joined === undefined) joinedLists.set(allowFunctions, (joined = allowFunctions.join(',')));
-  return joined;
+function settingKey(dialectId: string, readOnly: boolean, allowFunctions: readonly string[] = NO_FUNCTIONS): string {
+  let byDialect = keysByList.get(allowFunctions);
+  if (!byDialect) keysByList.set(allowFunctions, (byDialect = new Map()));
+  let keys = byDialect.get(dialectId);
+  if (!keys) {
+    const functions = allowFunctions.join(',');
+    byDialect.set(dialectId, (keys = { read: `${dialectId}\u0000r\u0000${functions}`, write: `${dialectId}\u0000w\u0000${functions}` }));
+  }
+  return readOnly ? keys.read : keys.write;
 }
 
 /**
