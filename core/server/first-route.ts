@@ -15,6 +15,10 @@ export interface FirstRoute<T> {
   method: string;
   pattern: string;
   match(req: IncomingMessage): T | undefined;
+  /**
+   * The answer's body, as JSON. restify has not decorated `req`: of its own members only `req.id()` (set
+   * by the listener's first hook) may be used; no `params`, `query`, `path()` or `body`.
+   */
   handle(req: Request, target: T): Promise<unknown>;
 }
 
