@@ -1,8 +1,9 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, type Histogram, Registry } from 'prom-client';
 import type { Datasource } from '../plugin-api/sql-dialect.js';
 import type { TaskBudgets, TaskState } from '../plugin-api/task-documents.js';
 import type { SemanticState } from '../semantic/semantic-types.js';
 import { poolUsage } from '../sql/pool-usage.js';
+import { counterSeries, histogramSeries } from './series-metric.js';
 import { STATEMENT_OUTCOMES, type StatementObserver, type StatementOutcome } from '../sql/statement-outcome.js';
 import type { TaskObserver } from '../tasks/task-observer.js';
 
@@ -23,35 +24,18 @@ export class ServiceMetrics implements StatementObserver, TaskObserver {
   private readonly datasources = new Map<string, Datasource>();
   private activations: () => readonly { state: SemanticState }[] = () => [];
 
-  private readonly httpRequests = new Counter({
-    name: 'vdb_http_requests_total',
-    help: 'HTTP requests answered, by method, route pattern and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
-  });
-
-  private readonly httpDuration = new Histogram({
-    name: 'vdb_http_request_duration_seconds',
-    help: 'Time from receiving a request to the end of its answer, by method and route pattern',
-    labelNames: ['method', 'route'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
-
-  private readonly statements = new Counter({
-    name: 'vdb_statements_total',
-    help: 'SQL statements of endpoints and tasks, by datasource and outcome (ok, denied, timeout, cancelled, failed)',
-    labelNames: ['datasource', 'outcome'] as const,
-    registers: [this.registry],
-  });
-
-  private readonly statementDuration = new Histogram({
-    name: 'vdb_statement_duration_seconds',
-    help: 'Time the database took for a statement that reached it, by datasource',
-    labelNames: ['datasource'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
+  // the series of the request path: a label set is looked up by its values, never hashed per request
+  private readonly httpRequests = counterSeries('vdb_http_requests_total', 'HTTP requests answered, by method, route pattern and status', this.registry);
+  private readonly httpDuration = histogramSeries('vdb_http_request_duration_seconds',
+    'Time from receiving a request to the end of its answer, by method and route pattern', LATENCY_BUCKETS, this.registry);
+  private readonly statements = counterSeries('vdb_statements_total',
+    'SQL statements of endpoints and tasks, by datasource and outcome (ok, denied, timeout, cancelled, failed)', this.registry);
+  private readonly statementDuration = histogramSeries('vdb_statement_duration_seconds',
+    'Time the database took for a statement that reached it, by datasource', LATENCY_BUCKETS, this.registry);
+  /** By route pattern, method, then status. */
+  private readonly requestSeries = new Map<string, Map<string, { duration: Histogram; byStatus: Map<number, Counter> }>>();
+  /** By datasource, then outcome. */
+  private readonly statementSeries = new Map<string, { duration?: Histogram; byOutcome: Map<StatementOutcome, Counter> }>();
 
   private readonly tasks = new Counter({
     name: 'vdb_tasks_total',
@@ -104,19 +88,35 @@ export class ServiceMetrics implements StatementObserver, TaskObserver {
 
   /** One answered request; `route` is the route's pattern (`/api/v1/query/perform/:name`), never the URL. */
   request(method: string, route: string, status: number, seconds: number): void {
-    this.httpRequests.inc({ method, route, status: String(status) });
-    this.httpDuration.observe({ method, route }, seconds);
+    let byMethod = this.requestSeries.get(route);
+    if (byMethod === undefined) this.requestSeries.set(route, (byMethod = new Map()));
+    let series = byMethod.get(method);
+    if (series === undefined) byMethod.set(method, (series = { duration: this.httpDuration.add({ method, route }), byStatus: new Map() }));
+    let counter = series.byStatus.get(status);
+    if (counter === undefined) series.byStatus.set(status, (counter = this.httpRequests.add({ method, route, status: String(status) })));
+    counter.inc();
+    series.duration.observe(seconds);
   }
 
   opened(name: string, datasource: Datasource): void {
     this.datasources.set(name, datasource);
     // every outcome is reported from the start, zeros included, so that rates over them are defined
-    for (const outcome of STATEMENT_OUTCOMES) this.statements.inc({ datasource: name, outcome }, 0);
+    this.statementsOf(name);
   }
 
   statement(datasource: string, outcome: StatementOutcome, seconds?: number): void {
-    this.statements.inc({ datasource, outcome });
-    if (seconds !== undefined) this.statementDuration.observe({ datasource }, seconds);
+    const series = this.statementsOf(datasource);
+    (series.byOutcome.get(outcome) as Counter).inc();
+    if (seconds !== undefined) (series.duration ??= this.statementDuration.add({ datasource })).observe(seconds);
+  }
+
+  private statementsOf(datasource: string): { duration?: Histogram; byOutcome: Map<StatementOutcome, Counter> } {
+    let series = this.statementSeries.get(datasource);
+    if (series === undefined) {
+      const byOutcome = new Map(STATEMENT_OUTCOMES.map((outcome) => [outcome, this.statements.add({ datasource, outcome })] as const));
+      this.statementSeries.set(datasource, (series = { byOutcome }));
+    }
+    return series;
   }
 
   taskEnded(capability: string, state: TaskState, budget?: keyof TaskBudgets | 'deadline'): void {
