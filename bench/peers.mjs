@@ -11,7 +11,7 @@
 //   npm run build
 //   BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/bench node bench/peers.mjs          # PostgreSQL
 //   node bench/peers.mjs --pglite                                                       # PGlite
-//   BENCH_PG_URL=… node bench/peers.mjs --floor     # restify + pg alone in the service's place: the ceiling
+//   BENCH_PG_URL=… node bench/peers.mjs --floor     # restify + pg alone in the service's place: a restify route's ceiling
 //
 // PostgreSQL: the database of BENCH_PG_URL must hold the harness's `shop` schema (psql … -f seed.sql in the
 // peers folder). The service syncs its data role there (database role vdb_shop_v1_reader) as it starts.
@@ -39,7 +39,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
 const backend = process.argv.includes('--pglite') || env.BENCH_BACKEND === 'pglite' ? 'pglite' : 'postgres';
-/** `--floor` (PostgreSQL): bench/peers/restify-floor.mjs in the service's place, the most a restify service reaches here. */
+/** `--floor` (PostgreSQL): bench/peers/restify-floor.mjs in the service's place, the most a restify route reaches here. */
 const floor = process.argv.includes('--floor');
 const FLOOR_PORT = Number(env.BENCH_FLOOR_PORT ?? 3048);
 const SERVICE_PORT = Number(env.BENCH_SERVICE_PORT ?? 3040);

@@ -2,7 +2,8 @@
 // version, created as the service creates it) and pg.Pool (max 10), as the raw baseline serves it over
 // node:http. No authentication, template, authorization, data role, metrics or access line: what is left is
 // restify's own work per request. `node bench/peers.mjs --floor` runs it beside the baseline and Platformatic
-// DB in one run; the service, which keeps restify, cannot be faster than this.
+// DB in one run: no route served through restify's router and handler chain can be faster. The service's query
+// route is served from restify's `first` hook instead (core/server/first-route.ts), which skips that work.
 //
 //   PORT=3048 DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/peers/restify-floor.mjs
 import pg from 'pg';
