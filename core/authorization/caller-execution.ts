@@ -3,9 +3,10 @@
  * of the caller's grants, so the database refuses what the grants do not cover even when the SQL analyzer,
  * the first gate, let it through.
  */
+import { LruCache } from '../caching/lru-cache.js';
 import { deny, denialError } from '../plugin-api/denial.js';
 import type {
-  Datasource, ExecutionScope, QueryOptions, SqlExecutor, WireForwardOptions, WireForwardOutcome, WireStatement,
+  Datasource, ExecutionScope, QueryOptions, SqlDialect, SqlExecutor, WireForwardOptions, WireForwardOutcome, WireStatement,
 } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import type { CallerGrants } from './grants.js';
@@ -50,7 +51,7 @@ export function callerExecutor(datasource: Datasource, vdb: VirtualDatabase, gra
   const { timeoutMs, maxRowBytes, signal } = run;
   // an executor kept for one statement (the SQL door's) builds its bounded text once, not on every run
   let lastSql: string | undefined;
-  let lastBounded: string | undefined;
+  let lastBounded = '';
   const executor: CallerExecutor = {
     query: (sql, bindings, options) => {
       // one object of one shape per statement: spreading the caller's options costs more than the statement's own work here
@@ -58,10 +59,9 @@ export function callerExecutor(datasource: Datasource, vdb: VirtualDatabase, gra
       if (maxRowBytes === undefined) return datasource.query(sql, bindings, limited);
       if (sql !== lastSql) {
         lastSql = sql;
-        lastBounded = datasource.dialect.boundRowBytes(sql);
+        lastBounded = boundedText(datasource.dialect, sql);
       }
-      const bounded = lastBounded ?? sql;
-      return bounded === sql ? datasource.query(sql, bindings, limited) : datasource.query(bounded, [...bindings, maxRowBytes], limited);
+      return lastBounded === sql ? datasource.query(sql, bindings, limited) : datasource.query(lastBounded, [...bindings, maxRowBytes], limited);
     },
     transaction: (work) => datasource.transaction(work, { scope, timeoutMs }),
   };
@@ -72,6 +72,27 @@ export function callerExecutor(datasource: Datasource, vdb: VirtualDatabase, gra
       forward.call(datasource, statement, { signal, maxBytes, send, timeoutMs, scope }));
   }
   return executor;
+}
+
+/**
+ * Bounded texts by dialect, then by text. An endpoint's statement recurs with every request as the same
+ * string, so its bounded text is the same string too: built once, and hashed once where a datasource keys a
+ * cache by it (a new string of the same text costs its building and its hashing on every request).
+ */
+const boundedTexts = new WeakMap<SqlDialect, LruCache<string, string>>();
+const BOUNDED_TEXTS = 500;
+/** Longer texts are bounded on each run, so the cache stays small whatever callers send. */
+const MAX_CACHED_SQL_LENGTH = 64 * 1024;
+
+/** `sql` bounded by the dialect, or `sql` itself where the dialect bounds no row. */
+function boundedText(dialect: SqlDialect, sql: string): string {
+  let cache = boundedTexts.get(dialect);
+  if (!cache) boundedTexts.set(dialect, (cache = new LruCache(BOUNDED_TEXTS)));
+  const cached = cache.get(sql);
+  if (cached !== undefined) return cached;
+  const bounded = dialect.boundRowBytes(sql) ?? sql;
+  if (sql.length <= MAX_CACHED_SQL_LENGTH) cache.set(sql, bounded);
+  return bounded;
 }
 
 /** One scope object per role and mode: adapters may keep what they set up for a scope by its identity. */
