@@ -3,7 +3,7 @@
  * of the caller's grants, so the database refuses what the grants do not cover even when the SQL analyzer,
  * the first gate, let it through.
  */
-import { LruCache } from '../caching/lru-cache.js';
+import { LruCaches } from '../caching/lru-cache.js';
 import { deny, denialError } from '../plugin-api/denial.js';
 import type {
   Datasource, ExecutionScope, QueryOptions, SqlDialect, SqlExecutor, WireForwardOptions, WireForwardOutcome, WireStatement,
@@ -79,15 +79,13 @@ export function callerExecutor(datasource: Datasource, vdb: VirtualDatabase, gra
  * string, so its bounded text is the same string too: built once, and hashed once where a datasource keys a
  * cache by it (a new string of the same text costs its building and its hashing on every request).
  */
-const boundedTexts = new WeakMap<SqlDialect, LruCache<string, string>>();
-const BOUNDED_TEXTS = 500;
+const boundedTexts = new LruCaches<SqlDialect, string, string>(500);
 /** Longer texts are bounded on each run, so the cache stays small whatever callers send. */
 const MAX_CACHED_SQL_LENGTH = 64 * 1024;
 
 /** `sql` bounded by the dialect, or `sql` itself where the dialect bounds no row. */
 function boundedText(dialect: SqlDialect, sql: string): string {
-  let cache = boundedTexts.get(dialect);
-  if (!cache) boundedTexts.set(dialect, (cache = new LruCache(BOUNDED_TEXTS)));
+  const cache = boundedTexts.of(dialect);
   const cached = cache.get(sql);
   if (cached !== undefined) return cached;
   const bounded = dialect.boundRowBytes(sql) ?? sql;

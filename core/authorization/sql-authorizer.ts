@@ -11,7 +11,7 @@ import type { SqlGrammar } from '../plugin-api/sql-grammar.js';
 import type { DataAction, VdbCatalog, VdbRelation } from '../plugin-api/vdb.js';
 import { catalogIndex } from './catalog-index.js';
 import { deny, isDenial, type Denial } from '../plugin-api/denial.js';
-import { LruCache } from '../caching/lru-cache.js';
+import { LruCache, LruCaches } from '../caching/lru-cache.js';
 import { PerGrantSet } from '../caching/per-grant-set.js';
 import { allows, type CallerGrants } from './grants.js';
 import type { StatementFacts, StatementKind } from '../plugin-api/statement-facts.js';
@@ -62,7 +62,7 @@ const CACHE_ENTRIES = 1_000;
 const CACHED_SQL_MAX_LENGTH = 16_384;
 
 /** Per grammar, keyed by the text itself (a string keeps its hash, so a repeated text is not hashed again). */
-const factsCaches = new WeakMap<SqlGrammar, LruCache<string, StatementFacts | Denial>>();
+const factsCaches = new LruCaches<SqlGrammar, string, StatementFacts | Denial>(CACHE_ENTRIES);
 
 /**
  * Whole decisions, per catalog and grant set (both fixed for the life of the process and shared by every
@@ -130,8 +130,7 @@ async function decide(request: SqlAuthorizationRequest): Promise<SqlAuthorizatio
 }
 
 async function statementFacts(sql: string, grammar: SqlGrammar): Promise<StatementFacts | Denial> {
-  let cache = factsCaches.get(grammar);
-  if (!cache) factsCaches.set(grammar, (cache = new LruCache(CACHE_ENTRIES)));
+  const cache = factsCaches.of(grammar);
   const cached = cache.get(sql);
   if (cached) return cached;
   await grammar.load();

@@ -31,3 +31,16 @@ export class LruCache<K, V> {
     this.onEvict?.(oldestKey, oldest);
   }
 }
+
+/** An LruCache per owner (a dialect, a grammar), made on its first use and gone with the owner. */
+export class LruCaches<O extends object, K, V> {
+  private readonly byOwner = new WeakMap<O, LruCache<K, V>>();
+
+  constructor(private readonly capacity: number) {}
+
+  of(owner: O): LruCache<K, V> {
+    let cache = this.byOwner.get(owner);
+    if (!cache) this.byOwner.set(owner, (cache = new LruCache(this.capacity)));
+    return cache;
+  }
+}

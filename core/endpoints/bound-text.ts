@@ -1,4 +1,4 @@
-import { LruCache } from '../caching/lru-cache.js';
+import { LruCaches } from '../caching/lru-cache.js';
 import type { SqlDialect } from '../plugin-api/sql-dialect.js';
 import { DeferredValue } from './deferred-value.js';
 import { DefinitionError } from './definition-error.js';
@@ -77,13 +77,11 @@ interface SqlFault {
 type CompiledSqlText = { sql: string; order: number[] } | { fault: SqlFault };
 
 /** The same rendered text recurs for every request of the same shape: scan it once (per dialect). */
-const compiledTexts = new WeakMap<SqlTextDialect, LruCache<string, CompiledSqlText>>();
-const CACHED_TEXTS = 500;
+const compiledTexts = new LruCaches<SqlTextDialect, string, CompiledSqlText>(500);
 const MAX_CACHED_SQL_LENGTH = 64 * 1024;
 
 function compileSqlText(text: string, dialect: SqlTextDialect): CompiledSqlText {
-  let cache = compiledTexts.get(dialect);
-  if (!cache) compiledTexts.set(dialect, (cache = new LruCache(CACHED_TEXTS)));
+  const cache = compiledTexts.of(dialect);
   const cached = cache.get(text);
   if (cached) return cached;
   let compiled: CompiledSqlText;

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LruCache } from '../../../core/caching/lru-cache.js';
+import { LruCache, LruCaches } from '../../../core/caching/lru-cache.js';
 
 test('the cache keeps at most its capacity and forgets the least recently used entry', () => {
   const cache = new LruCache<string, number>(2);
@@ -35,6 +35,17 @@ test('a hit on the most recent entry keeps the order that the next eviction foll
   assert.equal([cache.get('b'), cache.get('a'), cache.get('c')], [undefined, 1, 3]);
   cache.set('d', 4); // c was used last, a before it
   assert.equal([cache.get('a'), cache.get('c'), cache.get('d')], [undefined, 3, 4]);
+});
+
+test('LruCaches: one cache per owner, kept for the owner, each of the given capacity', () => {
+  const caches = new LruCaches<object, string, number>(1);
+  const [first, second] = [{}, {}];
+  caches.of(first).set('a', 1);
+  assert.is(caches.of(first), caches.of(first));
+  assert.is(caches.of(first).get('a'), 1);
+  assert.is(caches.of(second).get('a'), undefined);
+  caches.of(first).set('b', 2);
+  assert.equal([caches.of(first).get('a'), caches.of(first).get('b')], [undefined, 2]);
 });
 
 test.run();
