@@ -1,4 +1,4 @@
-import { ResultBuilder, type QueryOptions, type QueryResult } from '../../core/plugin-api/index.js';
+import { offAbort, onAbort, ResultBuilder, type QueryOptions, type QueryResult } from '../../core/plugin-api/index.js';
 import { mysqlCodec, type MysqlField } from './mysql-types.js';
 
 /** The part of mysql2's Query (an event emitter when given no callback) the rows are read from. */
@@ -64,10 +64,10 @@ export function streamStatement(connection: StreamingConnection, sql: string, bi
       if (settled) return;
       settled = true;
       clearTimeout(again);
-      signal?.removeEventListener('abort', stop);
+      if (signal) offAbort(signal, stop);
       void (killing ?? Promise.resolve()).then(outcome);
     };
-    signal?.addEventListener('abort', stop, { once: true });
+    if (signal) onAbort(signal, stop);
     const query = connection.query(sql, bindings);
     // only the first result set is read; a statement without one (DML) gives its header as a 'result'
     let first = true;

@@ -1,3 +1,4 @@
+import { offAbort, onAbort } from '../../core/plugin-api/index.js';
 import { TEXT_OIDS } from '../postgres/postgres-types.js';
 import { statementCanceled, transactionAborted, connectionFailure } from './pglite-errors.js';
 import type { PgliteRows, PgliteSetup, SessionScope } from './pglite-messages.js';
@@ -186,7 +187,7 @@ export class PgliteHost {
     if (this.closing !== undefined && !last) return Promise.reject(new Error('PGlite is closed'));
     if (signal?.aborted) return Promise.reject(statementCanceled('user request'));
     return new Promise<T>((resolve, reject) => {
-      const onAbort = () => {
+      const unqueue = () => {
         const at = this.queue.indexOf(item);
         if (at < 0) return;
         this.queue.splice(at, 1);
@@ -195,11 +196,11 @@ export class PgliteHost {
       const item: Job = {
         ...kind,
         run: async () => {
-          signal?.removeEventListener('abort', onAbort);
+          if (signal) offAbort(signal, unqueue);
           await job().then(resolve, reject);
         },
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal) onAbort(signal, unqueue);
       this.queue.push(item);
       this.pump();
     });

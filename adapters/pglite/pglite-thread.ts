@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { offAbort, onAbort } from '../../core/plugin-api/index.js';
 import { connectionFailure, errorFromWire, statementCanceled, workerStopped } from './pglite-errors.js';
 import type { PgliteAnswers, PgliteCommand, PgliteReply } from './pglite-messages.js';
 
@@ -42,7 +43,7 @@ class Pending {
     private readonly limit: RequestLimit,
     private readonly end: (error: Error) => void,
   ) {
-    limit.signal?.addEventListener('abort', this.onAbort, { once: true });
+    if (limit.signal) onAbort(limit.signal, this.onAbort);
   }
 
   /** Its turn came: its time limit counts from now, and an abort from before gets its grace from now. */
@@ -64,7 +65,7 @@ class Pending {
 
   done(): void {
     clearTimeout(this.timer);
-    this.limit.signal?.removeEventListener('abort', this.onAbort);
+    if (this.limit.signal) offAbort(this.limit.signal, this.onAbort);
   }
 
   private readonly onAbort = () => {

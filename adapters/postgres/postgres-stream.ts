@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { ResultBuilder, type QueryOptions, type QueryResult } from '../../core/plugin-api/index.js';
+import { offAbort, onAbort, ResultBuilder, type QueryOptions, type QueryResult } from '../../core/plugin-api/index.js';
 import { pgQuery, type NativeStatement } from './pg-statement.js';
 import { StatementCanceller, type CancellableClient } from './postgres-cancel.js';
 import { postgresCodec } from './postgres-types.js';
@@ -48,10 +48,10 @@ export function streamStatement(client: StreamingClient, statement: NativeStatem
     const settle = (outcome: () => void) => {
       if (settled) return;
       settled = true;
-      signal?.removeEventListener('abort', cancel);
+      if (signal) offAbort(signal, cancel);
       canceller.ended(outcome);
     };
-    signal?.addEventListener('abort', cancel, { once: true });
+    if (signal) onAbort(signal, cancel);
     query.on('row', (row: Record<string, unknown>, result?: PgResultShape) => {
       if (result !== undefined && !builderFor(result).add(row)) cancel();
     });

@@ -6,7 +6,7 @@
  * ReadyForQuery, when the backend has nothing more to say.
  */
 import type { Socket } from 'node:net';
-import type { WireForwardOptions, WireForwardOutcome, WireStatement } from '../../core/plugin-api/index.js';
+import { offAbort, onAbort, type WireForwardOptions, type WireForwardOutcome, type WireStatement } from '../../core/plugin-api/index.js';
 import { StatementCanceller, type CancellableClient } from './postgres-cancel.js';
 
 /** A pooled pg client whose connection's socket can be read for one statement. */
@@ -49,7 +49,7 @@ export function forwardStatement(client: ForwardingClient, statement: WireStatem
     const settle = (outcome: () => void) => {
       if (settled) return;
       settled = true;
-      signal?.removeEventListener('abort', cancel);
+      if (signal) offAbort(signal, cancel);
       socket.removeListener('data', onData);
       socket.removeListener('close', onClose);
       for (const listener of pgListeners) socket.on('data', listener);
@@ -115,7 +115,7 @@ export function forwardStatement(client: ForwardingClient, statement: WireStatem
     for (const listener of pgListeners) socket.removeListener('data', listener);
     socket.on('data', onData);
     socket.once('close', onClose);
-    signal?.addEventListener('abort', cancel, { once: true });
+    if (signal) onAbort(signal, cancel);
     socket.write(frontendMessages(statement));
   });
 }

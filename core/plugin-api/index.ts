@@ -38,6 +38,7 @@ export { KnexDatasource, createKnex, knexPool, placeholders, DEFAULT_ACQUIRE_TIM
 export { readCatalog, type IntrospectionQueries, type NativeTypeReader } from '../sql/catalog-assembly.js';
 export { type ValueCodec } from '../sql/value-encoding.js';
 export { encodeResult, ResultBuilder, type ResultLimits } from '../sql/result-builder.js';
+export { offAbort, onAbort } from '../sql/abort-listeners.js';
 export { lookupLogicalType, parseNativeType, type LogicalTypeTable } from '../sql/logical-types.js';
 export { LruCache } from '../caching/lru-cache.js';
 

@@ -8,6 +8,7 @@
 import { callerExecutor, type CallerExecutor } from '../authorization/caller-execution.js';
 import { authorizeVdbStatement, type AuthorizedStatement } from '../authorization/sql-authorizer.js';
 import { isDenial } from '../plugin-api/denial.js';
+import { offAbort, onAbort } from '../sql/abort-listeners.js';
 import type { Datasource, QueryResult, WireStatement } from '../plugin-api/sql-dialect.js';
 import { callerCatalog, type CatalogCaller, type CatalogResponder } from './catalog/index.js';
 import type { DoorCaller } from './door-authentication.js';
@@ -203,13 +204,13 @@ export class StatementRunner {
 function abortable<T>(running: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(new WireError('57014', 'canceling statement due to user request'));
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new WireError('57014', 'canceling statement due to user request'));
-    signal.addEventListener('abort', onAbort, { once: true });
+    const canceled = () => reject(new WireError('57014', 'canceling statement due to user request'));
+    onAbort(signal, canceled);
     running.then((value) => {
-      signal.removeEventListener('abort', onAbort);
+      offAbort(signal, canceled);
       resolve(value);
     }, (error: unknown) => {
-      signal.removeEventListener('abort', onAbort);
+      offAbort(signal, canceled);
       reject(error);
     });
   });
