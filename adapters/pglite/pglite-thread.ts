@@ -43,7 +43,7 @@ class Pending {
     private readonly limit: RequestLimit,
     private readonly end: (error: Error) => void,
   ) {
-    if (limit.signal) onAbort(limit.signal, this.onAbort);
+    if (limit.signal) onAbort(limit.signal, this.abandoned);
   }
 
   /** Its turn came: its time limit counts from now, and an abort from before gets its grace from now. */
@@ -65,10 +65,10 @@ class Pending {
 
   done(): void {
     clearTimeout(this.timer);
-    if (this.limit.signal) offAbort(this.limit.signal, this.onAbort);
+    if (this.limit.signal) offAbort(this.limit.signal, this.abandoned);
   }
 
-  private readonly onAbort = () => {
+  private readonly abandoned = () => {
     this.aborted = true;
     if (this.running) this.graceThenEnd();
   };

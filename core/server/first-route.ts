@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response, Route, Server } from 'restify';
 import type { Logger } from 'pino';
-import { toHttpFailure } from './http-errors.js';
-import { envelopeOf } from './request-context.js';
+import { requestFailure } from './http-errors.js';
 
 /**
  * A route a `first` handler serves (restify's hook for work "without the overhead of the restify
@@ -41,8 +40,7 @@ export function serveFirst<T>(server: Server, logger: Logger, route: FirstRoute<
       .then(
         (body) => answer(res, server.name, 200, body, undefined),
         (error: unknown) => {
-          const failure = toHttpFailure(error, envelopeOf(req));
-          if (failure.serverSide) logger.error({ reqId: req.id(), err: error }, 'request failed');
+          const failure = requestFailure(req, error, logger);
           if (!res.headersSent) answer(res, server.name, failure.status, failure.body, failure.headers);
         },
       )

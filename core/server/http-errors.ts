@@ -1,7 +1,10 @@
 import { ERROR_CATALOG, type ErrorCode, type ErrorEnvelope } from '../plugin-api/error-catalog.js';
 import { ServiceError } from '../plugin-api/errors.js';
 import type { TaskErrorEnvelope } from '../plugin-api/task-documents.js';
+import type { Logger } from 'pino';
+import type { Request } from 'restify';
 import { CredentialRefusal } from './authentication.js';
+import { envelopeOf } from './request-context.js';
 
 /** The standard error body: `{code, message, details}`. */
 export interface ErrorBody {
@@ -46,6 +49,16 @@ export function toHttpFailure(error: unknown, envelope: ErrorEnvelope): HttpFail
     : { code, message, details };
   const headers: Record<string, string> = error instanceof CredentialRefusal ? { 'WWW-Authenticate': error.challengeFor(code) } : {};
   return { status, body, headers, serverSide: status >= 500 };
+}
+
+/**
+ * The failure a request answers with, in the envelope its route declared; one of ours (5xx) is logged with
+ * its cause first. Every listener's error path goes through here: restify's routes and the first hook's.
+ */
+export function requestFailure(req: Request, error: unknown, logger: Logger): HttpFailure {
+  const failure = toHttpFailure(error, envelopeOf(req));
+  if (failure.serverSide) logger.error({ reqId: req.id(), err: error }, 'request failed');
+  return failure;
 }
 
 function failureOf(error: unknown): Failure {

@@ -4,10 +4,10 @@ import restify, { type Request, type Response, type Server } from 'restify';
 import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
 import type { ServerConfig } from '../config/config-types.js';
-import { toHttpFailure } from './http-errors.js';
+import { requestFailure } from './http-errors.js';
 import { ListenFailure, type ListenerKey } from './listen-failure.js';
 import { onFirst } from './first-route.js';
-import { elapsedMs, envelopeOf, markStarted } from './request-context.js';
+import { elapsedMs, markStarted } from './request-context.js';
 import type { RouteModule } from './route-module.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -27,8 +27,7 @@ function createRestifyServer(name: string, config: ServerConfig, logger: Logger)
     return true;
   });
   server.on('restifyError', (req: Request, res: Response, error: unknown, callback: () => void) => {
-    const failure = toHttpFailure(error, envelopeOf(req));
-    if (failure.serverSide) logger.error({ reqId: req.id(), err: error }, 'request failed');
+    const failure = requestFailure(req, error, logger);
     if (!res.headersSent) {
       for (const [name, value] of Object.entries(failure.headers)) res.header(name, value);
       res.status(failure.status);
