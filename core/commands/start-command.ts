@@ -18,9 +18,10 @@ export async function startCommand(argv: string[]): Promise<number> {
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
-  // the destination writes asynchronously and says `drain` once the line is out: the lines for people follow it
-  logs.once('drain', () => process.stderr.write(startupSummary(service).map((line) => `${line}\n`).join('')));
   const sql = service.sqlAddress && `${service.sqlAddress.host}:${service.sqlAddress.port}`;
   service.logger.info({ url: service.url, adminUrl: service.adminUrl, ...(sql && { sql }) }, 'vdb-service listening');
+  // the destination batches its lines: the JSON line goes out first, the lines for people follow it
+  logs.flushSync();
+  process.stderr.write(startupSummary(service).map((line) => `${line}\n`).join(''));
   return new Promise<number>(() => undefined);
 }
