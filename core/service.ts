@@ -1,6 +1,6 @@
 import { SemanticQueries } from './semantic-query/semantic-query-service.js';
 import 'reflect-metadata';
-import type { Logger } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import type { AuthScheme } from './plugin-api/auth-scheme.js';
 import { loadConfig } from './config/config-loader.js';
@@ -36,7 +36,7 @@ export interface ServiceOptions {
   configFile: string;
   env?: NodeJS.ProcessEnv;
   /** Where JSON logs go; stdout by default. */
-  logDestination?: NodeJS.WritableStream;
+  logDestination?: DestinationStream;
   /** Already-open datasources to use instead of opening the configured ones (tests share one PGlite). */
   datasources?: Record<string, Datasource>;
   /** Listen on this port instead of `server.port` (tests use 0). */
