@@ -7,16 +7,16 @@
 //
 // The database needs the peers harness's `shop` schema (seed.sql of the peers folder). --root: the project
 // checkout whose dist/ is run (default this one; an older commit's worktree for an A/B). Environment:
-// PEERS_DIR (the peers folder, for its autocannon), BENCH_DURATION (s per window, 5), BENCH_WARMUP (s, 3),
-// BENCH_CONNECTIONS (20), BENCH_SERVICE_PORT (3041), BENCH_SERVICE_NODE_ARGS (node options of the service).
+// BENCH_DURATION (s per window, 5), BENCH_WARMUP (s, 3), BENCH_CONNECTIONS (20), BENCH_SERVICE_PORT (3041),
+// BENCH_SERVICE_NODE_ARGS (node options of the service).
 // Linux only. The load runs in this process, as in the peers harness.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { processCpu } from './process-cpu.mjs';
 
 const env = process.env;
 const argument = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
@@ -25,7 +25,6 @@ const root = resolve(argument('--root', here));
 const windows = Number(argument('--windows', 1));
 const duration = Number(env.BENCH_DURATION ?? 5);
 const port = Number(env.BENCH_SERVICE_PORT ?? 3041);
-const autocannon = createRequire(join(resolve(env.PEERS_DIR ?? join(here, '..', 'peers')), 'package.json'))('autocannon');
 if (!env.BENCH_PG_URL) throw new Error('set BENCH_PG_URL to the database holding the peers harness\'s shop schema');
 
 const token = randomBytes(24).toString('hex');
@@ -36,12 +35,6 @@ child.stdout.resume();
 const url = `http://127.0.0.1:${port}/api/v1/query/perform/customer_by_email`;
 const load = { url, method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ada@example.com' }), connections: Number(env.BENCH_CONNECTIONS ?? 20) };
 
-/** User and system CPU of the child so far, in µs (clock ticks of 10 ms). */
-function cpu() {
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 };
-}
-
 try {
   for (let ready = false, tries = 0; !ready; tries++) {
     if (tries > 240 || child.exitCode !== null) throw new Error('the service did not answer 200');
@@ -50,9 +43,9 @@ try {
   }
   await autocannon({ ...load, duration: Number(env.BENCH_WARMUP ?? 3) });
   for (let window = 0; window < windows; window++) {
-    const before = cpu();
+    const before = processCpu(child.pid);
     const result = await autocannon({ ...load, duration });
-    const after = cpu();
+    const after = processCpu(child.pid);
     const per = (key) => ((after[key] - before[key]) / result.requests.total).toFixed(1);
     const failed = result.errors + result.timeouts + result.non2xx;
     console.log(`${root}: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, failed ${failed}, CPU per request: user ${per('user')} µs, system ${per('system')} µs`);

@@ -35,6 +35,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { processCpu } from './process-cpu.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -146,11 +147,11 @@ async function startFloor(pgUrl) {
   return entry;
 }
 
-/** CPU time so far (user + system, all threads) of process `pid`, in µs, from /proc (Linux, 100 ticks/s); undefined elsewhere. */
+/** CPU time so far (user + system, all threads) of process `pid`, in µs; undefined where there is no /proc. */
 function cpuMicros(pid) {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+    const { user, system } = processCpu(pid);
+    return user + system;
   } catch {
     return undefined;
   }

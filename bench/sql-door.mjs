@@ -12,11 +12,12 @@
 // BENCH_DOOR_NODE_ARGS (node options of the service's process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
 // Each door run also reports the CPU the service's process used per query (/proc/<pid>/stat, user and system).
 import { fork } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { processCpu } from './process-cpu.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const TOKEN = 'bench-reader-token-0123456789';
@@ -95,9 +96,9 @@ async function main() {
     for (let round = 0; round < settings.rounds; round++) {
       for (const [name, config] of [['direct', direct], ['door', door]]) {
         await load(config, settings.warmup);
-        const before = cpuOf(child.pid);
+        const before = processCpu(child.pid);
         const { qps, count } = await load(config, settings.duration);
-        const after = cpuOf(child.pid);
+        const after = processCpu(child.pid);
         results[name].push(qps);
         const cpu = name === 'door'
           ? `, the door's process ${perQuery(after.user - before.user + after.system - before.system, count)} µs CPU per query`
@@ -140,12 +141,6 @@ async function load(config, seconds) {
   const elapsed = (Date.now() - started) / 1000;
   await Promise.all(clients.map((client) => client.end()));
   return { qps: count / elapsed, count };
-}
-
-/** CPU time of a process so far, in µs (utime and stime of /proc/<pid>/stat, in clock ticks of 10 ms). */
-function cpuOf(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 };
 }
 
 function perQuery(micros, count) {

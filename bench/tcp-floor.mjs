@@ -8,10 +8,10 @@
 // Creates (and drops at the end) the table tcp_floor_bench in that database. Options (env): BENCH_DURATION
 // (s, 10), BENCH_WARMUP (s, 3), BENCH_CONNECTIONS (10).
 import { fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { processCpu } from './process-cpu.mjs';
 
 const SQL = 'select id, name, region from tcp_floor_bench where id = $1';
 const ROWS = 10_000;
@@ -85,8 +85,8 @@ async function load(config, seconds) {
   return { qps: count / elapsed, count };
 }
 
-/** CPU time of a process so far in µs: utime + stime of /proc/<pid>/stat, in clock ticks of 10 ms. */
+/** CPU time (user + system) of a process so far, in µs. */
 function cpuOf(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  const { user, system } = processCpu(pid);
+  return user + system;
 }
