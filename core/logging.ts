@@ -7,7 +7,7 @@ const REDACTED_PATHS = [
   '*.*.password', '*.*.token', '*.*.secret', '*.*.connectionString',
 ];
 
-/** A batched destination writes once this many bytes wait (about 30 access lines), or after FLUSH_MS. */
+/** A batch is written once about this many bytes wait (counted as UTF-16 units: some 30 access lines), or after FLUSH_MS. */
 const MIN_WRITE_BYTES = 4096;
 const FLUSH_MS = 250;
 
