@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { lookupLoad } from './pg-lookup-load.mjs';
 import { processCpu } from './process-cpu.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -123,24 +124,9 @@ async function main() {
     + `${(mean(results.door) / mean(results.direct)).toFixed(2)}× (${settings.connections} connections, ${settings.rounds} rounds of ${settings.duration} s)`);
 }
 
-/** `settings.connections` clients, each running the lookup back to back for `seconds`; queries per second. */
-async function load(config, seconds) {
-  const clients = Array.from({ length: settings.connections }, () => new pg.Client(config()));
-  await Promise.all(clients.map((client) => client.connect()));
-  const until = Date.now() + seconds * 1000;
-  let count = 0;
-  const started = Date.now();
-  await Promise.all(clients.map(async (client) => {
-    while (Date.now() < until) {
-      const id = 1 + Math.floor(Math.random() * ROWS);
-      const result = await client.query(SQL, [id]);
-      if (result.rows[0]?.id !== id) throw new Error(`the lookup of ${id} answered ${JSON.stringify(result.rows)}`);
-      count++;
-    }
-  }));
-  const elapsed = (Date.now() - started) / 1000;
-  await Promise.all(clients.map((client) => client.end()));
-  return { qps: count / elapsed, count };
+/** The lookup of this benchmark by `settings.connections` clients for `seconds`. */
+function load(config, seconds) {
+  return lookupLoad(config, { sql: SQL, rows: ROWS, connections: settings.connections, seconds });
 }
 
 function perQuery(micros, count) {

@@ -11,6 +11,7 @@ import { fork } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { lookupLoad } from './pg-lookup-load.mjs';
 import { processCpu } from './process-cpu.mjs';
 
 const SQL = 'select id, name, region from tcp_floor_bench where id = $1';
@@ -66,23 +67,9 @@ async function main() {
   }
 }
 
-async function load(config, seconds) {
-  const clients = Array.from({ length: settings.connections }, () => new pg.Client(config()));
-  await Promise.all(clients.map((client) => client.connect()));
-  const until = Date.now() + seconds * 1000;
-  const started = Date.now();
-  let count = 0;
-  await Promise.all(clients.map(async (client) => {
-    while (Date.now() < until) {
-      const id = 1 + Math.floor(Math.random() * ROWS);
-      const result = await client.query(SQL, [id]);
-      if (result.rows[0]?.id !== id) throw new Error(`the lookup of ${id} answered ${JSON.stringify(result.rows)}`);
-      count++;
-    }
-  }));
-  const elapsed = (Date.now() - started) / 1000;
-  await Promise.all(clients.map((client) => client.end()));
-  return { qps: count / elapsed, count };
+/** The lookup of this benchmark by `settings.connections` clients for `seconds`. */
+function load(config, seconds) {
+  return lookupLoad(config, { sql: SQL, rows: ROWS, connections: settings.connections, seconds });
 }
 
 /** CPU time (user + system) of a process so far, in µs. */
