@@ -6,6 +6,7 @@
  */
 import { loadModule, parseSync } from 'libpg-query';
 import { LruCache } from '../../caching/lru-cache.js';
+import { SERVER_FUNCTIONS, SERVER_SCHEMA } from './mirror-ddl.js';
 
 type PgObject = { [field: string]: unknown };
 
@@ -48,7 +49,10 @@ export function loadCatalogGrammar(): Promise<void> {
 /** A statement the mirror answers: its kind, and the text to run there. */
 export interface CatalogStatement {
   readonly kind: 'select' | 'show';
-  /** The statement with renamed catalog columns (RENAMED_COLUMNS) spelled as the mirror spells them. */
+  /**
+   * The statement with renamed catalog columns (RENAMED_COLUMNS) spelled as the mirror spells them, and
+   * calls of the server's functions (`version()`, `current_setting(...)`) as calls of the door's own.
+   */
   readonly mirrorSql: string;
 }
 
@@ -100,8 +104,8 @@ class Uses {
   /** Calls of a function of another schema than the catalogs': a VDB function, which only the datasource has. */
   private vdbCalls = 0;
   private writes = false;
-  /** Byte offsets (libpg-query counts bytes) of column references to rename, with their names. */
-  private readonly renames: { location: number; from: string; to: string }[] = [];
+  /** Byte offsets (libpg-query counts bytes) of column references and function calls to rename. */
+  private readonly renames: Rename[] = [];
 
   collect(node: unknown): void {
     if (Array.isArray(node)) {
@@ -128,14 +132,14 @@ class Uses {
     return read.length > 0 || (this.catalogCalls > 0 && this.otherCalls === 0);
   }
 
-  /** `sql` with the recorded column references renamed, from the last so earlier offsets stay right. */
+  /** `sql` with the recorded renames made, from the last so earlier offsets stay right. */
   renamed(sql: string): string {
     if (this.renames.length === 0) return sql;
     let bytes = Buffer.from(sql, 'utf8');
-    for (const { location, from, to } of [...this.renames].sort((a, b) => b.location - a.location)) {
-      const at = bytes.indexOf(from, location, 'utf8');
-      if (at < 0) continue;
-      bytes = Buffer.concat([bytes.subarray(0, at), Buffer.from(to, 'utf8'), bytes.subarray(at + Buffer.byteLength(from))]);
+    for (const rename of [...this.renames].sort((a, b) => b.location - a.location)) {
+      const span = spanOf(bytes, rename);
+      if (span === undefined) continue;
+      bytes = Buffer.concat([bytes.subarray(0, span.start), Buffer.from(rename.to, 'utf8'), bytes.subarray(span.end)]);
     }
     return bytes.toString('utf8');
   }
@@ -144,7 +148,7 @@ class Uses {
     const fields = (node['fields'] ?? []) as PgObject[];
     const name = (fields[fields.length - 1]?.['String'] as PgObject | undefined)?.['sval'];
     const to = typeof name === 'string' ? RENAMED_COLUMNS.get(name) : undefined;
-    if (to !== undefined && typeof node['location'] === 'number') this.renames.push({ location: node['location'], from: name as string, to });
+    if (to !== undefined && typeof node['location'] === 'number') this.renames.push({ kind: 'column', location: node['location'], from: name as string, to });
   }
 
   private relation(node: PgObject): void {
@@ -157,10 +161,35 @@ class Uses {
     const name = names[names.length - 1] ?? '';
     const schema = names.length > 1 ? names[names.length - 2] : undefined;
     const catalog = schema === undefined ? CATALOG_FUNCTIONS.has(name) || name.startsWith('pg_') : CATALOG_SCHEMAS.has(schema);
+    if (SERVER_FUNCTIONS.has(name) && (schema === undefined || schema === 'pg_catalog') && typeof node['location'] === 'number') {
+      this.renames.push({ kind: 'call', location: node['location'], from: name, to: `${SERVER_SCHEMA}.${name}` });
+    }
     if (catalog) this.catalogCalls++;
     else if (schema !== undefined) this.vdbCalls++;
     else this.otherCalls++;
   }
+}
+
+/**
+ * A rename in a statement's text. A column reference is found by its name from its offset; a call is the
+ * name written from its offset to the parenthesis (`version`, `pg_catalog.version`, quoted or spaced).
+ */
+interface Rename {
+  kind: 'column' | 'call';
+  location: number;
+  from: string;
+  to: string;
+}
+
+function spanOf(bytes: Buffer, { kind, location, from }: Rename): { start: number; end: number } | undefined {
+  if (kind === 'column') {
+    const start = bytes.indexOf(from, location, 'utf8');
+    return start < 0 ? undefined : { start, end: start + Buffer.byteLength(from) };
+  }
+  const end = bytes.indexOf('(', location, 'utf8');
+  if (end < 0) return undefined;
+  const written = bytes.subarray(location, end).toString('utf8').replace(/[\s"]/g, '').toLowerCase();
+  return written === from || written === `pg_catalog.${from}` ? { start: location, end } : undefined;
 }
 
 /** `pg_catalog.x`, `information_schema.x`, or an unqualified `pg_*` name (pg_catalog comes first on any search path). */

@@ -5,7 +5,32 @@
  * VDB's backend, so names are quoted as PostgreSQL quotes them.
  */
 import type { LogicalType } from '../../plugin-api/catalog.js';
+import { SERVER_SETTINGS } from '../session-commands.js';
 import type { CatalogCaller, VisibleFunction, VisibleRelation } from './catalog-types.js';
+
+/**
+ * The mirror is PGlite: its own `version()` and `current_setting('server_version')` would describe PGlite
+ * (18.x, wasm32), not the server the door reports at startup. The door's functions of the same names live
+ * in this schema (`pg_`, so psql's `\dn` leaves it out), and a catalog statement's calls are renamed to
+ * them (catalog-statement.ts): the answer's column keeps its name.
+ */
+export const SERVER_SCHEMA = 'pg_vdb_server';
+export const SERVER_FUNCTIONS: ReadonlySet<string> = new Set(['version', 'current_setting']);
+
+/** The door's server functions (SERVER_SCHEMA), with what it reports in place of PGlite's. */
+function serverFunctions(): string[] {
+  const version = SERVER_SETTINGS['server_version'] as string;
+  const versionNum = SERVER_SETTINGS['server_version_num'] as string;
+  const setting = (fallback: string) => `select case pg_catalog.lower($1) when 'server_version' then ${literal(version)} `
+    + `when 'server_version_num' then ${literal(versionNum)} else ${fallback} end`;
+  return [
+    `create schema ${SERVER_SCHEMA}`,
+    `grant usage on schema ${SERVER_SCHEMA} to public`,
+    `create function ${SERVER_SCHEMA}.version() returns text language sql immutable as ${literal(`select ${literal(`PostgreSQL ${version}`)}`)}`,
+    `create function ${SERVER_SCHEMA}.current_setting(text) returns text language sql stable as ${literal(setting('pg_catalog.current_setting($1)'))}`,
+    `create function ${SERVER_SCHEMA}.current_setting(text, boolean) returns text language sql stable as ${literal(setting('pg_catalog.current_setting($1, $2)'))}`,
+  ];
+}
 
 /** The PostgreSQL type a logical type shows as in the catalogs (docs/logical-types.md, read backwards). */
 const POSTGRES_TYPE_OF: Readonly<Record<LogicalType, string>> = {
@@ -40,8 +65,11 @@ export function mirrorDdl(caller: Pick<CatalogCaller, 'vdb' | 'version' | 'role'
   // has no template databases (mirror-worker.ts)
   const statements = [
     `update pg_catalog.pg_database set datname = ${literal(`${caller.vdb}@${caller.version}`)} where datname = current_database()`,
+    // PGlite's superuser, renamed into the reserved `pg_` names so psql's \du lists only the caller's role
+    `update pg_catalog.pg_authid set rolname = 'pg_vdb_mirror' where rolname = 'postgres'`,
     `create role ${role}`,
     `alter database ${database} owner to ${role}`,
+    ...serverFunctions(),
   ];
   if (!schemas.includes('public')) statements.push('drop schema public cascade');
   for (const schema of schemas) statements.push(schema === 'public' ? `alter schema public owner to ${role}` : `create schema ${quote(schema)} authorization ${role}`);

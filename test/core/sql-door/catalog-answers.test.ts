@@ -205,6 +205,17 @@ answers('answers are PostgreSQL text with real type OIDs; a command tag per stat
   assert.equal((await responder.answer('select current_schema()', [], clerk)).rows, [['sales']]);
 });
 
+answers('version() and server_version_num are the door\'s, not the mirror\'s PGlite; the mirror\'s superuser is not listed', async ({ responder, retail }) => {
+  const clerk = callerOf(retail, 'clerk');
+  const version = await responder.answer("select version(), pg_catalog.current_setting('server_version_num') as num, current_setting('server_version')", [], clerk);
+  assert.equal(version.fields.map((field) => field.name), ['version', 'num', 'current_setting']);
+  assert.equal(version.rows, [['PostgreSQL 15.0 (vdb-service)', '150000', '15.0 (vdb-service)']]);
+  assert.equal((await responder.answer("select current_setting('search_path')", [], clerk)).rows, [['sales']]);
+  // psql's \du: roles not named pg_*
+  const roles = await responder.answer("select r.rolname from pg_catalog.pg_roles r where r.rolname !~ '^pg_' order by 1", [], clerk);
+  assert.equal(roles.rows, [[clerk.role]]);
+});
+
 answers('describe: parameter types and fields of a statement without running it, as Describe of a prepared statement', async ({ responder, retail }) => {
   const clerk = callerOf(retail, 'clerk');
   const described = await responder.describe('select c.relname, c.relnatts from pg_catalog.pg_class c where c.relnamespace = $1::regnamespace and c.relname = $2', clerk);

@@ -191,6 +191,15 @@ export function runSqlDoorSuite(backend: DoorBackend): void {
     assert.equal(described.stdout.trim().split('\n'), ['id|integer||not null|', 'happened|timestamp with time zone||not null|', 'noted|timestamp without time zone||not null|'], described.stderr);
   });
 
+  (missingPsql ? test.skip : test)(`psql: version() and server_version_num name the server the door reports at startup; \\du and \\dn show only the caller's role and the VDB's schemas${missingPsql ? ` (${missingPsql})` : ''}`, async ({ target }) => {
+    const version = await psql(target, ANALYST_TOKEN, ['select version()', "select pg_catalog.current_setting('server_version_num'), current_setting('search_path') <> ''", 'show server_version']);
+    assert.equal(version.stdout.trim().split('\n'), ['PostgreSQL 15.0 (vdb-service)', '150000|t', '15.0 (vdb-service)'], version.stderr);
+    const roles = await psql(target, ANALYST_TOKEN, ['\\du']);
+    assert.equal(roles.stdout.trim().split('\n').map((line) => line.split('|')[0]), ['vdb_door_v1_analyst'], roles.stderr);
+    const schemas = await psql(target, ANALYST_TOKEN, ['\\dn']);
+    assert.equal(schemas.stdout.trim().split('\n').map((line) => line.split('|')[0]), [S], schemas.stderr);
+  });
+
   test('node-postgres: an instant is timestamptz (1184) in RowDescription and in UTC, a wall-clock time timestamp (1114)', async ({ target }) => {
     const client = pgClient(target, ADMIN_TOKEN);
     await client.connect();
