@@ -4,6 +4,7 @@
  * a datasource: the analyzer refuses them on every route, and a datasource connection is not kept between
  * statements, so there is no session of the database to set. docs/sql.md#sessions says what each does.
  */
+import { SERVER_VERSION, SERVER_VERSION_NUM } from './server-version.js';
 import { WireError } from './wire-errors.js';
 
 /** What a session statement does. */
@@ -18,8 +19,8 @@ export type SessionCommand =
 
 /** The server settings a client may read (and is sent at startup), by lower-case name. */
 export const SERVER_SETTINGS: Readonly<Record<string, string>> = {
-  server_version: '15.0 (vdb-service)',
-  server_version_num: '150000',
+  server_version: SERVER_VERSION,
+  server_version_num: SERVER_VERSION_NUM,
   server_encoding: 'UTF8',
   client_encoding: 'UTF8',
   datestyle: 'ISO, MDY',

@@ -5,7 +5,7 @@
  * VDB's backend, so names are quoted as PostgreSQL quotes them.
  */
 import type { LogicalType } from '../../plugin-api/catalog.js';
-import { SERVER_SETTINGS } from '../session-commands.js';
+import { SERVER_VERSION, SERVER_VERSION_NUM } from '../server-version.js';
 import type { CatalogCaller, VisibleFunction, VisibleRelation } from './catalog-types.js';
 
 /**
@@ -19,14 +19,12 @@ export const SERVER_FUNCTIONS: ReadonlySet<string> = new Set(['version', 'curren
 
 /** The door's server functions (SERVER_SCHEMA), with what it reports in place of PGlite's. */
 function serverFunctions(): string[] {
-  const version = SERVER_SETTINGS['server_version'] as string;
-  const versionNum = SERVER_SETTINGS['server_version_num'] as string;
-  const setting = (fallback: string) => `select case pg_catalog.lower($1) when 'server_version' then ${literal(version)} `
-    + `when 'server_version_num' then ${literal(versionNum)} else ${fallback} end`;
+  const setting = (fallback: string) => `select case pg_catalog.lower($1) when 'server_version' then ${literal(SERVER_VERSION)} `
+    + `when 'server_version_num' then ${literal(SERVER_VERSION_NUM)} else ${fallback} end`;
   return [
     `create schema ${SERVER_SCHEMA}`,
     `grant usage on schema ${SERVER_SCHEMA} to public`,
-    `create function ${SERVER_SCHEMA}.version() returns text language sql immutable as ${literal(`select ${literal(`PostgreSQL ${version}`)}`)}`,
+    `create function ${SERVER_SCHEMA}.version() returns text language sql immutable as ${literal(`select ${literal(`PostgreSQL ${SERVER_VERSION}`)}`)}`,
     `create function ${SERVER_SCHEMA}.current_setting(text) returns text language sql stable as ${literal(setting('pg_catalog.current_setting($1)'))}`,
     `create function ${SERVER_SCHEMA}.current_setting(text, boolean) returns text language sql stable as ${literal(setting('pg_catalog.current_setting($1, $2)'))}`,
   ];
