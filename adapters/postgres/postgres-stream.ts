@@ -1,30 +1,30 @@
 import pg from 'pg';
 import { offAbort, onAbort, ResultBuilder, type QueryOptions, type QueryResult } from '../../core/plugin-api/index.js';
-import { pgQuery, type NativeStatement } from './pg-statement.js';
+import { RowsQuery, type FieldDescription, type NativeStatement } from './pg-statement.js';
 import { StatementCanceller, type CancellableClient } from './postgres-cancel.js';
-import { postgresCodec } from './postgres-types.js';
+import { postgresCodec, postgresTypeParsers } from './postgres-types.js';
 
 /** A pooled pg client: it runs a Submittable (pg.Query), and can be cancelled (postgres-cancel.ts). */
 export interface StreamingClient extends CancellableClient {
   query(query: pg.Query): unknown;
 }
 
-/** The part of one pg result the rows are read with. */
+/** The part of one pg result the statement's end reads. */
 interface PgResultShape {
-  fields: { name: string; dataTypeID: number }[];
   rowCount?: number | null;
 }
 
 const EMPTY: QueryResult = { columns: [], rows: [], rowCount: 0, truncated: false };
 
 /**
- * Runs one statement and reads its rows one by one as pg parses them (a pg.Query without a callback keeps
- * none itself), each kept within `options.maxRows` and `options.maxBytes` (ResultBuilder): the statement
- * still costs one round trip, and no more than the budget is held. Once a limit cut the result, or when
- * `options.signal` aborts, the statement is cancelled on the server (a cancel request, sent again until
- * the statement ends), and the promise settles only after the last request was served, so the client returns to its pool with nothing of this
- * statement left to reach the next one. A cut result resolves even though the cancel made the statement
- * fail; an aborted one rejects with the server's 57014.
+ * Runs one statement and reads its rows one by one as they arrive (RowsQuery: the server's text, decoded by
+ * the connection's type parsers), each kept within `options.maxRows` and `options.maxBytes`
+ * (ResultBuilder): the statement still costs one round trip, and no more than the budget is held. Once a
+ * limit cut the result, or when `options.signal` aborts, the statement is cancelled on the server (a cancel
+ * request, sent again until the statement ends), and the promise settles only after the last request was
+ * served, so the client returns to its pool with nothing of this statement left to reach the next one. A
+ * cut result resolves even though the cancel made the statement fail; an aborted one rejects with the
+ * server's 57014.
  *
  * A text of several statements (no values, simple protocol) answers its last result, as knex.raw does.
  */
@@ -32,19 +32,14 @@ export function streamStatement(client: StreamingClient, statement: NativeStatem
   const { signal } = options;
   if (signal?.aborted) return Promise.reject(canceledByRequest());
   return new Promise<QueryResult>((resolve, reject) => {
-    const query = pgQuery(statement);
-    let current: PgResultShape | undefined;
-    let builder: ResultBuilder | undefined;
     const canceller = new StatementCanceller(client);
     const { cancel } = canceller;
+    /** The statement being read, then the last one completed (undefined when it returned no rows). */
+    let reading: RowReading | undefined;
+    let completed: RowReading | undefined;
+    /** A value no parser could read: the statement fails with it once the server is done. */
+    let unreadable: unknown;
     let settled = false;
-    const builderFor = (result: PgResultShape): ResultBuilder => {
-      if (result !== current || builder === undefined) {
-        current = result;
-        builder = new ResultBuilder(result.fields.map((field) => ({ name: field.name, ...postgresCodec(field.dataTypeID) })), options);
-      }
-      return builder;
-    };
     const settle = (outcome: () => void) => {
       if (settled) return;
       settled = true;
@@ -52,17 +47,57 @@ export function streamStatement(client: StreamingClient, statement: NativeStatem
       canceller.ended(outcome);
     };
     if (signal) onAbort(signal, cancel);
-    query.on('row', (row: Record<string, unknown>, result?: PgResultShape) => {
-      if (result !== undefined && !builderFor(result).add(row)) cancel();
+    const query = new RowsQuery(statement, {
+      fields: (fields) => {
+        reading = rowReading(fields, options);
+      },
+      row: (values) => {
+        if (reading === undefined || unreadable !== undefined) return;
+        try {
+          if (!reading.add(values)) cancel();
+        } catch (error) {
+          unreadable = error;
+        }
+      },
+      complete: () => {
+        completed = reading;
+        reading = undefined;
+      },
     });
     // after a cut, the statement's failure (the cancel, or a later row over the bound) ends only what was cut off
-    query.on('error', (error: Error) => settle(() => (builder?.done ? resolve(builder.result()) : reject(error))));
+    query.on('error', (error: Error) => settle(() => {
+      const cut = reading ?? completed;
+      return cut?.builder.done ? resolve(cut.builder.result()) : reject(error);
+    }));
     query.on('end', (results: PgResultShape | PgResultShape[]) => {
       const last = Array.isArray(results) ? results.at(-1) : results;
-      settle(() => resolve(last === undefined ? EMPTY : builderFor(last).result(last.rowCount ?? 0)));
+      if (unreadable !== undefined) settle(() => reject(unreadable));
+      else settle(() => resolve(last === undefined ? EMPTY : (completed?.builder ?? new ResultBuilder([], options)).result(last.rowCount ?? 0)));
     });
     client.query(query);
   });
+}
+
+/** A result being read: its builder, and the parser of each column's text. */
+interface RowReading {
+  builder: ResultBuilder;
+  add(values: readonly (string | null)[]): boolean;
+}
+
+function rowReading(fields: readonly FieldDescription[], options: QueryOptions): RowReading {
+  const builder = new ResultBuilder(fields.map((field) => ({ name: field.name, ...postgresCodec(field.dataTypeID) })), options);
+  const parsers = fields.map((field) => postgresTypeParsers.getTypeParser(field.dataTypeID, 'text'));
+  const decoded: unknown[] = new Array(fields.length);
+  return {
+    builder,
+    add(values) {
+      for (let at = 0; at < values.length; at++) {
+        const value = values[at];
+        decoded[at] = value === null || value === undefined ? null : (parsers[at] as (text: string) => unknown)(value);
+      }
+      return builder.addValues(decoded);
+    },
+  };
 }
 
 /** The error a statement whose request ended before it was sent fails with, as the server's would read. */

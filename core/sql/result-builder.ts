@@ -27,16 +27,37 @@ export class ResultBuilder {
     return this.cut !== undefined;
   }
 
-  /** Keeps one row of the driver's; false once the result is cut (this row is then not kept). */
+  /** Keeps one row of the driver's, by column name; false once the result is cut (this row is then not kept). */
   add(row: Readonly<Record<string, unknown>>): boolean {
+    if (!this.open()) return false;
+    const encoded: Record<string, JsonValue> = {};
+    for (const column of this.columns) encoded[column.name] = encodeValue(row[column.name], column);
+    return this.keep(encoded);
+  }
+
+  /** The same for a row of values in column order (a driver that hands over the server's values as they came). */
+  addValues(values: readonly unknown[]): boolean {
+    if (!this.open()) return false;
+    const encoded: Record<string, JsonValue> = {};
+    for (let at = 0; at < this.columns.length; at++) {
+      const column = this.columns[at] as ColumnCodec;
+      encoded[column.name] = encodeValue(values[at], column);
+    }
+    return this.keep(encoded);
+  }
+
+  private open(): boolean {
     if (this.cut !== undefined) return false;
-    const { maxRows, maxBytes } = this.limits;
+    const { maxRows } = this.limits;
     if (maxRows !== undefined && this.rows.length >= maxRows) {
       this.cut = 'maxRows';
       return false;
     }
-    const encoded: Record<string, JsonValue> = {};
-    for (const column of this.columns) encoded[column.name] = encodeValue(row[column.name], column);
+    return true;
+  }
+
+  private keep(encoded: Record<string, JsonValue>): boolean {
+    const { maxBytes } = this.limits;
     if (maxBytes !== undefined) {
       const bytes = this.bytes + Buffer.byteLength(JSON.stringify(encoded)) + (this.rows.length > 0 ? 1 : 0);
       if (bytes > maxBytes) {

@@ -29,6 +29,22 @@ if (url === undefined) {
     assert.equal((await db.query(sql, [1])).rows, [{ label: '7' }]);
     assert.equal((await db.query(sql, [1])).rows, [{ label: '7' }]);
   });
+
+  prepared('a text of several statements answers its last one: the rows of a final SELECT, the count of a final UPDATE', async ({ db }) => {
+    const rows = await db.query('update prepared_probe set id = id where id = 1; select id, id as again, null::text as nothing from prepared_probe', []);
+    assert.equal([rows.rows, rows.rowCount, rows.columns.map((column) => column.name)], [[{ id: 1, again: 1, nothing: null }], 1, ['id', 'again', 'nothing']]);
+    const counted = await db.query('select id from prepared_probe; update prepared_probe set id = id', []);
+    assert.equal([counted.rows, counted.rowCount, counted.columns], [[], 1, []]);
+  });
+
+  prepared('values come back decoded by the connection\'s types, on the first run (described) and the next (not), a column named twice keeping its last value', async ({ db }) => {
+    const sql = "select ?::int as n, 9007199254740993::int8 as big, 1.50::numeric as price, true as ok, '\\x0102'::bytea as bytes, '{\"a\":1}'::json as doc, array[1,2] as list, null::date as day, 1 as n2, 2 as n2";
+    for (const run of [1, 2]) {
+      const result = await db.query(sql, [3]);
+      assert.equal(result.rows, [{ n: 3, big: '9007199254740993', price: '1.5', ok: true, bytes: 'AQI=', doc: { a: 1 }, list: [1, 2], day: null, n2: 2 }], `run ${run}`);
+      assert.equal(result.columns.map((column) => column.logicalType), ['integer', 'bigint', 'decimal', 'boolean', 'binary', 'json', 'json', 'date', 'integer', 'integer'], `run ${run}`);
+    }
+  });
 }
 
 prepared.run();
