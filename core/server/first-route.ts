@@ -37,13 +37,12 @@ export function serveFirst<T>(server: Server, logger: Logger, route: FirstRoute<
     const target = route.match(req);
     if (target === undefined) return true;
     route.handle(req, target)
-      .then(
-        (body) => answer(res, server.name, 200, body, undefined),
-        (error: unknown) => {
-          const failure = requestFailure(req, error, logger);
-          if (!res.headersSent) answer(res, server.name, failure.status, failure.body, failure.headers);
-        },
-      )
+      .then((body) => answer(res, server.name, 200, body, undefined))
+      // a body that cannot be sent (JSON.stringify throws) fails like the handler: the client gets its 500
+      .catch((error: unknown) => {
+        const failure = requestFailure(req, error, logger);
+        if (!res.headersSent) answer(res, server.name, failure.status, failure.body, failure.headers);
+      })
       .then(() => server.emit('after', req, res, after))
       // nothing a request does may end the process: a failure past the answer is logged, not thrown
       .catch((error: unknown) => logger.error({ reqId: req.id(), err: error }, 'request failed after its answer'));

@@ -1,5 +1,9 @@
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import restify from 'restify';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { onFirst, serveFirst } from '../../../core/server/first-route.js';
 import { ANALYST_TOKEN, startTestService, type TestService } from '../../support/test-service.js';
 
 // The query route is served from restify's first hook when its URL is the plain path of a known query, and
@@ -78,3 +82,29 @@ first('every answer of the route writes its access line and counts under the rou
   assert.is(accessLine(service, 'first-hook-401')?.status, 401);
 });
 first.run();
+
+const unsendable = suite('a first-hook route whose answer cannot be serialized');
+
+unsendable('answers 500 internal_error instead of leaving the client waiting', async () => {
+  const server = restify.createServer({ name: 'first-route-test' });
+  const lines: string[] = [];
+  const logger = pino({ level: 'error' }, { write: (line: string) => void lines.push(line) });
+  // restify 12's req.id(), which the listener's own first hook sets in the service
+  onFirst(server, (req) => {
+    (req as unknown as { id(value: string): string }).id('unsendable-1');
+    return true;
+  });
+  serveFirst(server, logger, { method: 'GET', pattern: '/big', match: (req) => (req.url === '/big' ? true : undefined), handle: async () => ({ count: 1n }) });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const response = await fetch(`http://127.0.0.1:${port}/big`, { signal: AbortSignal.timeout(10_000) });
+    assert.is(response.status, 500);
+    assert.is(((await response.json()) as { code: string }).code, 'internal_error');
+    assert.ok(lines.some((line) => line.includes('BigInt')), 'the cause is logged');
+  } finally {
+    server.close();
+  }
+});
+
+unsendable.run();
