@@ -21,7 +21,7 @@ export function startLookupService({ root, port, token, nodeArgs = [], connectio
 export async function untilAnswering(child, load) {
   for (let tries = 0; ; tries++) {
     if (tries > 480 || child.exitCode !== null) throw new Error(`the server on ${load.url} did not answer 200`);
-    const ok = await fetch(load.url, { method: load.method, headers: load.headers, body: load.body }).then((response) => response.status === 200, () => false);
+    const ok = await fetch(load.url, { method: load.method, headers: load.headers, body: load.body, signal: AbortSignal.timeout(5_000) }).then((response) => response.status === 200, () => false);
     if (ok) return;
     await sleep(250);
   }
