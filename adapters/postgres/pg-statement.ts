@@ -38,6 +38,8 @@ interface PgConnection {
 
 /** pg.Query's members that RowsQuery uses and overrides; @types/pg declares only the event API. */
 interface QueryInternals {
+  /** The prepared statement's name (pg reads it; @types/pg does not declare it). */
+  name: string | undefined;
   readonly portal: string;
   readonly values: unknown[];
   readonly binary: boolean | undefined;
@@ -65,19 +67,17 @@ const described = new WeakMap<PgConnection, Map<string, readonly FieldDescriptio
  * the statement (0A000) before any row, which the datasource answers by running it unnamed.
  */
 export class RowsQuery extends PgQuery {
-  private readonly statementName: string | undefined;
   private preparedOn: PgConnection | undefined;
 
   constructor(statement: NativeStatement, private readonly sink: RowSink) {
     super(statement.text, statement.values);
-    this.statementName = statement.name;
-    // a named query is prepared once per connection; @types/pg does not declare the field pg reads
-    if (statement.name !== undefined) (this as unknown as { name: string }).name = statement.name;
+    // a named query is prepared once per connection
+    if (statement.name !== undefined) this.name = statement.name;
   }
 
   /** pg's prepare, without the Describe where this connection already described the statement. */
   override prepare(connection: PgConnection): void {
-    const name = this.statementName;
+    const { name } = this;
     const fields = name === undefined ? undefined : described.get(connection)?.get(name);
     if (name === undefined || fields === undefined || !this.hasBeenParsed(connection)) {
       this.preparedOn = connection;
@@ -98,11 +98,11 @@ export class RowsQuery extends PgQuery {
   }
 
   handleRowDescription(message: { fields: FieldDescription[] }): void {
-    const connection = this.preparedOn;
-    if (connection !== undefined && this.statementName !== undefined) {
+    const { preparedOn: connection, name } = this;
+    if (connection !== undefined && name !== undefined) {
       let statements = described.get(connection);
       if (statements === undefined) described.set(connection, (statements = new Map()));
-      statements.set(this.statementName, message.fields);
+      statements.set(name, message.fields);
     }
     this.sink.fields(message.fields);
   }

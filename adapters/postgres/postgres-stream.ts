@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { offAbort, onAbort, ResultBuilder, type QueryOptions, type QueryResult } from '../../core/plugin-api/index.js';
+import { offAbort, onAbort, ResultBuilder, type QueryOptions, type QueryResult, type ValueCodec } from '../../core/plugin-api/index.js';
 import { RowsQuery, type FieldDescription, type NativeStatement } from './pg-statement.js';
 import { StatementCanceller, type CancellableClient } from './postgres-cancel.js';
 import { postgresCodec, postgresTypeParsers } from './postgres-types.js';
@@ -84,16 +84,36 @@ interface RowReading {
   add(values: readonly (string | null)[]): boolean;
 }
 
+type TextParser = (text: string) => unknown;
+
+/**
+ * The columns and parsers of a RowDescription's fields, by the fields' identity: a prepared statement's
+ * later runs hand over the very array its first Describe answered (pg-statement.ts).
+ */
+const layouts = new WeakMap<readonly FieldDescription[], { columns: (ValueCodec & { name: string })[]; parsers: TextParser[] }>();
+
+function layoutOf(fields: readonly FieldDescription[]) {
+  let layout = layouts.get(fields);
+  if (layout === undefined) {
+    layout = {
+      columns: fields.map((field) => ({ name: field.name, ...postgresCodec(field.dataTypeID) })),
+      parsers: fields.map((field) => postgresTypeParsers.getTypeParser(field.dataTypeID, 'text')),
+    };
+    layouts.set(fields, layout);
+  }
+  return layout;
+}
+
 function rowReading(fields: readonly FieldDescription[], options: QueryOptions): RowReading {
-  const builder = new ResultBuilder(fields.map((field) => ({ name: field.name, ...postgresCodec(field.dataTypeID) })), options);
-  const parsers = fields.map((field) => postgresTypeParsers.getTypeParser(field.dataTypeID, 'text'));
+  const { columns, parsers } = layoutOf(fields);
+  const builder = new ResultBuilder(columns, options);
   const decoded: unknown[] = new Array(fields.length);
   return {
     builder,
     add(values) {
       for (let at = 0; at < values.length; at++) {
         const value = values[at];
-        decoded[at] = value === null || value === undefined ? null : (parsers[at] as (text: string) => unknown)(value);
+        decoded[at] = value === null || value === undefined ? null : (parsers[at] as TextParser)(value);
       }
       return builder.addValues(decoded);
     },
