@@ -11,6 +11,8 @@
 // BENCH_CONNECTIONS (10), BENCH_ROUNDS (2, or `--rounds N`), BENCH_POOL (the service's pool size, 10),
 // BENCH_DOOR_NODE_ARGS (node options of the service's process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
 // Each door run also reports the CPU the service's process used per query (/proc/<pid>/stat, user and system).
+// `--named`: the clients prepare the lookup (node-postgres's `name`) on both sides instead of sending it
+// unnamed each time, so PostgreSQL reached directly also skips parsing and planning it.
 import { fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +33,7 @@ const settings = {
   connections: number('BENCH_CONNECTIONS', 10),
   rounds: process.argv.includes('--rounds') ? Number(process.argv[process.argv.indexOf('--rounds') + 1]) : number('BENCH_ROUNDS', 2),
   pool: number('BENCH_POOL', 10),
+  named: process.argv.includes('--named'),
 };
 
 if (process.argv[2] === '--serve') await serve(process.argv[3]);
@@ -121,12 +124,13 @@ async function main() {
   }
   const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
   console.log(`PostgreSQL ${mean(results.direct).toFixed(0)} queries/s, the door ${mean(results.door).toFixed(0)} queries/s: `
-    + `${(mean(results.door) / mean(results.direct)).toFixed(2)}× (${settings.connections} connections, ${settings.rounds} rounds of ${settings.duration} s)`);
+    + `${(mean(results.door) / mean(results.direct)).toFixed(2)}× (${settings.connections} connections, ${settings.rounds} rounds of ${settings.duration} s`
+    + `${settings.named ? ', the clients\' statement prepared' : ', the clients\' statement unnamed'})`);
 }
 
 /** The lookup of this benchmark by `settings.connections` clients for `seconds`. */
 function load(config, seconds) {
-  return lookupLoad(config, { sql: SQL, rows: ROWS, connections: settings.connections, seconds });
+  return lookupLoad(config, { sql: SQL, rows: ROWS, connections: settings.connections, seconds, named: settings.named });
 }
 
 function perQuery(micros, count) {

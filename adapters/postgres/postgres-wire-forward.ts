@@ -5,8 +5,9 @@
  * a row. For that statement the pg client's socket is read here instead of by pg; pg gets it back at
  * ReadyForQuery, when the backend has nothing more to say.
  */
+import { createHash } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { offAbort, onAbort, type WireForwardOptions, type WireForwardOutcome, type WireStatement } from '../../core/plugin-api/index.js';
+import { LruCache, offAbort, onAbort, type WireForwardOptions, type WireForwardOutcome, type WireStatement } from '../../core/plugin-api/index.js';
 import { StatementCanceller, type CancellableClient } from './postgres-cancel.js';
 
 /** A pooled pg client whose connection's socket can be read for one statement. */
@@ -19,6 +20,24 @@ const PASSED = new Set([...'TtnDCIs'].map((code) => code.charCodeAt(0)));
 const DATA_ROW = 0x44;
 const ERROR_RESPONSE = 0x45;
 const READY_FOR_QUERY = 0x5a;
+const PARSE_COMPLETE = 0x31;
+
+/**
+ * A statement with values is prepared on each connection under a name derived from its text and declared
+ * types, as the datasource's own statements are: its later runs there send Bind, Describe, Execute and Sync,
+ * and PostgreSQL skips parsing and planning (about a third of its work on a one-row lookup). The server
+ * keeps a prepared statement for the life of the connection, so at most MAX_NAMED_TEXTS distinct texts get a
+ * name (a client sending endless distinct texts must not fill the server's memory); later ones run unnamed,
+ * as do texts without values (ad-hoc statements, which rarely repeat).
+ */
+const names = new LruCache<string, string | null>(1_000);
+const MAX_NAMED_TEXTS = 500;
+const MAX_NAMED_TEXT_LENGTH = 16_384;
+let namedTexts = 0;
+/** The names each backend connection has parsed, by its socket. */
+const parsedOn = new WeakMap<Socket, Set<string>>();
+/** The backend refused a prepared statement whose result changed since it was parsed (DDL), before any row. */
+const STALE = 'stale';
 
 /**
  * Runs `statement` on `client` and passes its answer to `options.send`. Resolves at ReadyForQuery, once any
@@ -26,13 +45,46 @@ const READY_FOR_QUERY = 0x5a;
  * left; rejects with the backend's error (pg's fields), or when the connection is lost.
  */
 export function forwardStatement(client: ForwardingClient, statement: WireStatement, options: WireForwardOptions): Promise<WireForwardOutcome> {
+  const key = namingKey(statement);
+  const name = key === undefined ? undefined : nameOf(key);
+  if (key === undefined || name === undefined) return run(client, statement, undefined, options) as Promise<WireForwardOutcome>;
+  return run(client, statement, name, options).then((outcome) => {
+    if (outcome !== STALE) return outcome;
+    // the text's result changed on the database: it runs unnamed from now on, on every connection
+    names.set(key, null);
+    return run(client, statement, undefined, options) as Promise<WireForwardOutcome>;
+  });
+}
+
+/** The key of a statement that may be prepared: its declared types and text. */
+function namingKey(statement: WireStatement): string | undefined {
+  const { text, parameterTypes, describe, parameters } = statement;
+  if (describe === 'statement' || parameters === undefined || parameters.length === 0 || text.length > MAX_NAMED_TEXT_LENGTH) return undefined;
+  return parameterTypes.length === 0 ? text : `${parameterTypes.join(',')}\0${text}`;
+}
+
+function nameOf(key: string): string | undefined {
+  let name = names.get(key);
+  if (name === undefined) {
+    name = namedTexts < MAX_NAMED_TEXTS ? `vdb_fwd_${createHash('sha256').update(key).digest('base64url').slice(0, 32)}` : null;
+    if (name !== null) namedTexts += 1;
+    names.set(key, name);
+  }
+  return name ?? undefined;
+}
+
+/** One forwarded run, under `name` (parsed first where this connection has not) or unnamed. */
+function run(client: ForwardingClient, statement: WireStatement, name: string | undefined, options: WireForwardOptions): Promise<WireForwardOutcome | typeof STALE> {
   const { signal, maxBytes, send } = options;
   if (signal?.aborted) return Promise.reject(Object.assign(new Error('canceling statement due to user request'), { code: '57014' }));
   const socket = client.connection.stream;
   // a connection lost while idle in the pool would never report its close again
   if (socket.destroyed) return Promise.reject(connectionLost());
   const pgListeners = socket.listeners('data') as ((chunk: Buffer) => void)[];
-  return new Promise<WireForwardOutcome>((resolve, reject) => {
+  let parsed = parsedOn.get(socket);
+  if (parsed === undefined) parsedOn.set(socket, (parsed = new Set()));
+  const parsedNames = parsed;
+  return new Promise<WireForwardOutcome | typeof STALE>((resolve, reject) => {
     /** The start of a message not yet whole, and how many bytes it needs (5 until its length is read). */
     let parts: Buffer[] = [];
     let partsLength = 0;
@@ -42,7 +94,8 @@ export function forwardStatement(client: ForwardingClient, statement: WireStatem
     /** DataRow bytes passed on. */
     let rowBytes = 0;
     let cut = false;
-    let failure: Error | undefined;
+    let passed = false;
+    let failure: (Error & { code?: string; routine?: string }) | undefined;
     const canceller = new StatementCanceller(client);
     const { cancel } = canceller;
     let settled = false;
@@ -60,12 +113,18 @@ export function forwardStatement(client: ForwardingClient, statement: WireStatem
       const type = message[0] as number;
       if (type === READY_FOR_QUERY) {
         return settle(() => {
-          if (failure !== undefined && !cut) reject(failure);
-          else resolve(cut ? 'cut' : 'done');
+          if (failure !== undefined && !cut) {
+            if (name !== undefined && !passed && isStalePlan(failure)) resolve(STALE);
+            else reject(failure);
+          } else resolve(cut ? 'cut' : 'done');
         });
       }
       if (type === ERROR_RESPONSE) failure ??= backendError(message);
-      else if (!cut && failure === undefined && PASSED.has(type)) send(message);
+      else if (type === PARSE_COMPLETE && name !== undefined) parsedNames.add(name);
+      else if (!cut && failure === undefined && PASSED.has(type)) {
+        passed = true;
+        send(message);
+      }
     };
     const onData = (chunk: Buffer) => {
       let data = chunk;
@@ -116,35 +175,46 @@ export function forwardStatement(client: ForwardingClient, statement: WireStatem
     socket.on('data', onData);
     socket.once('close', onClose);
     if (signal) onAbort(signal, cancel);
-    socket.write(frontendMessages(statement));
+    socket.write(frontendMessages(statement, name, name !== undefined && parsedNames.has(name)));
   });
 }
 
+/** PostgreSQL's answer to a prepared statement whose result type changed since it was parsed (plancache.c). */
+function isStalePlan(error: { code?: string; routine?: string }): boolean {
+  return error.code === '0A000' && (error.routine === undefined || error.routine === 'RevalidateCachedQuery');
+}
+
 /**
- * Parse, then Describe of the statement or Bind, Describe of the portal and Execute, then Sync: written into
- * one buffer, sized first (a buffer per field cost more than the rest of the forwarding).
+ * Parse (unless `name` is already parsed on the connection), then Describe of the statement or Bind,
+ * Describe of the portal and Execute, then Sync: written into one buffer, sized first (a buffer per field
+ * cost more than the rest of the forwarding). The portal is always the unnamed one.
  */
-function frontendMessages(statement: WireStatement): Buffer {
+function frontendMessages(statement: WireStatement, name: string | undefined, parsed: boolean): Buffer {
   const { text, parameterTypes, describe, parameters = [], resultFormats = [] } = statement;
-  const textBytes = Buffer.byteLength(text);
+  const nameBytes = name === undefined ? 0 : name.length;
+  const textBytes = parsed ? 0 : Buffer.byteLength(text);
   const executes = describe === 'rows' || (describe === 'portal' && statement.execute === true);
-  let size = 1 + 4 + 1 + textBytes + 1 + 2 + 4 * parameterTypes.length + SYNC.length;
+  let size = SYNC.length;
+  if (!parsed) size += 1 + 4 + nameBytes + 1 + textBytes + 1 + 2 + 4 * parameterTypes.length;
   if (describe === 'statement') size += DESCRIBE_STATEMENT.length;
   else {
-    size += 1 + 4 + 2 + 2 + 2 * parameters.length + 2 + 2 + 2 * resultFormats.length;
+    size += 1 + 4 + 1 + nameBytes + 1 + 2 + 2 * parameters.length + 2 + 2 + 2 * resultFormats.length;
     for (const { value } of parameters) size += 4 + (value === null ? 0 : value.length);
     if (describe === 'portal') size += DESCRIBE_PORTAL.length;
     if (executes) size += EXECUTE.length;
   }
   const out = Buffer.allocUnsafe(size);
   let at = 0;
-  out[at] = 0x50;
-  at = out.writeUInt32BE(4 + 1 + textBytes + 1 + 2 + 4 * parameterTypes.length, at + 1);
-  out[at++] = 0;
-  at += out.write(text, at);
-  out[at++] = 0;
-  at = out.writeInt16BE(parameterTypes.length, at);
-  for (const type of parameterTypes) at = out.writeUInt32BE(type, at);
+  if (!parsed) {
+    out[at] = 0x50;
+    at = out.writeUInt32BE(4 + nameBytes + 1 + textBytes + 1 + 2 + 4 * parameterTypes.length, at + 1);
+    if (name !== undefined) at += out.write(name, at, 'latin1');
+    out[at++] = 0;
+    at += out.write(text, at);
+    out[at++] = 0;
+    at = out.writeInt16BE(parameterTypes.length, at);
+    for (const type of parameterTypes) at = out.writeUInt32BE(type, at);
+  }
   if (describe === 'statement') {
     at += DESCRIBE_STATEMENT.copy(out, at);
   } else {
@@ -152,6 +222,7 @@ function frontendMessages(statement: WireStatement): Buffer {
     out[at] = 0x42;
     at += 5;
     out[at++] = 0;
+    if (name !== undefined) at += out.write(name, at, 'latin1');
     out[at++] = 0;
     at = out.writeInt16BE(parameters.length, at);
     for (const { format } of parameters) at = out.writeInt16BE(format, at);

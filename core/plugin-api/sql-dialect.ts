@@ -184,7 +184,7 @@ export interface Datasource extends SqlExecutor {
   forwardWire?(statement: WireStatement, options: WireForwardOptions): Promise<WireForwardOutcome>;
 }
 
-/** One statement of a PostgreSQL-protocol client, forwarded by `Datasource.forwardWire`: always unnamed. */
+/** One statement of a PostgreSQL-protocol client, forwarded by `Datasource.forwardWire` (the client's statement and portal names stay the door's). */
 export interface WireStatement {
   /** The text as the client sent it (`$n` placeholders), already authorized. */
   text: string;

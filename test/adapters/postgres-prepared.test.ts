@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PostgresDialect } from '../../adapters/postgres/postgres-dialect.js';
-import type { Datasource } from '../../core/plugin-api/sql-dialect.js';
+import type { Datasource, WireStatement } from '../../core/plugin-api/sql-dialect.js';
 
 const url = process.env['VDB_TEST_POSTGRES_URL'];
 const prepared = suite<{ db: Datasource }>('postgres: statements with values run prepared, and survive DDL');
@@ -44,6 +44,49 @@ if (url === undefined) {
       assert.equal(result.rows, [{ n: 3, big: '9007199254740993', price: '1.5', ok: true, bytes: 'AQI=', doc: { a: 1 }, list: [1, 2], day: null, n2: 2 }], `run ${run}`);
       assert.equal(result.columns.map((column) => column.logicalType), ['integer', 'bigint', 'decimal', 'boolean', 'binary', 'json', 'json', 'date', 'integer', 'integer'], `run ${run}`);
     }
+  });
+
+  /** A forwarded run of `statement` (as the SQL front door sends it): the type OIDs of its RowDescription and its DataRows' first values. */
+  async function forwardedRun(db: Datasource, statement: WireStatement): Promise<{ types: number[]; values: string[] }> {
+    const messages: Buffer[] = [];
+    assert.is(await db.forwardWire!(statement, { maxBytes: 1_000_000, send: (message) => messages.push(Buffer.from(message)) }), 'done');
+    const types: number[] = [];
+    const values: string[] = [];
+    for (const message of messages) {
+      if (message[0] === 0x54) {
+        // RowDescription: per field a name, then table OID (4), column (2), type OID (4), size (2), modifier (4), format (2)
+        let at = 7;
+        for (let field = 0; field < message.readInt16BE(5); field++) {
+          at = message.indexOf(0, at) + 1;
+          types.push(message.readUInt32BE(at + 6));
+          at += 18;
+        }
+      }
+      if (message[0] === 0x44) values.push(message.toString('utf8', 11, 11 + message.readInt32BE(7)));
+    }
+    return { types, values };
+  }
+
+  prepared('a forwarded statement with values is prepared once on its connection, then runs without Parse; after DDL it runs unnamed', async ({ db }) => {
+    const text = 'select label from prepared_probe where id = $1 and label is not null';
+    const statement: WireStatement = { text, parameterTypes: [], describe: 'portal', execute: true, parameters: [{ value: Buffer.from('1'), format: 0 }] };
+    const before = await forwardedRun(db, statement);
+    // a second Parse under the same name would be refused (42P05): this run binds the statement already there
+    assert.equal(await forwardedRun(db, statement), before);
+    const names = await db.query('select name from pg_prepared_statements where statement = ?', [text]);
+    assert.is(names.rows.length, 1, 'one prepared statement on the pool\'s one connection');
+    assert.match(String(names.rows[0]?.['name']), /^vdb_fwd_/);
+
+    await db.query('alter table prepared_probe alter column label type varchar(10)', []);
+    assert.equal(await forwardedRun(db, statement), { types: [1043], values: [before.values[0] as string] });
+    assert.equal(await forwardedRun(db, statement), { types: [1043], values: [before.values[0] as string] });
+  });
+
+  prepared('a forwarded statement without values runs unnamed: ad-hoc texts leave nothing on the server', async ({ db }) => {
+    const text = 'select id from prepared_probe where id = 1 and 41 < 42';
+    const { values } = await forwardedRun(db, { text, parameterTypes: [], describe: 'rows' });
+    assert.equal(values, ['1']);
+    assert.is((await db.query('select name from pg_prepared_statements where statement = ?', [text])).rows.length, 0);
   });
 }
 
