@@ -25,7 +25,7 @@ const PARSE_COMPLETE = 0x31;
 /**
  * A statement with values is prepared on each connection under a name derived from its text and declared
  * types, as the datasource's own statements are: its later runs there send Bind, Describe, Execute and Sync,
- * and PostgreSQL skips parsing and planning (about a third of its work on a one-row lookup). The server
+ * and PostgreSQL skips parsing and planning (about half of its work on a one-row lookup). The server
  * keeps a prepared statement for the life of the connection, so at most MAX_NAMED_TEXTS distinct texts get a
  * name (a client sending endless distinct texts must not fill the server's memory); later ones run unnamed,
  * as do texts without values (ad-hoc statements, which rarely repeat).
@@ -40,9 +40,10 @@ const parsedOn = new WeakMap<Socket, Set<string>>();
 const STALE = 'stale';
 
 /**
- * Runs `statement` on `client` and passes its answer to `options.send`. Resolves at ReadyForQuery, once any
- * cancel request it sent was served, so the client goes back to its pool with nothing of this statement
- * left; rejects with the backend's error (pg's fields), or when the connection is lost.
+ * Runs `statement` on `client` (prepared under its name where it has one) and passes its answer to
+ * `options.send`. Resolves at ReadyForQuery, once any cancel request it sent was served, so the client goes
+ * back to its pool with nothing of this statement left; rejects with the backend's error (pg's fields), or
+ * when the connection is lost.
  */
 export function forwardStatement(client: ForwardingClient, statement: WireStatement, options: WireForwardOptions): Promise<WireForwardOutcome> {
   const key = namingKey(statement);
