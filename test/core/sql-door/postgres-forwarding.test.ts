@@ -108,7 +108,11 @@ run('node-postgres: a parameterised query answers PostgreSQL\'s own types and te
   });
 });
 
-run('a relation the database refuses the role is 42501 from PostgreSQL itself, though the analyzer allowed it', async ({ target, raw }) => {
+run('a relation the database refuses the role is 42501 from PostgreSQL itself, though the analyzer allowed it, also once prepared', async ({ target, raw }) => {
+  // run once while granted: the statement is now prepared on the backend connection, which checks privileges at every run
+  await withClient(target, ANALYST_TOKEN, async (client) => {
+    assert.equal((await client.query(`select id from ${S}.lines where id = $1`, [1])).rows, [{ id: 1 }]);
+  });
   await raw.query(`revoke select on ${S}.lines from vdb_fwd_v1_analyst`, []);
   try {
     await withClient(target, ANALYST_TOKEN, async (client) => {
