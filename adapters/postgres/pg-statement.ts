@@ -56,6 +56,16 @@ const PgQuery = pg.Query as unknown as new (text: string, values: unknown[]) => 
 const described = new WeakMap<PgConnection, Map<string, readonly FieldDescription[]>>();
 
 /**
+ * Forgets that a pooled pg client's connection prepared `name`, which the server no longer has (26000:
+ * deallocated behind the service's back), so that its next run parses it again.
+ */
+export function forgetPrepared(client: unknown, name: string): void {
+  const { connection } = client as { connection: PgConnection & { parsedStatements: Record<string, string> } };
+  delete connection.parsedStatements[name];
+  described.get(connection)?.delete(name);
+}
+
+/**
  * A pg.Query (built from its text, not from a config object: pg copies a config object's every property
  * descriptor per query) that hands the rows to `sink` as the server's text instead of building pg's row
  * objects. pg's Result prepares a row template per RowDescription (a null-prototype object cloned with

@@ -4,7 +4,7 @@ import {
   type SqlDialect, type SqlExecutor, type TransactionOptions, type WireForwardOptions, type WireForwardOutcome, type WireStatement,
 } from '../../core/plugin-api/index.js';
 import type { Knex } from 'knex';
-import type { PgResult } from './pg-statement.js';
+import { forgetPrepared, type PgResult } from './pg-statement.js';
 import { postgresIntrospectionQueries } from './postgres-introspector.js';
 import { streamStatement, type StreamingClient } from './postgres-stream.js';
 import { postgresCodec, postgresWithTimeZone } from './postgres-types.js';
@@ -178,8 +178,14 @@ export class PostgresDatasource extends KnexDatasource {
       try {
         return await streamStatement(connection, native.name === undefined ? { text: native.text, values } : { text: native.text, name: native.name, values }, options);
       } catch (error) {
+        const { code } = error as { code?: unknown };
+        if (native.name === undefined || (code !== '0A000' && code !== '26000')) throw error;
+        if (code === '26000') {
+          // the server lost the statement before it ran (deallocated behind the service's back): parse it again
+          forgetPrepared(connection, native.name);
+          return await streamStatement(connection, { text: native.text, name: native.name, values }, options);
+        }
         // DDL changed what a prepared statement returns: this connection's plan is stale, run it unnamed
-        if (native.name === undefined || (error as { code?: unknown }).code !== '0A000') throw error;
         nativeTexts.set(sql, { text: native.text, name: undefined });
         return await streamStatement(connection, { text: native.text, values }, options);
       }

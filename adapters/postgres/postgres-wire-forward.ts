@@ -38,6 +38,9 @@ let namedTexts = 0;
 const parsedOn = new WeakMap<Socket, Set<string>>();
 /** The backend refused a prepared statement whose result changed since it was parsed (DDL), before any row. */
 const STALE = 'stale';
+/** A name this connection had parsed is gone (26000): someone deallocated it; it is parsed again. */
+const LOST = 'lost';
+type RunOutcome = WireForwardOutcome | typeof STALE | typeof LOST;
 
 /**
  * Runs `statement` on `client` (prepared under its name where it has one) and passes its answer to
@@ -50,6 +53,7 @@ export function forwardStatement(client: ForwardingClient, statement: WireStatem
   const name = key === undefined ? undefined : nameOf(key);
   if (key === undefined || name === undefined) return run(client, statement, undefined, options) as Promise<WireForwardOutcome>;
   return run(client, statement, name, options).then((outcome) => {
+    if (outcome === LOST) return forwardStatement(client, statement, options);
     if (outcome !== STALE) return outcome;
     // the text's result changed on the database: it runs unnamed from now on, on every connection
     names.set(key, null);
@@ -75,7 +79,7 @@ function nameOf(key: string): string | undefined {
 }
 
 /** One forwarded run, under `name` (parsed first where this connection has not) or unnamed. */
-function run(client: ForwardingClient, statement: WireStatement, name: string | undefined, options: WireForwardOptions): Promise<WireForwardOutcome | typeof STALE> {
+function run(client: ForwardingClient, statement: WireStatement, name: string | undefined, options: WireForwardOptions): Promise<RunOutcome> {
   const { signal, maxBytes, send } = options;
   if (signal?.aborted) return Promise.reject(Object.assign(new Error('canceling statement due to user request'), { code: '57014' }));
   const socket = client.connection.stream;
@@ -85,7 +89,8 @@ function run(client: ForwardingClient, statement: WireStatement, name: string | 
   let parsed = parsedOn.get(socket);
   if (parsed === undefined) parsedOn.set(socket, (parsed = new Set()));
   const parsedNames = parsed;
-  return new Promise<WireForwardOutcome | typeof STALE>((resolve, reject) => {
+  const parses = name === undefined || !parsedNames.has(name);
+  return new Promise<RunOutcome>((resolve, reject) => {
     /** The start of a message not yet whole, and how many bytes it needs (5 until its length is read). */
     let parts: Buffer[] = [];
     let partsLength = 0;
@@ -116,7 +121,10 @@ function run(client: ForwardingClient, statement: WireStatement, name: string | 
         return settle(() => {
           if (failure !== undefined && !cut) {
             if (name !== undefined && !passed && isStalePlan(failure)) resolve(STALE);
-            else reject(failure);
+            else if (name !== undefined && !passed && !parses && failure.code === '26000') {
+              parsedNames.delete(name);
+              resolve(LOST);
+            } else reject(failure);
           } else resolve(cut ? 'cut' : 'done');
         });
       }
@@ -176,7 +184,7 @@ function run(client: ForwardingClient, statement: WireStatement, name: string | 
     socket.on('data', onData);
     socket.once('close', onClose);
     if (signal) onAbort(signal, cancel);
-    socket.write(frontendMessages(statement, name, name !== undefined && parsedNames.has(name)));
+    socket.write(frontendMessages(statement, name, !parses));
   });
 }
 

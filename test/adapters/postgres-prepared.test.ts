@@ -30,6 +30,17 @@ if (url === undefined) {
     assert.equal((await db.query(sql, [1])).rows, [{ label: '7' }]);
   });
 
+  prepared('a prepared statement deallocated on the connection behind the datasource\'s back is parsed again, not failed', async ({ db }) => {
+    const sql = 'select label from prepared_probe where id = ? and 2 > 1';
+    const first = (await db.query(sql, [1])).rows;
+    const kept = async () => (await db.query('select name from pg_prepared_statements where statement = ?', ['select label from prepared_probe where id = $1 and 2 > 1'])).rows.map((row) => String(row['name']));
+    const [name] = await kept();
+    assert.ok(name !== undefined, 'the statement was prepared');
+    await db.query(`deallocate "${name as string}"`, []);
+    assert.equal((await db.query(sql, [1])).rows, first);
+    assert.equal(await kept(), [name]);
+  });
+
   prepared('a text of several statements answers its last one: the rows of a final SELECT, the count of a final UPDATE', async ({ db }) => {
     const rows = await db.query('update prepared_probe set id = id where id = 1; select id, id as again, null::text as nothing from prepared_probe', []);
     assert.equal([rows.rows, rows.rowCount, rows.columns.map((column) => column.name)], [[{ id: 1, again: 1, nothing: null }], 1, ['id', 'again', 'nothing']]);
@@ -80,6 +91,18 @@ if (url === undefined) {
     await db.query('alter table prepared_probe alter column label type varchar(10)', []);
     assert.equal(await forwardedRun(db, statement), { types: [1043], values: [before.values[0] as string] });
     assert.equal(await forwardedRun(db, statement), { types: [1043], values: [before.values[0] as string] });
+  });
+
+  prepared('a prepared name deallocated on the connection behind the datasource\'s back is parsed again, not failed', async ({ db }) => {
+    const text = 'select id from prepared_probe where id = $1 and id > 0';
+    const statement: WireStatement = { text, parameterTypes: [], describe: 'rows', parameters: [{ value: Buffer.from('1'), format: 0 }] };
+    assert.equal((await forwardedRun(db, statement)).values, ['1']);
+    const kept = async () => (await db.query('select name from pg_prepared_statements where statement = ?', [text])).rows.map((row) => String(row['name']));
+    const [name] = await kept();
+    await db.query(`deallocate "${name as string}"`, []);
+    assert.equal(await kept(), []);
+    assert.equal((await forwardedRun(db, statement)).values, ['1']);
+    assert.equal(await kept(), [name]);
   });
 
   prepared('a forwarded statement without values runs unnamed: ad-hoc texts leave nothing on the server', async ({ db }) => {
