@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   LruCache, readCatalog, KnexDatasource, encodeResult, type Catalog, type ExecutionScope, type QueryOptions, type QueryResult, type RowReader,
   type SqlDialect, type SqlExecutor, type TransactionOptions, type WireForwardOptions, type WireForwardOutcome, type WireStatement,
@@ -10,6 +9,7 @@ import { streamStatement, type StreamingClient } from './postgres-stream.js';
 import { postgresCodec, postgresWithTimeZone } from './postgres-types.js';
 import type { ConnectionSource, ScopePool, SessionSetup } from './scope-pool.js';
 import { forwardStatement, type ForwardingClient } from './postgres-wire-forward.js';
+import { StatementNames } from './statement-names.js';
 
 /** knex.raw on pg returns one result, or one per statement when the text holds several. */
 async function runRaw(knex: Knex, sql: string, bindings: readonly unknown[]): Promise<PgResult> {
@@ -30,13 +30,8 @@ interface KnexPgClient {
  * per connection under a name derived from it (the server then skips parsing and planning).
  */
 const nativeTexts = new LruCache<string, { text: string; name: string | undefined }>(1_000);
-/**
- * The server keeps a prepared statement for the life of the connection: at most this many distinct texts
- * are prepared (a caller looping over lists of every length must not fill the server's memory); later
- * texts run unnamed.
- */
-const MAX_PREPARED_TEXTS = 500;
-let preparedTexts = 0;
+/** The names of the prepared ones (at most 500 distinct texts). */
+const preparedNames = new StatementNames('vdb_');
 const MAX_CACHED_TEXT = 16_384;
 
 /**
@@ -167,9 +162,7 @@ export class PostgresDatasource extends KnexDatasource {
     if (native === undefined) {
       const text = (this.knex.client as unknown as KnexPgClient).positionBindings(sql);
       // only a statement with values is prepared: a text without them may hold several statements
-      const prepared = bindings.length > 0 && sql.length <= MAX_CACHED_TEXT && preparedTexts < MAX_PREPARED_TEXTS;
-      native = { text, name: prepared ? `vdb_${createHash('sha256').update(text).digest('base64url').slice(0, 32)}` : undefined };
-      if (prepared) preparedTexts += 1;
+      native = { text, name: bindings.length > 0 && sql.length <= MAX_CACHED_TEXT ? preparedNames.next(text) : undefined };
       if (sql.length <= MAX_CACHED_TEXT) nativeTexts.set(sql, native);
     }
     const connection = await connections.acquire();

@@ -5,10 +5,10 @@
  * a row. For that statement the pg client's socket is read here instead of by pg; pg gets it back at
  * ReadyForQuery, when the backend has nothing more to say.
  */
-import { createHash } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { LruCache, offAbort, onAbort, type WireForwardOptions, type WireForwardOutcome, type WireStatement } from '../../core/plugin-api/index.js';
 import { StatementCanceller, type CancellableClient } from './postgres-cancel.js';
+import { StatementNames } from './statement-names.js';
 
 /** A pooled pg client whose connection's socket can be read for one statement. */
 export interface ForwardingClient extends CancellableClient {
@@ -25,15 +25,13 @@ const PARSE_COMPLETE = 0x31;
 /**
  * A statement with values is prepared on each connection under a name derived from its text and declared
  * types, as the datasource's own statements are: its later runs there send Bind, Describe, Execute and Sync,
- * and PostgreSQL skips parsing and planning (about half of its work on a one-row lookup). The server
- * keeps a prepared statement for the life of the connection, so at most MAX_NAMED_TEXTS distinct texts get a
- * name (a client sending endless distinct texts must not fill the server's memory); later ones run unnamed,
- * as do texts without values (ad-hoc statements, which rarely repeat).
+ * and PostgreSQL skips parsing and planning (about half of its work on a one-row lookup). Texts past the
+ * names' limit run unnamed, as do texts without values (ad-hoc statements, which rarely repeat).
  */
+const forwardNames = new StatementNames('vdb_fwd_');
+/** The name of each key (null: runs unnamed). */
 const names = new LruCache<string, string | null>(1_000);
-const MAX_NAMED_TEXTS = 500;
 const MAX_NAMED_TEXT_LENGTH = 16_384;
-let namedTexts = 0;
 /** The names each backend connection has parsed, by its socket. */
 const parsedOn = new WeakMap<Socket, Set<string>>();
 /** The backend refused a prepared statement whose result changed since it was parsed (DDL), before any row. */
@@ -70,11 +68,7 @@ function namingKey(statement: WireStatement): string | undefined {
 
 function nameOf(key: string): string | undefined {
   let name = names.get(key);
-  if (name === undefined) {
-    name = namedTexts < MAX_NAMED_TEXTS ? `vdb_fwd_${createHash('sha256').update(key).digest('base64url').slice(0, 32)}` : null;
-    if (name !== null) namedTexts += 1;
-    names.set(key, name);
-  }
+  if (name === undefined) names.set(key, (name = forwardNames.next(key) ?? null));
   return name ?? undefined;
 }
 
@@ -86,9 +80,7 @@ function run(client: ForwardingClient, statement: WireStatement, name: string | 
   // a connection lost while idle in the pool would never report its close again
   if (socket.destroyed) return Promise.reject(connectionLost());
   const pgListeners = socket.listeners('data') as ((chunk: Buffer) => void)[];
-  let parsed = parsedOn.get(socket);
-  if (parsed === undefined) parsedOn.set(socket, (parsed = new Set()));
-  const parsedNames = parsed;
+  const parsedNames = parsedNamesOf(socket);
   const parses = name === undefined || !parsedNames.has(name);
   return new Promise<RunOutcome>((resolve, reject) => {
     /** The start of a message not yet whole, and how many bytes it needs (5 until its length is read). */
@@ -186,6 +178,12 @@ function run(client: ForwardingClient, statement: WireStatement, name: string | 
     if (signal) onAbort(signal, cancel);
     socket.write(frontendMessages(statement, name, !parses));
   });
+}
+
+function parsedNamesOf(socket: Socket): Set<string> {
+  let parsed = parsedOn.get(socket);
+  if (parsed === undefined) parsedOn.set(socket, (parsed = new Set()));
+  return parsed;
 }
 
 /** PostgreSQL's answer to a prepared statement whose result type changed since it was parsed (plancache.c). */
