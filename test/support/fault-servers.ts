@@ -109,7 +109,7 @@ export class MariadbServer {
       const connection = await mysql.createConnection({ socketPath: server.socket, user: 'root' });
       await connection.query("create user 'root'@'127.0.0.1' identified by ''");
       await connection.query("grant all privileges on *.* to 'root'@'127.0.0.1' with grant option");
-      await connection.query('create database test');
+      await connection.query('create database if not exists test');
       await connection.end();
     } catch (error) {
       await server.drop();
