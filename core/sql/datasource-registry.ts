@@ -80,6 +80,12 @@ export class DatasourceRegistry {
     }
   }
 
+  /** The datasources opened so far (those that failed to open are not), by name. */
+  async opened(): Promise<(readonly [string, Datasource])[]> {
+    const settled = await Promise.allSettled([...this.opening.entries()].map(async ([name, opening]) => [name, await opening] as const));
+    return settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+  }
+
   /** Whether the datasource was handed in (tests): it belongs to its owner, who closes it. */
   isHandedIn(name: string): boolean {
     return this.overrides[name] !== undefined;

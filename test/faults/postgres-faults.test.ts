@@ -123,6 +123,46 @@ if (skip) {
     console.log(`  frozen: ${describe(answers)}, slowest ${Math.round(slowest)} ms`);
   });
 
+  test('readiness: 503 naming the datasource while PostgreSQL is stopped or frozen (within its bound), health stays UP counting it down, the gauge reads 0; all back once it is', async ({ cluster, service }) => {
+    const read = async (path: string) => {
+      const started = performance.now();
+      const response = await fetch(`${service.url}${path}`, { signal: AbortSignal.timeout(HANG_MS) });
+      return { status: response.status, text: await response.text(), ms: performance.now() - started };
+    };
+    const gauge = async () => /^vdb_datasource_up\{datasource="db"\} (\d)$/m.exec((await read('/observe/metrics')).text)?.[1];
+    const ready = await read('/observe/ready');
+    assert.equal([ready.status, JSON.parse(ready.text)], [200, { status: 'READY', unavailable: [] }]);
+    assert.is(await gauge(), '1');
+    await cluster.ctl('stop');
+    try {
+      await pause(1_100);
+      const stopped = await read('/observe/ready');
+      assert.equal([stopped.status, JSON.parse(stopped.text)], [503, { status: 'NOT_READY', unavailable: ['db'] }]);
+      assert.not.match(stopped.text, String(cluster.port), 'no connection details');
+      const health = await read('/observe/health');
+      assert.is(health.status, 200);
+      assert.equal((JSON.parse(health.text) as { datasources: unknown }).datasources, { total: 1, up: 0, down: 1 });
+      assert.is(await gauge(), '0');
+    } finally {
+      await cluster.ctl('start');
+    }
+    await pause(1_100);
+    assert.is((await read('/observe/ready')).status, 200);
+    assert.is(await gauge(), '1');
+    await cluster.freeze(true);
+    let frozen: { status: number; text: string; ms: number };
+    try {
+      await pause(1_100);
+      frozen = await read('/observe/ready');
+    } finally {
+      await cluster.freeze(false);
+    }
+    assert.is(frozen.status, 503, frozen.text);
+    assert.ok(frozen.ms < 3_000 + DEADLINE_SLACK_MS, `the check is bounded: ${Math.round(frozen.ms)} ms`);
+    await pause(1_100);
+    assert.is((await read('/observe/ready')).status, 200);
+  });
+
   test('SIGTERM while PostgreSQL is frozen and a statement waits on it: the process ends within its grace time', async ({ cluster, service }) => {
     await servesAgain(service);
     await cluster.freeze(true);
