@@ -1,9 +1,10 @@
 import { dirname } from 'node:path';
+import type { ProbedMemory } from '../support/fault-servers.js';
 import { writeBundle } from '../support/test-service.js';
 
 export const FAULT_TOKEN = 'fault-admin-token';
 /** The time limit of every statement of the fault tests' services (`server.requestTimeoutMs`). */
-export const REQUEST_TIMEOUT_MS = 4_000;
+export const REQUEST_TIMEOUT_MS = 3_000;
 
 /**
  * A service of one datasource `db` (PostgreSQL or MariaDB at `url`) serving the VDB `faults`: the table
@@ -32,4 +33,59 @@ dataRoles:
     'bundle/queries/fault_work.yaml': `---\ntype: sqlDirect\nvirtualDatabase: faults\nquery: ${work}\n`,
   });
   return { configFile, dir: dirname(configFile) };
+}
+
+/** How much the resident set may move between two readings without a leak: the allocator keeps and returns pages in MiB. */
+export const RSS_NOISE_KIB = 4_096;
+
+/** What a soak measured: requests answered while measuring, and what the process kept of them. */
+export interface SoakResult {
+  requests: number;
+  statuses: Record<number, number>;
+  /** Growth of the resident set after a full collection, in KiB per request. */
+  rssKibPerRequest: number;
+  /** Growth of the JS heap (compiled code aside) and external memory after a full collection, in KiB per request. */
+  retainedKibPerRequest: number;
+}
+
+/**
+ * `clients` clients posting `fault_one` one request after another: a warm-up of `requests` requests (pools,
+ * caches and the JIT fill up), then a measure of twice as many; each phase ends early at its time cap, so a
+ * busy machine measures fewer. Memory is read after two full collections at the start and at the end of the
+ * measure (the memory probe), so that garbage not yet collected is not taken for a leak.
+ */
+export async function soak(service: { url: string; memoryAfterCollection(): Promise<ProbedMemory> }, clients: number, requests: number, capMs: number): Promise<SoakResult> {
+  let phase: 'warm' | 'measure' | 'done' = 'warm';
+  let answered = 0;
+  const statuses: Record<number, number> = {};
+  let reached: () => void = () => undefined;
+  const loops = Array.from({ length: clients }, async (_, client) => {
+    const init = { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${FAULT_TOKEN}` } };
+    for (let sent = 0; phase !== 'done'; sent += 1) {
+      const response = await fetch(`${service.url}/api/v1/query/perform/fault_one`, { ...init, body: `{"id":${1 + ((client * 7 + sent) % 100)}}` });
+      await response.arrayBuffer();
+      answered += 1;
+      if (phase === 'measure') statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+      if (answered === (phase === 'warm' ? requests : 2 * requests)) reached();
+    }
+  });
+  const until = (count: number) => {
+    answered = 0;
+    let timer: NodeJS.Timeout | undefined;
+    return new Promise<void>((done) => {
+      reached = done;
+      timer = setTimeout(done, count === requests ? capMs : 2 * capMs);
+    }).finally(() => clearTimeout(timer));
+  };
+  await until(requests);
+  const before = await service.memoryAfterCollection();
+  phase = 'measure';
+  await until(2 * requests);
+  phase = 'done';
+  const measured = answered;
+  await Promise.all(loops);
+  const after = await service.memoryAfterCollection();
+  const perRequest = (bytes: number) => bytes / 1024 / measured;
+  const retained = (memory: ProbedMemory) => memory.heapUsed - memory.code + memory.external;
+  return { requests: measured, statuses, rssKibPerRequest: perRequest(after.rss - before.rss), retainedKibPerRequest: perRequest(retained(after) - retained(before)) };
 }

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { faultSkipReason, isCleanAnswer, MariadbServer, pause, perform, removeDir, ServiceProcess, type Answer } from '../support/fault-servers.js';
-import { FAULT_TOKEN, REQUEST_TIMEOUT_MS, faultBundle } from './fault-bundle.js';
+import { FAULT_TOKEN, REQUEST_TIMEOUT_MS, RSS_NOISE_KIB, faultBundle, soak } from './fault-bundle.js';
 
 /**
  * MariaDB going away under the service (`node dist/core/cli.js start`) on a mariadbd the test starts on a
@@ -54,6 +54,17 @@ if (skip) {
     await service?.kill();
     await server?.drop();
     if (dir) removeDir(dir);
+  });
+
+  test('soak: 20 clients on a query endpoint after a warm-up: every request answers 200, and the process keeps less than 0.5 KiB per request', async ({ service }) => {
+    const result = await soak(service, 20, 3_000, 10_000);
+    console.log(`  soak (MariaDB): ${result.requests} requests; after a full collection RSS ${result.rssKibPerRequest.toFixed(3)} KiB, heap and external ${result.retainedKibPerRequest.toFixed(3)} KiB per request`);
+    assert.equal(Object.keys(result.statuses), ['200'], JSON.stringify(result.statuses));
+    assert.ok(result.requests > 500, `${result.requests} requests`);
+    assert.ok(result.retainedKibPerRequest < 0.5, `${result.retainedKibPerRequest.toFixed(3)} KiB kept per request`);
+    // the resident set moves by a few MiB as the allocator and the collector please: allowed beside the bound
+    const rssGrowthKib = result.rssKibPerRequest * result.requests;
+    assert.ok(rssGrowthKib < 0.5 * result.requests + RSS_NOISE_KIB, `RSS ${Math.round(rssGrowthKib)} KiB more after ${result.requests} requests`);
   });
 
   test('MariaDB stopped and started with statements in flight: each settles, the process lives, no KILL QUERY is retried afterwards, the service serves again', async ({ server, service }) => {

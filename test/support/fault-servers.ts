@@ -187,6 +187,14 @@ export class MariadbServer {
   }
 }
 
+/** Bytes in use after a full collection: the resident set, the JS heap (of which `code` is compiled code), external memory. */
+export interface ProbedMemory {
+  rss: number;
+  heapUsed: number;
+  external: number;
+  code: number;
+}
+
 /** The service as `node dist/core/cli.js start`: a process of its own, whose death the test can see. */
 export class ServiceProcess {
   /** Everything it wrote to stdout (JSON logs) and stderr. */
@@ -202,7 +210,9 @@ export class ServiceProcess {
 
   static async start(configFile: string): Promise<ServiceProcess> {
     const port = await freePort();
-    const child = spawn(process.execPath, [join(projectRoot, 'dist/core/cli.js'), 'start', '--config', configFile, '--port', String(port)], {
+    // the memory probe (memory-probe.ts) answers SIGUSR2 with the memory left after a full collection
+    const probe = ['--expose-gc', '--import', join(projectRoot, 'dist/test/support/memory-probe.js')];
+    const child = spawn(process.execPath, [...probe, join(projectRoot, 'dist/core/cli.js'), 'start', '--config', configFile, '--port', String(port)], {
       cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '' },
     });
     const service = new ServiceProcess(child, `http://127.0.0.1:${port}`);
@@ -244,6 +254,18 @@ export class ServiceProcess {
   rssKib(): number {
     const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
     return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+  }
+
+  /** The memory in use after two full collections, in bytes (the memory probe's answer to SIGUSR2). */
+  async memoryAfterCollection(): Promise<ProbedMemory> {
+    const seen = this.output.length;
+    this.child.kill('SIGUSR2');
+    for (let tries = 0; tries < 100; tries += 1) {
+      const line = /memory-probe (\{.*\})\n/.exec(this.output.slice(seen))?.[1];
+      if (line !== undefined) return JSON.parse(line) as ProbedMemory;
+      await pause(50);
+    }
+    throw new Error('the memory probe did not answer');
   }
 
   signal(signal: NodeJS.Signals): void {
