@@ -9,10 +9,12 @@ export const REQUEST_TIMEOUT_MS = 3_000;
 /**
  * A service of one datasource `db` (PostgreSQL or MariaDB at `url`) serving the VDB `faults`: the table
  * `<schema>.items` (created by the test), `fault_one` (one row by id) and `fault_work` (`work`: a statement
- * that keeps the database busy for a while). Returns the config file and its folder.
+ * that keeps the database busy for a while), and the SQL front door on `sqlPort` when given. Returns the
+ * config file and its folder.
  */
-export function faultBundle(adapter: 'postgres' | 'mysql', url: string, schema: string, work: string): { configFile: string; dir: string } {
+export function faultBundle(adapter: 'postgres' | 'mysql', url: string, schema: string, work: string, sqlPort?: number): { configFile: string; dir: string } {
   const configFile = writeBundle({
+    ...(sqlPort === undefined ? {} : { sql: { enabled: true, host: '127.0.0.1', port: sqlPort } }),
     instanceId: 'fault-1',
     server: { host: '127.0.0.1', port: 0, requestTimeoutMs: REQUEST_TIMEOUT_MS },
     descriptors: './bundle',

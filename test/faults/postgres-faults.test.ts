@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { faultSkipReason, isCleanAnswer, pause, perform, PgCluster, removeDir, ServiceProcess, type Answer } from '../support/fault-servers.js';
+import { faultSkipReason, freePort, isCleanAnswer, pause, perform, PgCluster, removeDir, ServiceProcess, type Answer } from '../support/fault-servers.js';
+import pg from 'pg';
 import { FAULT_TOKEN, REQUEST_TIMEOUT_MS, RSS_NOISE_KIB, faultBundle, soak } from './fault-bundle.js';
 
 /**
@@ -12,7 +13,7 @@ import { FAULT_TOKEN, REQUEST_TIMEOUT_MS, RSS_NOISE_KIB, faultBundle, soak } fro
  * frozen.
  */
 const skip = faultSkipReason('postgres');
-const test = suite<{ cluster: PgCluster; service: ServiceProcess; dir: string }>('faults: PostgreSQL restarted, terminated, frozen');
+const test = suite<{ cluster: PgCluster; service: ServiceProcess; dir: string; sqlPort: number }>('faults: PostgreSQL restarted, terminated, frozen');
 
 /** An answer that never came is one the test waits for this long before calling it a hang. */
 const HANG_MS = REQUEST_TIMEOUT_MS + 8_000;
@@ -54,7 +55,8 @@ if (skip) {
     await context.cluster.sql('create schema faults');
     await context.cluster.sql(`create table faults.items (id integer primary key, label text not null)`);
     await context.cluster.sql(`insert into faults.items select g, 'item ' || g from generate_series(1, 100) g`);
-    const { configFile, dir } = faultBundle('postgres', context.cluster.url, 'faults', 'select count(*) as n from generate_series(1, 400000) g');
+    context.sqlPort = await freePort();
+    const { configFile, dir } = faultBundle('postgres', context.cluster.url, 'faults', 'select count(*) as n from generate_series(1, 400000) g', context.sqlPort);
     context.dir = dir;
     context.service = await ServiceProcess.start(configFile);
   });
@@ -113,6 +115,46 @@ if (skip) {
     const again = await servesAgain(service);
     assert.equal(again.map((answer) => answer.status), again.map(() => 200), describe(again));
     console.log(`  terminate: ${terminated} backends terminated, ${answers.length} requests ${describe(answers)}`);
+  });
+
+  test('the SQL door\'s forwarded statements while the service\'s backends are terminated: the process lives, each statement answers rows or an error, the door serves again', async ({ cluster, service, sqlPort }) => {
+    const door = () => new pg.Client({ host: '127.0.0.1', port: sqlPort, database: 'faults@1', user: 'tester', password: FAULT_TOKEN, query_timeout: HANG_MS });
+    let running = true;
+    const outcomes = new Map<string, number>();
+    const count = (key: string) => outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+    const clients = Array.from({ length: 10 }, async (_, index) => {
+      while (running) {
+        const client = door();
+        client.on('error', () => undefined);
+        try {
+          await client.connect();
+          while (running) {
+            const result = await client.query('select id, label from faults.items, generate_series(1, 20000) g where id = $1 limit 1', [index + 1]);
+            count(result.rows.length === 1 ? 'rows' : 'empty');
+          }
+        } catch (error) {
+          count(String((error as { code?: unknown }).code ?? (error as Error).message));
+        } finally {
+          await client.end().catch(() => undefined);
+        }
+      }
+    });
+    for (let round = 0; round < 5; round += 1) {
+      await pause(400);
+      await cluster.sql(`select pg_catalog.pg_terminate_backend(pid) from pg_catalog.pg_stat_activity where application_name = 'vdb-service'`);
+    }
+    running = false;
+    await Promise.all(clients);
+    assert.ok(service.alive, `the service process died: ${service.output.slice(-2000)}`);
+    assert.not.ok(outcomes.has('Query read timeout'), `no statement hung: ${JSON.stringify(Object.fromEntries(outcomes))}`);
+    const client = door();
+    await client.connect();
+    try {
+      assert.equal((await client.query('select label from faults.items where id = $1', [3])).rows, [{ label: 'item 3' }]);
+    } finally {
+      await client.end();
+    }
+    console.log(`  SQL door: ${JSON.stringify(Object.fromEntries(outcomes))}`);
   });
 
   test('PostgreSQL frozen (SIGSTOP) with connections open: each statement answers within its time limit plus slack; the service serves again once it resumes', async ({ cluster, service }) => {
