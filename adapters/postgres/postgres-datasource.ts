@@ -1,5 +1,5 @@
 import {
-  isConnectionFailure, isDeadlineExceeded, LruCache, readCatalog, KnexDatasource, encodeResult, type Catalog, type ExecutionScope, type QueryOptions, type QueryResult, type RowReader,
+  isConnectionFailure, isDeadlineExceeded, LruCache, PING_TIMEOUT_MS, readCatalog, KnexDatasource, encodeResult, type Catalog, type ExecutionScope, type QueryOptions, type QueryResult, type RowReader,
   type SqlDialect, type SqlExecutor, type TransactionOptions, type WireForwardOptions, type WireForwardOutcome, type WireStatement,
 } from '../../core/plugin-api/index.js';
 import type { Knex } from 'knex';
@@ -200,6 +200,11 @@ export class PostgresDatasource extends KnexDatasource {
     } finally {
       connections.release(connection, broken);
     }
+  }
+
+  /** On the login's pool with a deadline: a server that stopped answering fails the ping and frees its connection. */
+  override async ping(): Promise<void> {
+    await this.pooledQuery('select 1', [], this.loginConnections, { timeoutMs: PING_TIMEOUT_MS });
   }
 
   introspect(schemas: readonly string[]): Promise<Catalog> {

@@ -10,7 +10,7 @@ export interface DatasourceStatus {
  * How long a datasource may take to answer the check: a server that accepts connections but does not answer
  * (frozen, a network that drops packets silently) counts as down rather than holding the check.
  */
-export const CHECK_LIMIT_MS = 3_000;
+const CHECK_LIMIT_MS = 3_000;
 /** A check this recent answers again: readiness probes, health and scrapes never add up to a ping storm. */
 const REUSE_MS = 1_000;
 

@@ -23,3 +23,9 @@ export function armDeadline(timeoutMs: number | undefined, expire: (error: Error
 export function isDeadlineExceeded(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { [DEADLINE]?: boolean })[DEADLINE] === true;
 }
+
+/**
+ * The time limit of a datasource's `ping`: with the slack, its deadline is the readiness check's bound (3 s),
+ * so a ping on a server that stopped answering ends and frees its connection instead of holding it.
+ */
+export const PING_TIMEOUT_MS = 1_000;
