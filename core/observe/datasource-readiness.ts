@@ -33,6 +33,18 @@ export class DatasourceReadiness {
     return this.running;
   }
 
+  /**
+   * The answer of the last check, at once, starting a new one when it is stale: health answers a liveness
+   * probe in no time even while a datasource takes its whole bound to answer (or PGlite's queue delays the
+   * check). Only the first call, with no check done yet, waits for one.
+   */
+  latest(): Promise<DatasourceStatus[]> {
+    const { last } = this;
+    if (last === undefined) return this.check();
+    this.check().catch(() => undefined);
+    return Promise.resolve(last.statuses);
+  }
+
   private async run(): Promise<DatasourceStatus[]> {
     const datasources = await this.opened();
     const statuses = await Promise.all(datasources.map(async ([name, datasource]) => ({ name, up: await answers(datasource) })));
