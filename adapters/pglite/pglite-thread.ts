@@ -65,10 +65,13 @@ class Pending {
     private readonly end: (error: Error) => void,
   ) {
     if (limit.signal) onAbort(limit.signal, this.abandoned);
+    // waiting behind others past its deadline, it answers 57014 then; the worker skips it when it gets there
+    this.timer = setTimeout(() => this.reject(statementCanceled('statement timeout')), Math.min(Math.max(limit.deadline - Date.now(), 0), MAX_TIMER_MS));
   }
 
   /** Its turn came: it may run until its deadline, and an abort from before gets its grace from now. */
   started(): void {
+    clearTimeout(this.timer);
     this.running = true;
     this.since = Date.now();
     if (this.aborted) this.graceThenEnd();
@@ -122,9 +125,9 @@ export class PgliteThread {
   /**
    * @param epoch which opening of its datasource this is: a transaction runs on the thread it began on, or
    *   fails; a thread opened ahead of its use (pglite-host.ts) is given its epoch when it is taken
-   * @param onTurn called when a request's turn comes on the worker
+   * @param changed called when a request is sent, and when a request's turn comes on the worker
    */
-  constructor(public epoch: number, name: string, private readonly onTurn: () => void = () => undefined) {
+  constructor(public epoch: number, name: string, private readonly changed: () => void = () => undefined) {
     this.worker = new Worker(new URL('./pglite-worker.js', import.meta.url), { name });
     this.worker.unref();
     this.worker.on('message', (reply: PgliteReply) => this.settle(reply));
@@ -174,6 +177,7 @@ export class PgliteThread {
       this.worker.ref();
       try {
         this.worker.postMessage({ ...command, id, deadline: limit.deadline });
+        if (this.pending.size > 1) this.changed();
       } catch (error) {
         // a bound value structured clone cannot carry: it never reached the worker
         this.pending.delete(id);
@@ -205,7 +209,7 @@ export class PgliteThread {
 
   private turn(entry: Pending): void {
     entry.started();
-    this.onTurn();
+    this.changed();
   }
 
   private idleCheck(): void {
