@@ -88,7 +88,7 @@ interface Job extends Call {
  * queue with 57014. A statement past its deadline ends its worker; so does a caller's read-only statement
  * that has held the worker for TURN_MS while a statement of another caller waits (it runs again after
  * that one's turn, within its own time limit). The same database is then reopened in a new worker (in
- * memory: one opened ahead from the snapshot, kept ready once callers are served), where the calls queued
+ * memory: the spare, opened ahead from the snapshot once the session is restricted), where the calls queued
  * run, and the statements sent behind the ended one run again. A file-backed database loses only the
  * canceled statement and its open transaction; an in-memory one starts again from its snapshot.
  */
