@@ -94,6 +94,28 @@ export class ModelIndex {
       .map((field) => this.resolved(dataset, field)));
   }
 
+  /**
+   * A field a metric's expression names (`dataset.field` or `namespace.dataset.field`), among the fields the
+   * package lists for the metric: private ones too, which the model may use and a query may not name.
+   */
+  metricField(metric: PackageMetric, parts: readonly string[]): ResolvedField | undefined {
+    const wanted = parts.join('.').toLowerCase();
+    for (const id of metric.fields) {
+      const dataset = this.datasetById.get(id.split('.').slice(0, -1).join('.'));
+      const field = dataset?.fields.find((candidate) => candidate.id === id);
+      if (!dataset || !field) continue;
+      const name = `${dataset.name}.${field.name}`.toLowerCase();
+      if (wanted === name || wanted === `${dataset.namespace.toLowerCase()}.${name}`) return this.resolved(dataset, field);
+    }
+    return undefined;
+  }
+
+  /** A metric another metric's expression names by its bare name (a private one too). */
+  namedMetric(metric: PackageMetric, name: string): PackageMetric | undefined {
+    const wanted = name.toLowerCase();
+    return this.pkg.metrics.find((candidate) => metric.metrics.includes(candidate.id) && candidate.name.toLowerCase() === wanted);
+  }
+
   resolved(dataset: PackageDataset, field: PackageField): ResolvedField {
     const reached = [dataset];
     const edges = (field.joins ?? []).map((join) => {
