@@ -146,6 +146,7 @@ function compositionDocument(schema: string): string {
         metric('employees', 'SUM(store.number_employees)'),
         metric('paid_per_store', 'SUM(store_sales.net_paid) / COUNT(store.store_sk)'),
         metric('price_per_link', 'SUM(item.price) / NULLIF(COUNT(item_promo.promo_sk), 0)'),
+        metric('price_per_ticket', 'SUM(item.price) / NULLIF(COUNT(store_sales.ticket), 0)'),
         metric('promo_price', 'SUM(item.price)'),
         // The OrionBelt model's metric, and one by counts.
         metric('return_rate', 'SUM(returns.return_amount) / SUM(sales.sales_amount)'),

@@ -137,6 +137,17 @@ export function runCompositionSuite(backend: CompositionBackend): void {
       LEFT JOIN (${links}) c ON ${ns('c.promo_name', 'k.promo_name')}`);
   });
 
+  test('a fact by a dimension across a bridge (store_sales → item ← item_promo → promo): each ticket once per promotion name', async (context) => {
+    const promos = `SELECT DISTINCT ip.item_sk, p.promo_name FROM ${t('cp_item_promo')} ip LEFT JOIN ${t('cp_promo')} p ON p.promo_sk = ip.promo_sk`;
+    const prices = `SELECT d.promo_name, SUM(i.price) AS price FROM ${t('cp_item')} i LEFT JOIN (${promos}) d ON d.item_sk = i.item_sk GROUP BY d.promo_name`;
+    const tickets = `SELECT d.promo_name, COUNT(ss.ticket) AS tickets, SUM(ss.net_paid) AS paid FROM ${t('cp_store_sales')} ss LEFT JOIN ${t('cp_item')} i ON i.item_sk = ss.item_sk LEFT JOIN (${promos}) d ON d.item_sk = i.item_sk GROUP BY d.promo_name`;
+    await same(context, { dimensions: ['promo.promo_name'], measures: ['net_paid', 'price_per_ticket'] }, ['promo_name', 'net_paid', 'price_per_ticket'], `
+      SELECT k.promo_name, c.paid AS net_paid, p.price / NULLIF(COALESCE(c.tickets, 0), 0) AS price_per_ticket
+      FROM (SELECT promo_name FROM (${prices}) a UNION SELECT promo_name FROM (${tickets}) b) k
+      LEFT JOIN (${prices}) p ON ${ns('p.promo_name', 'k.promo_name')}
+      LEFT JOIN (${tickets}) c ON ${ns('c.promo_name', 'k.promo_name')}`);
+  });
+
   const returnsByCategory = `SELECT p.product_cat, SUM(r.return_amount) AS amount, COUNT(r.return_id) AS n FROM ${t('cp_returns')} r LEFT JOIN ${t('cp_sales')} s ON r.return_sales_id = s.sales_id LEFT JOIN ${t('cp_products')} p ON s.product = p.product_id GROUP BY p.product_cat`;
   const salesByCategory = `SELECT p.product_cat, SUM(s.sales_amount) AS amount, COUNT(s.sales_id) AS n FROM ${t('cp_sales')} s LEFT JOIN ${t('cp_products')} p ON s.product = p.product_id GROUP BY p.product_cat`;
   const purchasesByCategory = `SELECT p.product_cat, SUM(u.purchase_price) AS amount FROM ${t('cp_purchases')} u LEFT JOIN ${t('cp_products')} p ON u.purchase_product_id = p.product_id GROUP BY p.product_cat`;
