@@ -61,6 +61,7 @@ export function compileQuery(model: ModelIndex, planner: JoinPlanner, dialect: S
 class QueryCompiler {
   private readonly dimensions: Dimension[] = [];
   private readonly aggregates = new Map<string, Aggregate>();
+  private readonly resolvedCalls = new Map<Expr, Aggregate>();
   private readonly whereFields: ResolvedField[] = [];
   private groups: Group[] = [];
   private where = '';
@@ -490,6 +491,9 @@ class QueryCompiler {
         throw queryInvalid('E_UNAGGREGATED_FINER_GRAIN_REFERENCE', target, `${target} is a row-level field that is not a dimension of the query; aggregate it or group by it`);
       },
       aggregate: (call) => {
+        // A call already resolved (a metric's expression is one tree, written for each place that names it).
+        const resolved = this.resolvedCalls.get(call);
+        if (resolved) return this.aggregateRef(resolved);
         const fields: ResolvedField[] = [];
         const rowLevel = { ...this.rowLevel(fields, call.name, scope), window: (window: WindowCall) => this.tableWindow(window, fields, call.name, scope) };
         const sql = writeAggregateCall(call, this.writer, rowLevel, call.name);
@@ -497,6 +501,7 @@ class QueryCompiler {
         const key = sql.replace(/\u0001(\d+)\u0002/g, (_marker, index: string) => JSON.stringify(this.writer.sources[Number(index)]));
         const aggregate = this.addAggregate(`expr:${key}`, sql, fields.flatMap((field) => field.datasets), fields.flatMap((field) => field.needs));
         aggregate.counts = call.name === 'count';
+        this.resolvedCalls.set(call, aggregate);
         return this.aggregateRef(aggregate);
       },
       ...(scope ? { literal: this.modelLiteral } : {}),
