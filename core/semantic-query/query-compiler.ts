@@ -687,8 +687,9 @@ const metricExpressions = new WeakMap<PackageMetric, Expr | null>();
  * A model metric's expression as the query language reads it, when every name in it is a field or metric
  * of the model: its aggregates are then computed each at its own home, and the rest over the merged rows
  * (§4.5: "each operand resolves independently at the query's grain"). Undefined for an expression in the
- * datasource's own syntax that the language does not read: that metric is computed from its package SQL
- * in one subquery of its base dataset.
+ * datasource's own syntax that the language does not read, or naming what is no field or metric of the
+ * package (a column of a relation): that metric is computed from its package SQL in one subquery of its base
+ * dataset. Cached per metric: a package's metrics and names do not change.
  */
 function metricExpression(model: ModelIndex, metric: PackageMetric): Expr | undefined {
   let known = metricExpressions.get(metric);
