@@ -229,8 +229,10 @@ class MetricCompiler {
     const datasets = [...new Set(inlined.fields.flatMap((field) => [field.dataset, ...(field.enrichment ?? []).map((step) => step.joined)]))];
     const [first] = datasets;
     if (!first) {
-      this.diagnostics.add('compile.metric_unanchored', this.at(metric), target, `metric ${metric.id} (${metric.expression}) reads no field, so nothing says which dataset it measures`);
-      return undefined;
+      // A `COUNT(*)` reads no field: it counts the rows of the home the query gives it (Foundation D-016), so it
+      // has no dataset of its own; a dataset of the model (it has one, by the schema) only gives its dialect.
+      const [anchor] = this.model.datasets;
+      return anchor && { metric, sql: inlined.sql, fields: [], datasets: [], base: anchor, steps: [], hasAggregate: true };
     }
     const datasources = [...new Set(datasets.map((dataset) => dataset.relation?.datasource))];
     if (datasources.length > 1) {
