@@ -23,17 +23,23 @@ port.on('message', (request: MirrorRequest) => void answer(request));
 
 async function answer(request: MirrorRequest): Promise<void> {
   let reply: MirrorReply;
-  let trapped = false;
+  let ending = false;
   try {
     reply = { id: request.id, value: await perform(request) };
   } catch (error) {
     reply = { id: request.id, error: mirrorError(error) };
-    // a WASM trap (the only RuntimeError) leaves PGlite's memory in no known state
-    trapped = error instanceof Error && error.name === 'RuntimeError';
+    // a WASM trap (the only RuntimeError) leaves PGlite's memory in no known state; an answer over the
+    // byte budget left it grown to hold it
+    ending = (error instanceof Error && error.name === 'RuntimeError') || error instanceof OverBudget;
   }
   const moved = 'value' in reply && reply.value instanceof Uint8Array ? [reply.value.buffer as ArrayBuffer] : [];
-  port.postMessage(reply, moved);
-  if (trapped) process.exit(1);
+  port.postMessage(ending ? { ...reply, ending: true as const } : reply, moved);
+  if (ending) process.exit(1);
+}
+
+/** An answer with more bytes than the caller's budget. */
+class OverBudget extends Error {
+  readonly code = TOO_MANY_ROWS;
 }
 
 async function perform(request: MirrorRequest): Promise<MirrorAnswers[keyof MirrorAnswers]> {
@@ -47,7 +53,7 @@ async function perform(request: MirrorRequest): Promise<MirrorAnswers[keyof Mirr
       return null;
     }
     case 'query':
-      return readOnly(request.sql, request.params, request.maxRows);
+      return readOnly(request.sql, request.params, request.maxRows, request.maxBytes);
     case 'describe': {
       // parsed and planned only: nothing runs
       const described = await opened().describeQuery(request.sql);
@@ -76,13 +82,18 @@ async function withoutTemplates(mirror: PGlite): Promise<void> {
 }
 
 /** The statement in a read-only transaction that is always rolled back: a mirror answers many callers. */
-async function readOnly(sql: string, params: unknown[], maxRows: number): Promise<MirrorAnswers['query']> {
+async function readOnly(sql: string, params: unknown[], maxRows: number, maxBytes: number): Promise<MirrorAnswers['query']> {
   const mirror = opened();
   await mirror.query('begin transaction read only');
   try {
     const result = await mirror.query<(string | null)[]>(sql, params, { rowMode: 'array', parsers: asText });
     if (result.rows.length > maxRows) {
       throw Object.assign(new Error(`a catalog answer holds at most ${maxRows} rows`), { code: TOO_MANY_ROWS });
+    }
+    let bytes = 0;
+    for (const row of result.rows) {
+      for (const value of row) bytes += 4 + (value === null ? 0 : Buffer.byteLength(value));
+      if (bytes > maxBytes) throw new OverBudget(`the result is larger than ${maxBytes} bytes (server.maxResultBytes)`);
     }
     return { fields: result.fields.map(({ name, dataTypeID }) => ({ name, dataTypeID })), rows: result.rows };
   } finally {
