@@ -9,8 +9,8 @@ export type MirrorCommand =
   | { kind: 'open'; snapshot?: Uint8Array; ddl?: string }
   /**
    * One statement with `$n` parameters, read-only and rolled back; at most `maxRows` rows, and values of at
-   * most `maxBytes` bytes with 4 per value (a DataRow's length field). An answer over the bytes ends the
-   * thread after it is refused: its PGlite grew to hold it, and WASM memory never shrinks.
+   * most `maxBytes` bytes with 4 per value (a DataRow's length field). A statement that grew PGlite's
+   * memory by more than 128 MiB (a large value) ends the thread after its reply: WASM memory never shrinks.
    */
   | { kind: 'query'; sql: string; params: unknown[]; maxRows: number; maxBytes: number }
   /** The parameter types and result fields of a statement, without running it (Describe of a prepared statement). */

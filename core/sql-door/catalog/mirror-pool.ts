@@ -22,9 +22,9 @@ interface Job {
 
 /**
  * The worker threads of one catalog mirror (same VDB version, same grants), each running one statement at a
- * time. A statement that waits while every thread is busy gets a thread of its own, up to `maxThreads`
- * (built from the snapshot, about 1 s), so a slow statement delays nobody else's; a caller's statements run
- * one at a time, so one caller cannot take every thread. A statement over its time limit, or cancelled,
+ * time. While a statement runs, one more thread is kept ready (built from the snapshot, about 1 s, up to
+ * `maxThreads`), and a statement that still finds every thread busy gets one built, so a slow statement
+ * delays nobody else's; a caller's statements run one at a time, so one caller cannot take every thread. A statement over its time limit, or cancelled,
  * ends only its own thread: the others' statements go on, and the queue is served by the threads left or
  * by new ones.
  */
@@ -84,7 +84,7 @@ export class MirrorPool {
       const at = this.queue.findIndex((job) => !this.running.has(job.limits.owner));
       if (at < 0) return;
       const thread = this.takeIdle();
-      if (thread === undefined) return this.grow();
+      if (thread === undefined) return this.grow(new Set(this.queue.map((job) => job.limits.owner).filter((owner) => !this.running.has(owner))).size);
       const job = this.queue.splice(at, 1)[0] as Job;
       this.start(job, thread);
     }
@@ -97,10 +97,9 @@ export class MirrorPool {
     return thread;
   }
 
-  /** Opens threads for the statements that could start but find none idle, within `maxThreads`. */
-  private grow(): void {
-    const owners = new Set(this.queue.map((job) => job.limits.owner).filter((owner) => !this.running.has(owner)));
-    while (this.building < owners.size && this.busy.size + this.idle.length + this.building < this.maxThreads) {
+  /** Opens threads until `wanted` are being opened, within `maxThreads`. */
+  private grow(wanted: number): void {
+    while (this.building < wanted && this.busy.size + this.idle.length + this.building < this.maxThreads) {
       const first = this.busy.size + this.idle.length + this.building === 0;
       this.building++;
       this.build(first).then((thread) => {
@@ -123,13 +122,20 @@ export class MirrorPool {
     if (job.unqueue) signal?.removeEventListener('abort', job.unqueue);
     this.running.add(owner);
     this.busy.add(thread);
+    this.keepSpare();
     thread.request(job.command, timeoutMs, signal).then(job.resolve, job.reject).finally(() => {
       this.running.delete(owner);
       this.busy.delete(thread);
-      // a thread its statement ended (over the limit, cancelled, over the byte budget) is not reused
+      // a thread its statement ended (over the limit, cancelled, grown by a large value) is not reused
       if (!thread.stopped && !this.closed) this.idle.push(thread);
+      else this.keepSpare();
       this.pump();
     });
+  }
+
+  /** While the mirror is in use, one thread waits idle, so that the next caller's statement does not wait for one to open. */
+  private keepSpare(): void {
+    if (!this.closed && !this.idle.some((idle) => !idle.stopped)) this.grow(1);
   }
 
   private settle(job: Job, done: () => void): void {

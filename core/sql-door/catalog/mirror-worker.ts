@@ -28,18 +28,24 @@ async function answer(request: MirrorRequest): Promise<void> {
     reply = { id: request.id, value: await perform(request) };
   } catch (error) {
     reply = { id: request.id, error: mirrorError(error) };
-    // a WASM trap (the only RuntimeError) leaves PGlite's memory in no known state; an answer over the
-    // byte budget left it grown to hold it
-    ending = (error instanceof Error && error.name === 'RuntimeError') || error instanceof OverBudget;
+    // a WASM trap (the only RuntimeError) leaves PGlite's memory in no known state
+    ending = error instanceof Error && error.name === 'RuntimeError';
   }
+  // WASM memory never shrinks: a statement that made PGlite grow it (a large value) ends the thread, which
+  // gives it back; a small answer over the budget does not
+  ending ||= heapBytes() > heapAtOpen + HEAP_GROWTH_LIMIT;
   const moved = 'value' in reply && reply.value instanceof Uint8Array ? [reply.value.buffer as ArrayBuffer] : [];
   port.postMessage(ending ? { ...reply, ending: true as const } : reply, moved);
   if (ending) process.exit(1);
 }
 
-/** An answer with more bytes than the caller's budget. */
-class OverBudget extends Error {
-  readonly code = TOO_MANY_ROWS;
+/** How much PGlite's WASM memory may grow past its size once opened before the thread ends. */
+const HEAP_GROWTH_LIMIT = 128 * 1024 * 1024;
+let heapAtOpen = 0;
+
+/** The size of PGlite's WASM memory: its Emscripten module's heap, which PGlite does not type. */
+function heapBytes(): number {
+  return (db as unknown as { mod?: { HEAPU8?: Uint8Array } } | undefined)?.mod?.HEAPU8?.byteLength ?? 0;
 }
 
 async function perform(request: MirrorRequest): Promise<MirrorAnswers[keyof MirrorAnswers]> {
@@ -50,6 +56,7 @@ async function perform(request: MirrorRequest): Promise<MirrorAnswers[keyof Mirr
       if (request.ddl !== undefined) await db.exec(request.ddl);
       const types = await db.query<[number]>('select oid from pg_catalog.pg_type', [], { rowMode: 'array' });
       asText = Object.fromEntries(types.rows.map(([oid]) => [oid, (value: string) => value]));
+      heapAtOpen = heapBytes();
       return null;
     }
     case 'query':
@@ -93,7 +100,9 @@ async function readOnly(sql: string, params: unknown[], maxRows: number, maxByte
     let bytes = 0;
     for (const row of result.rows) {
       for (const value of row) bytes += 4 + (value === null ? 0 : Buffer.byteLength(value));
-      if (bytes > maxBytes) throw new OverBudget(`the result is larger than ${maxBytes} bytes (server.maxResultBytes)`);
+      if (bytes > maxBytes) {
+        throw Object.assign(new Error(`the result is larger than ${maxBytes} bytes (server.maxResultBytes)`), { code: TOO_MANY_ROWS });
+      }
     }
     return { fields: result.fields.map(({ name, dataTypeID }) => ({ name, dataTypeID })), rows: result.rows };
   } finally {

@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { measured } from '../../support/process-usage.js';
 import { pgClient, type DoorTarget } from '../../support/sql-clients.js';
 import { ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
 
@@ -95,22 +96,6 @@ function errorCode(bytes: Buffer): string | undefined {
     offset += 1 + length;
   }
   return undefined;
-}
-
-/** Runs `attack` while sampling this process's RSS; the peak growth over the start, and the CPU spent. */
-async function measured<T>(attack: () => Promise<T>): Promise<{ value: T; rssGrowthMiB: number; cpuSeconds: number }> {
-  const startRss = process.memoryUsage().rss;
-  let peak = startRss;
-  const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 20);
-  const cpu = process.cpuUsage();
-  try {
-    const value = await attack();
-    peak = Math.max(peak, process.memoryUsage().rss);
-    const used = process.cpuUsage(cpu);
-    return { value, rssGrowthMiB: (peak - startRss) / MIB, cpuSeconds: (used.user + used.system) / 1e6 };
-  } finally {
-    clearInterval(sampler);
-  }
 }
 
 /** Resolves once `closed` settles, or with false past `ms`. */
