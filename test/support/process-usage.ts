@@ -23,3 +23,18 @@ export async function measured<T>(work: () => Promise<T>): Promise<Usage<T>> {
     clearInterval(sampler);
   }
 }
+
+/**
+ * Waits until this process's RSS stops growing (less than 2 MiB over 3 s, at most a minute): work the
+ * service started in the background (a catalog mirror's thread opening) is then not counted in a measure.
+ */
+export async function rssSettled(): Promise<void> {
+  const started = Date.now();
+  let last = process.memoryUsage().rss;
+  while (Date.now() - started < 60_000) {
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const now = process.memoryUsage().rss;
+    if (Math.abs(now - last) < 2 * MIB) return;
+    last = now;
+  }
+}

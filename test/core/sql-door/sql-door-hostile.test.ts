@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { measured } from '../../support/process-usage.js';
+import { measured, rssSettled } from '../../support/process-usage.js';
 import { pgClient, type DoorTarget } from '../../support/sql-clients.js';
 import { ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
 
@@ -28,6 +28,7 @@ test.before(async (context) => {
   await client.connect();
   await client.query('select current_schema()');
   await client.end();
+  await rssSettled();
 });
 
 test.after(async ({ service }) => {
