@@ -143,8 +143,16 @@ async function statementFacts(sql: string, grammar: SqlGrammar): Promise<Stateme
 function checkGrants(resolved: ResolvedStatement, grants: CallerGrants): Denial | undefined {
   if (grants.access === 'complete') return undefined;
   for (const access of resolved.accesses) {
-    const check = allows(grants, access.action, { schema: access.relation.schema, relation: access.relation.name, columns: access.columns });
-    if (!check.allowed) return deny('forbidden', check.reason, check.resource);
+    const target = { schema: access.relation.schema, relation: access.relation.name };
+    // the columns the statement names first: a refusal may name those
+    const named = allows(grants, access.action, { ...target, columns: access.named });
+    if (!named.allowed) return deny('forbidden', named.reason, named.resource);
+    const check = allows(grants, access.action, { ...target, columns: access.columns });
+    if (check.allowed) continue;
+    const relation = `${target.schema}.${target.relation}`;
+    // a column reached without being named (`*`) is not named: the caller may not know it exists
+    if (check.resource === relation) return deny('forbidden', check.reason, check.resource);
+    return deny('forbidden', `${access.action} on ${relation} covers only some of its columns, and the statement reaches columns it does not name (*, a whole row, all columns): name the columns`, relation);
   }
   for (const fn of resolved.functions) {
     const check = allows(grants, 'select', { schema: fn.schema, relation: fn.name });

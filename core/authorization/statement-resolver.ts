@@ -20,6 +20,12 @@ export interface RelationAccess {
   action: DataAction;
   /** Columns read or written, as the catalog spells them, first use first; empty: the relation as a whole. */
   columns: string[];
+  /**
+   * Those of `columns` the statement names; the others it reaches without naming them (`*`, a whole-row
+   * reference, an INSERT without a column list, a column renamed by an alias list), and a refusal does not
+   * name them: the caller may not know they exist.
+   */
+  named: string[];
 }
 
 /** A column reference no relation could be shown to own: refused when a candidate has column-level grants. */
@@ -69,6 +75,8 @@ class Refusal extends Error {
 class StatementResolver {
   /** Columns needed per relation and action, in the order first needed. */
   private readonly accesses = new Map<VdbRelation, Map<DataAction, Set<string>>>();
+  /** The columns of each relation the statement names (RelationAccess.named). */
+  private readonly named = new Map<VdbRelation, Set<string>>();
   private readonly relationOf = new Map<Source, VdbRelation>();
   private readonly calledFunctions = new Set<CatalogFunction>();
   private readonly unattributed: UnattributedColumn[] = [];
@@ -82,7 +90,9 @@ class StatementResolver {
   result(): ResolvedStatement {
     return {
       accesses: [...this.accesses].flatMap(([relation, byAction]) =>
-        [...byAction].map(([action, columns]) => ({ relation, action, columns: [...columns] }))),
+        [...byAction].map(([action, columns]) => ({
+          relation, action, columns: [...columns], named: [...columns].filter((column) => this.named.get(relation)?.has(column) ?? false),
+        }))),
       functions: [...this.calledFunctions],
       unattributed: this.unattributed,
     };
@@ -99,7 +109,7 @@ class StatementResolver {
         const columns = write.columns === 'all'
           ? this.catalog.columnNames(relation)
           : write.columns.flatMap((column) => this.spellings(relation, column));
-        this.need(relation, write.action, columns);
+        this.need(relation, write.action, columns, write.columns !== 'all');
       }
     }
     for (const child of scope.children) this.relations(child);
@@ -177,7 +187,8 @@ class StatementResolver {
         if (!relation) continue;
         const spellings = use.column === ALL_COLUMNS ? [] : this.columnsNamed(source, relation, use.column);
         // `c.*`, or `c.fn` (PostgreSQL's call notation on the whole row): every column is read.
-        this.need(relation, 'select', spellings.length > 0 ? spellings : this.catalog.columnNames(relation));
+        if (spellings.length > 0) this.need(relation, 'select', spellings, source.columnAliases === undefined);
+        else this.need(relation, 'select', this.catalog.columnNames(relation));
       }
       return;
     }
@@ -204,7 +215,7 @@ class StatementResolver {
         }
         const spellings = this.columnsNamed(source, relation, use.column);
         if (spellings.length > 0) {
-          this.need(relation, 'select', spellings);
+          this.need(relation, 'select', spellings, source.columnAliases === undefined);
           attributed = true;
           exact ||= spellings.includes(use.column);
         } else if (source.exposedName === use.column) {
@@ -261,12 +272,17 @@ class StatementResolver {
     return matches.length > 0 ? matches : [column];
   }
 
-  private need(relation: VdbRelation, action: DataAction, columns: readonly string[]): void {
+  /** `named`: the statement wrote these columns' names (not `*`, a whole row, or an alias list's new names). */
+  private need(relation: VdbRelation, action: DataAction, columns: readonly string[], named = false): void {
     let byAction = this.accesses.get(relation);
     if (!byAction) this.accesses.set(relation, (byAction = new Map()));
     let needed = byAction.get(action);
     if (!needed) byAction.set(action, (needed = new Set()));
     for (const column of columns) needed.add(column);
+    if (!named) return;
+    let written = this.named.get(relation);
+    if (!written) this.named.set(relation, (written = new Set()));
+    for (const column of columns) written.add(column);
   }
 
   private refuse(denial: Denial): never {

@@ -10,7 +10,9 @@ import { authorizeVdbStatement, type AuthorizedStatement } from '../authorizatio
 import { isDenial } from '../plugin-api/denial.js';
 import { offAbort, onAbort } from '../sql/abort-listeners.js';
 import type { Datasource, QueryResult, WireStatement } from '../plugin-api/sql-dialect.js';
-import { callerCatalog, type CatalogCaller, type CatalogResponder } from './catalog/index.js';
+import { isAllowedBuiltin } from '../authorization/function-policy.js';
+import { deny } from '../plugin-api/denial.js';
+import { callerCatalog, type CatalogCaller, type CatalogLimits, type CatalogResponder } from './catalog/index.js';
 import type { DoorCaller } from './door-authentication.js';
 import { textForm, typeOid } from './pg-types.js';
 import { positionalText, type PositionalText } from './placeholders.js';
@@ -92,7 +94,7 @@ export class StatementRunner {
     if (ONLY_TRIVIA.test(text)) return { kind: 'empty' };
     const command = sessionCommand(text);
     if (command) return { kind: 'session', command };
-    if (this.catalog?.handles(text)) return { kind: 'catalog', text, parameterCount: highestParameter(text) };
+    if (this.catalog?.handles(text)) return this.catalogPlan(this.catalog, text);
     const { handle, grants } = this.caller;
     const positional = positionalText(text, handle.dialect);
     const decision = await authorizeVdbStatement(handle, positional.sql, grants, !this.settings.allowWrites);
@@ -105,6 +107,21 @@ export class StatementRunner {
     const datasource = handle.datasourceFor(decision.facts.relations);
     if (!datasource) throw new WireError('0A000', 'the statement reads relations of two datasources, which no single database can run');
     return { kind: 'vdb', text, positional, statement: decision.facts, datasource, readOnly: !this.settings.allowWrites || decision.facts.readOnly, executors: {} };
+  }
+
+  /**
+   * A catalog statement, once its functions pass the same allow-list as on the data path (the dialect's,
+   * the VDB's `allowFunctions`, the VDB functions the caller may execute) or the catalog functions clients
+   * read the catalogs with.
+   */
+  private catalogPlan(catalog: CatalogResponder, text: string): StatementPlan {
+    const { handle } = this.caller;
+    const executable = new Set(this.catalogCaller().functions.map((fn) => fn.name));
+    const refused = catalog.refusedFunction(text, (name) => executable.has(name) || isAllowedBuiltin(handle.dialect, name, handle.vdb.allowFunctions ?? []));
+    if (refused !== undefined) {
+      throw denialWireError(deny('function_not_allowed', `function ${refused} is not allowed (not on the allow-list; a VDB may add it with allowFunctions)`, refused));
+    }
+    return { kind: 'catalog', text, parameterCount: highestParameter(text) };
   }
 
   /** How many parameters a plan takes. */
@@ -139,7 +156,7 @@ export class StatementRunner {
 
   /** Runs a catalog or VDB plan with the client's parameter values (index i is `$i+1`). */
   async run(plan: StatementPlan & { kind: 'catalog' | 'vdb' }, parameters: readonly unknown[], signal: AbortSignal): Promise<ResultSet> {
-    if (plan.kind === 'catalog') return this.answerCatalog(plan.text, parameters);
+    if (plan.kind === 'catalog') return this.answerCatalog(plan.text, parameters, signal);
     const count = plan.positional.parameterCount;
     if (parameters.length < count) {
       throw new WireError('08P01', `bind message supplies ${parameters.length} parameters, but prepared statement requires ${count}`);
@@ -155,7 +172,7 @@ export class StatementRunner {
    * keeping no row; a write returns none.
    */
   async describe(plan: StatementPlan & { kind: 'catalog' | 'vdb' }, signal: AbortSignal): Promise<FieldDescription[]> {
-    if (plan.kind === 'catalog') return (await this.catalogResponder().describe(plan.text, this.catalogCaller())).fields;
+    if (plan.kind === 'catalog') return (await this.catalogResponder().describe(plan.text, this.catalogCaller(), this.catalogLimits(signal))).fields;
     if (plan.statement.kind !== 'select') return [];
     const result = await this.query(plan, 'describe', plan.positional.order.map(() => null), signal, 0);
     return resultSet(result, '').fields;
@@ -178,11 +195,17 @@ export class StatementRunner {
     });
   }
 
-  private async answerCatalog(text: string, parameters: readonly unknown[]): Promise<ResultSet> {
+  private async answerCatalog(text: string, parameters: readonly unknown[], signal: AbortSignal): Promise<ResultSet> {
     // the mirror takes PostgreSQL's text form, as the client sent it
     const values = parameters.map((value) => (value === null || value === undefined ? null : textOf(value)));
-    const answer = await this.catalogResponder().answer(text, values, this.catalogCaller());
+    const answer = await this.catalogResponder().answer(text, values, this.catalogCaller(), this.catalogLimits(signal));
     return { fields: answer.fields, rows: answer.rows, tag: answer.command };
+  }
+
+  /** The data path's bounds (budget, time limit, cancel), and who asks: one caller's statements wait for each other, not for others'. */
+  private catalogLimits(signal: AbortSignal): CatalogLimits {
+    const { principal } = this.caller;
+    return { signal, maxBytes: this.settings.maxResultBytes, timeoutMs: this.settings.statementTimeoutMs, owner: `${principal.scheme}\u0000${principal.subject}` };
   }
 
   private catalogCaller(): CatalogCaller {

@@ -18,6 +18,7 @@ import { binaryForm, binaryParameter, PG_TYPE } from './pg-types.js';
 import { REPORTED_SETTINGS, SERVER_SETTINGS, type SessionCommand } from './session-commands.js';
 import { StatementRunner, type ResultSet, type RunnerSettings, type StatementPlan } from './statement-runner.js';
 import { statementWireError, WireError } from './wire-errors.js';
+import { MAX_PASSWORD_BYTES, MAX_STARTUP_BYTES, MessageFramer, StartupGuard } from './wire-framing.js';
 import {
   BackendMessages, FRONTEND, messageType, readBind, readCancelRequest, readExecute, readParse, readQuery, readTarget,
   type FieldDescription,
@@ -84,7 +85,7 @@ type Step = Promise<void> | undefined;
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 /** How long a closed connection's client has to read the last answer and close its side. */
 const CLOSE_GRACE_MS = 5_000;
-/** How long a connection may take to send its startup message and password. */
+/** How long a connection may take, from its first byte, to send its startup message and password. */
 const AUTHENTICATION_TIMEOUT_MS = 60_000;
 /** Past this many messages waiting, the socket is paused until they are handled. */
 const MAX_QUEUED_MESSAGES = 1_000;
@@ -111,8 +112,10 @@ export class WireSession {
   /** When the last message was handled (`Date.now()`): the idle timer is armed once and looks at this when it fires. */
   private lastActivity = Date.now();
   private pending: Buffer[] = [];
+  /** When the connection was accepted: the authentication timeout counts from here, whatever arrives since. */
+  private readonly acceptedAt = Date.now();
   /** Bytes received after the last whole message. */
-  private received: Buffer = Buffer.alloc(0);
+  private readonly framer = new MessageFramer();
   /** Messages received and not yet handled. */
   private readonly inbox: Buffer[] = [];
   private draining = false;
@@ -133,6 +136,7 @@ export class WireSession {
       onStartup: (state) => this.onStartup(state),
     });
     this.guardTlsSocket();
+    this.guardStartup(socket);
     this.messages = new BackendMessages(this.connection.writer);
     this.armIdleTimer();
   }
@@ -162,6 +166,24 @@ export class WireSession {
         socket.on('error', () => this.socket.destroy());
       },
     });
+  }
+
+  /**
+   * pg-gateway frames what comes before the startup message and buffers a message whole, whatever length it
+   * announces: its read handler, which it also listens with on the TLS socket, is wrapped so that each read
+   * is checked first and one announcing a length out of bounds never reaches it.
+   */
+  private guardStartup(socket: Socket): void {
+    const gateway = this.connection as unknown as { boundDataHandler: (chunk: Buffer) => void };
+    const handle = gateway.boundDataHandler;
+    const guard = new StartupGuard();
+    socket.off('data', handle);
+    gateway.boundDataHandler = (chunk: Buffer) => {
+      const invalid = guard.inspect(chunk);
+      if (invalid === undefined) return handle(chunk);
+      this.drop(new WireError('08P01', `invalid length of startup packet (${invalid} bytes; at most ${MAX_STARTUP_BYTES})`, undefined, 'FATAL'));
+    };
+    socket.on('data', gateway.boundDataHandler);
   }
 
   private onStartup(state: State): boolean {
@@ -195,20 +217,15 @@ export class WireSession {
    * sends faster than its statements run is paused.
    */
   private receive(chunk: Buffer): void {
-    this.received = this.received.length === 0 ? chunk : Buffer.concat([this.received, chunk]);
-    let offset = 0;
-    while (this.received.length - offset >= 5) {
-      const length = this.received.readUInt32BE(offset + 1);
-      if (length < 4 || length > MAX_MESSAGE_BYTES) {
-        this.send(this.messages.error('FATAL', '08P01', `invalid message length ${length}`));
-        return this.end();
-      }
-      if (this.received.length - offset < 1 + length) break;
-      this.inbox.push(this.received.subarray(offset, offset + 1 + length));
-      offset += 1 + length;
+    if (this.phase === 'closed') return;
+    // before authentication only a password message is expected, and it is short
+    const authenticated = this.phase === 'ready';
+    const invalid = this.framer.push(chunk, authenticated ? MAX_MESSAGE_BYTES : MAX_PASSWORD_BYTES, this.inbox);
+    if (invalid !== undefined) {
+      return this.drop(new WireError('08P01', `invalid message length ${invalid}${authenticated ? '' : ` (a password message holds at most ${MAX_PASSWORD_BYTES} bytes)`}`, undefined, 'FATAL'));
     }
-    this.received = this.received.subarray(offset);
-    if (this.inbox.length > MAX_QUEUED_MESSAGES) this.connection.socket.pause();
+    // an unauthenticated client is read no further while its password is checked
+    if (this.inbox.length > (authenticated ? MAX_QUEUED_MESSAGES : 0)) this.connection.socket.pause();
     if (!this.draining) void this.drainInbox();
   }
 
@@ -580,6 +597,18 @@ export class WireSession {
     return new Promise<void>((resolve) => { socket.once('drain', resolve); socket.once('close', resolve); });
   }
 
+  /**
+   * Ends a connection whose client broke the protocol's bounds: the error is sent, and nothing more is read
+   * from it (reading on would let it keep sending until the grace period ends).
+   */
+  private drop(error: WireError): void {
+    if (this.phase === 'closed') return;
+    this.connection.socket.removeAllListeners('data');
+    this.send(this.messages.error('FATAL', error.sqlState, error.message));
+    this.end();
+    this.connection.socket.pause();
+  }
+
   /** Sends what is pending and closes; a client that keeps its side open is cut off after a grace period. */
   private end(): void {
     this.phase = 'closed';
@@ -599,8 +628,9 @@ export class WireSession {
     if (this.phase === 'closed') return;
     const authenticated = this.phase === 'ready';
     const limit = authenticated ? this.context.idleTimeoutMs : Math.min(this.context.idleTimeoutMs, AUTHENTICATION_TIMEOUT_MS);
-    // a message since the timer was set moves the deadline: the timer is set again for what is left
-    const left = this.lastActivity + limit - Date.now();
+    // a message since the timer was set moves the deadline: the timer is set again for what is left; before
+    // authentication nothing moves it, however slowly the client sends
+    const left = (authenticated ? this.lastActivity : this.acceptedAt) + limit - Date.now();
     this.idleTimer = setTimeout(() => {
       if (this.phase === 'closed') return;
       if (this.running) {
@@ -608,7 +638,7 @@ export class WireSession {
         return this.armIdleTimer();
       }
       // a message came since, or the caller logged in and the longer limit applies
-      if (Date.now() - this.lastActivity < limit || (this.phase === 'ready' && !authenticated)) return this.armIdleTimer();
+      if ((authenticated && Date.now() - this.lastActivity < limit) || (this.phase === 'ready' && !authenticated)) return this.armIdleTimer();
       this.send(this.messages.error('FATAL', '57P05', authenticated
         ? 'terminating connection due to idle-session timeout'
         : 'terminating connection: no startup and password within the authentication timeout'));

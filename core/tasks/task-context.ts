@@ -59,7 +59,17 @@ function visibleSemantic(document: SemanticPackage, digest: string, catalog: Aut
     if (!columns) return [];
     return [{ ...dataset, fields: dataset.fields.filter((field) => field.columns.every((column) => columns.has(column)) && seesEnrichment(field)) }];
   });
-  const datasets = readable.map((dataset) => ({ ...dataset, fields: dataset.fields.filter((field) => field.accessModifier !== 'private') }));
+  // a key naming a hidden column would name the column: it is left out, as the catalog's own keys are
+  const datasets = readable.map((dataset) => {
+    const visible = columnsOf.get(`${dataset.relation.schema}.${dataset.relation.name}`) ?? new Set<string>();
+    const shown = (key: readonly string[]) => key.every((column) => visible.has(column));
+    return {
+      ...dataset,
+      primaryKey: shown(dataset.primaryKey) ? dataset.primaryKey : [],
+      uniqueKeys: dataset.uniqueKeys.filter(shown),
+      fields: dataset.fields.filter((field) => field.accessModifier !== 'private'),
+    };
+  });
   const datasetIds = new Set(datasets.map((dataset) => dataset.id));
   const fieldIds = new Set(readable.flatMap((dataset) => dataset.fields.map((field) => field.id)));
   const columnsOfDataset = new Map(datasets.map((dataset) => [dataset.id, columnsOf.get(`${dataset.relation.schema}.${dataset.relation.name}`) ?? new Set<string>()]));

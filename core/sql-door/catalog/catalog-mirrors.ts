@@ -1,20 +1,25 @@
 import { LruCache } from '../../caching/lru-cache.js';
 import type { CatalogCaller } from './catalog-types.js';
 import { mirrorDdl } from './mirror-ddl.js';
+import { MirrorPool } from './mirror-pool.js';
 import { MirrorThread } from './mirror-thread.js';
 
 /** Opening PGlite (a new database runs initdb: seconds, more under load) and creating the shells. */
 const SETUP_LIMIT_MS = 120_000;
+/** A mirror's spare thread (opened while its first was busy) ends once unused this long. */
+const SPARE_IDLE_MS = 60_000;
 
 /**
  * The catalog mirrors of the callers seen lately, one per VDB version and grant set: an in-memory PGlite in
- * its own worker thread holding the caller's shells and nothing else. Each costs about 170 MB, so only the
- * `capacity` most recently used are kept, and none longer than `idleMs` unused; the others' threads end
- * and are built again when needed (about 1 s: each opens from one snapshot of a new
+ * its own worker thread holding the caller's shells and nothing else, and more threads of the same while
+ * statements wait (mirror-pool.ts). Each thread costs about 170 MB, so only the `capacity` most recently
+ * used mirrors are kept, and no thread longer than `idleMs` unused (a spare one a minute); the others'
+ * threads end and are built again when needed (about 1 s: each opens from one snapshot of a new
  * database, made once per process).
  */
 export class CatalogMirrors {
-  private readonly mirrors: LruCache<string, Promise<MirrorThread>>;
+  private readonly mirrors: LruCache<string, MirrorPool>;
+  private readonly pools = new Set<MirrorPool>();
   private readonly threads = new Set<MirrorThread>();
   private template: Promise<Uint8Array> | undefined;
   private closed = false;
@@ -22,9 +27,10 @@ export class CatalogMirrors {
   /**
    * @param capacity mirrors kept at once
    * @param idleMs a mirror unused this long ends its thread (built again on next use)
+   * @param threadsPerMirror threads one mirror may have while statements wait
    */
-  constructor(capacity: number, private readonly idleMs: number) {
-    this.mirrors = new LruCache(capacity, (_key, mirror) => void mirror.then((thread) => this.retire(thread), () => undefined));
+  constructor(capacity: number, private readonly idleMs: number, private readonly threadsPerMirror: number) {
+    this.mirrors = new LruCache(capacity, (_key, pool) => void this.retirePool(pool));
   }
 
   /** Makes the snapshot now, so the first caller does not wait for initdb; a failure is retried on first use. */
@@ -32,46 +38,42 @@ export class CatalogMirrors {
     this.snapshot().catch(() => undefined);
   }
 
-  /** The caller's mirror, built on first use; concurrent first uses share one build (nothing awaits before it is cached). */
-  mirrorFor(caller: CatalogCaller): Promise<MirrorThread> {
-    if (this.closed) return Promise.reject(new Error('the catalog mirrors are closed'));
+  /** The caller's mirror; its threads open as its statements need them. */
+  mirrorFor(caller: CatalogCaller): MirrorPool {
+    if (this.closed) throw new Error('the catalog mirrors are closed');
     const key = [caller.vdb, caller.version, caller.grantsKey].join('\u0000');
-    const known = this.mirrors.get(key);
-    if (known === undefined) return this.start(key, caller);
-    // its build failed, or a statement over its limit ended it: the first to notice builds it again
-    const again = (): Promise<MirrorThread> => {
-      const current = this.mirrors.get(key);
-      return current !== undefined && current !== known ? current : this.start(key, caller);
-    };
-    return known.then((thread) => {
-      if (!thread.stopped) return thread;
-      this.threads.delete(thread);
-      return again();
-    }, again);
+    let pool = this.mirrors.get(key);
+    if (pool === undefined) {
+      pool = new MirrorPool((first) => this.build(caller, first ? this.idleMs : Math.min(this.idleMs, SPARE_IDLE_MS)), this.threadsPerMirror);
+      this.pools.add(pool);
+      this.mirrors.set(key, pool);
+    }
+    return pool;
   }
 
-  private start(key: string, caller: CatalogCaller): Promise<MirrorThread> {
-    const building = this.build(caller);
-    this.mirrors.set(key, building);
-    return building;
-  }
-
-  /** Ends every mirror's thread. */
+  /** Ends every mirror's threads. */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.threads].map((thread) => this.retire(thread)));
+    await Promise.all([...[...this.pools].map((pool) => this.retirePool(pool)), ...[...this.threads].map((thread) => this.retire(thread))]);
   }
 
-  private async build(caller: CatalogCaller): Promise<MirrorThread> {
+  private async retirePool(pool: MirrorPool): Promise<void> {
+    this.pools.delete(pool);
+    await pool.close();
+  }
+
+  private async build(caller: CatalogCaller, idleMs: number): Promise<MirrorThread> {
     const snapshot = await this.snapshot();
     if (this.closed) throw new Error('the catalog mirrors are closed');
-    const thread = this.spawn(`catalog mirror ${caller.vdb}@${caller.version}`, this.idleMs);
+    const thread = this.spawn(`catalog mirror ${caller.vdb}@${caller.version}`, idleMs);
     try {
       await thread.request({ kind: 'open', snapshot, ddl: mirrorDdl(caller) }, SETUP_LIMIT_MS);
     } catch (error) {
       await this.retire(thread);
       throw error;
     }
+    // its pool ends it from now on
+    this.threads.delete(thread);
     return thread;
   }
 

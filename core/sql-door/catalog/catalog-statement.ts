@@ -54,6 +54,18 @@ export interface CatalogStatement {
    * calls of the server's functions (`version()`, `current_setting(...)`) as calls of the door's own.
    */
   readonly mirrorSql: string;
+  /** The functions it calls, for the function allow-list (catalog-functions.ts). */
+  readonly calls: readonly CatalogCall[];
+}
+
+/** A function call of a catalog statement. */
+export interface CatalogCall {
+  /** The schema written before the name, if any (`pg_catalog`, `information_schema`). */
+  readonly schema: string | undefined;
+  /** The name as the grammar folded it (PostgreSQL: lower case unless quoted). */
+  readonly name: string;
+  /** The first argument when it is a string constant (`set_config('search_path', ...)`). */
+  readonly firstArgument: string | undefined;
 }
 
 /**
@@ -81,7 +93,7 @@ function decide(sql: string): CatalogStatement | undefined {
   if (statements.length !== 1) return undefined;
   const statement = statements[0]?.['stmt'] as PgObject | undefined;
   if (statement === undefined) return undefined;
-  if ('VariableShowStmt' in statement) return { kind: 'show', mirrorSql: sql };
+  if ('VariableShowStmt' in statement) return { kind: 'show', mirrorSql: sql, calls: [] };
   const select = statement['SelectStmt'] as PgObject | undefined;
   if (select === undefined || 'intoClause' in select || 'lockingClause' in select) return undefined;
   const uses = new Uses();
@@ -92,7 +104,7 @@ function decide(sql: string): CatalogStatement | undefined {
     if (error instanceof RangeError) return undefined;
     throw error;
   }
-  return uses.catalogOnly() ? { kind: 'select', mirrorSql: uses.renamed(sql) } : undefined;
+  return uses.catalogOnly() ? { kind: 'select', mirrorSql: uses.renamed(sql), calls: uses.calls } : undefined;
 }
 
 /** What a statement's tree reads and calls. */
@@ -106,6 +118,7 @@ class Uses {
   private writes = false;
   /** Byte offsets (libpg-query counts bytes) of column references and function calls to rename. */
   private readonly renames: Rename[] = [];
+  readonly calls: CatalogCall[] = [];
 
   collect(node: unknown): void {
     if (Array.isArray(node)) {
@@ -161,6 +174,9 @@ class Uses {
     const name = names[names.length - 1] ?? '';
     const schema = names.length > 1 ? names[names.length - 2] : undefined;
     const catalog = schema === undefined ? CATALOG_FUNCTIONS.has(name) || name.startsWith('pg_') : CATALOG_SCHEMAS.has(schema);
+    const first = ((node['args'] ?? []) as PgObject[])[0]?.['A_Const'] as PgObject | undefined;
+    const constant = (first?.['sval'] as PgObject | undefined)?.['sval'];
+    this.calls.push({ schema, name, firstArgument: typeof constant === 'string' ? constant : undefined });
     if (SERVER_FUNCTIONS.has(name) && (schema === undefined || schema === 'pg_catalog') && typeof node['location'] === 'number') {
       this.renames.push({ kind: 'call', location: node['location'], from: name, to: `${SERVER_SCHEMA}.${name}` });
     }

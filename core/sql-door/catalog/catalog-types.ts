@@ -17,21 +17,38 @@ export interface CatalogDescription {
   fields: { name: string; typeOid: number }[];
 }
 
+/** What bounds one catalog statement, as the data path bounds its statements; each is optional. */
+export interface CatalogLimits {
+  /** The client's cancel: 57014, and the statement stops. */
+  signal?: AbortSignal;
+  /** Bytes the answer's values may hold (`server.maxResultBytes`): more is 54000. */
+  maxBytes?: number;
+  /** The statement's time limit, when shorter than the responder's: past it, 57014. */
+  timeoutMs?: number;
+  /** Who asks (the caller's identity): one caller's statements run one at a time, others' beside them. */
+  owner?: string;
+}
+
 export interface CatalogResponder {
   /** True when the statement reads pg_catalog / information_schema / catalog functions only. */
   handles(sql: string): boolean;
+  /**
+   * The first function a statement `handles` claims calls that neither the catalog functions nor `allowed`
+   * (the data path's allow-list for the caller's VDB) allow, as written; undefined when none.
+   */
+  refusedFunction(sql: string, allowed: (name: string) => boolean): string | undefined;
   /** Starts making what the first answer needs (in the background), so that it does not wait for it. */
   prepare(): void;
   /**
    * Runs the statement on the caller's mirror, read-only and time-limited. Rejects with a `CatalogQueryError`
    * (SQLSTATE `code`, PostgreSQL's `detail`, `hint`, `position`) when the statement fails there.
    */
-  answer(sql: string, params: unknown[], caller: CatalogCaller): Promise<CatalogAnswer>;
+  answer(sql: string, params: unknown[], caller: CatalogCaller, limits?: CatalogLimits): Promise<CatalogAnswer>;
   /**
    * Parameter types and fields of a statement `handles` claims, without running it: what Describe of a
    * prepared statement answers before any Bind (postgres.js asks it of every statement). Rejects like `answer`.
    */
-  describe(sql: string, caller: CatalogCaller): Promise<CatalogDescription>;
+  describe(sql: string, caller: CatalogCaller, limits?: CatalogLimits): Promise<CatalogDescription>;
   /** Ends every mirror's worker thread; later answers fail. */
   close(): Promise<void>;
 }

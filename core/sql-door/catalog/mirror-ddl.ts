@@ -50,29 +50,27 @@ const POSTGRES_TYPE_OF: Readonly<Record<LogicalType, string>> = {
  * The statements creating the mirror's shells. `public` goes unless the caller sees a relation or function
  * in it, and the session's search path becomes the visible schemas, so psql's `\dt` lists them as it lists a
  * server's tables on its search path. The one database is the VDB (`retail@1`), for `current_database()`
- * and `\l`. The session then runs as the caller's database role, which owns the database, its schemas and
- * shells: `current_user`, `session_user` and the owners psql shows are the role the datasource runs the
+ * and `\l`.
+ *
+ * PGlite's session always logs in as its bootstrap superuser, and a session may always return to the role
+ * it logged in as (`set_config('session_authorization', ...)`): a mirror whose session merely switched to
+ * another role could switch back to the superuser. So the bootstrap role itself becomes the caller's
+ * database role, once everything is created: renamed, and stripped of SUPERUSER and every other attribute.
+ * From then on the session is that role and can become no other; it owns the database, its schemas and
+ * shells, so `current_user`, `session_user` and the owners psql shows are the role the datasource runs the
  * caller's statements as.
  */
 export function mirrorDdl(caller: Pick<CatalogCaller, 'vdb' | 'version' | 'role' | 'relations' | 'functions'>): string {
   const { relations, functions } = caller;
   const schemas = [...new Set([...relations, ...functions].map((item) => item.schema))];
-  const role = quote(caller.role);
-  const database = quote(`${caller.vdb}@${caller.version}`);
   // a superuser may edit the catalogs (the current database cannot be renamed otherwise); the snapshot
   // has no template databases (mirror-worker.ts)
   const statements = [
     `update pg_catalog.pg_database set datname = ${literal(`${caller.vdb}@${caller.version}`)} where datname = current_database()`,
-    // PGlite's superuser, renamed into the reserved `pg_` names so psql's \du lists only the caller's role
-    `update pg_catalog.pg_authid set rolname = 'pg_vdb_mirror' where rolname = 'postgres'`,
-    `create role ${role}`,
-    `alter database ${database} owner to ${role}`,
     ...serverFunctions(),
   ];
   if (!schemas.includes('public')) statements.push('drop schema public cascade');
-  for (const schema of schemas) statements.push(schema === 'public' ? `alter schema public owner to ${role}` : `create schema ${quote(schema)} authorization ${role}`);
-  // what follows is created by, and owned by, the caller's role; the session stays that role
-  statements.push(`set session authorization ${role}`);
+  for (const schema of schemas) if (schema !== 'public') statements.push(`create schema ${quote(schema)}`);
   for (const relation of relations) statements.push(relation.kind === 'view' ? viewShell(relation) : tableShell(relation));
   statements.push(...foreignKeys(relations));
   statements.push(...functionShells(functions));
@@ -80,6 +78,10 @@ export function mirrorDdl(caller: Pick<CatalogCaller, 'vdb' | 'version' | 'role'
   // the session's setting: each answer runs in a transaction that is rolled back, so a client's
   // set_config('search_path', ...) never outlives its statement
   statements.push(`set search_path = ${path}`);
+  // last (oid 10 is PostgreSQL's BOOTSTRAP_SUPERUSERID): the session is no superuser from here on, the role
+  // cache following the catalog at once
+  statements.push(`update pg_catalog.pg_authid set rolname = ${literal(caller.role)}, rolsuper = false, rolinherit = false, rolcreaterole = false, `
+    + 'rolcreatedb = false, rolreplication = false, rolbypassrls = false where oid = 10');
   return statements.map((statement) => `${statement};\n`).join('');
 }
 

@@ -7,8 +7,12 @@
 export type MirrorCommand =
   /** Opens PGlite: from `snapshot` (a `dumpDataDir` tarball) when given, else a new database without templates; then runs `ddl`. */
   | { kind: 'open'; snapshot?: Uint8Array; ddl?: string }
-  /** One statement with `$n` parameters, read-only and rolled back; at most `maxRows` rows. */
-  | { kind: 'query'; sql: string; params: unknown[]; maxRows: number }
+  /**
+   * One statement with `$n` parameters, read-only and rolled back; at most `maxRows` rows, and values of at
+   * most `maxBytes` bytes with 4 per value (a DataRow's length field). A statement that grew PGlite's
+   * memory by more than 128 MiB (a large value) ends the thread after its reply: WASM memory never shrinks.
+   */
+  | { kind: 'query'; sql: string; params: unknown[]; maxRows: number; maxBytes: number }
   /** The parameter types and result fields of a statement, without running it (Describe of a prepared statement). */
   | { kind: 'describe'; sql: string }
   /** The database as a gzipped tarball, to open others from. */
@@ -41,7 +45,8 @@ export interface MirrorError {
   fields: Record<string, string>;
 }
 
-export type MirrorReply = { id: number; value: MirrorAnswers[keyof MirrorAnswers] } | { id: number; error: MirrorError };
+/** `ending`: the worker exits after this reply (its memory is in no state to answer more). */
+export type MirrorReply = ({ id: number; value: MirrorAnswers[keyof MirrorAnswers] } | { id: number; error: MirrorError }) & { ending?: true };
 
-/** SQLSTATE program_limit_exceeded: an answer with more rows than a catalog answer may have. */
+/** SQLSTATE program_limit_exceeded: an answer with more rows or bytes than a catalog answer may have. */
 export const TOO_MANY_ROWS = '54000';

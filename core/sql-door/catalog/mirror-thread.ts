@@ -14,8 +14,9 @@ const CONNECTION_FAILURE = '08006';
 
 /**
  * One worker thread holding one PGlite instance (mirror-worker.ts), fed one request at a time in call
- * order. A request over its time limit ends the thread, the only way to stop a statement PGlite runs to its
- * end; a stopped thread answers nothing more and its owner builds another. Like the PGlite adapter's thread,
+ * order (its pool, mirror-pool.ts, sends it one statement at a time). A request over its time limit, or
+ * cancelled, ends the thread, the only way to stop a statement PGlite runs to its end; a stopped thread
+ * answers nothing more and its pool opens another. Like the PGlite adapter's thread,
  * which the core cannot reach (adapters sit behind the plugin API, and their datasources answer in logical
  * JSON values, not the PostgreSQL text and type OIDs the wire protocol needs).
  */
@@ -43,11 +44,14 @@ export class MirrorThread {
     return this.ended !== undefined;
   }
 
-  /** Sends one command after those before it; past `timeoutMs` it fails with 57014 and the thread ends. */
-  request<K extends MirrorCommand['kind']>(command: MirrorCommand & { kind: K }, timeoutMs: number): Promise<MirrorAnswers[K]> {
+  /**
+   * Sends one command after those before it; past `timeoutMs`, or once `signal` aborts, it fails with 57014
+   * and the thread ends.
+   */
+  request<K extends MirrorCommand['kind']>(command: MirrorCommand & { kind: K }, timeoutMs: number, signal?: AbortSignal): Promise<MirrorAnswers[K]> {
     clearTimeout(this.idleTimer);
     this.queued++;
-    const turn = this.tail.then(() => this.send<K>(command, timeoutMs));
+    const turn = this.tail.then(() => this.send<K>(command, timeoutMs, signal));
     this.tail = turn.catch(() => undefined).then(() => this.idle());
     return turn;
   }
@@ -65,13 +69,17 @@ export class MirrorThread {
     this.idleTimer.unref();
   }
 
-  private send<K extends MirrorCommand['kind']>(command: MirrorCommand & { kind: K }, timeoutMs: number): Promise<MirrorAnswers[K]> {
+  private send<K extends MirrorCommand['kind']>(command: MirrorCommand & { kind: K }, timeoutMs: number, signal: AbortSignal | undefined): Promise<MirrorAnswers[K]> {
     if (this.stopped) return Promise.reject(stopped());
+    if (signal?.aborted) return Promise.reject(new CatalogQueryError(QUERY_CANCELED, 'canceling statement due to user request'));
     const id = this.nextId++;
     return new Promise<MirrorAnswers[K]>((resolve, reject) => {
       const timer = setTimeout(() => this.stop(new CatalogQueryError(QUERY_CANCELED, 'canceling statement due to statement timeout'), id), timeoutMs);
+      const cancel = () => this.stop(new CatalogQueryError(QUERY_CANCELED, 'canceling statement due to user request'), id);
+      signal?.addEventListener('abort', cancel, { once: true });
       const done = () => {
         clearTimeout(timer);
+        signal?.removeEventListener('abort', cancel);
         this.pending.delete(id);
         if (this.pending.size === 0 && !this.stopped) this.worker.unref();
       };
@@ -90,6 +98,8 @@ export class MirrorThread {
   }
 
   private settle(reply: MirrorReply): void {
+    // the worker exits after this reply: nothing more is sent to it
+    if (reply.ending === true) this.ended ??= this.worker.terminate().then(() => undefined, () => undefined);
     const pending = this.pending.get(reply.id);
     if (!pending) return;
     if ('value' in reply) {

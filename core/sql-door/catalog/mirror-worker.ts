@@ -23,17 +23,29 @@ port.on('message', (request: MirrorRequest) => void answer(request));
 
 async function answer(request: MirrorRequest): Promise<void> {
   let reply: MirrorReply;
-  let trapped = false;
+  let ending = false;
   try {
     reply = { id: request.id, value: await perform(request) };
   } catch (error) {
     reply = { id: request.id, error: mirrorError(error) };
     // a WASM trap (the only RuntimeError) leaves PGlite's memory in no known state
-    trapped = error instanceof Error && error.name === 'RuntimeError';
+    ending = error instanceof Error && error.name === 'RuntimeError';
   }
+  // WASM memory never shrinks: a statement that made PGlite grow it (a large value) ends the thread, which
+  // gives it back; a small answer over the budget does not
+  ending ||= heapBytes() > heapAtOpen + HEAP_GROWTH_LIMIT;
   const moved = 'value' in reply && reply.value instanceof Uint8Array ? [reply.value.buffer as ArrayBuffer] : [];
-  port.postMessage(reply, moved);
-  if (trapped) process.exit(1);
+  port.postMessage(ending ? { ...reply, ending: true as const } : reply, moved);
+  if (ending) process.exit(1);
+}
+
+/** How much PGlite's WASM memory may grow past its size once opened before the thread ends. */
+const HEAP_GROWTH_LIMIT = 128 * 1024 * 1024;
+let heapAtOpen = 0;
+
+/** The size of PGlite's WASM memory: its Emscripten module's heap, which PGlite does not type. */
+function heapBytes(): number {
+  return (db as unknown as { mod?: { HEAPU8?: Uint8Array } } | undefined)?.mod?.HEAPU8?.byteLength ?? 0;
 }
 
 async function perform(request: MirrorRequest): Promise<MirrorAnswers[keyof MirrorAnswers]> {
@@ -44,10 +56,11 @@ async function perform(request: MirrorRequest): Promise<MirrorAnswers[keyof Mirr
       if (request.ddl !== undefined) await db.exec(request.ddl);
       const types = await db.query<[number]>('select oid from pg_catalog.pg_type', [], { rowMode: 'array' });
       asText = Object.fromEntries(types.rows.map(([oid]) => [oid, (value: string) => value]));
+      heapAtOpen = heapBytes();
       return null;
     }
     case 'query':
-      return readOnly(request.sql, request.params, request.maxRows);
+      return readOnly(request.sql, request.params, request.maxRows, request.maxBytes);
     case 'describe': {
       // parsed and planned only: nothing runs
       const described = await opened().describeQuery(request.sql);
@@ -76,13 +89,20 @@ async function withoutTemplates(mirror: PGlite): Promise<void> {
 }
 
 /** The statement in a read-only transaction that is always rolled back: a mirror answers many callers. */
-async function readOnly(sql: string, params: unknown[], maxRows: number): Promise<MirrorAnswers['query']> {
+async function readOnly(sql: string, params: unknown[], maxRows: number, maxBytes: number): Promise<MirrorAnswers['query']> {
   const mirror = opened();
   await mirror.query('begin transaction read only');
   try {
     const result = await mirror.query<(string | null)[]>(sql, params, { rowMode: 'array', parsers: asText });
     if (result.rows.length > maxRows) {
       throw Object.assign(new Error(`a catalog answer holds at most ${maxRows} rows`), { code: TOO_MANY_ROWS });
+    }
+    let bytes = 0;
+    for (const row of result.rows) {
+      for (const value of row) bytes += 4 + (value === null ? 0 : Buffer.byteLength(value));
+      if (bytes > maxBytes) {
+        throw Object.assign(new Error(`the result is larger than ${maxBytes} bytes (server.maxResultBytes)`), { code: TOO_MANY_ROWS });
+      }
     }
     return { fields: result.fields.map(({ name, dataTypeID }) => ({ name, dataTypeID })), rows: result.rows };
   } finally {

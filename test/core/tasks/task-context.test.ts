@@ -32,6 +32,25 @@ context('a restricted caller sees neither the column nor the semantic fields ove
   assert.ok(clerk.semantic?.datasets.find((candidate) => candidate.name === 'customers')?.fields.some((field) => field.columns.includes('email')));
 });
 
+context('a dataset\'s keys name no hidden column: a unique key over email is dropped for the analyst, kept for the clerk', ({ service }) => {
+  const analyst = contextFor(service, ['analyst']);
+  const hidden = new Map(analyst.relations.map((relation) => [`${relation.schema}.${relation.name}`, new Set(relation.columns.map((column) => column.name))]));
+  const customers = analyst.semantic?.datasets.find((dataset) => dataset.name === 'customers');
+  assert.ok(customers);
+  assert.not.ok(JSON.stringify(customers).includes('"email"'), 'email is named nowhere in the dataset');
+  for (const dataset of analyst.semantic?.datasets ?? []) {
+    const visible = hidden.get(`${dataset.relation.schema}.${dataset.relation.name}`) ?? new Set<string>();
+    for (const key of [dataset.primaryKey, ...dataset.uniqueKeys]) {
+      assert.ok(key.every((column) => visible.has(column)), `${dataset.id}: key ${key.join(', ')} names only visible columns`);
+    }
+  }
+  for (const relationship of analyst.semantic?.relationships ?? []) {
+    assert.not.ok([...relationship.fromColumns, ...relationship.toColumns].includes('email'));
+  }
+  const clerk = contextFor(service, ['clerk']);
+  assert.ok(clerk.semantic?.datasets.find((dataset) => dataset.name === 'customers')?.uniqueKeys.some((key) => key.includes('email')), 'the clerk, who sees email, keeps the key');
+});
+
 context('private fields and metrics (access_modifier) are left out; a public metric over a private field stays', ({ service }) => {
   // A copy: contexts are kept per VDB and grants, and this one has another package than the service's.
   const vdb = { ...service.container.resolve(coreTokens.vdbs).get('retail', '1') };
