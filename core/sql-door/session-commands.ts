@@ -12,6 +12,7 @@ export type SessionCommand =
   | { kind: 'set'; name: string; value: string }
   | { kind: 'reset'; name: string | undefined }
   | { kind: 'show'; name: string }
+  | { kind: 'show-all' }
   | { kind: 'begin' }
   | { kind: 'commit' }
   | { kind: 'rollback' }
@@ -29,13 +30,57 @@ export const SERVER_SETTINGS: Readonly<Record<string, string>> = {
   integer_datetimes: 'on',
   standard_conforming_strings: 'on',
   is_superuser: 'off',
+  role: 'none',
   transaction_isolation: 'read committed',
   transaction_read_only: 'on',
+  transaction_deferrable: 'off',
   default_transaction_read_only: 'on',
   max_identifier_length: '63',
   extra_float_digits: '1',
   search_path: '',
   application_name: '',
+};
+
+/**
+ * What `SHOW ALL` lists (PostgreSQL's descriptions): the settings above but those PostgreSQL leaves out of
+ * it (`is_superuser`, `role`, `session_authorization`).
+ */
+export const SETTING_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  application_name: 'Sets the application name to be reported in statistics and logs.',
+  client_encoding: "Sets the client's character set encoding.",
+  datestyle: 'Sets the display format for date and time values.',
+  default_transaction_read_only: 'Sets the default read-only status of new transactions.',
+  extra_float_digits: 'Sets the number of digits displayed for floating-point values.',
+  integer_datetimes: 'Shows whether datetimes are integer based.',
+  intervalstyle: 'Sets the display format for interval values.',
+  max_identifier_length: 'Shows the maximum identifier length.',
+  search_path: 'Sets the schema search order for names that are not schema-qualified.',
+  server_encoding: 'Shows the server (database) character set encoding.',
+  server_version: 'Shows the server version.',
+  server_version_num: 'Shows the server version as an integer.',
+  standard_conforming_strings: "Causes '...' strings to treat backslashes literally.",
+  timezone: 'Sets the time zone for displaying and interpreting time stamps.',
+  transaction_deferrable: 'Whether to defer a read-only serializable transaction until it can be executed with no possible serialization failures.',
+  transaction_isolation: "Sets the current transaction's isolation level.",
+  transaction_read_only: "Sets the current transaction's read-only status.",
+};
+
+/** Settings PostgreSQL spells in mixed case: `SHOW` names its column so, and `SHOW ALL` lists them so. */
+const SPELLING: Readonly<Record<string, string>> = { datestyle: 'DateStyle', intervalstyle: 'IntervalStyle', timezone: 'TimeZone' };
+
+/** A setting's name as PostgreSQL spells it (`TimeZone`), from the lower-case name. */
+export function settingSpelling(name: string): string {
+  return SPELLING[name] ?? name;
+}
+
+/**
+ * The settings SHOW answers with a word sequence of PostgreSQL's grammar rather than a name
+ * (`SHOW TIME ZONE`), keyed by the words in lower case, single-spaced.
+ */
+const SHOW_PHRASES: Readonly<Record<string, string>> = {
+  'time zone': 'timezone',
+  'transaction isolation level': 'transaction_isolation',
+  'session authorization': 'session_authorization',
 };
 
 /** The settings a PostgreSQL server reports at startup (ParameterStatus), under their reported spelling. */
@@ -52,7 +97,7 @@ export function sessionCommand(text: string): SessionCommand | undefined {
   switch (first) {
     case 'set': return setCommand(statement);
     case 'reset': return { kind: 'reset', name: /^reset\s+all$/i.test(statement) ? undefined : settingName(words[1]) };
-    case 'show': return { kind: 'show', name: settingName(words.slice(1).join(' ')) };
+    case 'show': return showCommand(words.slice(1));
     case 'begin':
     case 'start': return { kind: 'begin' };
     case 'commit':
@@ -63,6 +108,16 @@ export function sessionCommand(text: string): SessionCommand | undefined {
     case 'deallocate': return { kind: 'tag', tag: 'DEALLOCATE' };
     default: return undefined;
   }
+}
+
+/** `SHOW name`, `SHOW ALL`, or one of the phrases of SHOW_PHRASES (PostgreSQL's `VariableShowStmt`). */
+function showCommand(words: string[]): SessionCommand {
+  const phrase = words.join(' ').toLowerCase();
+  if (phrase === 'all') return { kind: 'show-all' };
+  const name = SHOW_PHRASES[phrase];
+  if (name !== undefined) return { kind: 'show', name };
+  if (words.length !== 1) throw new WireError('42601', `syntax error in SHOW: ${words.join(' ')}`);
+  return { kind: 'show', name: settingName(words[0]) };
 }
 
 function setCommand(statement: string): SessionCommand {

@@ -185,6 +185,11 @@ export class StatementRunner {
     return { fields: answer.fields, rows: answer.rows, tag: answer.command };
   }
 
+  /** The database role the caller's statements run as (what `session_user` shows), named as the catalog names it. */
+  role(): string {
+    return this.catalogCaller().role;
+  }
+
   private catalogCaller(): CatalogCaller {
     const { handle, grants } = this.caller;
     return this.catalogView ??= callerCatalog(handle.vdb, grants, handle.dialect.maxRoleNameBytes);

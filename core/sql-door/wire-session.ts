@@ -15,7 +15,7 @@ import type { VdbHandles } from '../vdb/vdb-handles.js';
 import type { CatalogResponder } from './catalog/index.js';
 import { authenticateCaller } from './door-authentication.js';
 import { binaryForm, binaryParameter, PG_TYPE } from './pg-types.js';
-import { REPORTED_SETTINGS, SERVER_SETTINGS, type SessionCommand } from './session-commands.js';
+import { REPORTED_SETTINGS, SERVER_SETTINGS, SETTING_DESCRIPTIONS, settingSpelling, type SessionCommand } from './session-commands.js';
 import { StatementRunner, type ResultSet, type RunnerSettings, type StatementPlan } from './statement-runner.js';
 import { statementWireError, WireError } from './wire-errors.js';
 import {
@@ -267,7 +267,7 @@ export class WireSession {
     this.context.catalog?.prepare();
     this.phase = 'ready';
     this.send(this.messages.authenticationOk());
-    for (const name of REPORTED_SETTINGS) this.send(this.messages.parameterStatus(name, this.setting(name)));
+    for (const name of REPORTED_SETTINGS) this.send(this.messages.parameterStatus(name, this.setting(name) ?? ''));
     this.send(this.messages.backendKeyData(this.options.processId, this.secret));
     this.send(this.messages.readyForQuery('I'));
     await this.flush();
@@ -477,7 +477,7 @@ export class WireSession {
 
   private describedFields(plan: StatementPlan): Promise<FieldDescription[]> {
     if (plan.kind === 'empty') return Promise.resolve([]);
-    if (plan.kind === 'session') return Promise.resolve(plan.command.kind === 'show' ? [{ name: plan.command.name, typeOid: PG_TYPE.text }] : []);
+    if (plan.kind === 'session') return Promise.resolve(plan.command.kind === 'show' || plan.command.kind === 'show-all' ? this.sessionResult(plan.command).fields : []);
     return this.cancellable((signal) => this.runner!.describe(plan, signal));
   }
 
@@ -505,10 +505,13 @@ export class WireSession {
         else this.parameters.delete(command.name);
         return done('RESET');
       case 'show': {
-        if (this.parameters.get(command.name) === undefined && SERVER_SETTINGS[command.name] === undefined) {
-          throw new WireError('42704', `unrecognized configuration parameter "${command.name}"`);
-        }
-        return { fields: [{ name: command.name, typeOid: PG_TYPE.text }], rows: [[this.setting(command.name)]], tag: 'SHOW' };
+        const value = this.setting(command.name);
+        if (value === undefined) throw new WireError('42704', `unrecognized configuration parameter "${command.name}"`);
+        return { fields: [{ name: settingSpelling(command.name), typeOid: PG_TYPE.text }], rows: [[value]], tag: 'SHOW' };
+      }
+      case 'show-all': {
+        const rows = Object.entries(SETTING_DESCRIPTIONS).map(([name, description]) => [settingSpelling(name), this.setting(name) ?? '', description]);
+        return { fields: ['name', 'setting', 'description'].map((name) => ({ name, typeOid: PG_TYPE.text })), rows, tag: 'SHOW' };
       }
       case 'begin':
         this.transaction = 'T';
@@ -526,10 +529,12 @@ export class WireSession {
     }
   }
 
-  /** A setting as the client sees it: what it set, else the server's. */
-  private setting(name: string): string {
+  /** A setting as the client sees it: what it set, else the server's; undefined for one the server has not. */
+  private setting(name: string): string | undefined {
     const key = name.toLowerCase();
-    return this.parameters.get(key) ?? SERVER_SETTINGS[key] ?? '';
+    // the role the caller's statements run as, which the catalog answers show as session_user
+    if (key === 'session_authorization') return this.runner?.role();
+    return this.parameters.get(key) ?? SERVER_SETTINGS[key];
   }
 
   private sendRowDescription(fields: readonly FieldDescription[], formats: readonly number[]): void {

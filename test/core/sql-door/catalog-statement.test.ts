@@ -58,10 +58,10 @@ handles('psql 15\'s \\l names pg_database.daticulocale, which the mirror\'s Post
 });
 
 handles('version() and current_setting() are the door\'s own in the mirror (PGlite would name itself), under the column name the client wrote', () => {
-  assert.is(catalogStatement('SELECT version()')!.mirrorSql, 'SELECT pg_vdb_server.version()');
-  assert.is(catalogStatement('select PG_CATALOG.Version ( ) as v')!.mirrorSql, 'select pg_vdb_server.version( ) as v');
+  assert.is(catalogStatement('SELECT version()')!.mirrorSql, 'SELECT pg_toast.version()');
+  assert.is(catalogStatement('select PG_CATALOG.Version ( ) as v')!.mirrorSql, 'select pg_toast.version( ) as v');
   assert.is(catalogStatement("select current_setting('server_version_num'), pg_catalog.current_setting('x', true)")!.mirrorSql,
-    "select pg_vdb_server.current_setting('server_version_num'), pg_vdb_server.current_setting('x', true)");
+    "select pg_toast.current_setting('server_version_num'), pg_toast.current_setting('x', true)");
   // a column or a quoted name of another spelling is left as written
   assert.is(catalogStatement('select "Version"() from pg_class')?.mirrorSql, 'select "Version"() from pg_class');
   assert.is(catalogStatement('select relname as version from pg_class')!.mirrorSql, 'select relname as version from pg_class');

@@ -228,6 +228,36 @@ export function runSqlDoorSuite(backend: DoorBackend): void {
     assert.equal(await jdbc(target, ANALYST_TOKEN, [`functions:${S}`, `procedures:${S}`]), [], 'the analyst may execute no function');
   });
 
+  test('SHOW in every form PostgreSQL 15 accepts, answered as it answers them (SQLAlchemy asks SHOW TRANSACTION ISOLATION LEVEL at connect)', async ({ target }) => {
+    const client = pgClient(target, ANALYST_TOKEN);
+    await client.connect();
+    try {
+      const shown = async (statement: string) => {
+        const result = await client.query(statement);
+        return { fields: result.fields.map((field) => field.name), rows: result.rows.map((row) => Object.values(row as object)) };
+      };
+      assert.equal(await shown('SHOW TRANSACTION ISOLATION LEVEL'), { fields: ['transaction_isolation'], rows: [['read committed']] });
+      assert.equal(await shown('show time  zone'), { fields: ['TimeZone'], rows: [['UTC']] });
+      assert.equal(await shown('show timezone'), { fields: ['TimeZone'], rows: [['UTC']] });
+      assert.equal(await shown('SHOW "DateStyle"'), { fields: ['DateStyle'], rows: [['ISO, MDY']] });
+      assert.equal(await shown('SHOW SESSION AUTHORIZATION'), { fields: ['session_authorization'], rows: [['vdb_door_v1_analyst']] });
+      assert.equal(await shown('show role'), { fields: ['role'], rows: [['none']] });
+      assert.equal(await shown('show transaction_read_only'), { fields: ['transaction_read_only'], rows: [['on']] });
+      const all = await shown('SHOW ALL');
+      assert.equal(all.fields, ['name', 'setting', 'description']);
+      assert.equal(all.rows.find((row) => row[0] === 'server_version')?.[1], '15.0 (vdb-service)');
+      assert.equal(all.rows.find((row) => row[0] === 'TimeZone')?.[1], 'UTC');
+      const unknown = await client.query('show no_such_setting').then(() => undefined, (error: { code?: string }) => error);
+      assert.is(unknown?.code, '42704');
+    } finally {
+      await client.end();
+    }
+  });
+
+  (missingJdbc ? test.skip : test)(`JDBC getSchemas: the VDB's schemas and PostgreSQL's own, no schema of the door's${missingJdbc ? ` (${missingJdbc})` : ''}`, async ({ target }) => {
+    assert.equal(await jdbc(target, ANALYST_TOKEN, ['schemas']), ['information_schema', 'pg_catalog', S]);
+  });
+
   test('writes: refused as not read-only (25006) while sql.allowWrites is off, even for the clerk', async ({ target, raw }) => {
     const client = pgClient(target, ADMIN_TOKEN);
     await client.connect();
