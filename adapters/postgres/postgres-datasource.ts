@@ -1,9 +1,10 @@
 import {
-  LruCache, readCatalog, KnexDatasource, encodeResult, type Catalog, type ExecutionScope, type QueryOptions, type QueryResult, type RowReader,
+  LruCache, readCatalog, KnexDatasource, encodeResult, type Catalog, type DatasourceCursor, type ExecutionScope, type QueryOptions, type QueryResult, type RowReader,
   type SqlDialect, type SqlExecutor, type TransactionOptions, type WireForwardOptions, type WireForwardOutcome, type WireStatement,
 } from '../../core/plugin-api/index.js';
 import type { Knex } from 'knex';
 import { forgetPrepared, type PgResult } from './pg-statement.js';
+import { openPostgresCursor } from './postgres-cursor.js';
 import { postgresIntrospectionQueries } from './postgres-introspector.js';
 import { streamStatement, type StreamingClient } from './postgres-stream.js';
 import { postgresCodec, postgresWithTimeZone } from './postgres-types.js';
@@ -75,6 +76,8 @@ export class PostgresDatasource extends KnexDatasource {
 
   /** Offered with the pools of scopes: a forwarded statement runs on a connection already set to its scope. */
   readonly forwardWire?: (statement: WireStatement, options: WireForwardOptions) => Promise<WireForwardOutcome>;
+  /** Offered with the pools of scopes: a cursor's connection is set to its scope as a statement's is. */
+  readonly openCursor?: (sql: string, bindings: readonly unknown[], options: QueryOptions) => Promise<DatasourceCursor>;
 
   constructor(name: string, dialect: SqlDialect, knex: Knex, private readonly openScope?: ScopeOpeners) {
     super(name, dialect, knex);
@@ -83,7 +86,13 @@ export class PostgresDatasource extends KnexDatasource {
       acquire: () => client.acquireConnection(),
       release: (connection) => void client.releaseConnection(connection),
     };
-    if (openScope) this.forwardWire = (statement, options) => this.forward(openScope, statement, options);
+    if (openScope) {
+      this.forwardWire = (statement, options) => this.forward(openScope, statement, options);
+      this.openCursor = (sql, bindings, options) => {
+        const connections = options.scope === undefined ? this.loginConnections : this.statementPool(openScope, options.scope, options.timeoutMs);
+        return openPostgresCursor(connections, client.positionBindings(sql), bindings, options);
+      };
+    }
   }
 
   /** The connection is held from the statement's first message to its ReadyForQuery, no longer. */

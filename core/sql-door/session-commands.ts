@@ -16,7 +16,37 @@ export type SessionCommand =
   | { kind: 'begin' }
   | { kind: 'commit' }
   | { kind: 'rollback' }
-  | { kind: 'tag'; tag: string };
+  | { kind: 'tag'; tag: string }
+  | { kind: 'declare'; cursor: CursorDeclaration }
+  | { kind: 'fetch'; name: string; direction: FetchDirection; move: boolean }
+  | { kind: 'close'; name: string | undefined }
+  | { kind: 'lock'; relations: RelationName[]; mode: string };
+
+/** `DECLARE name [BINARY] [ASENSITIVE | INSENSITIVE] [[NO] SCROLL] CURSOR [WITH | WITHOUT HOLD] FOR query`. */
+export interface CursorDeclaration {
+  name: string;
+  binary: boolean;
+  /** SCROLL: it may move backward. NO SCROLL and the default: forward only (PostgreSQL's default depends on the plan). */
+  scroll: boolean;
+  hold: boolean;
+  /** The query, as the client wrote it. */
+  query: string;
+}
+
+/**
+ * Where FETCH and MOVE go, in PostgreSQL's terms: `forward`/`backward` n rows (Infinity: ALL), or one row
+ * at an `absolute` or `relative` position (NEXT is forward 1, PRIOR backward 1, FIRST absolute 1, LAST
+ * absolute -1).
+ */
+export type FetchDirection =
+  | { kind: 'forward' | 'backward'; count: number }
+  | { kind: 'absolute' | 'relative'; count: number };
+
+/** A relation named by a statement: schema (when qualified) and name, as PostgreSQL folds them. */
+export interface RelationName {
+  schema: string | undefined;
+  name: string;
+}
 
 /** The server settings a client may read (and is sent at startup), by lower-case name. */
 export const SERVER_SETTINGS: Readonly<Record<string, string>> = {
@@ -106,8 +136,90 @@ export function sessionCommand(text: string): SessionCommand | undefined {
     case 'abort': return { kind: 'rollback' };
     case 'discard': return { kind: 'tag', tag: `DISCARD ${(words[1] ?? 'ALL').toUpperCase()}` };
     case 'deallocate': return { kind: 'tag', tag: 'DEALLOCATE' };
+    case 'declare': return declareCommand(text);
+    case 'fetch':
+    case 'move': return fetchCommand(statement, first === 'move');
+    case 'close': return closeCommand(statement);
+    case 'lock': return lockCommand(statement);
     default: return undefined;
   }
+}
+
+/** An identifier, quoted or not. */
+const IDENTIFIER = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_\u0080-\uffff][A-Za-z0-9_$\u0080-\uffff]*)`;
+
+/** An identifier as PostgreSQL reads it: quoted as written, unquoted folded to lower case. */
+function identifier(token: string): string {
+  return token.startsWith('"') ? token.slice(1, -1).replaceAll('""', '"') : token.toLowerCase();
+}
+
+const DECLARE = new RegExp(String.raw`^\s*declare\s+(${IDENTIFIER})\s+((?:(?:binary|asensitive|insensitive|no\s+scroll|scroll)\s+)*)`
+  + String.raw`cursor\s+(?:(with|without)\s+hold\s+)?for\s+([\s\S]+)$`, 'i');
+
+/** The query keeps its comments and literals: only the statement's leading comments and its final `;` go. */
+function declareCommand(text: string): SessionCommand {
+  const statement = text.replace(/^(?:\s|--[^\n]*|\/\*[\s\S]*?\*\/)*/, '').replace(/;\s*$/, '');
+  const match = DECLARE.exec(statement);
+  if (!match) throw new WireError('42601', 'syntax error in DECLARE: expected DECLARE name [BINARY] [[NO] SCROLL] CURSOR [WITH | WITHOUT HOLD] FOR query');
+  const options = (match[2] as string).toLowerCase().split(/\s+/).join(' ');
+  return {
+    kind: 'declare',
+    cursor: {
+      name: identifier(match[1] as string),
+      binary: /\bbinary\b/.test(options),
+      scroll: /(^|\s)scroll\b/.test(options) && !/\bno scroll\b/.test(options),
+      hold: (match[3] ?? '').toLowerCase() === 'with',
+      query: match[4] as string,
+    },
+  };
+}
+
+const COUNT = String.raw`[-+]?\d+`;
+const FETCH = new RegExp(String.raw`^(?:fetch|move)(?:\s+(next|prior|first|last|(?:absolute|relative)\s+${COUNT}|all|${COUNT}|(?:forward|backward)(?:\s+(?:all|${COUNT}))?))?`
+  + String.raw`(?:\s+(?:from|in))?\s+(${IDENTIFIER})$`, 'i');
+
+/** `FETCH [direction] [FROM | IN] name` and MOVE, in each of PostgreSQL's directions. */
+function fetchCommand(statement: string, move: boolean): SessionCommand {
+  const match = FETCH.exec(statement);
+  if (!match) throw new WireError('42601', `syntax error in ${move ? 'MOVE' : 'FETCH'}: ${statement}`);
+  return { kind: 'fetch', name: identifier(match[2] as string), direction: fetchDirection((match[1] ?? 'next').toLowerCase().split(/\s+/)), move };
+}
+
+function fetchDirection([word, count]: string[]): FetchDirection {
+  const howMany = (text: string | undefined) => (text === undefined ? 1 : text === 'all' ? Infinity : Number(text));
+  switch (word) {
+    case 'next': return { kind: 'forward', count: 1 };
+    case 'prior': return { kind: 'backward', count: 1 };
+    case 'first': return { kind: 'absolute', count: 1 };
+    case 'last': return { kind: 'absolute', count: -1 };
+    case 'absolute':
+    case 'relative': return { kind: word, count: Number(count) };
+    case 'forward':
+    case 'backward': return { kind: word, count: howMany(count) };
+    default: return { kind: 'forward', count: howMany(word) };
+  }
+}
+
+function closeCommand(statement: string): SessionCommand {
+  const match = new RegExp(String.raw`^close\s+(${IDENTIFIER})$`, 'i').exec(statement);
+  if (!match) throw new WireError('42601', `syntax error in CLOSE: ${statement}`);
+  const name = match[1] as string;
+  return { kind: 'close', name: name.toLowerCase() === 'all' ? undefined : identifier(name) };
+}
+
+const QUALIFIED = String.raw`${IDENTIFIER}(?:\s*\.\s*${IDENTIFIER})?`;
+const LOCK = new RegExp(String.raw`^lock(?:\s+table)?(?:\s+only)?\s+(${QUALIFIED}(?:\s*\*)?(?:\s*,\s*(?:only\s+)?${QUALIFIED}(?:\s*\*)?)*)`
+  + String.raw`(?:\s+in\s+([a-z ]+?)\s+mode)?(?:\s+nowait)?$`, 'i');
+
+/** `LOCK [TABLE] [ONLY] name [*] [, ...] [IN mode MODE] [NOWAIT]`; without a mode, ACCESS EXCLUSIVE, as PostgreSQL. */
+function lockCommand(statement: string): SessionCommand {
+  const match = LOCK.exec(statement);
+  if (!match) throw new WireError('42601', `syntax error in LOCK: ${statement}`);
+  const relations = (match[1] as string).split(',').map((item) => {
+    const parts = [...item.replace(/^\s*only\s+/i, '').replace(/\*\s*$/, '').matchAll(new RegExp(IDENTIFIER, 'g'))].map((part) => identifier(part[0]));
+    return parts.length === 2 ? { schema: parts[0], name: parts[1] as string } : { schema: undefined, name: parts[0] as string };
+  });
+  return { kind: 'lock', relations, mode: (match[2] ?? 'access exclusive').toLowerCase().split(/\s+/).join(' ') };
 }
 
 /** `SHOW name`, `SHOW ALL`, or one of the phrases of SHOW_PHRASES (PostgreSQL's `VariableShowStmt`). */

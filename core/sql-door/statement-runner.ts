@@ -14,14 +14,23 @@ import { callerCatalog, type CatalogCaller, type CatalogResponder } from './cata
 import type { DoorCaller } from './door-authentication.js';
 import { textForm, typeOid } from './pg-types.js';
 import { positionalText, type PositionalText } from './placeholders.js';
-import { sessionCommand, type SessionCommand } from './session-commands.js';
+import { bufferedSource, type CursorSource } from './cursors.js';
+import { sessionCommand, type CursorDeclaration, type RelationName, type SessionCommand } from './session-commands.js';
 import { denialWireError, WireError } from './wire-errors.js';
 import type { FieldDescription } from './wire-messages.js';
 
 /** A statement prepared for running, by what answers it. */
 export type StatementPlan =
   | { kind: 'empty' }
-  | { kind: 'session'; command: SessionCommand }
+  | { kind: 'session'; command: DoorCommand }
+  | QueryPlan
+  | { kind: 'declare'; cursor: CursorDeclaration; query: QueryPlan };
+
+/** A session statement the door answers itself (DECLARE opens a query: a plan of its own). */
+export type DoorCommand = Exclude<SessionCommand, { kind: 'declare' }>;
+
+/** A statement a datasource or the catalog answers. */
+type QueryPlan =
   | { kind: 'catalog'; text: string; parameterCount: number }
   | {
     kind: 'vdb'; text: string; positional: PositionalText; statement: AuthorizedStatement; datasource: Datasource; readOnly: boolean;
@@ -44,6 +53,8 @@ export interface ResultSet {
   rows: (string | null)[][];
   /** The CommandComplete tag, e.g. `SELECT 2`, `UPDATE 1`. */
   tag: string;
+  /** Sent in binary in the simple protocol (a BINARY cursor's FETCH). */
+  binary?: boolean;
 }
 
 export interface RunnerSettings {
@@ -91,6 +102,7 @@ export class StatementRunner {
   private async planNew(text: string): Promise<StatementPlan> {
     if (ONLY_TRIVIA.test(text)) return { kind: 'empty' };
     const command = sessionCommand(text);
+    if (command?.kind === 'declare') return { kind: 'declare', cursor: command.cursor, query: await this.cursorQuery(command.cursor.query) };
     if (command) return { kind: 'session', command };
     if (this.catalog?.handles(text)) return { kind: 'catalog', text, parameterCount: highestParameter(text) };
     const { handle, grants } = this.caller;
@@ -107,8 +119,52 @@ export class StatementRunner {
     return { kind: 'vdb', text, positional, statement: decision.facts, datasource, readOnly: !this.settings.allowWrites || decision.facts.readOnly, executors: {} };
   }
 
+  /** A cursor's query is authorized as any statement; PostgreSQL's grammar takes only a query there. */
+  private async cursorQuery(text: string): Promise<QueryPlan> {
+    const plan = await this.plan(text);
+    if ((plan.kind === 'vdb' && plan.statement.kind === 'select') || plan.kind === 'catalog') return plan;
+    throw new WireError('42601', 'a cursor is declared for a query (SELECT or VALUES)');
+  }
+
+  /**
+   * Opens a cursor's query with the client's parameters: on the datasource where it offers cursors
+   * (`Datasource.openCursor`: rows are read as they are fetched), else read whole, within the result budget,
+   * as any statement's result.
+   */
+  async openCursor(plan: QueryPlan, parameters: readonly unknown[], signal: AbortSignal): Promise<CursorSource> {
+    const executor = plan.kind === 'vdb' ? this.executor(plan, 'run') : undefined;
+    if (plan.kind === 'catalog' || executor?.openCursor === undefined) return bufferedSource(await this.run(plan, parameters, signal));
+    const bindings = plan.positional.order.map((index) => parameters[index]);
+    const cursor = await executor.openCursor(plan.positional.sql, bindings, signal);
+    const { columns, withTimeZone } = cursor;
+    return {
+      fields: resultSet({ columns, rows: [], rowCount: 0, truncated: false, ...(withTimeZone && { withTimeZone }) }, '').fields,
+      next: async (count, fetching) => {
+        const result = await abortable(cursor.fetch(count, { maxBytes: this.settings.maxResultBytes, signal: fetching }), fetching);
+        if (result.truncatedBy === 'maxBytes') throw this.overBudget();
+        return resultSet(result, '').rows;
+      },
+      close: () => cursor.close(),
+    };
+  }
+
+  /**
+   * LOCK of relations the caller may see is accepted, and holds nothing: each statement runs on its own
+   * datasource connection, so no lock could outlive it. Any other relation does not exist, as for every
+   * statement of the caller.
+   */
+  lock(relations: readonly RelationName[]): void {
+    const visible = this.catalogCaller().relations;
+    for (const { schema, name } of relations) {
+      if (!visible.some((relation) => relation.name === name && (schema === undefined || relation.schema === schema))) {
+        throw new WireError('42P01', `relation "${schema === undefined ? name : `${schema}.${name}`}" does not exist`);
+      }
+    }
+  }
+
   /** How many parameters a plan takes. */
   parameterCount(plan: StatementPlan): number {
+    if (plan.kind === 'declare') return this.parameterCount(plan.query);
     if (plan.kind === 'vdb') return plan.positional.parameterCount;
     return plan.kind === 'catalog' ? plan.parameterCount : 0;
   }

@@ -13,10 +13,11 @@ import type { AuthScheme } from '../plugin-api/auth-scheme.js';
 import type { WireStatement } from '../plugin-api/sql-dialect.js';
 import type { VdbHandles } from '../vdb/vdb-handles.js';
 import type { CatalogResponder } from './catalog/index.js';
+import { SessionCursors } from './cursors.js';
 import { authenticateCaller } from './door-authentication.js';
 import { binaryForm, binaryParameter, PG_TYPE } from './pg-types.js';
-import { REPORTED_SETTINGS, SERVER_SETTINGS, SETTING_DESCRIPTIONS, settingSpelling, type SessionCommand } from './session-commands.js';
-import { StatementRunner, type ResultSet, type RunnerSettings, type StatementPlan } from './statement-runner.js';
+import { REPORTED_SETTINGS, SERVER_SETTINGS, SETTING_DESCRIPTIONS, settingSpelling } from './session-commands.js';
+import { StatementRunner, type DoorCommand, type ResultSet, type RunnerSettings, type StatementPlan } from './statement-runner.js';
 import { statementWireError, WireError } from './wire-errors.js';
 import {
   BackendMessages, FRONTEND, messageType, readBind, readCancelRequest, readExecute, readParse, readQuery, readTarget,
@@ -95,6 +96,7 @@ export class WireSession {
   readonly secret = randomInt(1, 0x7fffffff);
   private phase: 'startup' | 'password' | 'ready' | 'closed' = 'startup';
   private runner: StatementRunner | undefined;
+  private readonly cursors: SessionCursors;
   private readonly statements = new Map<string, PreparedStatement>();
   private readonly portals = new Map<string, Portal>();
   private readonly parameters = new Map<string, string>();
@@ -118,6 +120,7 @@ export class WireSession {
   private draining = false;
 
   constructor(private readonly socket: Socket, private readonly context: SessionContext, private readonly options: SessionOptions) {
+    this.cursors = new SessionCursors(context.settings.maxResultBytes);
     socket.on('error', () => socket.destroy());
     // answers are written whole at Sync: each is one segment, sent at once, as PostgreSQL does
     socket.setNoDelay(true);
@@ -125,6 +128,8 @@ export class WireSession {
       this.phase = 'closed';
       clearTimeout(this.idleTimer);
       if (this.running) this.controller.abort();
+      // a cursor on the datasource holds a connection
+      void this.cursors.close(undefined);
       options.onClose();
     });
     this.connection = new PostgresConnection(socket, {
@@ -327,8 +332,9 @@ export class WireSession {
       } else if (result === 'empty') {
         this.send(this.messages.bare(BackendMessages.CODE.emptyQuery));
       } else {
-        if (result.fields.length > 0) this.send(this.messages.rowDescription(result.fields, []));
-        this.sendRows(result, [], 0, result.rows.length);
+        const formats = result.binary === true ? [1] : [];
+        if (result.fields.length > 0) this.send(this.messages.rowDescription(result.fields, formats));
+        this.sendRows(result, formats, 0, result.rows.length);
         this.send(this.messages.commandComplete(result.tag));
       }
     } catch (error) {
@@ -408,6 +414,9 @@ export class WireSession {
       this.sendRowDescription(statement.fields, []);
       return;
     }
+    // a cursor is a portal too (psycopg 3 describes its named cursor's)
+    const cursorFields = this.portals.has(target.name) ? undefined : this.cursors.fields(target.name);
+    if (cursorFields) return this.sendRowDescription(cursorFields, []);
     const portal = this.portal(target.name);
     const { plan } = portal.statement;
     if (this.runner!.forwards(plan) && !portal.result) {
@@ -462,7 +471,17 @@ export class WireSession {
     if (plan.kind === 'empty') return 'empty';
     this.admit(plan);
     if (plan.kind === 'session') return this.sessionResult(plan.command);
+    if (plan.kind === 'declare') return this.declare(plan, parameters);
     return this.cancellable((signal) => this.runner!.run(plan, parameters, signal));
+  }
+
+  /** DECLARE: the cursor's query, authorized at Parse, is opened with its parameters. */
+  private async declare(plan: StatementPlan & { kind: 'declare' }, parameters: readonly unknown[]): Promise<ResultSet> {
+    const inTransaction = this.transaction === 'T';
+    this.cursors.admit(plan.cursor, inTransaction);
+    const source = await this.cancellable((signal) => this.runner!.openCursor(plan.query, parameters, signal));
+    this.cursors.add(plan.cursor, source, inTransaction);
+    return { fields: [], rows: [], tag: 'DECLARE CURSOR' };
   }
 
   /** Refuses what the session's transaction state does not allow. */
@@ -477,7 +496,12 @@ export class WireSession {
 
   private describedFields(plan: StatementPlan): Promise<FieldDescription[]> {
     if (plan.kind === 'empty') return Promise.resolve([]);
-    if (plan.kind === 'session') return Promise.resolve(plan.command.kind === 'show' || plan.command.kind === 'show-all' ? this.sessionResult(plan.command).fields : []);
+    if (plan.kind === 'declare') return Promise.resolve([]);
+    if (plan.kind === 'session') {
+      const { command } = plan;
+      if (command.kind === 'show' || command.kind === 'show-all') return Promise.resolve(this.shown(command).fields);
+      return Promise.resolve(command.kind === 'fetch' && !command.move ? this.cursors.fields(command.name) ?? [] : []);
+    }
     return this.cancellable((signal) => this.runner!.describe(plan, signal));
   }
 
@@ -494,9 +518,20 @@ export class WireSession {
     }
   }
 
-  private sessionResult(command: SessionCommand): ResultSet {
+  private sessionResult(command: DoorCommand): ResultSet | Promise<ResultSet> {
     const done = (tag: string): ResultSet => ({ fields: [], rows: [], tag });
     switch (command.kind) {
+      case 'show':
+      case 'show-all': return this.shown(command);
+      case 'fetch': return this.cancellable((signal) => this.cursors.fetch(command.name, command.direction, command.move, signal));
+      case 'close': return this.cursors.close(command.name).then(() => done(command.name === undefined ? 'CLOSE CURSOR ALL' : 'CLOSE CURSOR'));
+      case 'lock':
+        if (this.transaction !== 'T') throw new WireError('25P01', 'LOCK TABLE can only be used in transaction blocks');
+        if (command.mode !== 'access share') {
+          throw new WireError('0A000', `LOCK TABLE … IN ${command.mode.toUpperCase()} MODE is not supported by the SQL front door, which holds no lock between statements: ACCESS SHARE is accepted`);
+        }
+        this.runner!.lock(command.relations);
+        return done('LOCK TABLE');
       case 'set':
         this.parameters.set(command.name, command.value);
         return done('SET');
@@ -504,29 +539,31 @@ export class WireSession {
         if (command.name === undefined) this.parameters.clear();
         else this.parameters.delete(command.name);
         return done('RESET');
-      case 'show': {
-        const value = this.setting(command.name);
-        if (value === undefined) throw new WireError('42704', `unrecognized configuration parameter "${command.name}"`);
-        return { fields: [{ name: settingSpelling(command.name), typeOid: PG_TYPE.text }], rows: [[value]], tag: 'SHOW' };
-      }
-      case 'show-all': {
-        const rows = Object.entries(SETTING_DESCRIPTIONS).map(([name, description]) => [settingSpelling(name), this.setting(name) ?? '', description]);
-        return { fields: ['name', 'setting', 'description'].map((name) => ({ name, typeOid: PG_TYPE.text })), rows, tag: 'SHOW' };
-      }
       case 'begin':
         this.transaction = 'T';
         return done('BEGIN');
       case 'commit': {
         const failed = this.transaction === 'E';
         this.transaction = 'I';
-        return done(failed ? 'ROLLBACK' : 'COMMIT');
+        return this.cursors.endTransaction(!failed).then(() => done(failed ? 'ROLLBACK' : 'COMMIT'));
       }
       case 'rollback':
         this.transaction = 'I';
-        return done('ROLLBACK');
+        return this.cursors.endTransaction(false).then(() => done('ROLLBACK'));
       case 'tag':
+        if (command.tag === 'DISCARD ALL') return this.cursors.close(undefined).then(() => done(command.tag));
         return done(command.tag);
     }
+  }
+
+  private shown(command: DoorCommand & { kind: 'show' | 'show-all' }): ResultSet {
+    if (command.kind === 'show-all') {
+      const rows = Object.entries(SETTING_DESCRIPTIONS).map(([name, description]) => [settingSpelling(name), this.setting(name) ?? '', description]);
+      return { fields: ['name', 'setting', 'description'].map((name) => ({ name, typeOid: PG_TYPE.text })), rows, tag: 'SHOW' };
+    }
+    const value = this.setting(command.name);
+    if (value === undefined) throw new WireError('42704', `unrecognized configuration parameter "${command.name}"`);
+    return { fields: [{ name: settingSpelling(command.name), typeOid: PG_TYPE.text }], rows: [[value]], tag: 'SHOW' };
   }
 
   /** A setting as the client sees it: what it set, else the server's; undefined for one the server has not. */

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
@@ -65,6 +66,59 @@ dataRoles:
       - { resource: ${S}.products, allow: [select] }
       - { resource: ${S}.customers, allow: [select], columns: [id, name, region] }
 `;
+
+/** The SQLSTATE `statement` fails with on `client`, or undefined when it succeeds. */
+async function failure(client: pg.Client, statement: string): Promise<string | undefined> {
+  return client.query(statement).then(() => undefined, (error: { code?: string }) => error.code ?? 'no code');
+}
+
+/**
+ * Cursor statements and what each answered (command tag, rows, or SQLSTATE), in order: the same on the
+ * door (as the analyst) and on PostgreSQL itself.
+ */
+async function cursorTranscript(client: pg.Client, S: string): Promise<string[]> {
+  const lines: string[] = [];
+  const run = async (statement: string, values: unknown[] = []) => {
+    try {
+      const result = await client.query({ text: statement, values, rowMode: 'array' });
+      lines.push(`${result.command} ${result.rowCount ?? ''}: ${(result.rows as unknown[][]).map((row) => row.join(',')).join(' ')}`.trim());
+    } catch (error) {
+      lines.push(`error ${(error as { code?: string }).code}`);
+    }
+  };
+  await run(`declare outside cursor for select id from ${S}.products`);
+  await run('begin read only');
+  await run(`declare c scroll cursor for select id, name from ${S}.products order by id`);
+  for (const step of ['fetch 2 from c', 'fetch prior from c', 'fetch last from c', 'fetch next from c', 'fetch absolute 2 from c', 'fetch relative -1 from c',
+    'move absolute 3 in c', 'fetch relative 0 from c', 'fetch backward all from c', 'fetch forward all from c', 'fetch absolute -2 from c', 'move forward all in c',
+    'fetch first in c', 'fetch backward 5 in c', 'move backward all in c', 'fetch 0 from c', 'fetch all from c', 'close c', 'fetch c']) await run(step);
+  await run('rollback');
+  await run('begin');
+  await run(`declare f no scroll cursor for select id from ${S}.products where id >= $1 order by id`, [2]);
+  await run('fetch forward 1 from f');
+  await run('fetch prior from f');
+  await run('rollback');
+  await run('begin');
+  await run(`declare h cursor with hold for select id from ${S}.products order by id`);
+  await run(`declare "Quoted" cursor for select name from ${S}.products order by id`);
+  await run('fetch next from "Quoted"');
+  await run('commit');
+  await run('fetch next from "Quoted"');
+  await run('fetch next from h');
+  await run('move 1 in h');
+  await run('fetch all in h');
+  await run('close all');
+  await run('fetch next from h');
+  return lines;
+}
+
+const CURSOR_TRANSCRIPT = [
+  // what PostgreSQL 15 answers (node-postgres' `command` is the tag's first word)
+  'error 25P01', 'BEGIN :', 'DECLARE :', 'FETCH 2: 1,Tea 2,Coffee', 'FETCH 1: 1,Tea', 'FETCH 1: 3,Cocoa', 'FETCH 0:', 'FETCH 1: 2,Coffee', 'FETCH 1: 1,Tea', 'MOVE 1:',
+  'FETCH 1: 3,Cocoa', 'FETCH 2: 2,Coffee 1,Tea', 'FETCH 3: 1,Tea 2,Coffee 3,Cocoa', 'FETCH 1: 2,Coffee', 'MOVE 1:', 'FETCH 1: 1,Tea', 'FETCH 0:', 'MOVE 0:', 'FETCH 0:', 'FETCH 3: 1,Tea 2,Coffee 3,Cocoa',
+  'CLOSE :', 'error 34000', 'ROLLBACK :', 'BEGIN :', 'DECLARE :', 'FETCH 1: 2', 'error 55000', 'ROLLBACK :', 'BEGIN :', 'DECLARE :',
+  'DECLARE :', 'FETCH 1: Tea', 'COMMIT :', 'error 34000', 'FETCH 1: 1', 'MOVE 1:', 'FETCH 1: 3', 'CLOSE :', 'error 34000',
+];
 
 /**
  * The SQL front door on one backend: the real service with `sql.enabled` on port 0, serving the VDB `door`
@@ -249,6 +303,62 @@ export function runSqlDoorSuite(backend: DoorBackend): void {
       assert.equal(all.rows.find((row) => row[0] === 'TimeZone')?.[1], 'UTC');
       const unknown = await client.query('show no_such_setting').then(() => undefined, (error: { code?: string }) => error);
       assert.is(unknown?.code, '42704');
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('cursors: DECLARE (SCROLL, WITH HOLD, a parameter), FETCH and MOVE in every direction, CLOSE, as PostgreSQL 15 answers them', async ({ target }) => {
+    const client = pgClient(target, ANALYST_TOKEN);
+    await client.connect();
+    try {
+      const transcript = await cursorTranscript(client, S);
+      assert.equal(transcript, CURSOR_TRANSCRIPT);
+      const url = process.env['VDB_TEST_POSTGRES_URL'];
+      if (backend.forwards && url !== undefined) {
+        // the same statements on PostgreSQL itself, as its superuser, answer the same
+        const direct = new pg.Client({ connectionString: url });
+        await direct.connect();
+        try {
+          assert.equal(await cursorTranscript(direct, S), transcript);
+        } finally {
+          await direct.end();
+        }
+      }
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('cursors are authorized as any statement: a hidden column is 42501 at DECLARE, and the transaction is then aborted (25P02)', async ({ target }) => {
+    const client = pgClient(target, ANALYST_TOKEN);
+    await client.connect();
+    try {
+      await client.query('begin read only');
+      assert.is(await failure(client, `declare c cursor for select email from ${S}.customers`), '42501');
+      assert.is(await failure(client, 'fetch next from c'), '25P02');
+      await client.query('rollback');
+      assert.is(await failure(client, 'fetch next from c'), '34000');
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('LOCK … IN ACCESS SHARE MODE in a read-only transaction, on a relation the caller may see; refused otherwise', async ({ target }) => {
+    const client = pgClient(target, ANALYST_TOKEN);
+    await client.connect();
+    try {
+      assert.is(await failure(client, `lock table ${S}.products in access share mode`), '25P01', 'outside a transaction block, as PostgreSQL');
+      await client.query('begin transaction read only');
+      assert.is((await client.query(`LOCK TABLE ${S}.products IN ACCESS SHARE MODE`)).command, 'LOCK');
+      assert.is((await client.query(`lock ${S}.products, only ${S}.customers in access share mode`)).command, 'LOCK');
+      await client.query('commit');
+      await client.query('begin');
+      assert.is(await failure(client, `lock table ${S}.events in access share mode`), '42P01', 'a relation the grants hide does not exist');
+      await client.query('rollback');
+      await client.query('begin');
+      assert.is(await failure(client, `lock table ${S}.products`), '0A000', 'ACCESS EXCLUSIVE: the door holds no lock');
+      await client.query('rollback');
     } finally {
       await client.end();
     }
