@@ -10,6 +10,8 @@ import { WireError } from './wire-errors.js';
 /** What a session statement does. */
 export type SessionCommand =
   | { kind: 'set'; name: string; value: string }
+  /** `SELECT pg_catalog.set_config('name', 'value', false)`: a SET answering the value, as pg_dump sets its search path. */
+  | { kind: 'set-config'; name: string; value: string }
   | { kind: 'reset'; name: string | undefined }
   | { kind: 'show'; name: string }
   | { kind: 'show-all' }
@@ -20,7 +22,10 @@ export type SessionCommand =
   | { kind: 'declare'; cursor: CursorDeclaration }
   | { kind: 'fetch'; name: string; direction: FetchDirection; move: boolean }
   | { kind: 'close'; name: string | undefined }
-  | { kind: 'lock'; relations: RelationName[]; mode: string };
+  | { kind: 'lock'; relations: RelationName[]; mode: string }
+  | { kind: 'prepare'; name: string; query: string }
+  | { kind: 'execute'; name: string; values: (string | null)[] }
+  | { kind: 'deallocate'; name: string | undefined };
 
 /** `DECLARE name [BINARY] [ASENSITIVE | INSENSITIVE] [[NO] SCROLL] CURSOR [WITH | WITHOUT HOLD] FOR query`. */
 export interface CursorDeclaration {
@@ -126,6 +131,7 @@ export function sessionCommand(text: string): SessionCommand | undefined {
   const first = (words[0] ?? '').toLowerCase();
   switch (first) {
     case 'set': return setCommand(statement);
+    case 'select': return setConfigCommand(statement);
     case 'reset': return { kind: 'reset', name: /^reset\s+all$/i.test(statement) ? undefined : settingName(words[1]) };
     case 'show': return showCommand(words.slice(1));
     case 'begin':
@@ -135,7 +141,9 @@ export function sessionCommand(text: string): SessionCommand | undefined {
     case 'rollback':
     case 'abort': return { kind: 'rollback' };
     case 'discard': return { kind: 'tag', tag: `DISCARD ${(words[1] ?? 'ALL').toUpperCase()}` };
-    case 'deallocate': return { kind: 'tag', tag: 'DEALLOCATE' };
+    case 'deallocate': return deallocateCommand(statement);
+    case 'prepare': return prepareCommand(text);
+    case 'execute': return executeCommand(statement);
     case 'declare': return declareCommand(text);
     case 'fetch':
     case 'move': return fetchCommand(statement, first === 'move');
@@ -155,6 +163,43 @@ function identifier(token: string): string {
 
 const DECLARE = new RegExp(String.raw`^\s*declare\s+(${IDENTIFIER})\s+((?:(?:binary|asensitive|insensitive|no\s+scroll|scroll)\s+)*)`
   + String.raw`cursor\s+(?:(with|without)\s+hold\s+)?for\s+([\s\S]+)$`, 'i');
+
+const PREPARE = new RegExp(String.raw`^\s*prepare\s+(${IDENTIFIER})\s*(?:\([^)]*\)\s*)?as\s+([\s\S]+)$`, 'i');
+
+/**
+ * `PREPARE name [(type, ...)] AS statement` (pg_dump prepares its per-object catalog queries so): the
+ * statement's parameters are typed where it uses them, as PostgreSQL does for an unknown type.
+ */
+function prepareCommand(text: string): SessionCommand {
+  const match = PREPARE.exec(text.replace(/^(?:\s|--[^\n]*|\/\*[\s\S]*?\*\/)*/, '').replace(/;\s*$/, ''));
+  if (!match) throw new WireError('42601', 'syntax error in PREPARE: expected PREPARE name [(type, ...)] AS statement');
+  return { kind: 'prepare', name: identifier(match[1] as string), query: match[2] as string };
+}
+
+/** A constant of EXECUTE's list: a string or a number, with an optional cast; or NULL. */
+const CONSTANT = /^\s*(?:'((?:[^']|'')*)'|([-+]?[0-9][0-9.e+-]*)|(null))\s*(?:::\s*[A-Za-z_][\w.]*(?:\[\])?\s*)?(?:,|$)/i;
+
+/** `EXECUTE name [(constant, ...)]`: the values are bound as the prepared statement's parameters. */
+function executeCommand(statement: string): SessionCommand {
+  const match = new RegExp(String.raw`^execute\s+(${IDENTIFIER})\s*(?:\(([\s\S]*)\))?$`, 'i').exec(statement);
+  if (!match) throw new WireError('42601', `syntax error in EXECUTE: ${statement}`);
+  const values: (string | null)[] = [];
+  let rest = match[2] ?? '';
+  while (rest.trim() !== '') {
+    const constant = CONSTANT.exec(rest);
+    if (!constant) throw new WireError('0A000', 'EXECUTE takes constants here (strings, numbers, NULL): bind other values with the extended protocol');
+    values.push(constant[1] !== undefined ? constant[1].replaceAll("''", "'") : constant[2] ?? null);
+    rest = rest.slice(constant[0].length);
+  }
+  return { kind: 'execute', name: identifier(match[1] as string), values };
+}
+
+function deallocateCommand(statement: string): SessionCommand {
+  const match = new RegExp(String.raw`^deallocate(?:\s+prepare)?\s+(${IDENTIFIER})$`, 'i').exec(statement);
+  if (!match) throw new WireError('42601', `syntax error in DEALLOCATE: ${statement}`);
+  const name = match[1] as string;
+  return { kind: 'deallocate', name: name.toLowerCase() === 'all' ? undefined : identifier(name) };
+}
 
 /** The query keeps its comments and literals: only the statement's leading comments and its final `;` go. */
 function declareCommand(text: string): SessionCommand {
@@ -230,6 +275,17 @@ function showCommand(words: string[]): SessionCommand {
   if (name !== undefined) return { kind: 'show', name };
   if (words.length !== 1) throw new WireError('42601', `syntax error in SHOW: ${words.join(' ')}`);
   return { kind: 'show', name: settingName(words[0]) };
+}
+
+const SET_CONFIG = /^select\s+(?:pg_catalog\s*\.\s*)?set_config\s*\(\s*'(search_path)'\s*,\s*'((?:[^']|'')*)'\s*,\s*false\s*\)$/i;
+
+/**
+ * A session-wide `set_config` of the search path to a constant (pg_dump's first statement): the door keeps
+ * it, as it keeps a SET's, and the catalog answers run under it. Any other `set_config` is a statement.
+ */
+function setConfigCommand(statement: string): SessionCommand | undefined {
+  const match = SET_CONFIG.exec(statement);
+  return match ? { kind: 'set-config', name: (match[1] as string).toLowerCase(), value: (match[2] as string).replaceAll("''", "'") } : undefined;
 }
 
 function setCommand(statement: string): SessionCommand {

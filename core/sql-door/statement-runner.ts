@@ -24,13 +24,14 @@ export type StatementPlan =
   | { kind: 'empty' }
   | { kind: 'session'; command: DoorCommand }
   | QueryPlan
-  | { kind: 'declare'; cursor: CursorDeclaration; query: QueryPlan };
+  | { kind: 'declare'; cursor: CursorDeclaration; query: QueryPlan }
+  | { kind: 'prepare'; name: string; query: QueryPlan };
 
 /** A session statement the door answers itself (DECLARE opens a query: a plan of its own). */
-export type DoorCommand = Exclude<SessionCommand, { kind: 'declare' }>;
+export type DoorCommand = Exclude<SessionCommand, { kind: 'declare' | 'prepare' }>;
 
 /** A statement a datasource or the catalog answers. */
-type QueryPlan =
+export type QueryPlan =
   | { kind: 'catalog'; text: string; parameterCount: number }
   | {
     kind: 'vdb'; text: string; positional: PositionalText; statement: AuthorizedStatement; datasource: Datasource; readOnly: boolean;
@@ -73,6 +74,8 @@ const SYSTEM_SCHEMA = /^(pg_catalog|information_schema)\./i;
 const ONLY_TRIVIA = /^(?:\s|;|--[^\n]*|\/\*[\s\S]*?\*\/)*$/;
 
 export class StatementRunner {
+  /** The search path the client set, which catalog statements run under (undefined: the mirror's). */
+  searchPath: string | undefined;
   private catalogView: CatalogCaller | undefined;
   private readonly plans = new Map<string, StatementPlan>();
 
@@ -103,6 +106,7 @@ export class StatementRunner {
     if (ONLY_TRIVIA.test(text)) return { kind: 'empty' };
     const command = sessionCommand(text);
     if (command?.kind === 'declare') return { kind: 'declare', cursor: command.cursor, query: await this.cursorQuery(command.cursor.query) };
+    if (command?.kind === 'prepare') return { kind: 'prepare', name: command.name, query: await this.preparedQuery(command.query) };
     if (command) return { kind: 'session', command };
     if (this.catalog?.handles(text)) return { kind: 'catalog', text, parameterCount: highestParameter(text) };
     const { handle, grants } = this.caller;
@@ -124,6 +128,13 @@ export class StatementRunner {
     const plan = await this.plan(text);
     if ((plan.kind === 'vdb' && plan.statement.kind === 'select') || plan.kind === 'catalog') return plan;
     throw new WireError('42601', 'a cursor is declared for a query (SELECT or VALUES)');
+  }
+
+  /** PREPARE's statement is authorized now, as the extended protocol's Parse is. */
+  private async preparedQuery(text: string): Promise<QueryPlan> {
+    const plan = await this.plan(text);
+    if (plan.kind === 'vdb' || plan.kind === 'catalog') return plan;
+    throw new WireError('0A000', 'PREPARE of a session statement is not supported by the SQL front door');
   }
 
   /**
@@ -165,6 +176,7 @@ export class StatementRunner {
   /** How many parameters a plan takes. */
   parameterCount(plan: StatementPlan): number {
     if (plan.kind === 'declare') return this.parameterCount(plan.query);
+    if (plan.kind === 'prepare') return 0;
     if (plan.kind === 'vdb') return plan.positional.parameterCount;
     return plan.kind === 'catalog' ? plan.parameterCount : 0;
   }
@@ -237,7 +249,7 @@ export class StatementRunner {
   private async answerCatalog(text: string, parameters: readonly unknown[]): Promise<ResultSet> {
     // the mirror takes PostgreSQL's text form, as the client sent it
     const values = parameters.map((value) => (value === null || value === undefined ? null : textOf(value)));
-    const answer = await this.catalogResponder().answer(text, values, this.catalogCaller());
+    const answer = await this.catalogResponder().answer(text, values, this.catalogCaller(), this.searchPath);
     return { fields: answer.fields, rows: answer.rows, tag: answer.command };
   }
 

@@ -472,7 +472,21 @@ export class WireSession {
     this.admit(plan);
     if (plan.kind === 'session') return this.sessionResult(plan.command);
     if (plan.kind === 'declare') return this.declare(plan, parameters);
+    if (plan.kind === 'prepare') {
+      // SQL's prepared statements and the extended protocol's share their names, as in PostgreSQL
+      if (this.statements.has(plan.name)) throw new WireError('42P05', `prepared statement "${plan.name}" already exists`);
+      const count = this.runner!.parameterCount(plan.query);
+      this.statements.set(plan.name, { plan: plan.query, parameterTypes: Array.from({ length: count }, () => PG_TYPE.text), declaredTypes: [] });
+      return { fields: [], rows: [], tag: 'PREPARE' };
+    }
     return this.cancellable((signal) => this.runner!.run(plan, parameters, signal));
+  }
+
+  /** A statement EXECUTE names (prepared by PREPARE or the extended protocol's Parse). */
+  private prepared(name: string): StatementPlan {
+    const statement = this.statements.get(name);
+    if (!statement) throw new WireError('26000', `prepared statement "${name}" does not exist`);
+    return statement.plan;
   }
 
   /** DECLARE: the cursor's query, authorized at Parse, is opened with its parameters. */
@@ -496,10 +510,12 @@ export class WireSession {
 
   private describedFields(plan: StatementPlan): Promise<FieldDescription[]> {
     if (plan.kind === 'empty') return Promise.resolve([]);
-    if (plan.kind === 'declare') return Promise.resolve([]);
+    if (plan.kind === 'declare' || plan.kind === 'prepare') return Promise.resolve([]);
     if (plan.kind === 'session') {
       const { command } = plan;
       if (command.kind === 'show' || command.kind === 'show-all') return Promise.resolve(this.shown(command).fields);
+      if (command.kind === 'execute') return this.describedFields(this.prepared(command.name));
+      if (command.kind === 'set-config') return Promise.resolve([{ name: 'set_config', typeOid: PG_TYPE.text }]);
       return Promise.resolve(command.kind === 'fetch' && !command.move ? this.cursors.fields(command.name) ?? [] : []);
     }
     return this.cancellable((signal) => this.runner!.describe(plan, signal));
@@ -523,6 +539,11 @@ export class WireSession {
     switch (command.kind) {
       case 'show':
       case 'show-all': return this.shown(command);
+      case 'execute': return this.result(this.prepared(command.name), command.values).then((result) => (result === 'empty' ? done('') : result));
+      case 'deallocate':
+        if (command.name === undefined) this.statements.clear();
+        else if (!this.statements.delete(command.name)) throw new WireError('26000', `prepared statement "${command.name}" does not exist`);
+        return done(command.name === undefined ? 'DEALLOCATE ALL' : 'DEALLOCATE');
       case 'fetch': return this.cancellable((signal) => this.cursors.fetch(command.name, command.direction, command.move, signal));
       case 'close': return this.cursors.close(command.name).then(() => done(command.name === undefined ? 'CLOSE CURSOR ALL' : 'CLOSE CURSOR'));
       case 'lock':
@@ -533,11 +554,14 @@ export class WireSession {
         this.runner!.lock(command.relations);
         return done('LOCK TABLE');
       case 'set':
+      case 'set-config':
         this.parameters.set(command.name, command.value);
-        return done('SET');
+        if (command.name === 'search_path') this.runner!.searchPath = command.value;
+        return command.kind === 'set' ? done('SET') : { fields: [{ name: 'set_config', typeOid: PG_TYPE.text }], rows: [[command.value]], tag: 'SELECT 1' };
       case 'reset':
         if (command.name === undefined) this.parameters.clear();
         else this.parameters.delete(command.name);
+        if (command.name === undefined || command.name === 'search_path') this.runner!.searchPath = undefined;
         return done('RESET');
       case 'begin':
         this.transaction = 'T';

@@ -28,10 +28,10 @@ export async function createCatalogResponder(options: CatalogResponderOptions = 
   return {
     handles: (sql) => catalogStatement(sql) !== undefined,
     prepare: () => mirrors.prepare(),
-    async answer(sql, params, caller) {
+    async answer(sql, params, caller, searchPath) {
       const statement = claimed(sql);
       const mirror = await mirrors.mirrorFor(caller);
-      const result = await mirror.request({ kind: 'query', sql: statement.mirrorSql, params, maxRows }, timeoutMs);
+      const result = await mirror.request({ kind: 'query', sql: statement.mirrorSql, params, maxRows, ...(searchPath !== undefined && { searchPath }) }, timeoutMs);
       return {
         fields: result.fields.map((field) => ({ name: field.name, typeOid: field.dataTypeID })),
         rows: result.rows,

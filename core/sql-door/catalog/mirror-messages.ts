@@ -7,8 +7,8 @@
 export type MirrorCommand =
   /** Opens PGlite: from `snapshot` (a `dumpDataDir` tarball) when given, else a new database without templates; then runs `ddl`. */
   | { kind: 'open'; snapshot?: Uint8Array; ddl?: string }
-  /** One statement with `$n` parameters, read-only and rolled back; at most `maxRows` rows. */
-  | { kind: 'query'; sql: string; params: unknown[]; maxRows: number }
+  /** One statement with `$n` parameters, read-only and rolled back; at most `maxRows` rows; under `searchPath` when given. */
+  | { kind: 'query'; sql: string; params: unknown[]; maxRows: number; searchPath?: string }
   /** The parameter types and result fields of a statement, without running it (Describe of a prepared statement). */
   | { kind: 'describe'; sql: string }
   /** The database as a gzipped tarball, to open others from. */

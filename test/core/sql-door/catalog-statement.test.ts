@@ -67,4 +67,10 @@ handles('version() and current_setting() are the door\'s own in the mirror (PGli
   assert.is(catalogStatement('select relname as version from pg_class')!.mirrorSql, 'select relname as version from pg_class');
 });
 
+handles('a column\'s statistics target selected without an alias reads -1 where PostgreSQL 17 and later hold NULL (pg_dump 15 reads NULL as 0)', () => {
+  assert.is(catalogStatement('SELECT a.attnum, a.attstattarget, a.attname FROM pg_catalog.pg_attribute a WHERE a.attstattarget > 0')!.mirrorSql,
+    'SELECT a.attnum, coalesce(a.attstattarget, -1) as attstattarget, a.attname FROM pg_catalog.pg_attribute a WHERE a.attstattarget > 0');
+  assert.is(catalogStatement('select attstattarget as t from pg_attribute')!.mirrorSql, 'select attstattarget as t from pg_attribute');
+});
+
 handles.run();

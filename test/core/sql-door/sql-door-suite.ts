@@ -2,7 +2,9 @@ import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
-import { jdbc, jdbcMissing, pgClient, postgresJs, psql, psqlMissing, type DoorTarget } from '../../support/sql-clients.js';
+import {
+  commandMissing, jdbc, jdbcMissing, pgClient, pgDump, postgresJs, psql, psqlMissing, pythonClient, pythonModulesMissing, type DoorTarget,
+} from '../../support/sql-clients.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
 
@@ -366,6 +368,72 @@ export function runSqlDoorSuite(backend: DoorBackend): void {
 
   (missingJdbc ? test.skip : test)(`JDBC getSchemas: the VDB's schemas and PostgreSQL's own, no schema of the door's${missingJdbc ? ` (${missingJdbc})` : ''}`, async ({ target }) => {
     assert.equal(await jdbc(target, ANALYST_TOKEN, ['schemas']), ['information_schema', 'pg_catalog', S]);
+  });
+
+  const missingPsycopg = pythonModulesMissing('psycopg2', 'psycopg');
+  (missingPsycopg ? test.skip : test)(`psycopg2 and psycopg 3 named cursors: fetched in batches, WITH HOLD across a commit, scrolled back${missingPsycopg ? ` (${missingPsycopg})` : ''}`, async ({ target }) => {
+    const query = `select id, name from ${S}.customers order by id`;
+    assert.equal(await pythonClient(target, ANALYST_TOKEN, 'psycopg2-named', [query]), [
+      [[1, 'Ada'], [2, 'Ben'], [3, 'Chloe']],
+      [[[1, 'Ada'], [2, 'Ben']], [[3, 'Chloe']]],
+    ]);
+    assert.equal(await pythonClient(target, ANALYST_TOKEN, 'psycopg3-named', [`select id, name from ${S}.customers where id >= %s order by id`, '1']), [
+      [['id', 'name'], [[1, 'Ada'], [2, 'Ben']], [[3, 'Chloe']], []],
+      [[[1, 'Ada'], [2, 'Ben'], [3, 'Chloe']], [[1, 'Ada']]],
+    ]);
+  });
+
+  const missingAlchemy = pythonModulesMissing('psycopg2', 'sqlalchemy', 'pandas');
+  (missingAlchemy ? test.skip : test)(`SQLAlchemy inspect() and a Core select; pandas read_sql with an engine, in chunks and streamed${missingAlchemy ? ` (${missingAlchemy})` : ''}`, async ({ target }) => {
+    assert.equal(await pythonClient(target, ANALYST_TOKEN, 'sqlalchemy', [S, 'customers']), [
+      ['information_schema', S],
+      ['customers', 'products'],
+      [],
+      ['customers', [['id', 'INTEGER', false], ['name', 'TEXT', false], ['region', 'TEXT', false]], ['id'], []],
+      ['products', [['id', 'INTEGER', false], ['name', 'TEXT', false], ['price', 'NUMERIC', false], ['active', 'BOOLEAN', false], ['added', 'DATE', false]], ['id'], []],
+      [[2, 'Ben'], [3, 'Chloe']],
+    ], 'no email column, no relation the grants hide');
+    const rows = [[1, 'Ada'], [2, 'Ben'], [3, 'Chloe']];
+    assert.equal(await pythonClient(target, ANALYST_TOKEN, 'pandas', [`select id, name from ${S}.customers order by id`]), [
+      [['id', 'name'], rows],
+      [rows.slice(0, 2), rows.slice(2)],
+      [rows.slice(0, 2), rows.slice(2)],
+    ]);
+  });
+
+  const missingDump = commandMissing('pg_dump', 'postgresql-client');
+  (missingDump ? test.skip : test)(`pg_dump --schema-only of what the analyst may see, and --data-only --inserts of a table (PostgreSQL family)${missingDump ? ` (${missingDump})` : ''}`, async ({ target }) => {
+    const schema = await pgDump(target, ANALYST_TOKEN, ['--schema-only', '-n', S]);
+    assert.is(schema.code, 0, schema.stderr);
+    assert.ok(schema.stdout.includes(`CREATE TABLE ${S}.customers (\n    id integer NOT NULL,\n    name text NOT NULL,\n    region text NOT NULL\n);`), schema.stdout);
+    assert.ok(schema.stdout.includes(`ALTER TABLE ONLY ${S}.products\n    ADD CONSTRAINT products_pkey PRIMARY KEY (id);`), schema.stdout);
+    assert.ok(schema.stdout.includes("SELECT pg_catalog.set_config('search_path', '', false);"), 'the search path pg_dump set, as it reads it back');
+    assert.not.match(schema.stdout, /email|events|SET STATISTICS|pg_toast/);
+    // pg_dump reads rows in PostgreSQL's SQL (`FROM ONLY`), which a VDB on MySQL does not take
+    if (backend.family !== 'postgres') return;
+    const data = await pgDump(target, ADMIN_TOKEN, ['--data-only', '--inserts', '-t', `${S}.customers`]);
+    assert.is(data.code, 0, data.stderr);
+    const inserts = data.stdout.split('\n').filter((line) => line.startsWith('INSERT'));
+    assert.equal(inserts, [
+      `INSERT INTO ${S}.customers VALUES (1, 'Ada', 'ada@example.com', 'North');`,
+      `INSERT INTO ${S}.customers VALUES (2, 'Ben', 'ben@example.com', 'South');`,
+      `INSERT INTO ${S}.customers VALUES (3, 'Chloe', 'chloe@example.com', 'North');`,
+    ]);
+    const url = process.env['VDB_TEST_POSTGRES_URL'];
+    if (backend.forwards && url !== undefined) {
+      // pg_dump of the same table on PostgreSQL itself writes the same rows
+      const { hostname, port, pathname, username } = new URL(url);
+      const direct = await pgDump({ host: hostname, port: Number(port || 5432), database: pathname.slice(1) }, '', ['--data-only', '--inserts', '-t', `${S}.customers`], username);
+      assert.equal(direct.stdout.split('\n').filter((line) => line.startsWith('INSERT')), inserts, direct.stderr);
+    }
+  });
+
+  const missingPgcli = commandMissing('pgcli', 'pgcli') ?? pythonModulesMissing('pty');
+  (missingPgcli ? test.skip : test)(`pgcli, in a pseudo-terminal: connects, runs a query, quits${missingPgcli ? ` (${missingPgcli})` : ''}`, async ({ target }) => {
+    const [shown] = await pythonClient(target, ANALYST_TOKEN, 'pgcli', [`select id, name from ${S}.customers where id < 3 order by id`]) as string[];
+    const plain = (shown ?? '').replace(/\u001b\[[0-9;?]*[a-zA-Z]/g, '').replace(/\r/g, '');
+    assert.match(plain, /\| 1 +\| Ada +\|\n\| 2 +\| Ben +\|/);
+    assert.match(plain, /SELECT 2/);
   });
 
   test('writes: refused as not read-only (25006) while sql.allowWrites is off, even for the clerk', async ({ target, raw }) => {
