@@ -68,9 +68,9 @@ export interface ScopeOpeners {
  */
 export class PostgresDatasource extends KnexDatasource {
   /** The pools of the scopes in use, by role, read-only mode and time limit. */
-  private readonly scoped = new Map<string, { setup: SessionSetup; statements?: ScopePool; transactions?: Knex }>();
+  private readonly scoped = new Map<string, { setup: SessionSetup; statements?: ScopePool; cursors?: ScopePool; transactions?: Knex }>();
   /** The same by scope object and time limit: the core reuses its scope objects, a request builds no key. */
-  private readonly scopedByObject = new WeakMap<ExecutionScope, Map<number | undefined, { setup: SessionSetup; statements?: ScopePool; transactions?: Knex }>>();
+  private readonly scopedByObject = new WeakMap<ExecutionScope, Map<number | undefined, { setup: SessionSetup; statements?: ScopePool; cursors?: ScopePool; transactions?: Knex }>>();
   /** The login's own pool, for the service's statements. */
   private readonly loginConnections: ConnectionSource;
 
@@ -89,7 +89,9 @@ export class PostgresDatasource extends KnexDatasource {
     if (openScope) {
       this.forwardWire = (statement, options) => this.forward(openScope, statement, options);
       this.openCursor = (sql, bindings, options) => {
-        const connections = options.scope === undefined ? this.loginConnections : this.statementPool(openScope, options.scope, options.timeoutMs);
+        // a pool of their own: open cursors hold their connections, and must not starve the scope's statements
+        const entry = options.scope === undefined ? undefined : this.scopeEntry(options.scope, options.timeoutMs);
+        const connections = entry === undefined ? this.loginConnections : (entry.cursors ??= openScope.statements(entry.setup));
         return openPostgresCursor(connections, client.positionBindings(sql), bindings, options);
       };
     }
@@ -156,7 +158,7 @@ export class PostgresDatasource extends KnexDatasource {
   }
 
   protected override async release(): Promise<void> {
-    await Promise.allSettled([...this.scoped.values()].flatMap((entry) => [entry.statements?.close(), entry.transactions?.destroy()]));
+    await Promise.allSettled([...this.scoped.values()].flatMap((entry) => [entry.statements?.close(), entry.cursors?.close(), entry.transactions?.destroy()]));
     await super.release();
   }
 

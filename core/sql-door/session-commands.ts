@@ -25,7 +25,9 @@ export type SessionCommand =
   | { kind: 'lock'; relations: RelationName[]; mode: string }
   | { kind: 'prepare'; name: string; query: string }
   | { kind: 'execute'; name: string; values: (string | null)[] }
-  | { kind: 'deallocate'; name: string | undefined };
+  | { kind: 'deallocate'; name: string | undefined }
+  /** `COPY … TO STDOUT` in the text format, as the query it reads. */
+  | { kind: 'copy'; query: string };
 
 /** `DECLARE name [BINARY] [ASENSITIVE | INSENSITIVE] [[NO] SCROLL] CURSOR [WITH | WITHOUT HOLD] FOR query`. */
 export interface CursorDeclaration {
@@ -143,6 +145,7 @@ export function sessionCommand(text: string): SessionCommand | undefined {
     case 'discard': return { kind: 'tag', tag: `DISCARD ${(words[1] ?? 'ALL').toUpperCase()}` };
     case 'deallocate': return deallocateCommand(statement);
     case 'prepare': return prepareCommand(text);
+    case 'copy': return copyCommand(statement);
     case 'execute': return executeCommand(statement);
     case 'declare': return declareCommand(text);
     case 'fetch':
@@ -155,6 +158,9 @@ export function sessionCommand(text: string): SessionCommand | undefined {
 
 /** An identifier, quoted or not. */
 const IDENTIFIER = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_\u0080-\uffff][A-Za-z0-9_$\u0080-\uffff]*)`;
+
+/** A relation's name, qualified or not. */
+const QUALIFIED_NAME = String.raw`${IDENTIFIER}(?:\s*\.\s*${IDENTIFIER})?`;
 
 /** An identifier as PostgreSQL reads it: quoted as written, unquoted folded to lower case. */
 function identifier(token: string): string {
@@ -192,6 +198,20 @@ function executeCommand(statement: string): SessionCommand {
     rest = rest.slice(constant[0].length);
   }
   return { kind: 'execute', name: identifier(match[1] as string), values };
+}
+
+const COPY = new RegExp(String.raw`^copy\s+(?:\(([\s\S]+)\)|(${QUALIFIED_NAME})\s*(?:\(([^)]*)\))?)\s+to\s+stdout(?:\s+(?:with\s*)?\(\s*format\s+text\s*\))?$`, 'i');
+
+/**
+ * `COPY (query) TO STDOUT` and `COPY name [(column, ...)] TO STDOUT` (pg_dump's data), in the text format:
+ * the table's form reads `SELECT columns FROM name`, which is authorized as any statement. COPY FROM and
+ * the other formats are not served.
+ */
+function copyCommand(statement: string): SessionCommand {
+  const match = COPY.exec(statement);
+  if (!match) throw new WireError('0A000', 'only COPY … TO STDOUT in the text format is served by the SQL front door');
+  if (match[1] !== undefined) return { kind: 'copy', query: match[1] };
+  return { kind: 'copy', query: `select ${match[3]?.trim() || '*'} from ${match[2] as string}` };
 }
 
 function deallocateCommand(statement: string): SessionCommand {
@@ -252,8 +272,7 @@ function closeCommand(statement: string): SessionCommand {
   return { kind: 'close', name: name.toLowerCase() === 'all' ? undefined : identifier(name) };
 }
 
-const QUALIFIED = String.raw`${IDENTIFIER}(?:\s*\.\s*${IDENTIFIER})?`;
-const LOCK = new RegExp(String.raw`^lock(?:\s+table)?(?:\s+only)?\s+(${QUALIFIED}(?:\s*\*)?(?:\s*,\s*(?:only\s+)?${QUALIFIED}(?:\s*\*)?)*)`
+const LOCK = new RegExp(String.raw`^lock(?:\s+table)?(?:\s+only)?\s+(${QUALIFIED_NAME}(?:\s*\*)?(?:\s*,\s*(?:only\s+)?${QUALIFIED_NAME}(?:\s*\*)?)*)`
   + String.raw`(?:\s+in\s+([a-z ]+?)\s+mode)?(?:\s+nowait)?$`, 'i');
 
 /** `LOCK [TABLE] [ONLY] name [*] [, ...] [IN mode MODE] [NOWAIT]`; without a mode, ACCESS EXCLUSIVE, as PostgreSQL. */

@@ -25,10 +25,11 @@ export type StatementPlan =
   | { kind: 'session'; command: DoorCommand }
   | QueryPlan
   | { kind: 'declare'; cursor: CursorDeclaration; query: QueryPlan }
-  | { kind: 'prepare'; name: string; query: QueryPlan };
+  | { kind: 'prepare'; name: string; query: QueryPlan }
+  | { kind: 'copy'; query: QueryPlan };
 
 /** A session statement the door answers itself (DECLARE opens a query: a plan of its own). */
-export type DoorCommand = Exclude<SessionCommand, { kind: 'declare' | 'prepare' }>;
+export type DoorCommand = Exclude<SessionCommand, { kind: 'declare' | 'prepare' | 'copy' }>;
 
 /** A statement a datasource or the catalog answers. */
 export type QueryPlan =
@@ -106,6 +107,7 @@ export class StatementRunner {
     if (ONLY_TRIVIA.test(text)) return { kind: 'empty' };
     const command = sessionCommand(text);
     if (command?.kind === 'declare') return { kind: 'declare', cursor: command.cursor, query: await this.cursorQuery(command.cursor.query) };
+    if (command?.kind === 'copy') return { kind: 'copy', query: await this.cursorQuery(command.query) };
     if (command?.kind === 'prepare') return { kind: 'prepare', name: command.name, query: await this.preparedQuery(command.query) };
     if (command) return { kind: 'session', command };
     if (this.catalog?.handles(text)) return { kind: 'catalog', text, parameterCount: highestParameter(text) };
@@ -176,7 +178,7 @@ export class StatementRunner {
   /** How many parameters a plan takes. */
   parameterCount(plan: StatementPlan): number {
     if (plan.kind === 'declare') return this.parameterCount(plan.query);
-    if (plan.kind === 'prepare') return 0;
+    if (plan.kind === 'prepare' || plan.kind === 'copy') return 0;
     if (plan.kind === 'vdb') return plan.positional.parameterCount;
     return plan.kind === 'catalog' ? plan.parameterCount : 0;
   }

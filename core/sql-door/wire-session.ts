@@ -87,6 +87,8 @@ const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const CLOSE_GRACE_MS = 5_000;
 /** How long a connection may take to send its startup message and password. */
 const AUTHENTICATION_TIMEOUT_MS = 60_000;
+/** COPY … TO STDOUT reads and writes this many rows at a time. */
+const COPY_BATCH_ROWS = 200;
 /** Past this many messages waiting, the socket is paused until they are handled. */
 const MAX_QUEUED_MESSAGES = 1_000;
 
@@ -472,6 +474,7 @@ export class WireSession {
     this.admit(plan);
     if (plan.kind === 'session') return this.sessionResult(plan.command);
     if (plan.kind === 'declare') return this.declare(plan, parameters);
+    if (plan.kind === 'copy') return this.copyOut(plan);
     if (plan.kind === 'prepare') {
       // SQL's prepared statements and the extended protocol's share their names, as in PostgreSQL
       if (this.statements.has(plan.name)) throw new WireError('42P05', `prepared statement "${plan.name}" already exists`);
@@ -480,6 +483,30 @@ export class WireSession {
       return { fields: [], rows: [], tag: 'PREPARE' };
     }
     return this.cancellable((signal) => this.runner!.run(plan, parameters, signal));
+  }
+
+  /**
+   * COPY … TO STDOUT: the query's rows as CopyData in the text format, read a batch at a time as a cursor
+   * reads them (on PostgreSQL from the server, elsewhere from the result read within the budget), each batch
+   * written before the next is read.
+   */
+  private async copyOut(plan: StatementPlan & { kind: 'copy' }): Promise<ResultSet> {
+    const source = await this.cancellable((signal) => this.runner!.openCursor(plan.query, [], signal));
+    try {
+      this.send(this.messages.copyOutResponse(source.fields.length));
+      let count = 0;
+      for (;;) {
+        const rows = await this.cancellable((signal) => source.next(COPY_BATCH_ROWS, signal));
+        for (const row of rows) this.send(this.messages.copyData(Buffer.from(`${row.map(copyText).join('\t')}\n`)));
+        count += rows.length;
+        await this.flush();
+        if (rows.length < COPY_BATCH_ROWS) break;
+      }
+      this.send(this.messages.copyDone());
+      return { fields: [], rows: [], tag: `COPY ${count}` };
+    } finally {
+      await source.close();
+    }
   }
 
   /** A statement EXECUTE names (prepared by PREPARE or the extended protocol's Parse). */
@@ -510,7 +537,7 @@ export class WireSession {
 
   private describedFields(plan: StatementPlan): Promise<FieldDescription[]> {
     if (plan.kind === 'empty') return Promise.resolve([]);
-    if (plan.kind === 'declare' || plan.kind === 'prepare') return Promise.resolve([]);
+    if (plan.kind === 'declare' || plan.kind === 'prepare' || plan.kind === 'copy') return Promise.resolve([]);
     if (plan.kind === 'session') {
       const { command } = plan;
       if (command.kind === 'show' || command.kind === 'show-all') return Promise.resolve(this.shown(command).fields);
@@ -705,6 +732,14 @@ function decoded<T>(read: () => T): T {
     throw new WireError('08P01', 'invalid message format');
   }
 }
+
+/** A value in COPY's text format: NULL is `\N`; backslash, tab, newline and carriage return are escaped. */
+function copyText(value: string | null): string {
+  if (value === null) return '\\N';
+  return value.replace(/[\\\t\n\r]/g, (character) => COPY_ESCAPES[character] as string);
+}
+
+const COPY_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
 /** The format of column `index`: none given is text, one applies to all. */
 function formatOf(formats: readonly number[], index: number): number {

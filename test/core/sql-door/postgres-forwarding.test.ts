@@ -176,6 +176,21 @@ run(`a cursor reads its rows from a PostgreSQL cursor as they are fetched, as th
   assert.is(await serverCursors(), 0);
 });
 
+run(`COPY … TO STDOUT streams its rows from a PostgreSQL cursor in batches: 500 rows over the budget (${MAX_RESULT_BYTES}); a row over it is 54000`, async ({ target }) => {
+  await withClient(target, ANALYST_TOKEN, async (client) => {
+    const copied: Buffer[] = [];
+    const connection = (client as unknown as { connection: { on(event: string, listener: (message: { chunk?: Buffer }) => void): void } }).connection;
+    connection.on('copyData', (message) => copied.push(message.chunk as Buffer));
+    const result = await client.query(`copy (select id from ${S}.lines where id <= 500 order by id) to stdout`);
+    assert.is(result.command, 'COPY');
+    assert.is(result.rowCount, 500);
+    assert.is(Buffer.concat(copied).toString(), Array.from({ length: 500 }, (_, index) => `${index + 1}\n`).join(''));
+    assert.is((await failure(client.query(`copy (select body from ${S}.lines where id = 1000) to stdout`))).code, '54000');
+    assert.is((await failure(client.query(`copy ${S}.customers from stdin`))).code, '0A000');
+    assert.equal((await client.query(`select count(*)::int as n from ${S}.customers`)).rows, [{ n: 3 }], 'the connection serves on');
+  });
+});
+
 run('a CancelRequest cancels the statement on PostgreSQL (57014) and the connection serves the next one', async ({ target }) => {
   await withClient(target, ANALYST_TOKEN, async (client) => {
     const outcome = await cancelUntilEnded(target, ANALYST_TOKEN, client, `select count(*) from ${S}.lines a, ${S}.lines b, ${S}.lines c, ${S}.lines d where a.id > $1`, [0]);

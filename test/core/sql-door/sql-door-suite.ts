@@ -69,6 +69,13 @@ dataRoles:
       - { resource: ${S}.customers, allow: [select], columns: [id, name, region] }
 `;
 
+/** The lines of a dump's COPY block, from `COPY` to `\.`. */
+function copyBlock(dump: string): string[] {
+  const lines = dump.split('\n');
+  const start = lines.findIndex((line) => line.startsWith('COPY '));
+  return start < 0 ? [] : lines.slice(start, lines.indexOf('\\.', start) + 1);
+}
+
 /** The SQLSTATE `statement` fails with on `client`, or undefined when it succeeds. */
 async function failure(client: pg.Client, statement: string): Promise<string | undefined> {
   return client.query(statement).then(() => undefined, (error: { code?: string }) => error.code ?? 'no code');
@@ -402,7 +409,7 @@ export function runSqlDoorSuite(backend: DoorBackend): void {
   });
 
   const missingDump = commandMissing('pg_dump', 'postgresql-client');
-  (missingDump ? test.skip : test)(`pg_dump --schema-only of what the analyst may see, and --data-only --inserts of a table (PostgreSQL family)${missingDump ? ` (${missingDump})` : ''}`, async ({ target }) => {
+  (missingDump ? test.skip : test)(`pg_dump --schema-only of what the analyst may see, and --data-only of a table, with COPY and with --inserts (PostgreSQL family)${missingDump ? ` (${missingDump})` : ''}`, async ({ target }) => {
     const schema = await pgDump(target, ANALYST_TOKEN, ['--schema-only', '-n', S]);
     assert.is(schema.code, 0, schema.stderr);
     assert.ok(schema.stdout.includes(`CREATE TABLE ${S}.customers (\n    id integer NOT NULL,\n    name text NOT NULL,\n    region text NOT NULL\n);`), schema.stdout);
@@ -419,12 +426,22 @@ export function runSqlDoorSuite(backend: DoorBackend): void {
       `INSERT INTO ${S}.customers VALUES (2, 'Ben', 'ben@example.com', 'South');`,
       `INSERT INTO ${S}.customers VALUES (3, 'Chloe', 'chloe@example.com', 'North');`,
     ]);
+    // without --inserts: COPY … TO STDOUT
+    const copied = await pgDump(target, ADMIN_TOKEN, ['--data-only', '-t', `${S}.customers`]);
+    assert.is(copied.code, 0, copied.stderr);
+    const copy = copyBlock(copied.stdout);
+    assert.equal(copy, [
+      `COPY ${S}.customers (id, name, email, region) FROM stdin;`,
+      '1\tAda\tada@example.com\tNorth', '2\tBen\tben@example.com\tSouth', '3\tChloe\tchloe@example.com\tNorth', '\\.',
+    ]);
     const url = process.env['VDB_TEST_POSTGRES_URL'];
     if (backend.forwards && url !== undefined) {
       // pg_dump of the same table on PostgreSQL itself writes the same rows
       const { hostname, port, pathname, username } = new URL(url);
-      const direct = await pgDump({ host: hostname, port: Number(port || 5432), database: pathname.slice(1) }, '', ['--data-only', '--inserts', '-t', `${S}.customers`], username);
+      const server = { host: hostname, port: Number(port || 5432), database: pathname.slice(1) };
+      const direct = await pgDump(server, '', ['--data-only', '--inserts', '-t', `${S}.customers`], username);
       assert.equal(direct.stdout.split('\n').filter((line) => line.startsWith('INSERT')), inserts, direct.stderr);
+      assert.equal(copyBlock((await pgDump(server, '', ['--data-only', '-t', `${S}.customers`], username)).stdout), copy);
     }
   });
 
