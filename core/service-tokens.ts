@@ -11,6 +11,7 @@ import type { SemanticRegistry } from './semantic/semantic-registry.js';
 import type { EndpointRegistry } from './endpoints/endpoint-registry.js';
 import type { TaskOrchestrator } from './tasks/task-orchestrator.js';
 import type { ServiceMetrics } from './observe/service-metrics.js';
+import type { DatasourceReadiness } from './observe/datasource-readiness.js';
 import { pluginTokens } from './plugin-api/tokens.js';
 
 /**
@@ -38,4 +39,6 @@ export const coreTokens = {
   tasks: 'core.tasks' as InjectionToken<TaskOrchestrator>,
   /** The Prometheus metrics of this service (GET /observe/metrics). */
   metrics: 'core.metrics' as InjectionToken<ServiceMetrics>,
+  /** Whether each opened datasource answers (GET /observe/ready, health's summary, the datasource-up gauge). */
+  readiness: 'core.readiness' as InjectionToken<DatasourceReadiness>,
 } as const;

@@ -29,6 +29,7 @@ import { VdbHandles } from './vdb/vdb-handles.js';
 import type { RuntimeTransport } from './plugin-api/runtime-transport.js';
 import { TaskOrchestrator } from './tasks/task-orchestrator.js';
 import { ServiceMetrics } from './observe/service-metrics.js';
+import { DatasourceReadiness } from './observe/datasource-readiness.js';
 import { SqlDoor } from './sql-door/sql-door.js';
 import { createCatalogResponder } from './sql-door/catalog/index.js';
 
@@ -116,6 +117,9 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
   let transport: RuntimeTransport | undefined;
   const datasources = new DatasourceRegistry(config, extensions.sqlDialects, manifestsOfKind(plugins, 'sqlDialect'), options.datasources, metrics);
   container.register(coreTokens.datasources, { useValue: datasources });
+  const readiness = new DatasourceReadiness(() => datasources.opened());
+  container.register(coreTokens.readiness, { useValue: readiness });
+  metrics.watchDatasources(() => readiness.check());
   try {
     const vdbs = await loadVdbs(config.descriptors, datasources.names(), (name) => datasources.open(name));
     const governance = await governDatasources(vdbs, config, datasources, logger, options.checkOnly ?? false);

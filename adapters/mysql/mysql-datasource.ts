@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import {
-  deny, denialError, messageOf, type JsonValue, readCatalog, KnexDatasource, encodeResult, type Catalog, type ExecutionScope, type QueryOptions, type QueryResult,
+  deny, denialError, isConnectionFailure, isDeadlineExceeded, messageOf, PING_TIMEOUT_MS, type JsonValue, readCatalog, KnexDatasource, encodeResult, type Catalog, type ExecutionScope, type QueryOptions, type QueryResult,
   type LoginHoldings, type RoleLogin, type RowReader, type SqlDialect, type SqlExecutor, type TransactionOptions,
 } from '../../core/plugin-api/index.js';
 import { mysqlIntrospectionQueries } from './mysql-introspector.js';
@@ -139,9 +139,22 @@ export class MysqlDatasource extends KnexDatasource {
     const connection = await client.acquireConnection();
     try {
       return await streamStatement(connection, sql, bindings, options, (running) => killQuery(client, running));
+    } catch (error) {
+      if (isConnectionFailure(error) || isDeadlineExceeded(error)) {
+        // a connection the server ended, or one that no longer answers, is closed and never handed out again
+        // (knex's pool destroys a connection it finds marked so)
+        Object.assign(connection, { __knex__disposed: error });
+        connection.destroy();
+      }
+      throw error;
     } finally {
       await client.releaseConnection(connection);
     }
+  }
+
+  /** On the login's pool with a deadline: a server that stopped answering fails the ping and frees its connection. */
+  override async ping(): Promise<void> {
+    await this.pooledQuery(this.knex, 'select 1', [], { timeoutMs: PING_TIMEOUT_MS });
   }
 
   async introspect(schemas: readonly string[]): Promise<Catalog> {

@@ -1,4 +1,4 @@
-import { offAbort, onAbort, ResultBuilder, type QueryOptions, type QueryResult } from '../../core/plugin-api/index.js';
+import { armDeadline, offAbort, onAbort, ResultBuilder, type QueryOptions, type QueryResult } from '../../core/plugin-api/index.js';
 import { mysqlCodec, type MysqlField } from './mysql-types.js';
 
 /** The part of mysql2's Query (an event emitter when given no callback) the rows are read from. */
@@ -9,10 +9,17 @@ interface MysqlQuery {
   on(event: 'end', listener: () => void): MysqlQuery;
 }
 
-/** A pooled mysql2 connection (callback API): it runs a statement, and names its server thread. */
+/**
+ * A pooled mysql2 connection (callback API): it runs a statement, and names its server thread. A query run
+ * without a callback learns nothing of a lost connection: mysql2 reports it on the connection.
+ */
 export interface StreamingConnection {
   readonly threadId: number | null;
   query(sql: string, values: readonly unknown[]): MysqlQuery;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  removeListener(event: 'error', listener: (error: Error) => void): unknown;
+  /** Closes the socket without the protocol's goodbye. */
+  destroy(): void;
 }
 
 /** Ends the statement `connection` runs (`KILL QUERY` from another connection); never rejects. */
@@ -40,6 +47,10 @@ const ENDED_ON_SERVER = new Set([1969, 3024, 1317]);
  * pool with nothing of this statement left to reach the next one. A cut result resolves even though the
  * kill made the statement fail; an aborted one rejects with 57014.
  *
+ * A lost connection (reported on the connection, not the query) rejects at once with the driver's error, and
+ * so does a statement that outlives its time limit by DEADLINE_SLACK_MS (a server that no longer answers,
+ * with 57014): either way the connection must then be destroyed.
+ *
  * A CALL's several result sets answer the first, as knex.raw's callers read it.
  */
 export function streamStatement(connection: StreamingConnection, sql: string, bindings: readonly unknown[], options: QueryOptions, kill: QueryKiller): Promise<QueryResult> {
@@ -60,13 +71,29 @@ export function streamStatement(connection: StreamingConnection, sql: string, bi
     const stop = () => {
       if (killing === undefined) sendKill();
     };
-    const settle = (outcome: () => void) => {
-      if (settled) return;
+    /** Ends the statement's watch: no kill is sent any more, the listeners are off the reused connection. */
+    const finish = () => {
       settled = true;
       clearTimeout(again);
+      disarm();
+      connection.removeListener('error', lost);
       if (signal) offAbort(signal, stop);
+    };
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      finish();
       void (killing ?? Promise.resolve()).then(outcome);
     };
+    // the connection is gone (lost, or given up at the deadline): nothing of the statement can reach a later
+    // one, so no kill in flight is awaited; the caller destroys the connection
+    const abandon = (error: Error) => {
+      if (settled) return;
+      finish();
+      reject(error);
+    };
+    const lost = (error: Error) => abandon(error);
+    const disarm = armDeadline(options.timeoutMs, abandon);
+    connection.on('error', lost);
     if (signal) onAbort(signal, stop);
     const query = connection.query(sql, bindings);
     // only the first result set is read; a statement without one (DML) gives its header as a 'result'

@@ -42,7 +42,8 @@ export class PgliteDatasource implements Datasource {
   }
 
   private async run<T>(work: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions, signal: AbortSignal | undefined): Promise<T> {
-    const transaction = await this.host.begin({ signal });
+    // the transaction takes its turns in its caller's lane (pglite-host.ts)
+    const transaction = await this.host.begin({ signal, lane: options.scope?.role });
     try {
       let result: T;
       try {

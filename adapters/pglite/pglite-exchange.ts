@@ -117,13 +117,25 @@ export class CallerStatements {
       ...messages,
       serialize.sync(),
     ];
-    const raw = await this.db.execProtocolRaw(concat(parts));
+    const raw = await this.call(concat(parts));
     let failed = false;
     this.walk(raw, (type) => {
       if (type === 0x45) failed = true; // 'E' ErrorResponse
     });
     if (failed) throw databaseError(raw);
     return raw;
+  }
+
+  /**
+   * The backend's answer to `message`, as bytes. Through `execProtocolRawStream`, never `execProtocolRaw`: in
+   * PGlite 0.5 the latter also parses every answer into a list that only `execProtocol` empties, so a worker
+   * serving callers would keep every message it ever answered (about 2 KiB per statement). The stream hands
+   * each chunk over and keeps nothing; a chunk is a view of PGlite's memory, so it is copied.
+   */
+  private async call(message: Uint8Array): Promise<Uint8Array> {
+    const chunks: Uint8Array[] = [];
+    await this.db.execProtocolRawStream(message, { onRawData: (chunk) => chunks.push(chunk.slice()) });
+    return chunks.length === 1 ? chunks[0] as Uint8Array : concat(chunks);
   }
 
   /**

@@ -55,8 +55,11 @@ export interface PgliteAnswers {
   close: null;
 }
 
-/** A command as it crosses to the worker. */
-export type PgliteRequest = PgliteCommand & { id: number };
+/**
+ * A command as it crosses to the worker, with when its time is up (`Date.now()` ms): one whose deadline passed
+ * while it waited behind others is answered 57014 without running.
+ */
+export type PgliteRequest = PgliteCommand & { id: number; deadline: number };
 
 /** An error as it crosses: structured clone keeps an Error's message, not PostgreSQL's fields (code, detail...). */
 export interface WireError {

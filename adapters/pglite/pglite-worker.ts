@@ -33,6 +33,7 @@ async function answer(request: PgliteRequest): Promise<void> {
   let reply: PgliteReply;
   let trapped = false;
   try {
+    if (Date.now() >= request.deadline) throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
     reply = { id: request.id, value: await perform(request) };
   } catch (error) {
     reply = { id: request.id, error: wireError(error) };

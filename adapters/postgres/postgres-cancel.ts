@@ -80,6 +80,12 @@ export class StatementCanceller {
     else void this.cancelling.then(outcome);
   }
 
+  /** No cancel is sent any more and none is awaited: the client is destroyed, so no cancel can reach a later statement. */
+  abandon(): void {
+    this.over = true;
+    clearTimeout(this.again);
+  }
+
   private send(): void {
     this.cancelling = cancelStatement(this.client).then(() => {
       if (!this.over) this.again = setTimeout(() => this.send(), CANCEL_AGAIN_MS);

@@ -1,5 +1,6 @@
 import {
-  LruCache, readCatalog, KnexDatasource, encodeResult, type Catalog, type DatasourceCursor, type ExecutionScope, type QueryOptions, type QueryResult, type RowReader,
+  isConnectionFailure, isDeadlineExceeded, LruCache, PING_TIMEOUT_MS, readCatalog, KnexDatasource, encodeResult, type Catalog, type DatasourceCursor,
+  type ExecutionScope, type QueryOptions, type QueryResult, type RowReader,
   type SqlDialect, type SqlExecutor, type TransactionOptions, type WireForwardOptions, type WireForwardOutcome, type WireStatement,
 } from '../../core/plugin-api/index.js';
 import type { Knex } from 'knex';
@@ -8,7 +9,7 @@ import { openPostgresCursor } from './postgres-cursor.js';
 import { postgresIntrospectionQueries } from './postgres-introspector.js';
 import { streamStatement, type StreamingClient } from './postgres-stream.js';
 import { postgresCodec, postgresWithTimeZone } from './postgres-types.js';
-import type { ConnectionSource, ScopePool, SessionSetup } from './scope-pool.js';
+import { destroySocket, type ConnectionSource, type ScopePool, type SessionSetup } from './scope-pool.js';
 import { forwardStatement, type ForwardingClient } from './postgres-wire-forward.js';
 import { StatementNames } from './statement-names.js';
 
@@ -84,7 +85,14 @@ export class PostgresDatasource extends KnexDatasource {
     const client = knex.client as unknown as KnexPgClient;
     this.loginConnections = {
       acquire: () => client.acquireConnection(),
-      release: (connection) => void client.releaseConnection(connection),
+      release: (connection, broken) => {
+        if (broken) {
+          // knex's pool destroys a connection it finds marked so, rather than handing it out again
+          (connection as { __knex__disposed?: unknown }).__knex__disposed = broken;
+          destroySocket(connection);
+        }
+        void client.releaseConnection(connection);
+      },
     };
     if (openScope) {
       this.forwardWire = (statement, options) => this.forward(openScope, statement, options);
@@ -101,10 +109,14 @@ export class PostgresDatasource extends KnexDatasource {
   private async forward(open: ScopeOpeners, statement: WireStatement, options: WireForwardOptions): Promise<WireForwardOutcome> {
     const connections = options.scope === undefined ? this.loginConnections : this.statementPool(open, options.scope, options.timeoutMs);
     const connection = await connections.acquire();
+    let broken: Error | undefined;
     try {
       return await forwardStatement(connection as unknown as ForwardingClient, statement, options);
+    } catch (error) {
+      broken = brokenBy(error);
+      throw error;
     } finally {
-      connections.release(connection);
+      connections.release(connection, broken);
     }
   }
 
@@ -177,6 +189,7 @@ export class PostgresDatasource extends KnexDatasource {
       if (sql.length <= MAX_CACHED_TEXT) nativeTexts.set(sql, native);
     }
     const connection = await connections.acquire();
+    let broken: Error | undefined;
     try {
       const values = [...bindings];
       try {
@@ -193,9 +206,17 @@ export class PostgresDatasource extends KnexDatasource {
         nativeTexts.set(sql, { text: native.text, name: undefined });
         return await streamStatement(connection, { text: native.text, values }, options);
       }
+    } catch (error) {
+      broken = brokenBy(error);
+      throw error;
     } finally {
-      connections.release(connection);
+      connections.release(connection, broken);
     }
+  }
+
+  /** On the login's pool with a deadline: a server that stopped answering fails the ping and frees its connection. */
+  override async ping(): Promise<void> {
+    await this.pooledQuery('select 1', [], this.loginConnections, { timeoutMs: PING_TIMEOUT_MS });
   }
 
   introspect(schemas: readonly string[]): Promise<Catalog> {
@@ -205,4 +226,13 @@ export class PostgresDatasource extends KnexDatasource {
       withTimeZone: postgresWithTimeZone,
     });
   }
+}
+
+/**
+ * The error that leaves a connection unusable: the server ended it (pg_terminate_backend, a restart: 57P01,
+ * a lost socket) or the statement outlived its deadline on a server that no longer answers. Such a
+ * connection is destroyed, never handed to the next statement.
+ */
+function brokenBy(error: unknown): Error | undefined {
+  return isConnectionFailure(error) || isDeadlineExceeded(error) ? error as Error : undefined;
 }

@@ -29,6 +29,10 @@ export class ScopePool implements ConnectionSource {
     this.pool = new pg.Pool(config);
     // an idle connection the server dropped is an error of the pool, not of any statement: it is discarded
     this.pool.on('error', () => undefined);
+    // pg-pool takes its own listener off a client it hands out, and a client whose socket ends then raises
+    // 'error' on itself, which would end the process: its statement learns of the loss from its query, and
+    // the client is released as broken (destroyed)
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
   async acquire(): Promise<StreamingClient> {
@@ -46,9 +50,16 @@ export class ScopePool implements ConnectionSource {
 
   release(connection: StreamingClient, broken?: Error): void {
     (connection as unknown as pg.PoolClient).release(broken);
+    // ended at once: a server that no longer answers would hold a polite end open
+    if (broken) destroySocket(connection);
   }
 
   close(): Promise<void> {
     return this.pool.end();
   }
+}
+
+/** Closes a pg client's socket without the protocol's goodbye. */
+export function destroySocket(connection: StreamingClient): void {
+  (connection as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }

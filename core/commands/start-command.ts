@@ -14,7 +14,10 @@ export async function startCommand(argv: string[]): Promise<number> {
   const service = await startService({ configFile: configFileFrom(argv, process.env), logDestination: logs, ...(port && { port: port.port, portSetBy: port.setBy }) });
   const stop = (signal: string) => {
     service.logger.info({ signal }, 'shutting down: draining requests');
-    void service.close().then(() => process.exit(0));
+    void service.close().then(() => process.exit(0), (error: unknown) => {
+      service.logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    });
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

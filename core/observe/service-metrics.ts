@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, type Histogram, Registry } from 'prom-client';
 import type { Datasource } from '../plugin-api/sql-dialect.js';
+import type { DatasourceStatus } from './datasource-readiness.js';
 import type { TaskBudgets, TaskState } from '../plugin-api/task-documents.js';
 import type { SemanticState } from '../semantic/semantic-types.js';
 import { poolUsage } from '../sql/pool-usage.js';
@@ -23,6 +24,7 @@ export class ServiceMetrics implements StatementObserver, TaskObserver {
   private readonly registry = new Registry();
   private readonly datasources = new Map<string, Datasource>();
   private activations: () => readonly { state: SemanticState }[] = () => [];
+  private datasourceStatuses: () => Promise<readonly DatasourceStatus[]> = () => Promise.resolve([]);
 
   // the series of the request path: a label set is looked up by its values, never hashed per request
   private readonly httpRequests = counterSeries('vdb_http_requests_total', 'HTTP requests answered, by method, route pattern and status', this.registry);
@@ -79,6 +81,22 @@ export class ServiceMetrics implements StatementObserver, TaskObserver {
         }
       },
     });
+    new Gauge({
+      name: 'vdb_datasource_up',
+      help: 'Whether a datasource answered a trivial statement within 3 s when the metrics were read (1) or not (0)',
+      labelNames: ['datasource'] as const,
+      registers: [this.registry],
+      async collect() {
+        const statuses = await metrics.datasourceStatuses();
+        this.reset();
+        for (const { name, up } of statuses) this.set({ datasource: name }, up ? 1 : 0);
+      },
+    });
+  }
+
+  /** Where the datasources' answers are read from when the metrics are (a check bounded in time). */
+  watchDatasources(read: () => Promise<readonly DatasourceStatus[]>): void {
+    this.datasourceStatuses = read;
   }
 
   /** Where activation states are read from: the semantic registry, once activation has made it. */

@@ -244,7 +244,7 @@ const CATALOG = {
   },
   datasource_unavailable: {
     status: 503, retryable: true, message: 'the datasource is unavailable', envelopes: STANDARD,
-    meaning: 'A datasource cannot be reached (after compensation, for actions); `details.datasource` names it.',
+    meaning: 'A datasource cannot be reached, or the connection of a statement was lost while it ran (the database restarted, the session was terminated) (after compensation, for actions); `details.datasource` names it. The service serves again as soon as the database is back.',
   },
   startup_blocked: {
     status: 503, retryable: false, message: 'the service did not start', envelopes: STANDARD,
@@ -272,7 +272,7 @@ const CATALOG = {
   },
   statement_timeout: {
     status: 504, retryable: false, message: 'the statement ran out of time', envelopes: STANDARD,
-    meaning: 'A statement run for the request outran its time limit (`server.requestTimeoutMs`) and the database cancelled it; nothing it would have written stays. The same request will likely run as long again: narrow it.',
+    meaning: 'A statement run for the request outran its time limit (`server.requestTimeoutMs`) and the database cancelled it, or the database did not answer within the limit and 2 s more and the service gave the statement up (its connection closed); nothing it would have written stays. The same request will likely run as long again: narrow it.',
   },
 } as const satisfies Record<string, ErrorDefinition>;
 

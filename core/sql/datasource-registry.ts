@@ -10,6 +10,9 @@ import { guardDatasource } from './guarded-datasource.js';
 import { observeStatements } from './observed-datasource.js';
 import type { StatementObserver } from './statement-outcome.js';
 
+/** How long closing one datasource may take at shutdown. */
+const CLOSE_LIMIT_MS = 5_000;
+
 /**
  * The datasources of service.yaml. Each is opened on first use (a VDB that needs it) and only once;
  * `closeAll` closes what was opened. Tests may hand in already-open datasources by name.
@@ -77,14 +80,29 @@ export class DatasourceRegistry {
     }
   }
 
+  /** The datasources opened so far (those that failed to open are not), by name. */
+  async opened(): Promise<(readonly [string, Datasource])[]> {
+    const settled = await Promise.allSettled([...this.opening.entries()].map(async ([name, opening]) => [name, await opening] as const));
+    return settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+  }
+
   /** Whether the datasource was handed in (tests): it belongs to its owner, who closes it. */
   isHandedIn(name: string): boolean {
     return this.overrides[name] !== undefined;
   }
 
-  /** Closes every datasource this pool opened (not the ones handed in). */
+  /**
+   * Closes every datasource this pool opened (not the ones handed in), each given at most CLOSE_LIMIT_MS:
+   * ending a pool waits for its connections to say goodbye, which a server that stopped answering never
+   * does, and the process must still end.
+   */
   async closeAll(): Promise<void> {
     const opened = [...this.opening.entries()].filter(([name]) => !this.overrides[name]);
-    await Promise.allSettled(opened.map(async ([, opening]) => (await opening).close()));
+    await Promise.allSettled(opened.map(async ([, opening]) => {
+      let timer: NodeJS.Timeout | undefined;
+      const limit = new Promise<void>((done) => (timer = setTimeout(done, CLOSE_LIMIT_MS)));
+      await Promise.race([opening.then((datasource) => datasource.close()), limit]);
+      clearTimeout(timer);
+    }));
   }
 }

@@ -121,8 +121,11 @@ const CONNECTION_CODES: Readonly<Record<string, string>> = {
 const PG_CONNECTION_STATE = /^(08[0-9A-Z]{3}|28[0-9A-Z]{3}|53300|57P0[1-3])$/;
 /** oracledb: NJS-500..503 and 510 network errors, listener errors ORA-12xxx, lost session ORA-03113/4/35, DPI-1010/1080. */
 const ORACLE_CONNECTION_CODE = /^(NJS-50[0-3]|NJS-510|ORA-12\d{3}|ORA-0311[34]|ORA-03135|DPI-10[18]0)$/;
-/** pg and PGlite errors without a code. */
-const CONNECTION_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect|PGlite is closed)/;
+/**
+ * pg, PGlite and mysql2 errors without a code: a statement handed a connection whose loss the driver already
+ * saw fails with the last two, before reaching the server.
+ */
+const CONNECTION_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect|PGlite is closed|Client has encountered a connection error and is not queryable|Can't add new command when connection is in closed state)/;
 
 /**
  * Whether an error (or its cause, or one of an AggregateError's errors) says the datasource is unreachable.

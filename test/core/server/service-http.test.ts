@@ -20,6 +20,15 @@ http('health answers UP without credentials, on GET and HEAD', async ({ service 
   assert.is(head.status, 200);
 });
 
+http('readiness answers 200 READY without credentials while every datasource answers; health counts them; the up gauge reads 1', async ({ service }) => {
+  const ready = await service.request('/observe/ready', { token: null });
+  assert.equal([ready.status, ready.headers.get('cache-control'), await ready.json()], [200, 'no-store', { status: 'READY', unavailable: [] }]);
+  assert.is((await service.request('/observe/ready', { method: 'HEAD', token: null })).status, 200);
+  const health = await (await service.request('/observe/health', { token: null })).json() as { datasources: unknown };
+  assert.equal(health.datasources, { total: 1, up: 1, down: 0 });
+  assert.match(await (await service.request('/observe/metrics', { token: null })).text(), /^vdb_datasource_up\{datasource="retail_db"\} 1$/m);
+});
+
 http('a route without credentials answers 401 with a challenge and a machine code', async ({ service }) => {
   const response = await service.request('/api/v1/vdbs', { token: null });
   assert.is(response.status, 401);

@@ -112,6 +112,7 @@ test('what counts as a connection failure, across drivers', () => {
     errorWithCode('x', 'ECONNRESET'), errorWithCode('x', '57P01'), errorWithCode('x', '08006'), errorWithCode('x', '28P01'),
     errorWithCode('x', 'PROTOCOL_CONNECTION_LOST'), errorWithCode('x', 'ESOCKET'), errorWithCode('x', 'NJS-503'),
     errorWithCode('x', 'ORA-12541'), knexTimeout, new Error('Connection terminated unexpectedly'),
+    new Error('Client has encountered a connection error and is not queryable'), new Error('Can\'t add new command when connection is in closed state'),
     new AggregateError([errorWithCode('x', 'ECONNREFUSED')], 'x'), new Error('wrapped', { cause: errorWithCode('x', 'ENOTFOUND') }),
   ];
   for (const error of failures) assert.ok(isConnectionFailure(error), error.message + String((error as { code?: string }).code));
