@@ -1,9 +1,11 @@
 import {
-  isConnectionFailure, isDeadlineExceeded, LruCache, PING_TIMEOUT_MS, readCatalog, KnexDatasource, encodeResult, type Catalog, type ExecutionScope, type QueryOptions, type QueryResult, type RowReader,
+  isConnectionFailure, isDeadlineExceeded, LruCache, PING_TIMEOUT_MS, readCatalog, KnexDatasource, encodeResult, type Catalog, type DatasourceCursor,
+  type ExecutionScope, type QueryOptions, type QueryResult, type RowReader,
   type SqlDialect, type SqlExecutor, type TransactionOptions, type WireForwardOptions, type WireForwardOutcome, type WireStatement,
 } from '../../core/plugin-api/index.js';
 import type { Knex } from 'knex';
 import { forgetPrepared, type PgResult } from './pg-statement.js';
+import { openPostgresCursor } from './postgres-cursor.js';
 import { postgresIntrospectionQueries } from './postgres-introspector.js';
 import { streamStatement, type StreamingClient } from './postgres-stream.js';
 import { postgresCodec, postgresWithTimeZone } from './postgres-types.js';
@@ -67,14 +69,16 @@ export interface ScopeOpeners {
  */
 export class PostgresDatasource extends KnexDatasource {
   /** The pools of the scopes in use, by role, read-only mode and time limit. */
-  private readonly scoped = new Map<string, { setup: SessionSetup; statements?: ScopePool; transactions?: Knex }>();
+  private readonly scoped = new Map<string, { setup: SessionSetup; statements?: ScopePool; cursors?: ScopePool; transactions?: Knex }>();
   /** The same by scope object and time limit: the core reuses its scope objects, a request builds no key. */
-  private readonly scopedByObject = new WeakMap<ExecutionScope, Map<number | undefined, { setup: SessionSetup; statements?: ScopePool; transactions?: Knex }>>();
+  private readonly scopedByObject = new WeakMap<ExecutionScope, Map<number | undefined, { setup: SessionSetup; statements?: ScopePool; cursors?: ScopePool; transactions?: Knex }>>();
   /** The login's own pool, for the service's statements. */
   private readonly loginConnections: ConnectionSource;
 
   /** Offered with the pools of scopes: a forwarded statement runs on a connection already set to its scope. */
   readonly forwardWire?: (statement: WireStatement, options: WireForwardOptions) => Promise<WireForwardOutcome>;
+  /** Offered with the pools of scopes: a cursor's connection is set to its scope as a statement's is. */
+  readonly openCursor?: (sql: string, bindings: readonly unknown[], options: QueryOptions) => Promise<DatasourceCursor>;
 
   constructor(name: string, dialect: SqlDialect, knex: Knex, private readonly openScope?: ScopeOpeners) {
     super(name, dialect, knex);
@@ -90,7 +94,15 @@ export class PostgresDatasource extends KnexDatasource {
         void client.releaseConnection(connection);
       },
     };
-    if (openScope) this.forwardWire = (statement, options) => this.forward(openScope, statement, options);
+    if (openScope) {
+      this.forwardWire = (statement, options) => this.forward(openScope, statement, options);
+      this.openCursor = (sql, bindings, options) => {
+        // a pool of their own: open cursors hold their connections, and must not starve the scope's statements
+        const entry = options.scope === undefined ? undefined : this.scopeEntry(options.scope, options.timeoutMs);
+        const connections = entry === undefined ? this.loginConnections : (entry.cursors ??= openScope.statements(entry.setup));
+        return openPostgresCursor(connections, client.positionBindings(sql), bindings, options);
+      };
+    }
   }
 
   /** The connection is held from the statement's first message to its ReadyForQuery, no longer. */
@@ -158,7 +170,7 @@ export class PostgresDatasource extends KnexDatasource {
   }
 
   protected override async release(): Promise<void> {
-    await Promise.allSettled([...this.scoped.values()].flatMap((entry) => [entry.statements?.close(), entry.transactions?.destroy()]));
+    await Promise.allSettled([...this.scoped.values()].flatMap((entry) => [entry.statements?.close(), entry.cursors?.close(), entry.transactions?.destroy()]));
     await super.release();
   }
 

@@ -6,7 +6,7 @@
 import { LruCaches } from '../caching/lru-cache.js';
 import { deny, denialError } from '../plugin-api/denial.js';
 import type {
-  Datasource, ExecutionScope, QueryOptions, SqlDialect, SqlExecutor, WireForwardOptions, WireForwardOutcome, WireStatement,
+  Datasource, DatasourceCursor, ExecutionScope, QueryOptions, SqlDialect, SqlExecutor, WireForwardOptions, WireForwardOutcome, WireStatement,
 } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import type { CallerGrants } from './grants.js';
@@ -37,6 +37,8 @@ export interface CallerExecutor extends SqlExecutor {
    * forwarded as it is, under the same role, read-only mode and time limit.
    */
   forwardWire?(statement: WireStatement, options: Omit<WireForwardOptions, 'scope' | 'timeoutMs'>): Promise<WireForwardOutcome>;
+  /** Where the datasource offers it (`Datasource.openCursor`): a cursor over one query, under the same role, read-only mode and time limit. */
+  openCursor?(sql: string, bindings: readonly unknown[], signal: AbortSignal): Promise<DatasourceCursor>;
 }
 
 /**
@@ -70,6 +72,14 @@ export function callerExecutor(datasource: Datasource, vdb: VirtualDatabase, gra
   if (forward !== undefined) {
     executor.forwardWire = (statement: WireStatement, { signal, maxBytes, send }: Omit<WireForwardOptions, 'scope' | 'timeoutMs'>) => (
       forward.call(datasource, statement, { signal, maxBytes, send, timeoutMs, scope }));
+  }
+  const openCursor = datasource.openCursor;
+  if (openCursor !== undefined) {
+    executor.openCursor = (sql, bindings, opening) => {
+      const bounded = maxRowBytes === undefined ? sql : boundedText(datasource.dialect, sql);
+      const values = bounded === sql ? bindings : [...bindings, maxRowBytes];
+      return openCursor.call(datasource, bounded, values, { timeoutMs, scope, signal: signal ?? opening });
+    };
   }
   return executor;
 }

@@ -182,6 +182,29 @@ export interface Datasource extends SqlExecutor {
    * statement through `query` and encodes the rows itself.
    */
   forwardWire?(statement: WireStatement, options: WireForwardOptions): Promise<WireForwardOutcome>;
+  /**
+   * Where the database has server-side cursors and more than one connection (PostgreSQL): opens a cursor
+   * over one query (positional `?` bindings) on a connection set to `options.scope`, with `options.timeoutMs`
+   * per fetch, held in a transaction of its own until the cursor is closed, so that rows are read from the
+   * server as they are fetched (the SQL front door's `DECLARE … CURSOR`, docs/sql.md#cursors). Absent
+   * elsewhere: the door then reads the query's result whole, within the result budget.
+   */
+  openCursor?(sql: string, bindings: readonly unknown[], options: QueryOptions): Promise<DatasourceCursor>;
+}
+
+/** A query's rows on the database, read a batch at a time (`Datasource.openCursor`). */
+export interface DatasourceCursor {
+  /** The result's columns, known once the cursor is open. */
+  readonly columns: ResultColumn[];
+  /** `withTimeZone` of the cursor's results (see QueryResult). */
+  readonly withTimeZone?: string[];
+  /**
+   * The next rows, at most `count` (Infinity: all that are left): fewer means the end was reached. Within
+   * `options.maxBytes` and `options.signal` as `query` is; a cut or failed fetch leaves the cursor unusable.
+   */
+  fetch(count: number, options: Pick<QueryOptions, 'maxBytes' | 'signal'>): Promise<QueryResult>;
+  /** Ends the cursor and its transaction and gives the connection back. Never rejects; safe to call twice. */
+  close(): Promise<void>;
 }
 
 /** One statement of a PostgreSQL-protocol client, forwarded by `Datasource.forwardWire` (the client's statement and portal names stay the door's). */

@@ -16,14 +16,25 @@ import { callerCatalog, type CatalogCaller, type CatalogLimits, type CatalogResp
 import type { DoorCaller } from './door-authentication.js';
 import { textForm, typeOid } from './pg-types.js';
 import { positionalText, type PositionalText } from './placeholders.js';
-import { sessionCommand, type SessionCommand } from './session-commands.js';
+import { bufferedSource, type CursorSource } from './cursors.js';
+import { sessionCommand, type CursorDeclaration, type RelationName, type SessionCommand } from './session-commands.js';
 import { denialWireError, WireError } from './wire-errors.js';
 import type { FieldDescription } from './wire-messages.js';
 
 /** A statement prepared for running, by what answers it. */
 export type StatementPlan =
   | { kind: 'empty' }
-  | { kind: 'session'; command: SessionCommand }
+  | { kind: 'session'; command: DoorCommand }
+  | QueryPlan
+  | { kind: 'declare'; cursor: CursorDeclaration; query: QueryPlan }
+  | { kind: 'prepare'; name: string; query: QueryPlan }
+  | { kind: 'copy'; query: QueryPlan };
+
+/** A session statement the door answers itself (DECLARE opens a query: a plan of its own). */
+export type DoorCommand = Exclude<SessionCommand, { kind: 'declare' | 'prepare' | 'copy' }>;
+
+/** A statement a datasource or the catalog answers. */
+export type QueryPlan =
   | { kind: 'catalog'; text: string; parameterCount: number }
   | {
     kind: 'vdb'; text: string; positional: PositionalText; statement: AuthorizedStatement; datasource: Datasource; readOnly: boolean;
@@ -46,6 +57,8 @@ export interface ResultSet {
   rows: (string | null)[][];
   /** The CommandComplete tag, e.g. `SELECT 2`, `UPDATE 1`. */
   tag: string;
+  /** Sent in binary in the simple protocol (a BINARY cursor's FETCH). */
+  binary?: boolean;
 }
 
 export interface RunnerSettings {
@@ -64,6 +77,8 @@ const SYSTEM_SCHEMA = /^(pg_catalog|information_schema)\./i;
 const ONLY_TRIVIA = /^(?:\s|;|--[^\n]*|\/\*[\s\S]*?\*\/)*$/;
 
 export class StatementRunner {
+  /** The search path the client set, which catalog statements run under (undefined: the mirror's). */
+  searchPath: string | undefined;
   private catalogView: CatalogCaller | undefined;
   private readonly plans = new Map<string, StatementPlan>();
 
@@ -93,6 +108,9 @@ export class StatementRunner {
   private async planNew(text: string): Promise<StatementPlan> {
     if (ONLY_TRIVIA.test(text)) return { kind: 'empty' };
     const command = sessionCommand(text);
+    if (command?.kind === 'declare') return { kind: 'declare', cursor: command.cursor, query: await this.cursorQuery(command.cursor.query) };
+    if (command?.kind === 'copy') return { kind: 'copy', query: await this.cursorQuery(command.query) };
+    if (command?.kind === 'prepare') return { kind: 'prepare', name: command.name, query: await this.preparedQuery(command.query) };
     if (command) return { kind: 'session', command };
     if (this.catalog?.handles(text)) return this.catalogPlan(this.catalog, text);
     const { handle, grants } = this.caller;
@@ -124,8 +142,60 @@ export class StatementRunner {
     return { kind: 'catalog', text, parameterCount: highestParameter(text) };
   }
 
+  /** A cursor's query is authorized as any statement; PostgreSQL's grammar takes only a query there. */
+  private async cursorQuery(text: string): Promise<QueryPlan> {
+    const plan = await this.plan(text);
+    if ((plan.kind === 'vdb' && plan.statement.kind === 'select') || plan.kind === 'catalog') return plan;
+    throw new WireError('42601', 'a cursor is declared for a query (SELECT or VALUES)');
+  }
+
+  /** PREPARE's statement is authorized now, as the extended protocol's Parse is. */
+  private async preparedQuery(text: string): Promise<QueryPlan> {
+    const plan = await this.plan(text);
+    if (plan.kind === 'vdb' || plan.kind === 'catalog') return plan;
+    throw new WireError('0A000', 'PREPARE of a session statement is not supported by the SQL front door');
+  }
+
+  /**
+   * Opens a cursor's query with the client's parameters: on the datasource where it offers cursors
+   * (`Datasource.openCursor`: rows are read as they are fetched), else read whole, within the result budget,
+   * as any statement's result.
+   */
+  async openCursor(plan: QueryPlan, parameters: readonly unknown[], signal: AbortSignal): Promise<CursorSource> {
+    const executor = plan.kind === 'vdb' ? this.executor(plan, 'run') : undefined;
+    if (plan.kind === 'catalog' || executor?.openCursor === undefined) return bufferedSource(await this.run(plan, parameters, signal));
+    const bindings = plan.positional.order.map((index) => parameters[index]);
+    const cursor = await executor.openCursor(plan.positional.sql, bindings, signal);
+    const { columns, withTimeZone } = cursor;
+    return {
+      fields: resultSet({ columns, rows: [], rowCount: 0, truncated: false, ...(withTimeZone && { withTimeZone }) }, '').fields,
+      next: async (count, fetching) => {
+        const result = await abortable(cursor.fetch(count, { maxBytes: this.settings.maxResultBytes, signal: fetching }), fetching);
+        if (result.truncatedBy === 'maxBytes') throw this.overBudget();
+        return resultSet(result, '').rows;
+      },
+      close: () => cursor.close(),
+    };
+  }
+
+  /**
+   * LOCK of relations the caller may see is accepted, and holds nothing: each statement runs on its own
+   * datasource connection, so no lock could outlive it. Any other relation does not exist, as for every
+   * statement of the caller.
+   */
+  lock(relations: readonly RelationName[]): void {
+    const visible = this.catalogCaller().relations;
+    for (const { schema, name } of relations) {
+      if (!visible.some((relation) => relation.name === name && (schema === undefined || relation.schema === schema))) {
+        throw new WireError('42P01', `relation "${schema === undefined ? name : `${schema}.${name}`}" does not exist`);
+      }
+    }
+  }
+
   /** How many parameters a plan takes. */
   parameterCount(plan: StatementPlan): number {
+    if (plan.kind === 'declare') return this.parameterCount(plan.query);
+    if (plan.kind === 'prepare' || plan.kind === 'copy') return 0;
     if (plan.kind === 'vdb') return plan.positional.parameterCount;
     return plan.kind === 'catalog' ? plan.parameterCount : 0;
   }
@@ -198,7 +268,7 @@ export class StatementRunner {
   private async answerCatalog(text: string, parameters: readonly unknown[], signal: AbortSignal): Promise<ResultSet> {
     // the mirror takes PostgreSQL's text form, as the client sent it
     const values = parameters.map((value) => (value === null || value === undefined ? null : textOf(value)));
-    const answer = await this.catalogResponder().answer(text, values, this.catalogCaller(), this.catalogLimits(signal));
+    const answer = await this.catalogResponder().answer(text, values, this.catalogCaller(), this.catalogLimits(signal), this.searchPath);
     return { fields: answer.fields, rows: answer.rows, tag: answer.command };
   }
 
@@ -206,6 +276,11 @@ export class StatementRunner {
   private catalogLimits(signal: AbortSignal): CatalogLimits {
     const { principal } = this.caller;
     return { signal, maxBytes: this.settings.maxResultBytes, timeoutMs: this.settings.statementTimeoutMs, owner: `${principal.scheme}\u0000${principal.subject}` };
+  }
+
+  /** The database role the caller's statements run as (what `session_user` shows), named as the catalog names it. */
+  role(): string {
+    return this.catalogCaller().role;
   }
 
   private catalogCaller(): CatalogCaller {

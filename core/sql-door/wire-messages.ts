@@ -143,6 +143,21 @@ export class BackendMessages {
     return this.writer.flush(0x44);
   }
 
+  /** CopyOutResponse: `columns` columns in the text format. */
+  copyOutResponse(columns: number): Buffer {
+    this.writer.addString('\u0000').addInt16(columns);
+    for (let column = 0; column < columns; column++) this.writer.addInt16(0);
+    return this.writer.flush(0x48);
+  }
+
+  copyData(data: Buffer): Buffer {
+    return this.writer.add(data).flush(0x64);
+  }
+
+  copyDone(): Buffer {
+    return this.bare(0x63);
+  }
+
   commandComplete(tag: string): Buffer {
     return this.writer.addCString(tag).flush(0x43);
   }

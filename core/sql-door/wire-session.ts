@@ -13,10 +13,11 @@ import type { AuthScheme } from '../plugin-api/auth-scheme.js';
 import type { WireStatement } from '../plugin-api/sql-dialect.js';
 import type { VdbHandles } from '../vdb/vdb-handles.js';
 import type { CatalogResponder } from './catalog/index.js';
+import { SessionCursors } from './cursors.js';
 import { authenticateCaller } from './door-authentication.js';
 import { binaryForm, binaryParameter, PG_TYPE } from './pg-types.js';
-import { REPORTED_SETTINGS, SERVER_SETTINGS, type SessionCommand } from './session-commands.js';
-import { StatementRunner, type ResultSet, type RunnerSettings, type StatementPlan } from './statement-runner.js';
+import { REPORTED_SETTINGS, SERVER_SETTINGS, SETTING_DESCRIPTIONS, settingSpelling } from './session-commands.js';
+import { StatementRunner, type DoorCommand, type ResultSet, type RunnerSettings, type StatementPlan } from './statement-runner.js';
 import { statementWireError, WireError } from './wire-errors.js';
 import { MAX_PASSWORD_BYTES, MAX_STARTUP_BYTES, MessageFramer, StartupGuard } from './wire-framing.js';
 import {
@@ -87,6 +88,8 @@ const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const CLOSE_GRACE_MS = 5_000;
 /** How long a connection may take, from its first byte, to send its startup message and password. */
 const AUTHENTICATION_TIMEOUT_MS = 60_000;
+/** COPY … TO STDOUT reads and writes this many rows at a time. */
+const COPY_BATCH_ROWS = 200;
 /** Past this many messages waiting, the socket is paused until they are handled. */
 const MAX_QUEUED_MESSAGES = 1_000;
 
@@ -96,6 +99,7 @@ export class WireSession {
   readonly secret = randomInt(1, 0x7fffffff);
   private phase: 'startup' | 'password' | 'ready' | 'closed' = 'startup';
   private runner: StatementRunner | undefined;
+  private readonly cursors: SessionCursors;
   private readonly statements = new Map<string, PreparedStatement>();
   private readonly portals = new Map<string, Portal>();
   private readonly parameters = new Map<string, string>();
@@ -121,6 +125,7 @@ export class WireSession {
   private draining = false;
 
   constructor(private readonly socket: Socket, private readonly context: SessionContext, private readonly options: SessionOptions) {
+    this.cursors = new SessionCursors(context.settings.maxResultBytes);
     socket.on('error', () => socket.destroy());
     // answers are written whole at Sync: each is one segment, sent at once, as PostgreSQL does
     socket.setNoDelay(true);
@@ -128,6 +133,8 @@ export class WireSession {
       this.phase = 'closed';
       clearTimeout(this.idleTimer);
       if (this.running) this.controller.abort();
+      // a cursor on the datasource holds a connection
+      void this.cursors.close(undefined);
       options.onClose();
     });
     this.connection = new PostgresConnection(socket, {
@@ -284,7 +291,7 @@ export class WireSession {
     this.context.catalog?.prepare();
     this.phase = 'ready';
     this.send(this.messages.authenticationOk());
-    for (const name of REPORTED_SETTINGS) this.send(this.messages.parameterStatus(name, this.setting(name)));
+    for (const name of REPORTED_SETTINGS) this.send(this.messages.parameterStatus(name, this.setting(name) ?? ''));
     this.send(this.messages.backendKeyData(this.options.processId, this.secret));
     this.send(this.messages.readyForQuery('I'));
     await this.flush();
@@ -344,8 +351,9 @@ export class WireSession {
       } else if (result === 'empty') {
         this.send(this.messages.bare(BackendMessages.CODE.emptyQuery));
       } else {
-        if (result.fields.length > 0) this.send(this.messages.rowDescription(result.fields, []));
-        this.sendRows(result, [], 0, result.rows.length);
+        const formats = result.binary === true ? [1] : [];
+        if (result.fields.length > 0) this.send(this.messages.rowDescription(result.fields, formats));
+        this.sendRows(result, formats, 0, result.rows.length);
         this.send(this.messages.commandComplete(result.tag));
       }
     } catch (error) {
@@ -425,6 +433,9 @@ export class WireSession {
       this.sendRowDescription(statement.fields, []);
       return;
     }
+    // a cursor is a portal too (psycopg 3 describes its named cursor's)
+    const cursorFields = this.portals.has(target.name) ? undefined : this.cursors.fields(target.name);
+    if (cursorFields) return this.sendRowDescription(cursorFields, []);
     const portal = this.portal(target.name);
     const { plan } = portal.statement;
     if (this.runner!.forwards(plan) && !portal.result) {
@@ -479,7 +490,56 @@ export class WireSession {
     if (plan.kind === 'empty') return 'empty';
     this.admit(plan);
     if (plan.kind === 'session') return this.sessionResult(plan.command);
+    if (plan.kind === 'declare') return this.declare(plan, parameters);
+    if (plan.kind === 'copy') return this.copyOut(plan);
+    if (plan.kind === 'prepare') {
+      // SQL's prepared statements and the extended protocol's share their names, as in PostgreSQL
+      if (this.statements.has(plan.name)) throw new WireError('42P05', `prepared statement "${plan.name}" already exists`);
+      const count = this.runner!.parameterCount(plan.query);
+      this.statements.set(plan.name, { plan: plan.query, parameterTypes: Array.from({ length: count }, () => PG_TYPE.text), declaredTypes: [] });
+      return { fields: [], rows: [], tag: 'PREPARE' };
+    }
     return this.cancellable((signal) => this.runner!.run(plan, parameters, signal));
+  }
+
+  /**
+   * COPY … TO STDOUT: the query's rows as CopyData in the text format, read a batch at a time as a cursor
+   * reads them (on PostgreSQL from the server, elsewhere from the result read within the budget), each batch
+   * written before the next is read.
+   */
+  private async copyOut(plan: StatementPlan & { kind: 'copy' }): Promise<ResultSet> {
+    const source = await this.cancellable((signal) => this.runner!.openCursor(plan.query, [], signal));
+    try {
+      this.send(this.messages.copyOutResponse(source.fields.length));
+      let count = 0;
+      for (;;) {
+        const rows = await this.cancellable((signal) => source.next(COPY_BATCH_ROWS, signal));
+        for (const row of rows) this.send(this.messages.copyData(Buffer.from(`${row.map(copyText).join('\t')}\n`)));
+        count += rows.length;
+        await this.flush();
+        if (rows.length < COPY_BATCH_ROWS) break;
+      }
+      this.send(this.messages.copyDone());
+      return { fields: [], rows: [], tag: `COPY ${count}` };
+    } finally {
+      await source.close();
+    }
+  }
+
+  /** A statement EXECUTE names (prepared by PREPARE or the extended protocol's Parse). */
+  private prepared(name: string): StatementPlan {
+    const statement = this.statements.get(name);
+    if (!statement) throw new WireError('26000', `prepared statement "${name}" does not exist`);
+    return statement.plan;
+  }
+
+  /** DECLARE: the cursor's query, authorized at Parse, is opened with its parameters. */
+  private async declare(plan: StatementPlan & { kind: 'declare' }, parameters: readonly unknown[]): Promise<ResultSet> {
+    const inTransaction = this.transaction === 'T';
+    this.cursors.admit(plan.cursor, inTransaction);
+    const source = await this.cancellable((signal) => this.runner!.openCursor(plan.query, parameters, signal));
+    this.cursors.add(plan.cursor, source, inTransaction);
+    return { fields: [], rows: [], tag: 'DECLARE CURSOR' };
   }
 
   /** Refuses what the session's transaction state does not allow. */
@@ -494,7 +554,14 @@ export class WireSession {
 
   private describedFields(plan: StatementPlan): Promise<FieldDescription[]> {
     if (plan.kind === 'empty') return Promise.resolve([]);
-    if (plan.kind === 'session') return Promise.resolve(plan.command.kind === 'show' ? [{ name: plan.command.name, typeOid: PG_TYPE.text }] : []);
+    if (plan.kind === 'declare' || plan.kind === 'prepare' || plan.kind === 'copy') return Promise.resolve([]);
+    if (plan.kind === 'session') {
+      const { command } = plan;
+      if (command.kind === 'show' || command.kind === 'show-all') return Promise.resolve(this.shown(command).fields);
+      if (command.kind === 'execute') return this.describedFields(this.prepared(command.name));
+      if (command.kind === 'set-config') return Promise.resolve([{ name: 'set_config', typeOid: PG_TYPE.text }]);
+      return Promise.resolve(command.kind === 'fetch' && !command.move ? this.cursors.fields(command.name) ?? [] : []);
+    }
     return this.cancellable((signal) => this.runner!.describe(plan, signal));
   }
 
@@ -511,42 +578,68 @@ export class WireSession {
     }
   }
 
-  private sessionResult(command: SessionCommand): ResultSet {
+  private sessionResult(command: DoorCommand): ResultSet | Promise<ResultSet> {
     const done = (tag: string): ResultSet => ({ fields: [], rows: [], tag });
     switch (command.kind) {
+      case 'show':
+      case 'show-all': return this.shown(command);
+      case 'execute': return this.result(this.prepared(command.name), command.values).then((result) => (result === 'empty' ? done('') : result));
+      case 'deallocate':
+        if (command.name === undefined) this.statements.clear();
+        else if (!this.statements.delete(command.name)) throw new WireError('26000', `prepared statement "${command.name}" does not exist`);
+        return done(command.name === undefined ? 'DEALLOCATE ALL' : 'DEALLOCATE');
+      case 'fetch': return this.cancellable((signal) => this.cursors.fetch(command.name, command.direction, command.move, signal));
+      case 'close': return this.cursors.close(command.name).then(() => done(command.name === undefined ? 'CLOSE CURSOR ALL' : 'CLOSE CURSOR'));
+      case 'lock':
+        if (this.transaction !== 'T') throw new WireError('25P01', 'LOCK TABLE can only be used in transaction blocks');
+        if (command.mode !== 'access share') {
+          throw new WireError('0A000', `LOCK TABLE … IN ${command.mode.toUpperCase()} MODE is not supported by the SQL front door, which holds no lock between statements: ACCESS SHARE is accepted`);
+        }
+        this.runner!.lock(command.relations);
+        return done('LOCK TABLE');
       case 'set':
+      case 'set-config':
         this.parameters.set(command.name, command.value);
-        return done('SET');
+        if (command.name === 'search_path') this.runner!.searchPath = command.value;
+        return command.kind === 'set' ? done('SET') : { fields: [{ name: 'set_config', typeOid: PG_TYPE.text }], rows: [[command.value]], tag: 'SELECT 1' };
       case 'reset':
         if (command.name === undefined) this.parameters.clear();
         else this.parameters.delete(command.name);
+        if (command.name === undefined || command.name === 'search_path') this.runner!.searchPath = undefined;
         return done('RESET');
-      case 'show': {
-        if (this.parameters.get(command.name) === undefined && SERVER_SETTINGS[command.name] === undefined) {
-          throw new WireError('42704', `unrecognized configuration parameter "${command.name}"`);
-        }
-        return { fields: [{ name: command.name, typeOid: PG_TYPE.text }], rows: [[this.setting(command.name)]], tag: 'SHOW' };
-      }
       case 'begin':
         this.transaction = 'T';
         return done('BEGIN');
       case 'commit': {
         const failed = this.transaction === 'E';
         this.transaction = 'I';
-        return done(failed ? 'ROLLBACK' : 'COMMIT');
+        return this.cursors.endTransaction(!failed).then(() => done(failed ? 'ROLLBACK' : 'COMMIT'));
       }
       case 'rollback':
         this.transaction = 'I';
-        return done('ROLLBACK');
+        return this.cursors.endTransaction(false).then(() => done('ROLLBACK'));
       case 'tag':
+        if (command.tag === 'DISCARD ALL') return this.cursors.close(undefined).then(() => done(command.tag));
         return done(command.tag);
     }
   }
 
-  /** A setting as the client sees it: what it set, else the server's. */
-  private setting(name: string): string {
+  private shown(command: DoorCommand & { kind: 'show' | 'show-all' }): ResultSet {
+    if (command.kind === 'show-all') {
+      const rows = Object.entries(SETTING_DESCRIPTIONS).map(([name, description]) => [settingSpelling(name), this.setting(name) ?? '', description]);
+      return { fields: ['name', 'setting', 'description'].map((name) => ({ name, typeOid: PG_TYPE.text })), rows, tag: 'SHOW' };
+    }
+    const value = this.setting(command.name);
+    if (value === undefined) throw new WireError('42704', `unrecognized configuration parameter "${command.name}"`);
+    return { fields: [{ name: settingSpelling(command.name), typeOid: PG_TYPE.text }], rows: [[value]], tag: 'SHOW' };
+  }
+
+  /** A setting as the client sees it: what it set, else the server's; undefined for one the server has not. */
+  private setting(name: string): string | undefined {
     const key = name.toLowerCase();
-    return this.parameters.get(key) ?? SERVER_SETTINGS[key] ?? '';
+    // the role the caller's statements run as, which the catalog answers show as session_user
+    if (key === 'session_authorization') return this.runner?.role();
+    return this.parameters.get(key) ?? SERVER_SETTINGS[key];
   }
 
   private sendRowDescription(fields: readonly FieldDescription[], formats: readonly number[]): void {
@@ -669,6 +762,14 @@ function decoded<T>(read: () => T): T {
     throw new WireError('08P01', 'invalid message format');
   }
 }
+
+/** A value in COPY's text format: NULL is `\N`; backslash, tab, newline and carriage return are escaped. */
+function copyText(value: string | null): string {
+  if (value === null) return '\\N';
+  return value.replace(/[\\\t\n\r]/g, (character) => COPY_ESCAPES[character] as string);
+}
+
+const COPY_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
 /** The format of column `index`: none given is text, one applies to all. */
 function formatOf(formats: readonly number[], index: number): number {

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Catalog } from '../plugin-api/catalog.js';
 import { UnavailableError } from '../plugin-api/errors.js';
 import type {
-  Datasource, LoginHoldings, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor, TransactionOptions, WireForwardOptions, WireForwardOutcome,
+  Datasource, DatasourceCursor, LoginHoldings, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor, TransactionOptions, WireForwardOptions, WireForwardOutcome,
   WireStatement,
 } from '../plugin-api/sql-dialect.js';
 import { driverCodeSuffix } from './driver-code.js';
@@ -41,6 +41,7 @@ class GuardedDatasource implements Datasource {
   readonly restrictSession?: (memberOf: readonly string[]) => Promise<void>;
   readonly useRoleLogins?: (logins: readonly RoleLogin[]) => Promise<LoginHoldings[]>;
   readonly forwardWire?: (statement: WireStatement, options: WireForwardOptions) => Promise<WireForwardOutcome>;
+  readonly openCursor?: (sql: string, bindings: readonly unknown[], options: QueryOptions) => Promise<DatasourceCursor>;
 
   constructor(private readonly inner: Datasource, singleConnection: boolean) {
     this.mutex = singleConnection ? new Mutex() : undefined;
@@ -50,6 +51,8 @@ class GuardedDatasource implements Datasource {
     if (useLogins) this.useRoleLogins = (logins) => this.run(() => useLogins(logins));
     const forward = inner.forwardWire?.bind(inner);
     if (forward) this.forwardWire = (statement, options) => this.run(() => forward(statement, options));
+    const openCursor = inner.openCursor?.bind(inner);
+    if (openCursor) this.openCursor = (sql, bindings, options) => this.run(() => openCursor(sql, bindings, options));
   }
 
   get name(): string { return this.inner.name; }

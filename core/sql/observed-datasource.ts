@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Catalog } from '../plugin-api/catalog.js';
 import type {
-  Datasource, LoginHoldings, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor, TransactionOptions, WireForwardOptions, WireForwardOutcome,
+  Datasource, DatasourceCursor, LoginHoldings, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor, TransactionOptions, WireForwardOptions, WireForwardOutcome,
   WireStatement,
 } from '../plugin-api/sql-dialect.js';
 import { failureOutcome, type StatementObserver } from './statement-outcome.js';
@@ -30,6 +30,7 @@ class ObservedDatasource implements Datasource {
   readonly restrictSession?: (memberOf: readonly string[]) => Promise<void>;
   readonly useRoleLogins?: (logins: readonly RoleLogin[]) => Promise<LoginHoldings[]>;
   readonly forwardWire?: (statement: WireStatement, options: WireForwardOptions) => Promise<WireForwardOutcome>;
+  readonly openCursor?: (sql: string, bindings: readonly unknown[], options: QueryOptions) => Promise<DatasourceCursor>;
 
   constructor(private readonly inner: Datasource, private readonly label: string, private readonly observer: StatementObserver) {
     const restrict = inner.restrictSession?.bind(inner);
@@ -38,6 +39,19 @@ class ObservedDatasource implements Datasource {
     if (useLogins) this.useRoleLogins = useLogins;
     const forward = inner.forwardWire?.bind(inner);
     if (forward) this.forwardWire = (statement, options) => observed(() => forward(statement, options), this.label, this.observer, options);
+    const openCursor = inner.openCursor?.bind(inner);
+    if (openCursor) {
+      // each fetch is a statement on the database
+      this.openCursor = async (sql, bindings, options) => {
+        const cursor = await observed(() => openCursor(sql, bindings, options), this.label, this.observer, options);
+        return {
+          columns: cursor.columns,
+          ...(cursor.withTimeZone && { withTimeZone: cursor.withTimeZone }),
+          fetch: (count, fetching) => observed(() => cursor.fetch(count, fetching), this.label, this.observer, fetching),
+          close: () => cursor.close(),
+        };
+      };
+    }
   }
 
   get name(): string { return this.inner.name; }

@@ -99,3 +99,45 @@ export async function jdbc(target: DoorTarget, token: string, steps: string[]): 
   if (output.code !== 0) throw new Error(`JdbcProbe failed (${output.code}): ${output.stderr}`);
   return output.stdout.split('\n').filter((line) => line !== '');
 }
+
+/**
+ * Debian's own python3 (`/usr/bin/python3`: the python3 first on PATH may be a version manager's, without
+ * Debian's packages), which runs the Python clients (python3-psycopg2, python3-psycopg, python3-sqlalchemy,
+ * python3-pandas).
+ */
+const DEBIAN_PYTHON = '/usr/bin/python3';
+
+/** Why Debian's python3 cannot import these modules here, or undefined. */
+export function pythonModulesMissing(...modules: string[]): string | undefined {
+  try {
+    execFileSync(DEBIAN_PYTHON, ['-c', modules.map((module) => `import ${module}`).join('; ')], { stdio: 'ignore' });
+    return undefined;
+  } catch {
+    return `${DEBIAN_PYTHON} cannot import ${modules.join(', ')} (Debian: apt-get install python3-psycopg2 python3-psycopg python3-sqlalchemy python3-pandas)`;
+  }
+}
+
+/** Why a command-line client (pg_dump, pgcli) cannot run here, or undefined. */
+export function commandMissing(command: string, debianPackage: string): string | undefined {
+  try {
+    execFileSync(command, ['--version'], { stdio: 'ignore' });
+    return undefined;
+  } catch {
+    return `${command} is not installed (Debian: apt-get install ${debianPackage})`;
+  }
+}
+
+/** Runs one step of test/fixtures/sql-door/python_clients.py; each line it printed, parsed as JSON. */
+export async function pythonClient(target: DoorTarget, token: string, step: string, args: string[], user = 'tester'): Promise<unknown[]> {
+  const script = join(projectRoot, 'test/fixtures/sql-door/python_clients.py');
+  // pgcli keeps its config, history and log under HOME
+  const home = mkdtempSync(join(tmpdir(), 'vdb-python-'));
+  const output = await runProcess(DEBIAN_PYTHON, [script, '127.0.0.1', String(target.port), target.database, user, token, step, ...args], { HOME: home });
+  if (output.code !== 0) throw new Error(`python_clients.py ${step} failed (${output.code}): ${output.stderr}`);
+  return output.stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as unknown);
+}
+
+/** pg_dump with these arguments against the door (or any server), the token as password. */
+export function pgDump(target: DoorTarget & { host?: string }, token: string, args: string[], user = 'tester'): Promise<ProcessOutput> {
+  return runProcess('pg_dump', ['-h', target.host ?? '127.0.0.1', '-p', String(target.port), '-U', user, '-d', target.database, ...args], { PGPASSWORD: token, PGCONNECT_TIMEOUT: '30' });
+}

@@ -43,10 +43,10 @@ export async function createCatalogResponder(options: CatalogResponderOptions = 
     handles: (sql) => catalogStatement(sql) !== undefined,
     refusedFunction: (sql, allowed) => refusedCall(claimed(sql).calls, allowed),
     prepare: () => mirrors.prepare(),
-    async answer(sql, params, caller, limits = {}) {
+    async answer(sql, params, caller, limits = {}, searchPath) {
       const statement = claimed(sql);
       const result = await mirrors.mirrorFor(caller).run(
-        { kind: 'query', sql: statement.mirrorSql, params, maxRows, maxBytes: limits.maxBytes ?? maxBytes },
+        { kind: 'query', sql: statement.mirrorSql, params, maxRows, maxBytes: limits.maxBytes ?? maxBytes, ...(searchPath !== undefined && { searchPath }) },
         bounds(limits),
       );
       return {

@@ -36,6 +36,13 @@ const CATALOG_VALUE_FUNCTIONS: ReadonlySet<string> = new Set([
  */
 const RENAMED_COLUMNS: ReadonlyMap<string, string> = new Map([['daticulocale', 'datlocale']]);
 
+/**
+ * Catalog columns whose default changed: PostgreSQL 17 made a column's default statistics target NULL, where
+ * older servers hold -1, and pg_dump 15 and 16 read NULL as 0 (a `SET STATISTICS 0` for every column). Selected
+ * without an alias, such a column is selected as its old default where NULL, under its own name.
+ */
+const NULL_DEFAULTS: ReadonlyMap<string, string> = new Map([['attstattarget', '-1']]);
+
 /** Nodes that write, wherever they sit (a data-modifying CTE). */
 const WRITING_NODES: ReadonlySet<string> = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt']);
 
@@ -132,6 +139,7 @@ class Uses {
       else if (key === 'CommonTableExpr') this.cteNames.add(String((value as PgObject)['ctename']));
       else if (key === 'FuncCall') this.call(value as PgObject);
       else if (key === 'ColumnRef') this.column(value as PgObject);
+      else if (key === 'ResTarget') this.target(value as PgObject);
       else if (key === 'SQLValueFunction' && CATALOG_VALUE_FUNCTIONS.has(String((value as PgObject)['op']))) this.catalogCalls++;
       this.collect(value);
     }
@@ -152,7 +160,10 @@ class Uses {
     for (const rename of [...this.renames].sort((a, b) => b.location - a.location)) {
       const span = spanOf(bytes, rename);
       if (span === undefined) continue;
-      bytes = Buffer.concat([bytes.subarray(0, span.start), Buffer.from(rename.to, 'utf8'), bytes.subarray(span.end)]);
+      const to = rename.kind === 'target'
+        ? `coalesce(${bytes.subarray(span.start, span.end).toString('utf8')}, ${rename.to}) as ${rename.from}`
+        : rename.to;
+      bytes = Buffer.concat([bytes.subarray(0, span.start), Buffer.from(to, 'utf8'), bytes.subarray(span.end)]);
     }
     return bytes.toString('utf8');
   }
@@ -162,6 +173,15 @@ class Uses {
     const name = (fields[fields.length - 1]?.['String'] as PgObject | undefined)?.['sval'];
     const to = typeof name === 'string' ? RENAMED_COLUMNS.get(name) : undefined;
     if (to !== undefined && typeof node['location'] === 'number') this.renames.push({ kind: 'column', location: node['location'], from: name as string, to });
+  }
+
+  private target(node: PgObject): void {
+    if (node['name'] !== undefined) return;
+    const column = (node['val'] as PgObject | undefined)?.['ColumnRef'] as PgObject | undefined;
+    const fields = (column?.['fields'] ?? []) as PgObject[];
+    const name = (fields[fields.length - 1]?.['String'] as PgObject | undefined)?.['sval'];
+    const fallback = typeof name === 'string' ? NULL_DEFAULTS.get(name) : undefined;
+    if (fallback !== undefined && typeof column?.['location'] === 'number') this.renames.push({ kind: 'target', location: column['location'], from: name as string, to: fallback });
   }
 
   private relation(node: PgObject): void {
@@ -188,19 +208,20 @@ class Uses {
 
 /**
  * A rename in a statement's text. A column reference is found by its name from its offset; a call is the
- * name written from its offset to the parenthesis (`version`, `pg_catalog.version`, quoted or spaced).
+ * name written from its offset to the parenthesis (`version`, `pg_catalog.version`, quoted or spaced); a
+ * selected column (`target`) is the reference from its offset to the end of its name, `to` its default.
  */
 interface Rename {
-  kind: 'column' | 'call';
+  kind: 'column' | 'call' | 'target';
   location: number;
   from: string;
   to: string;
 }
 
 function spanOf(bytes: Buffer, { kind, location, from }: Rename): { start: number; end: number } | undefined {
-  if (kind === 'column') {
+  if (kind === 'column' || kind === 'target') {
     const start = bytes.indexOf(from, location, 'utf8');
-    return start < 0 ? undefined : { start, end: start + Buffer.byteLength(from) };
+    return start < 0 ? undefined : { start: kind === 'target' ? location : start, end: start + Buffer.byteLength(from) };
   }
   const end = bytes.indexOf('(', location, 'utf8');
   if (end < 0) return undefined;

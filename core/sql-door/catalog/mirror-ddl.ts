@@ -11,10 +11,11 @@ import type { CatalogCaller, VisibleFunction, VisibleRelation } from './catalog-
 /**
  * The mirror is PGlite: its own `version()` and `current_setting('server_version')` would describe PGlite
  * (18.x, wasm32), not the server the door reports at startup. The door's functions of the same names live
- * in this schema (`pg_`, so psql's `\dn` leaves it out), and a catalog statement's calls are renamed to
- * them (catalog-statement.ts): the answer's column keeps its name.
+ * in `pg_toast`, a schema every PostgreSQL server has and clients leave out of their schema lists (psql's
+ * `\dn`, JDBC's `getSchemas`): a schema of the door's own would show in `pg_namespace`. A catalog
+ * statement's calls are renamed to them (catalog-statement.ts): the answer's column keeps its name.
  */
-export const SERVER_SCHEMA = 'pg_vdb_server';
+export const SERVER_SCHEMA = 'pg_toast';
 export const SERVER_FUNCTIONS: ReadonlySet<string> = new Set(['version', 'current_setting']);
 
 /** The door's server functions (SERVER_SCHEMA), with what it reports in place of PGlite's. */
@@ -22,7 +23,6 @@ function serverFunctions(): string[] {
   const setting = (fallback: string) => `select case pg_catalog.lower($1) when 'server_version' then ${literal(SERVER_VERSION)} `
     + `when 'server_version_num' then ${literal(SERVER_VERSION_NUM)} else ${fallback} end`;
   return [
-    `create schema ${SERVER_SCHEMA}`,
     `grant usage on schema ${SERVER_SCHEMA} to public`,
     `create function ${SERVER_SCHEMA}.version() returns text language sql immutable as ${literal(`select ${literal(`PostgreSQL ${SERVER_VERSION}`)}`)}`,
     `create function ${SERVER_SCHEMA}.current_setting(text) returns text language sql stable as ${literal(setting('pg_catalog.current_setting($1)'))}`,

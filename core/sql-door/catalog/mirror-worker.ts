@@ -60,7 +60,7 @@ async function perform(request: MirrorRequest): Promise<MirrorAnswers[keyof Mirr
       return null;
     }
     case 'query':
-      return readOnly(request.sql, request.params, request.maxRows, request.maxBytes);
+      return readOnly(request.sql, request.params, request.maxRows, request.maxBytes, request.searchPath);
     case 'describe': {
       // parsed and planned only: nothing runs
       const described = await opened().describeQuery(request.sql);
@@ -89,10 +89,11 @@ async function withoutTemplates(mirror: PGlite): Promise<void> {
 }
 
 /** The statement in a read-only transaction that is always rolled back: a mirror answers many callers. */
-async function readOnly(sql: string, params: unknown[], maxRows: number, maxBytes: number): Promise<MirrorAnswers['query']> {
+async function readOnly(sql: string, params: unknown[], maxRows: number, maxBytes: number, searchPath: string | undefined): Promise<MirrorAnswers['query']> {
   const mirror = opened();
   await mirror.query('begin transaction read only');
   try {
+    if (searchPath !== undefined) await mirror.query("select pg_catalog.set_config('search_path', $1, true)", [searchPath]);
     const result = await mirror.query<(string | null)[]>(sql, params, { rowMode: 'array', parsers: asText });
     if (result.rows.length > maxRows) {
       throw Object.assign(new Error(`a catalog answer holds at most ${maxRows} rows`), { code: TOO_MANY_ROWS });

@@ -58,13 +58,19 @@ handles('psql 15\'s \\l names pg_database.daticulocale, which the mirror\'s Post
 });
 
 handles('version() and current_setting() are the door\'s own in the mirror (PGlite would name itself), under the column name the client wrote', () => {
-  assert.is(catalogStatement('SELECT version()')!.mirrorSql, 'SELECT pg_vdb_server.version()');
-  assert.is(catalogStatement('select PG_CATALOG.Version ( ) as v')!.mirrorSql, 'select pg_vdb_server.version( ) as v');
+  assert.is(catalogStatement('SELECT version()')!.mirrorSql, 'SELECT pg_toast.version()');
+  assert.is(catalogStatement('select PG_CATALOG.Version ( ) as v')!.mirrorSql, 'select pg_toast.version( ) as v');
   assert.is(catalogStatement("select current_setting('server_version_num'), pg_catalog.current_setting('x', true)")!.mirrorSql,
-    "select pg_vdb_server.current_setting('server_version_num'), pg_vdb_server.current_setting('x', true)");
+    "select pg_toast.current_setting('server_version_num'), pg_toast.current_setting('x', true)");
   // a column or a quoted name of another spelling is left as written
   assert.is(catalogStatement('select "Version"() from pg_class')?.mirrorSql, 'select "Version"() from pg_class');
   assert.is(catalogStatement('select relname as version from pg_class')!.mirrorSql, 'select relname as version from pg_class');
+});
+
+handles('a column\'s statistics target selected without an alias reads -1 where PostgreSQL 17 and later hold NULL (pg_dump 15 reads NULL as 0)', () => {
+  assert.is(catalogStatement('SELECT a.attnum, a.attstattarget, a.attname FROM pg_catalog.pg_attribute a WHERE a.attstattarget > 0')!.mirrorSql,
+    'SELECT a.attnum, coalesce(a.attstattarget, -1) as attstattarget, a.attname FROM pg_catalog.pg_attribute a WHERE a.attstattarget > 0');
+  assert.is(catalogStatement('select attstattarget as t from pg_attribute')!.mirrorSql, 'select attstattarget as t from pg_attribute');
 });
 
 handles.run();

@@ -147,6 +147,50 @@ run(`rows past server.maxResultBytes (${MAX_RESULT_BYTES}) are cut and answered 
   });
 });
 
+run(`a cursor reads its rows from a PostgreSQL cursor as they are fetched, as the caller's role: 500 rows over the budget (${MAX_RESULT_BYTES}) in FETCHes within it`, async ({ target, raw }) => {
+  const serverCursors = async () => (await raw.query(
+    "select count(*)::int as n from pg_catalog.pg_stat_activity where query like 'fetch forward % from vdb_cursor' and state = 'idle in transaction'", [])).rows[0]?.['n'];
+  await withClient(target, ANALYST_TOKEN, async (client) => {
+    await client.query('begin read only');
+    await client.query(`declare lines cursor for select id, body, current_user as role from ${S}.lines where id <= $1 order by id`, [500]);
+    const ids: number[] = [];
+    for (;;) {
+      const batch = await client.query('fetch forward 40 from lines');
+      if (batch.rows.length === 0) break;
+      ids.push(...batch.rows.map((row: { id: number; role: string }) => (assert.is(row.role, 'vdb_fwd_v1_analyst'), row.id)));
+      // the rows wait on the server, in a transaction of the cursor's own
+      assert.is(await serverCursors(), 1);
+    }
+    assert.equal(ids, Array.from({ length: 500 }, (_, index) => index + 1));
+    await client.query('close lines');
+    assert.is(await serverCursors(), 0, 'CLOSE ends the cursor on the server and gives its connection back');
+    // a FETCH over the budget is 54000, and its cursor is gone
+    await client.query(`declare all_lines cursor for select id, body from ${S}.lines order by id`);
+    assert.is((await failure(client.query('fetch all from all_lines'))).code, '54000');
+    await client.query('rollback');
+    await client.query('begin');
+    await client.query(`declare big cursor for select body from ${S}.lines where id = $1`, [1000]);
+    assert.is((await failure(client.query('fetch next from big'))).code, '54000', 'a row over the budget');
+    await client.query('rollback');
+  });
+  assert.is(await serverCursors(), 0);
+});
+
+run(`COPY … TO STDOUT streams its rows from a PostgreSQL cursor in batches: 500 rows over the budget (${MAX_RESULT_BYTES}); a row over it is 54000`, async ({ target }) => {
+  await withClient(target, ANALYST_TOKEN, async (client) => {
+    const copied: Buffer[] = [];
+    const connection = (client as unknown as { connection: { on(event: string, listener: (message: { chunk?: Buffer }) => void): void } }).connection;
+    connection.on('copyData', (message) => copied.push(message.chunk as Buffer));
+    const result = await client.query(`copy (select id from ${S}.lines where id <= 500 order by id) to stdout`);
+    assert.is(result.command, 'COPY');
+    assert.is(result.rowCount, 500);
+    assert.is(Buffer.concat(copied).toString(), Array.from({ length: 500 }, (_, index) => `${index + 1}\n`).join(''));
+    assert.is((await failure(client.query(`copy (select body from ${S}.lines where id = 1000) to stdout`))).code, '54000');
+    assert.is((await failure(client.query(`copy ${S}.customers from stdin`))).code, '0A000');
+    assert.equal((await client.query(`select count(*)::int as n from ${S}.customers`)).rows, [{ n: 3 }], 'the connection serves on');
+  });
+});
+
 run('a CancelRequest cancels the statement on PostgreSQL (57014) and the connection serves the next one', async ({ target }) => {
   await withClient(target, ANALYST_TOKEN, async (client) => {
     const outcome = await cancelUntilEnded(target, ANALYST_TOKEN, client, `select count(*) from ${S}.lines a, ${S}.lines b, ${S}.lines c, ${S}.lines d where a.id > $1`, [0]);

@@ -1,7 +1,10 @@
+import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
-import { jdbc, jdbcMissing, pgClient, postgresJs, psql, psqlMissing, type DoorTarget } from '../../support/sql-clients.js';
+import {
+  commandMissing, jdbc, jdbcMissing, pgClient, pgDump, postgresJs, psql, psqlMissing, pythonClient, pythonModulesMissing, type DoorTarget,
+} from '../../support/sql-clients.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
 
@@ -65,6 +68,66 @@ dataRoles:
       - { resource: ${S}.products, allow: [select] }
       - { resource: ${S}.customers, allow: [select], columns: [id, name, region] }
 `;
+
+/** The lines of a dump's COPY block, from `COPY` to `\.`. */
+function copyBlock(dump: string): string[] {
+  const lines = dump.split('\n');
+  const start = lines.findIndex((line) => line.startsWith('COPY '));
+  return start < 0 ? [] : lines.slice(start, lines.indexOf('\\.', start) + 1);
+}
+
+/** The SQLSTATE `statement` fails with on `client`, or undefined when it succeeds. */
+async function failure(client: pg.Client, statement: string): Promise<string | undefined> {
+  return client.query(statement).then(() => undefined, (error: { code?: string }) => error.code ?? 'no code');
+}
+
+/**
+ * Cursor statements and what each answered (command tag, rows, or SQLSTATE), in order: the same on the
+ * door (as the analyst) and on PostgreSQL itself.
+ */
+async function cursorTranscript(client: pg.Client, S: string): Promise<string[]> {
+  const lines: string[] = [];
+  const run = async (statement: string, values: unknown[] = []) => {
+    try {
+      const result = await client.query({ text: statement, values, rowMode: 'array' });
+      lines.push(`${result.command} ${result.rowCount ?? ''}: ${(result.rows as unknown[][]).map((row) => row.join(',')).join(' ')}`.trim());
+    } catch (error) {
+      lines.push(`error ${(error as { code?: string }).code}`);
+    }
+  };
+  await run(`declare outside cursor for select id from ${S}.products`);
+  await run('begin read only');
+  await run(`declare c scroll cursor for select id, name from ${S}.products order by id`);
+  for (const step of ['fetch 2 from c', 'fetch prior from c', 'fetch last from c', 'fetch next from c', 'fetch absolute 2 from c', 'fetch relative -1 from c',
+    'move absolute 3 in c', 'fetch relative 0 from c', 'fetch backward all from c', 'fetch forward all from c', 'fetch absolute -2 from c', 'move forward all in c',
+    'fetch first in c', 'fetch backward 5 in c', 'move backward all in c', 'fetch 0 from c', 'fetch all from c', 'close c', 'fetch c']) await run(step);
+  await run('rollback');
+  await run('begin');
+  await run(`declare f no scroll cursor for select id from ${S}.products where id >= $1 order by id`, [2]);
+  await run('fetch forward 1 from f');
+  await run('fetch prior from f');
+  await run('rollback');
+  await run('begin');
+  await run(`declare h cursor with hold for select id from ${S}.products order by id`);
+  await run(`declare "Quoted" cursor for select name from ${S}.products order by id`);
+  await run('fetch next from "Quoted"');
+  await run('commit');
+  await run('fetch next from "Quoted"');
+  await run('fetch next from h');
+  await run('move 1 in h');
+  await run('fetch all in h');
+  await run('close all');
+  await run('fetch next from h');
+  return lines;
+}
+
+const CURSOR_TRANSCRIPT = [
+  // what PostgreSQL 15 answers (node-postgres' `command` is the tag's first word)
+  'error 25P01', 'BEGIN :', 'DECLARE :', 'FETCH 2: 1,Tea 2,Coffee', 'FETCH 1: 1,Tea', 'FETCH 1: 3,Cocoa', 'FETCH 0:', 'FETCH 1: 2,Coffee', 'FETCH 1: 1,Tea', 'MOVE 1:',
+  'FETCH 1: 3,Cocoa', 'FETCH 2: 2,Coffee 1,Tea', 'FETCH 3: 1,Tea 2,Coffee 3,Cocoa', 'FETCH 1: 2,Coffee', 'MOVE 1:', 'FETCH 1: 1,Tea', 'FETCH 0:', 'MOVE 0:', 'FETCH 0:', 'FETCH 3: 1,Tea 2,Coffee 3,Cocoa',
+  'CLOSE :', 'error 34000', 'ROLLBACK :', 'BEGIN :', 'DECLARE :', 'FETCH 1: 2', 'error 55000', 'ROLLBACK :', 'BEGIN :', 'DECLARE :',
+  'DECLARE :', 'FETCH 1: Tea', 'COMMIT :', 'error 34000', 'FETCH 1: 1', 'MOVE 1:', 'FETCH 1: 3', 'CLOSE :', 'error 34000',
+];
 
 /**
  * The SQL front door on one backend: the real service with `sql.enabled` on port 0, serving the VDB `door`
@@ -226,6 +289,168 @@ export function runSqlDoorSuite(backend: DoorBackend): void {
       'id|int4|NO', 'happened|timestamptz|NO', 'noted|timestamp|NO',
     ]);
     assert.equal(await jdbc(target, ANALYST_TOKEN, [`functions:${S}`, `procedures:${S}`]), [], 'the analyst may execute no function');
+  });
+
+  test('SHOW in every form PostgreSQL 15 accepts, answered as it answers them (SQLAlchemy asks SHOW TRANSACTION ISOLATION LEVEL at connect)', async ({ target }) => {
+    const client = pgClient(target, ANALYST_TOKEN);
+    await client.connect();
+    try {
+      const shown = async (statement: string) => {
+        const result = await client.query(statement);
+        return { fields: result.fields.map((field) => field.name), rows: result.rows.map((row) => Object.values(row as object)) };
+      };
+      assert.equal(await shown('SHOW TRANSACTION ISOLATION LEVEL'), { fields: ['transaction_isolation'], rows: [['read committed']] });
+      assert.equal(await shown('show time  zone'), { fields: ['TimeZone'], rows: [['UTC']] });
+      assert.equal(await shown('show timezone'), { fields: ['TimeZone'], rows: [['UTC']] });
+      assert.equal(await shown('SHOW "DateStyle"'), { fields: ['DateStyle'], rows: [['ISO, MDY']] });
+      assert.equal(await shown('SHOW SESSION AUTHORIZATION'), { fields: ['session_authorization'], rows: [['vdb_door_v1_analyst']] });
+      assert.equal(await shown('show role'), { fields: ['role'], rows: [['none']] });
+      assert.equal(await shown('show transaction_read_only'), { fields: ['transaction_read_only'], rows: [['on']] });
+      const all = await shown('SHOW ALL');
+      assert.equal(all.fields, ['name', 'setting', 'description']);
+      assert.equal(all.rows.find((row) => row[0] === 'server_version')?.[1], '15.0 (vdb-service)');
+      assert.equal(all.rows.find((row) => row[0] === 'TimeZone')?.[1], 'UTC');
+      const unknown = await client.query('show no_such_setting').then(() => undefined, (error: { code?: string }) => error);
+      assert.is(unknown?.code, '42704');
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('cursors: DECLARE (SCROLL, WITH HOLD, a parameter), FETCH and MOVE in every direction, CLOSE, as PostgreSQL 15 answers them', async ({ target }) => {
+    const client = pgClient(target, ANALYST_TOKEN);
+    await client.connect();
+    try {
+      const transcript = await cursorTranscript(client, S);
+      assert.equal(transcript, CURSOR_TRANSCRIPT);
+      const url = process.env['VDB_TEST_POSTGRES_URL'];
+      if (backend.forwards && url !== undefined) {
+        // the same statements on PostgreSQL itself, as its superuser, answer the same
+        const direct = new pg.Client({ connectionString: url });
+        await direct.connect();
+        try {
+          assert.equal(await cursorTranscript(direct, S), transcript);
+        } finally {
+          await direct.end();
+        }
+      }
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('cursors are authorized as any statement: a hidden column is 42501 at DECLARE, and the transaction is then aborted (25P02)', async ({ target }) => {
+    const client = pgClient(target, ANALYST_TOKEN);
+    await client.connect();
+    try {
+      await client.query('begin read only');
+      assert.is(await failure(client, `declare c cursor for select email from ${S}.customers`), '42501');
+      assert.is(await failure(client, 'fetch next from c'), '25P02');
+      await client.query('rollback');
+      assert.is(await failure(client, 'fetch next from c'), '34000');
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('LOCK … IN ACCESS SHARE MODE in a read-only transaction, on a relation the caller may see; refused otherwise', async ({ target }) => {
+    const client = pgClient(target, ANALYST_TOKEN);
+    await client.connect();
+    try {
+      assert.is(await failure(client, `lock table ${S}.products in access share mode`), '25P01', 'outside a transaction block, as PostgreSQL');
+      await client.query('begin transaction read only');
+      assert.is((await client.query(`LOCK TABLE ${S}.products IN ACCESS SHARE MODE`)).command, 'LOCK');
+      assert.is((await client.query(`lock ${S}.products, only ${S}.customers in access share mode`)).command, 'LOCK');
+      await client.query('commit');
+      await client.query('begin');
+      assert.is(await failure(client, `lock table ${S}.events in access share mode`), '42P01', 'a relation the grants hide does not exist');
+      await client.query('rollback');
+      await client.query('begin');
+      assert.is(await failure(client, `lock table ${S}.products`), '0A000', 'ACCESS EXCLUSIVE: the door holds no lock');
+      await client.query('rollback');
+    } finally {
+      await client.end();
+    }
+  });
+
+  (missingJdbc ? test.skip : test)(`JDBC getSchemas: the VDB's schemas and PostgreSQL's own, no schema of the door's${missingJdbc ? ` (${missingJdbc})` : ''}`, async ({ target }) => {
+    assert.equal(await jdbc(target, ANALYST_TOKEN, ['schemas']), ['information_schema', 'pg_catalog', S]);
+  });
+
+  const missingPsycopg = pythonModulesMissing('psycopg2', 'psycopg');
+  (missingPsycopg ? test.skip : test)(`psycopg2 and psycopg 3 named cursors: fetched in batches, WITH HOLD across a commit, scrolled back${missingPsycopg ? ` (${missingPsycopg})` : ''}`, async ({ target }) => {
+    const query = `select id, name from ${S}.customers order by id`;
+    assert.equal(await pythonClient(target, ANALYST_TOKEN, 'psycopg2-named', [query]), [
+      [[1, 'Ada'], [2, 'Ben'], [3, 'Chloe']],
+      [[[1, 'Ada'], [2, 'Ben']], [[3, 'Chloe']]],
+    ]);
+    assert.equal(await pythonClient(target, ANALYST_TOKEN, 'psycopg3-named', [`select id, name from ${S}.customers where id >= %s order by id`, '1']), [
+      [['id', 'name'], [[1, 'Ada'], [2, 'Ben']], [[3, 'Chloe']], []],
+      [[[1, 'Ada'], [2, 'Ben'], [3, 'Chloe']], [[1, 'Ada']]],
+    ]);
+  });
+
+  const missingAlchemy = pythonModulesMissing('psycopg2', 'sqlalchemy', 'pandas');
+  (missingAlchemy ? test.skip : test)(`SQLAlchemy inspect() and a Core select; pandas read_sql with an engine, in chunks and streamed${missingAlchemy ? ` (${missingAlchemy})` : ''}`, async ({ target }) => {
+    assert.equal(await pythonClient(target, ANALYST_TOKEN, 'sqlalchemy', [S, 'customers']), [
+      ['information_schema', S],
+      ['customers', 'products'],
+      [],
+      ['customers', [['id', 'INTEGER', false], ['name', 'TEXT', false], ['region', 'TEXT', false]], ['id'], []],
+      ['products', [['id', 'INTEGER', false], ['name', 'TEXT', false], ['price', 'NUMERIC', false], ['active', 'BOOLEAN', false], ['added', 'DATE', false]], ['id'], []],
+      [[2, 'Ben'], [3, 'Chloe']],
+    ], 'no email column, no relation the grants hide');
+    const rows = [[1, 'Ada'], [2, 'Ben'], [3, 'Chloe']];
+    assert.equal(await pythonClient(target, ANALYST_TOKEN, 'pandas', [`select id, name from ${S}.customers order by id`]), [
+      [['id', 'name'], rows],
+      [rows.slice(0, 2), rows.slice(2)],
+      [rows.slice(0, 2), rows.slice(2)],
+    ]);
+  });
+
+  const missingDump = commandMissing('pg_dump', 'postgresql-client');
+  (missingDump ? test.skip : test)(`pg_dump --schema-only of what the analyst may see, and --data-only of a table, with COPY and with --inserts (PostgreSQL family)${missingDump ? ` (${missingDump})` : ''}`, async ({ target }) => {
+    const schema = await pgDump(target, ANALYST_TOKEN, ['--schema-only', '-n', S]);
+    assert.is(schema.code, 0, schema.stderr);
+    assert.ok(schema.stdout.includes(`CREATE TABLE ${S}.customers (\n    id integer NOT NULL,\n    name text NOT NULL,\n    region text NOT NULL\n);`), schema.stdout);
+    assert.ok(schema.stdout.includes(`ALTER TABLE ONLY ${S}.products\n    ADD CONSTRAINT products_pkey PRIMARY KEY (id);`), schema.stdout);
+    assert.ok(schema.stdout.includes("SELECT pg_catalog.set_config('search_path', '', false);"), 'the search path pg_dump set, as it reads it back');
+    assert.not.match(schema.stdout, /email|events|SET STATISTICS|pg_toast/);
+    // pg_dump reads rows in PostgreSQL's SQL (`FROM ONLY`), which a VDB on MySQL does not take
+    if (backend.family !== 'postgres') return;
+    const data = await pgDump(target, ADMIN_TOKEN, ['--data-only', '--inserts', '-t', `${S}.customers`]);
+    assert.is(data.code, 0, data.stderr);
+    const inserts = data.stdout.split('\n').filter((line) => line.startsWith('INSERT'));
+    assert.equal(inserts, [
+      `INSERT INTO ${S}.customers VALUES (1, 'Ada', 'ada@example.com', 'North');`,
+      `INSERT INTO ${S}.customers VALUES (2, 'Ben', 'ben@example.com', 'South');`,
+      `INSERT INTO ${S}.customers VALUES (3, 'Chloe', 'chloe@example.com', 'North');`,
+    ]);
+    // without --inserts: COPY … TO STDOUT
+    const copied = await pgDump(target, ADMIN_TOKEN, ['--data-only', '-t', `${S}.customers`]);
+    assert.is(copied.code, 0, copied.stderr);
+    const copy = copyBlock(copied.stdout);
+    assert.equal(copy, [
+      `COPY ${S}.customers (id, name, email, region) FROM stdin;`,
+      '1\tAda\tada@example.com\tNorth', '2\tBen\tben@example.com\tSouth', '3\tChloe\tchloe@example.com\tNorth', '\\.',
+    ]);
+    const url = process.env['VDB_TEST_POSTGRES_URL'];
+    if (backend.forwards && url !== undefined) {
+      // pg_dump of the same table on PostgreSQL itself writes the same rows
+      const { hostname, port, pathname, username } = new URL(url);
+      const server = { host: hostname, port: Number(port || 5432), database: pathname.slice(1) };
+      const direct = await pgDump(server, '', ['--data-only', '--inserts', '-t', `${S}.customers`], username);
+      assert.equal(direct.stdout.split('\n').filter((line) => line.startsWith('INSERT')), inserts, direct.stderr);
+      assert.equal(copyBlock((await pgDump(server, '', ['--data-only', '-t', `${S}.customers`], username)).stdout), copy);
+    }
+  });
+
+  const missingPgcli = commandMissing('pgcli', 'pgcli') ?? pythonModulesMissing('pty');
+  (missingPgcli ? test.skip : test)(`pgcli, in a pseudo-terminal: connects, runs a query, quits${missingPgcli ? ` (${missingPgcli})` : ''}`, async ({ target }) => {
+    const [shown] = await pythonClient(target, ANALYST_TOKEN, 'pgcli', [`select id, name from ${S}.customers where id < 3 order by id`]) as string[];
+    const plain = (shown ?? '').replace(/\u001b\[[0-9;?]*[a-zA-Z]/g, '').replace(/\r/g, '');
+    assert.match(plain, /\| 1 +\| Ada +\|\n\| 2 +\| Ben +\|/);
+    assert.match(plain, /SELECT 2/);
   });
 
   test('writes: refused as not read-only (25006) while sql.allowWrites is off, even for the clerk', async ({ target, raw }) => {

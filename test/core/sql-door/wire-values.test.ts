@@ -60,6 +60,15 @@ values('session statements drivers send are recognised; a statement for the VDB 
   assert.equal(sessionCommand('END'), { kind: 'commit' });
   assert.is(sessionCommand('select set_config(\'role\', \'x\', false)'), undefined);
   assert.is(sessionCommand('settle'), undefined);
+  assert.equal(sessionCommand("SELECT pg_catalog.set_config('search_path', '', false);"), { kind: 'set-config', name: 'search_path', value: '' });
+  assert.equal(sessionCommand('SHOW TRANSACTION  ISOLATION LEVEL'), { kind: 'show', name: 'transaction_isolation' });
+  assert.equal(sessionCommand('show all'), { kind: 'show-all' });
+  assert.equal(sessionCommand('PREPARE getColumnACLs(pg_catalog.oid) AS\nSELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = $1'),
+    { kind: 'prepare', name: 'getcolumnacls', query: 'SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = $1' });
+  assert.equal(sessionCommand("EXECUTE dumpFunc('16384', 7, NULL, 'it''s')"), { kind: 'execute', name: 'dumpfunc', values: ['16384', '7', null, "it's"] });
+  assert.equal(sessionCommand('deallocate prepare all'), { kind: 'deallocate', name: undefined });
+  assert.equal(sessionCommand('FETCH BACKWARD ALL IN "Rows"'), { kind: 'fetch', name: 'Rows', direction: { kind: 'backward', count: Infinity }, move: false });
+  assert.equal(sessionCommand('LOCK TABLE ONLY sales."Order Lines" IN ACCESS SHARE MODE'), { kind: 'lock', relations: [{ schema: 'sales', name: 'Order Lines' }], mode: 'access share' });
 });
 
 values.run();
