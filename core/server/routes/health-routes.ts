@@ -76,9 +76,12 @@ function readyOperation(operationId: string, withBody: boolean): ApiOperation {
   };
 }
 
-/** The datasources' answers, as counts for health: those of the last check, so that health never waits on a database. */
+/**
+ * The datasources' answers, as counts for health: those of the last check, so that health never waits on a
+ * database; none while the service initializes (no datasource opened yet).
+ */
 async function datasourceCounts(container: DependencyContainer): Promise<{ total: number; up: number; down: number }> {
-  const statuses = await container.resolve(coreTokens.readiness).latest();
+  const statuses = container.isRegistered(coreTokens.readiness, true) ? await container.resolve(coreTokens.readiness).latest() : [];
   const up = statuses.filter((status) => status.up).length;
   return { total: statuses.length, up, down: statuses.length - up };
 }

@@ -16,6 +16,7 @@ import { moduleBundleFiles, seededRetail, sha256Of, shopDocument, writeTempBundl
 interface HealthBody {
   status: 'UP' | 'DOWN';
   semantic: SemanticHealth;
+  datasources: { total: number; up: number; down: number };
 }
 
 /** Starts the service on a bundle of its own: `descriptors/` holds the given files. */
@@ -40,6 +41,9 @@ function counts(overrides: Partial<SemanticHealth>): Omit<SemanticHealth, 'seman
   };
 }
 
+/** Health's datasource counts where the one datasource answers. */
+const ONE_UP = { total: 1, up: 1, down: 0 };
+
 const brokenModule: ModuleSpec = { documents: { 'shop.osi.yaml': shopDocument().replace('expression: total }', 'expression: amount }') } };
 
 // ---------------------------------------------------------------------------------------------------
@@ -58,6 +62,7 @@ demo('health is UP and degraded: retail 1 active, retail 2 failed under policy i
   assert.equal(body, {
     status: 'UP',
     semantic: { semanticAvailability: 'degraded', ...counts({ vdbCount: 2, activeCount: 1, invalidCount: 1, isolatedFailureCount: 1 }) },
+    datasources: ONE_UP,
   });
   const head = await service.request('/observe/health', { method: 'HEAD', token: null });
   assert.is(head.status, 200);
@@ -158,7 +163,7 @@ const availability = suite('semantic availability in the health report, one bund
 availability('notConfigured: no VDB references a model', async () => {
   const service = await startWith({ 'vdbs/plain.yaml': 'name: plain\nversion: "1"\ndatasource: retail_db\nschemas: [{ name: sales }]\n' });
   try {
-    assert.equal(await health(service), { status: 200, body: { status: 'UP', semantic: { semanticAvailability: 'notConfigured', ...counts({ catalogOnlyCount: 1 }) } } });
+    assert.equal(await health(service), { status: 200, body: { status: 'UP', semantic: { semanticAvailability: 'notConfigured', ...counts({ catalogOnlyCount: 1 }) }, datasources: ONE_UP } });
   } finally {
     await service.close();
   }
@@ -167,7 +172,7 @@ availability('notConfigured: no VDB references a model', async () => {
 availability('catalogOnly: the VDB references a model but does not enable it', async () => {
   const service = await startWith(moduleBundleFiles({ documents: { 'shop.osi.yaml': shopDocument() }, semanticLines: ['enabled: false'] }));
   try {
-    assert.equal(await health(service), { status: 200, body: { status: 'UP', semantic: { semanticAvailability: 'catalogOnly', ...counts({ catalogOnlyCount: 1 }) } } });
+    assert.equal(await health(service), { status: 200, body: { status: 'UP', semantic: { semanticAvailability: 'catalogOnly', ...counts({ catalogOnlyCount: 1 }) }, datasources: ONE_UP } });
   } finally {
     await service.close();
   }
@@ -176,7 +181,7 @@ availability('catalogOnly: the VDB references a model but does not enable it', a
 availability('available: the package is active and nothing failed', async () => {
   const service = await startWith(moduleBundleFiles({ documents: { 'shop.osi.yaml': shopDocument() } }));
   try {
-    assert.equal(await health(service), { status: 200, body: { status: 'UP', semantic: { semanticAvailability: 'available', ...counts({ activeCount: 1 }) } } });
+    assert.equal(await health(service), { status: 200, body: { status: 'UP', semantic: { semanticAvailability: 'available', ...counts({ activeCount: 1 }) }, datasources: ONE_UP } });
   } finally {
     await service.close();
   }
@@ -186,7 +191,7 @@ availability('degraded: a compile failure isolated by policy (compileFailed is c
   const files = moduleBundleFiles({ documents: { 'shop.osi.yaml': shopDocument().replace('SUM(orders.total)', 'orders.total') } });
   const service = await startWith(files);
   try {
-    assert.equal(await health(service), { status: 200, body: { status: 'UP', semantic: { semanticAvailability: 'degraded', ...counts({ compileFailedCount: 1, isolatedFailureCount: 1 }) } } });
+    assert.equal(await health(service), { status: 200, body: { status: 'UP', semantic: { semanticAvailability: 'degraded', ...counts({ compileFailedCount: 1, isolatedFailureCount: 1 }) }, datasources: ONE_UP } });
     const detail = await (await service.request('/api/v1/admin/semantic/vdbs/shop/versions/1')).json() as SemanticVdbDetail;
     assert.equal(detail.compilationFailure?.code, 'compile.metric_not_aggregate');
   } finally {
@@ -199,7 +204,7 @@ availability('unavailable: a failure under blockStartup; health is DOWN, the adm
   const query = 'type: sqlDirect\nvirtualDatabase: shop\nvirtualDatabaseVersion: "1"\nquery: select id from sales.orders\n';
   const service = await startWith({ ...moduleBundleFiles({ ...brokenModule, semanticLines: ['activationFailurePolicy: blockStartup'] }), 'queries/shop_orders.yaml': query });
   try {
-    assert.equal(await health(service), { status: 503, body: { status: 'DOWN', semantic: { semanticAvailability: 'unavailable', ...counts({ invalidCount: 1, startupBlockingFailureCount: 1 }) } } });
+    assert.equal(await health(service), { status: 503, body: { status: 'DOWN', semantic: { semanticAvailability: 'unavailable', ...counts({ invalidCount: 1, startupBlockingFailureCount: 1 }) }, datasources: ONE_UP } });
     const perform = await service.request('/api/v1/query/perform/shop_orders', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
     assert.is(perform.status, 503);
     assert.is((await perform.json() as { code: string }).code, 'startup_blocked');
@@ -247,7 +252,7 @@ availability('initializing: before semantic activation has registered, health is
   try {
     const response = await fetch(`${listeners.url}/observe/health`);
     assert.is(response.status, 503);
-    assert.equal(await response.json(), { status: 'DOWN', semantic: { semanticAvailability: 'initializing', ...counts({ vdbCount: 0, generation: 0 }) } });
+    assert.equal(await response.json(), { status: 'DOWN', semantic: { semanticAvailability: 'initializing', ...counts({ vdbCount: 0, generation: 0 }) }, datasources: { total: 0, up: 0, down: 0 } });
   } finally {
     await listeners.close(100);
   }
