@@ -6,7 +6,7 @@
  * ReadyForQuery, when the backend has nothing more to say.
  */
 import type { Socket } from 'node:net';
-import { LruCache, offAbort, onAbort, type WireForwardOptions, type WireForwardOutcome, type WireStatement } from '../../core/plugin-api/index.js';
+import { armDeadline, LruCache, offAbort, onAbort, type WireForwardOptions, type WireForwardOutcome, type WireStatement } from '../../core/plugin-api/index.js';
 import { StatementCanceller, type CancellableClient } from './postgres-cancel.js';
 import { StatementNames } from './statement-names.js';
 
@@ -43,8 +43,8 @@ type RunOutcome = WireForwardOutcome | typeof STALE | typeof LOST;
 /**
  * Runs `statement` on `client` (prepared under its name where it has one) and passes its answer to
  * `options.send`. Resolves at ReadyForQuery, once any cancel request it sent was served, so the client goes
- * back to its pool with nothing of this statement left; rejects with the backend's error (pg's fields), or
- * when the connection is lost.
+ * back to its pool with nothing of this statement left; rejects with the backend's error (pg's fields), when
+ * the connection is lost, or at the statement's client-side deadline (a backend that no longer answers).
  */
 export function forwardStatement(client: ForwardingClient, statement: WireStatement, options: WireForwardOptions): Promise<WireForwardOutcome> {
   const key = namingKey(statement);
@@ -97,15 +97,28 @@ function run(client: ForwardingClient, statement: WireStatement, name: string | 
     const canceller = new StatementCanceller(client);
     const { cancel } = canceller;
     let settled = false;
-    const settle = (outcome: () => void) => {
-      if (settled) return;
+    /** The socket goes back to pg, the statement's watches end. */
+    const detach = () => {
       settled = true;
+      disarm();
       if (signal) offAbort(signal, cancel);
       socket.removeListener('data', onData);
       socket.removeListener('close', onClose);
       for (const listener of pgListeners) socket.on('data', listener);
+    };
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      detach();
       canceller.ended(outcome);
     };
+    // a backend that stopped answering enforces no time limit: the statement is given up without waiting for
+    // a cancel, and its connection (released as broken) is destroyed
+    const disarm = armDeadline(options.timeoutMs, (error) => {
+      if (settled) return;
+      detach();
+      canceller.abandon();
+      reject(error);
+    });
     const onClose = () => settle(() => reject(connectionLost()));
     const onMessage = (message: Buffer) => {
       const type = message[0] as number;

@@ -14,7 +14,7 @@ export const REQUEST_TIMEOUT_MS = 3_000;
  */
 export function faultBundle(adapter: 'postgres' | 'mysql', url: string, schema: string, work: string, sqlPort?: number): { configFile: string; dir: string } {
   const configFile = writeBundle({
-    ...(sqlPort === undefined ? {} : { sql: { enabled: true, host: '127.0.0.1', port: sqlPort } }),
+    ...(sqlPort === undefined ? {} : { sql: { enabled: true, host: '127.0.0.1', port: sqlPort, statementTimeoutMs: REQUEST_TIMEOUT_MS } }),
     instanceId: 'fault-1',
     server: { host: '127.0.0.1', port: 0, requestTimeoutMs: REQUEST_TIMEOUT_MS },
     descriptors: './bundle',

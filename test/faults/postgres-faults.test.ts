@@ -176,6 +176,34 @@ if (skip) {
     console.log(`  frozen: ${describe(answers)}, slowest ${Math.round(slowest)} ms`);
   });
 
+  test('the SQL door on a frozen PostgreSQL: a forwarded statement answers 57014 within its time limit plus slack; the door serves again once it resumes', async ({ cluster, service, sqlPort }) => {
+    const client = new pg.Client({ host: '127.0.0.1', port: sqlPort, database: 'faults@1', user: 'tester', password: FAULT_TOKEN, query_timeout: HANG_MS });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      // the statement's backend connection is pooled, open and idle when the server freezes
+      await client.query('select label from faults.items where id = $1', [2]);
+      await cluster.freeze(true);
+      const started = performance.now();
+      let code: unknown;
+      try {
+        await client.query('select label from faults.items where id = $1', [2]);
+        code = 'rows';
+      } catch (error) {
+        code = (error as { code?: unknown }).code ?? (error as Error).message;
+      } finally {
+        await cluster.freeze(false);
+      }
+      const ms = performance.now() - started;
+      assert.ok(service.alive, `the service process died: ${service.output.slice(-2000)}`);
+      assert.is(code, '57014', `the statement is given up at its deadline: ${String(code)} after ${Math.round(ms)} ms`);
+      assert.ok(ms <= REQUEST_TIMEOUT_MS + DEADLINE_SLACK_MS, `answered within ${REQUEST_TIMEOUT_MS} ms + slack: ${Math.round(ms)} ms`);
+      assert.equal((await client.query('select label from faults.items where id = $1', [3])).rows, [{ label: 'item 3' }]);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  });
+
   test('readiness: 503 naming the datasource while PostgreSQL is stopped or frozen (within its bound), health stays UP counting it down, the gauge reads 0; all back once it is', async ({ cluster, service }) => {
     const read = async (path: string) => {
       const started = performance.now();
