@@ -106,9 +106,11 @@ function gates(backend: Backend): void {
         assert.is(refused?.code, '42501', sql);
         assert.ok(refused?.message.includes(`function ${name} is not allowed`), `${sql}: ${refused?.message}`);
       }
-      // pg_dump's first statement; psql's and JDBC's catalog functions
-      assert.equal((await client.query("select pg_catalog.set_config('search_path', '', false)")).rows, [{ set_config: '' }]);
+      // psql's and JDBC's catalog functions; pg_dump's first statement, which the session keeps, as PostgreSQL
+      // does (no schema is current under an empty search path)
       assert.equal((await client.query('select current_schema()')).rows, [{ current_schema: S }]);
+      assert.equal((await client.query("select pg_catalog.set_config('search_path', '', false)")).rows, [{ set_config: '' }]);
+      assert.equal((await client.query('select current_schema()')).rows, [{ current_schema: null }]);
       const described = await client.query(`select a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod) as type from pg_catalog.pg_attribute a
         where a.attrelid = '${S}.customers'::regclass and a.attnum > 0 order by a.attnum`);
       assert.equal(described.rows, [{ attname: 'id', type: 'integer' }, { attname: 'name', type: 'text' }]);
