@@ -10,8 +10,12 @@ import { WireError } from './wire-errors.js';
 /** What a session statement does. */
 export type SessionCommand =
   | { kind: 'set'; name: string; value: string }
-  /** `SELECT pg_catalog.set_config('name', 'value', false)`: a SET answering the value, as pg_dump sets its search path. */
-  | { kind: 'set-config'; name: string; value: string }
+  /**
+   * `SELECT pg_catalog.set_config('name', 'value', false)`: a SET answering the value, as pg_dump sets its
+   * search path; `absent`: the same of a setting the door does not have, read from pg_settings by name, which
+   * answers no row.
+   */
+  | { kind: 'set-config'; name: string; value: string; absent?: true }
   | { kind: 'reset'; name: string | undefined }
   | { kind: 'show'; name: string }
   | { kind: 'show-all' }
@@ -304,8 +308,19 @@ const SET_CONFIG = /^select\s+(?:pg_catalog\s*\.\s*)?set_config\s*\(\s*'(search_
  */
 function setConfigCommand(statement: string): SessionCommand | undefined {
   const match = SET_CONFIG.exec(statement);
-  return match ? { kind: 'set-config', name: (match[1] as string).toLowerCase(), value: (match[2] as string).replaceAll("''", "'") } : undefined;
+  if (match) return { kind: 'set-config', name: (match[1] as string).toLowerCase(), value: (match[2] as string).replaceAll("''", "'") };
+  const bySettings = SET_CONFIG_FROM_SETTINGS.exec(statement);
+  if (!bySettings) return undefined;
+  const name = (bySettings[2] as string).toLowerCase();
+  return { kind: 'set-config', name, value: (bySettings[1] as string).replaceAll("''", "'"), ...(!(name in SERVER_SETTINGS) && { absent: true as const }) };
 }
+
+/**
+ * pg_dump 15.8 and later: `SELECT set_config(name, 'view, foreign-table', false) FROM pg_settings WHERE name =
+ * 'restrict_nonsystem_relation_kind'`, written to answer no row on a server without that setting, as the
+ * PostgreSQL 15.0 the door reports is.
+ */
+const SET_CONFIG_FROM_SETTINGS = /^select\s+(?:pg_catalog\s*\.\s*)?set_config\s*\(\s*name\s*,\s*'((?:[^']|'')*)'\s*,\s*false\s*\)\s+from\s+(?:pg_catalog\s*\.\s*)?pg_settings\s+where\s+name\s*=\s*'([a-z_]+)'$/i;
 
 function setCommand(statement: string): SessionCommand {
   // SET [SESSION | LOCAL] name { TO | = } value; SET SESSION CHARACTERISTICS AS TRANSACTION …; SET TIME ZONE …

@@ -599,6 +599,7 @@ export class WireSession {
         return done('LOCK TABLE');
       case 'set':
       case 'set-config':
+        if (command.kind === 'set-config' && command.absent) return { fields: [{ name: 'set_config', typeOid: PG_TYPE.text }], rows: [], tag: 'SELECT 0' };
         this.parameters.set(command.name, command.value);
         if (command.name === 'search_path') this.runner!.searchPath = command.value;
         return command.kind === 'set' ? done('SET') : { fields: [{ name: 'set_config', typeOid: PG_TYPE.text }], rows: [[command.value]], tag: 'SELECT 1' };
