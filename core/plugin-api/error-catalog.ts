@@ -190,7 +190,7 @@ const CATALOG = {
   },
   semantic_package_unavailable: {
     status: 409, retryable: false, message: 'the VDB has no semantic package', envelopes: STANDARD,
-    meaning: 'Admin API: the package of a VDB whose semantic state is not `active`; `details` is the VDB detail, whose diagnostics say why.',
+    meaning: 'Admin API: the package of a VDB whose semantic state is not `active`; the body is the VDB detail (`state`, `diagnostics`, …, whose diagnostics say why) with `code`, `message` and an empty `details` beside it.',
   },
   sequence_out_of_order: {
     status: 409, retryable: false, message: 'the advance is out of order', envelopes: TASK,

@@ -9,7 +9,7 @@ import { requireAdminRole } from '../admin-role.js';
 import { authenticate } from '../authentication.js';
 import { CREDENTIAL_ERRORS, errorResponses } from '../openapi/error-responses.js';
 import { cacheControl, jsonResponse, VDB_PARAMETERS } from '../openapi/operation-parts.js';
-import type { ApiOperation, DescribedRoute, JsonSchema } from '../openapi/openapi-types.js';
+import type { ApiOperation, ApiResponse, DescribedRoute, JsonSchema } from '../openapi/openapi-types.js';
 import type { RouteModule } from '../route-module.js';
 
 function registryOf(container: DependencyContainer): SemanticRegistry {
@@ -27,13 +27,13 @@ function activationOf(registry: SemanticRegistry, req: Request): VdbActivation {
   return activation;
 }
 
-/** 409 for a VDB without a package: the code, why in a sentence, and the VDB detail (with its diagnostics). */
+/** 409 for a VDB without a package: the VDB detail (with its diagnostics) as the body, the code and why in a sentence beside it. */
 function packageUnavailable(activation: VdbActivation): ConflictError {
   const detail = detailOf(activation);
   const cause = detail.diagnostics.find((diagnostic) => diagnostic.severity === 'error');
   const why = cause ? `: ${cause.document}:${cause.location.line}: ${cause.code}` : '';
   return new ConflictError('semantic_package_unavailable',
-    `VDB ${activation.name} version ${activation.version} has no semantic package: its state is ${activation.state}${why}`, { details: { ...detail } });
+    `VDB ${activation.name} version ${activation.version} has no semantic package: its state is ${activation.state}${why}`, { body: { ...detail } });
 }
 
 /** The strong ETag of a package: its digest, quoted as RFC 9110 wants. */
@@ -49,7 +49,7 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
  * The read-only semantic admin API (docs/semantic.md), for callers with a role of `auth.adminRoles`:
  * `GET /api/v1/admin/semantic/vdbs` (summaries), `.../vdbs/{vdb}/versions/{version}` (detail with
  * diagnostics) and `.../package` (200 with the package and its digest as ETag, 409
- * `semantic_package_unavailable` with the detail when the VDB has no package, 404 when the VDB is not active). Served on the admin listener when there is one.
+ * `semantic_package_unavailable`, the body being the VDB detail, when the VDB has no package, 404 when the VDB is not active). Served on the admin listener when there is one.
  */
 export const adminRoutes: RouteModule = {
   name: 'admin',
@@ -118,8 +118,18 @@ const DETAIL_SCHEMA: JsonSchema = {
   },
 };
 
+/** The package route's 409: the VDB detail, with the error's code, message and (empty) details beside it. */
+const PACKAGE_UNAVAILABLE_SCHEMA: JsonSchema = {
+  allOf: [DETAIL_SCHEMA],
+  required: ['code', 'message'],
+  properties: { code: { const: 'semantic_package_unavailable' }, message: { type: 'string' }, details: { type: 'object' } },
+};
+
 function describeAdminRoutes(listenerNote: string): DescribedRoute[] {
   const errors = (...more: ErrorCode[]) => errorResponses({ standard: [...CREDENTIAL_ERRORS, 'forbidden', 'semantic_initializing', ...more] });
+  const packageErrors = errors('vdb_not_found', 'semantic_package_unavailable');
+  const conflict = packageErrors['409'] as ApiResponse;
+  packageErrors['409'] = { ...conflict, content: { 'application/json': { schema: PACKAGE_UNAVAILABLE_SCHEMA } } };
   const operation = (fields: Omit<ApiOperation, 'tags'>): ApiOperation => ({ ...fields, description: `${fields.description ?? ''}${listenerNote}`, tags: ['admin'] });
   return [
     {
@@ -161,7 +171,7 @@ function describeAdminRoutes(listenerNote: string): DescribedRoute[] {
             content: { 'application/json': { schema: { type: 'object' } } },
           },
           '304': { description: 'The package is the one of the `If-None-Match` tag.' },
-          ...errors('vdb_not_found', 'semantic_package_unavailable'),
+          ...packageErrors,
         },
       }),
     },
