@@ -217,6 +217,18 @@ class MetricCompiler {
     return { sql: replaceSpans(expression, replacements), fields, hasAggregate };
   }
 
+  /**
+   * The dataset a metric that reads no column counts (`COUNT(*)`): of its `semantic_model` entry, the one
+   * dataset that is the `to` of no relationship (the fact, as converters write a count of its rows), or the
+   * entry's only dataset; undefined when there is no such single dataset.
+   */
+  private factOf(metric: MetricElement): DatasetElement | undefined {
+    const datasets = this.model.datasets.filter((dataset) => dataset.model === metric.model && dataset.scope === metric.scope && dataset.relation);
+    const targets = new Set(this.model.relationships.map((relationship) => relationship.to));
+    const facts = datasets.length === 1 ? datasets : datasets.filter((dataset) => !targets.has(dataset));
+    return facts.length === 1 ? facts[0] : undefined;
+  }
+
   private finish(metric: MetricElement): CompiledMetric | undefined {
     const inlined = this.inline(metric);
     if (!inlined) return undefined;
@@ -226,10 +238,12 @@ class MetricCompiler {
       return undefined;
     }
     // An enriched field brings the datasets it reads: the metric joins them as well.
-    const datasets = [...new Set(inlined.fields.flatMap((field) => [field.dataset, ...(field.enrichment ?? []).map((step) => step.joined)]))];
+    const read = [...new Set(inlined.fields.flatMap((field) => [field.dataset, ...(field.enrichment ?? []).map((step) => step.joined)]))];
+    const anchor = read.length === 0 ? this.factOf(metric) : undefined;
+    const datasets = anchor ? [anchor] : read;
     const [first] = datasets;
     if (!first) {
-      this.diagnostics.add('compile.metric_unanchored', this.at(metric), target, `metric ${metric.id} (${metric.expression}) reads no field, so nothing says which dataset it measures`);
+      this.diagnostics.add('compile.metric_unanchored', this.at(metric), target, `metric ${metric.id} (${metric.expression}) reads no field, and no single dataset of model ${metric.model} is the fact (the one that is the to of no relationship), so nothing says which dataset it measures`);
       return undefined;
     }
     const datasources = [...new Set(datasets.map((dataset) => dataset.relation?.datasource))];

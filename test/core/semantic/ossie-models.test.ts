@@ -1,0 +1,76 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { SemanticVdbDetail } from '../../../core/semantic/semantic-types.js';
+import { ossieBundleFiles, ossieFixtures, ossieSchemaSql, type OssieFixture } from '../../support/ossie-models.js';
+import { demoConfig, startTestService, type TestService } from '../../support/test-service.js';
+
+/**
+ * The public models of Apache Ossie (test/fixtures/ossie), packaged unchanged, over a PGlite database
+ * holding the relations and columns they bind to: each that validates against Ossie's schema for its
+ * version activates.
+ */
+const test = suite<{ service: TestService; fixtures: OssieFixture[] }>('Apache Ossie\'s public models activate as published');
+
+test.before(async (context) => {
+  context.fixtures = ossieFixtures();
+  const modelled = context.fixtures.filter((fixture) => fixture.document.semantic_model !== undefined);
+  const { sql, schemas, databases } = await ossieSchemaSql(modelled);
+  const files = { ...ossieBundleFiles(modelled, 'ossie_db', schemas, databases), 'seed/ossie.sql': sql };
+  const config = demoConfig({ descriptors: './bundle', datasources: { ossie_db: { adapter: 'pglite', init: ['seed/ossie.sql'] } } });
+  context.service = await startTestService({ config, files: Object.fromEntries(Object.entries(files).map(([path, text]) => [`bundle/${path}`, text])), datasources: {} });
+});
+
+test.after(async ({ service }) => {
+  await service?.close();
+});
+
+const detailOf = async (service: TestService, slug: string) =>
+  await (await service.request(`/api/v1/admin/semantic/vdbs/${slug}/versions/1`)).json() as SemanticVdbDetail;
+
+test('the examples and converter fixtures that fit Ossie\'s schema of their version are 10 (flights is an ontology; dbt writes a top-level dialects 0.2.0.dev0 removed)', ({ fixtures }) => {
+  const valid = fixtures.filter((fixture) => fixture.schemaProblem === undefined && !fixture.name.includes('/src/test/')).map((fixture) => fixture.name);
+  assert.equal(valid, [
+    'examples/tpcds_semantic_model.yaml',
+    'converters/databricks/tests/fixtures/fixtureA_ossie.yaml',
+    'converters/databricks/tests/fixtures/fixtureB_ossie.yaml',
+    'converters/databricks/tests/fixtures/tpcds_ossie.yaml',
+    'converters/gooddata/tests/fixtures/osi_tpcds.yaml',
+    'converters/gsf/tests/fixtures/sales.ossie.yaml',
+    'converters/omni/tests/fixtures/fixtureA_osi.yaml',
+    'converters/orionbelt/tests/fixtures/obml_as_osi.yaml',
+    'converters/orionbelt/tests/fixtures/tpcds_osi.yaml',
+    'converters/orionbelt/tests/fixtures/tpcds_semantic_model.yaml',
+  ]);
+  const flights = fixtures.find((fixture) => fixture.name === 'examples/flights.yaml');
+  assert.match(flights?.schemaProblem ?? '', /semantic_model/);
+  for (const dbt of fixtures.filter((fixture) => fixture.name.includes('dbt'))) assert.match(dbt.schemaProblem ?? '', /"additionalProperty":"dialects"/, dbt.name);
+});
+
+test('each model that fits Ossie\'s schema activates unchanged, without an error', async ({ service, fixtures }) => {
+  for (const fixture of fixtures.filter((candidate) => candidate.schemaProblem === undefined && !candidate.name.includes('/src/test/'))) {
+    const detail = await detailOf(service, fixture.slug);
+    const errors = detail.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+    assert.is(detail.state, 'active', `${fixture.name}: ${JSON.stringify(errors.map((diagnostic) => `${diagnostic.code}: ${diagnostic.message}`))}`);
+  }
+});
+
+test('the dbt converter\'s documents (Ossie 0.1.1\'s top-level dialects under version 0.2.0.dev0) activate as well', async ({ service, fixtures }) => {
+  const dbt = fixtures.filter((fixture) => fixture.name.includes('dbt'));
+  assert.is(dbt.length, 4);
+  for (const fixture of dbt) {
+    const detail = await detailOf(service, fixture.slug);
+    assert.is(detail.state, 'active', `${fixture.name}: ${JSON.stringify(detail.diagnostics.map((diagnostic) => diagnostic.message))}`);
+  }
+});
+
+test('the Salesforce converter\'s input fits Ossie\'s schema but is refused, naming the construct: its expressions are T-SQL brackets labelled ANSI_SQL', async ({ service, fixtures }) => {
+  const salesforce = fixtures.find((fixture) => fixture.name.includes('salesforce')) as OssieFixture;
+  assert.is(salesforce.schemaProblem, undefined);
+  const detail = await detailOf(service, salesforce.slug);
+  assert.is(detail.state, 'compileFailed');
+  const first = detail.diagnostics.find((diagnostic) => diagnostic.severity === 'error');
+  assert.is(first?.code, 'compile.expression_invalid');
+  assert.match(first?.message ?? '', /\[/);
+});
+
+test.run();
