@@ -1,7 +1,9 @@
 import type { Request, Response } from 'restify';
 import type { DependencyContainer } from 'tsyringe';
 import type { ErrorCode } from '../../plugin-api/error-catalog.js';
-import { ConflictError, NotFoundError, UnavailableError } from '../../plugin-api/errors.js';
+import { ConflictError, InputError, InternalError, NotFoundError, UnavailableError } from '../../plugin-api/errors.js';
+import { OSSIE_VERSION } from '../../semantic/ossie-document.js';
+import { ossieSchemaProblems } from '../../semantic/ossie-export.js';
 import { detailOf, summaryOf, type SemanticRegistry } from '../../semantic/semantic-registry.js';
 import type { VdbActivation } from '../../semantic/semantic-types.js';
 import { coreTokens } from '../../service-tokens.js';
@@ -48,8 +50,9 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 /**
  * The read-only semantic admin API (docs/semantic.md), for callers with a role of `auth.adminRoles`:
  * `GET /api/v1/admin/semantic/vdbs` (summaries), `.../vdbs/{vdb}/versions/{version}` (detail with
- * diagnostics) and `.../package` (200 with the package and its digest as ETag, 409
- * `semantic_package_unavailable`, the body being the VDB detail, when the VDB has no package, 404 when the VDB is not active). Served on the admin listener when there is one.
+ * diagnostics), `.../package` (200 with the package and its digest as ETag, 409
+ * `semantic_package_unavailable`, the body being the VDB detail, when the VDB has no package, 404 when the VDB is not active)
+ * and `.../model?format=ossie` (the model as an Apache Ossie document, the same 409 and 404). Served on the admin listener when there is one.
  */
 export const adminRoutes: RouteModule = {
   name: 'admin',
@@ -85,6 +88,18 @@ export const adminRoutes: RouteModule = {
       }
       res.header('Content-Type', 'application/json');
       res.sendRaw(200, activation.package.canonicalJson);
+    });
+
+    server.get('/api/v1/admin/semantic/vdbs/:vdb/versions/:version/model', auth, requireAdmin, async (req: Request, res: Response) => {
+      const format = new URL(req.url ?? '/', 'http://host').searchParams.get('format') ?? 'ossie';
+      if (format !== 'ossie') throw new InputError('invalid_request', `format ${format} is not one the model is exported in (ossie)`);
+      const activation = activationOf(registryOf(container), req);
+      res.header('Cache-Control', 'no-store');
+      if (!activation.package) throw packageUnavailable(activation);
+      const document = activation.package.ossie;
+      const problems = ossieSchemaProblems(document);
+      if (problems.length > 0) throw new InternalError('internal_error', undefined, { cause: new Error(`the Ossie export of ${activation.name} ${activation.version} does not fit Ossie's schema: ${problems.join('; ')}`) });
+      res.json(200, document);
     });
   },
   describe(container) {
@@ -130,6 +145,7 @@ function describeAdminRoutes(listenerNote: string): DescribedRoute[] {
   const packageErrors = errors('vdb_not_found', 'semantic_package_unavailable');
   const conflict = packageErrors['409'] as ApiResponse;
   packageErrors['409'] = { ...conflict, content: { 'application/json': { schema: PACKAGE_UNAVAILABLE_SCHEMA } } };
+  const modelErrors = { ...errors('invalid_request', 'vdb_not_found', 'semantic_package_unavailable'), '409': packageErrors['409'] };
   const operation = (fields: Omit<ApiOperation, 'tags'>): ApiOperation => ({ ...fields, description: `${fields.description ?? ''}${listenerNote}`, tags: ['admin'] });
   return [
     {
@@ -172,6 +188,23 @@ function describeAdminRoutes(listenerNote: string): DescribedRoute[] {
           },
           '304': { description: 'The package is the one of the `If-None-Match` tag.' },
           ...packageErrors,
+        },
+      }),
+    },
+    {
+      method: 'get',
+      path: '/api/v1/admin/semantic/vdbs/{vdb}/versions/{version}/model',
+      operation: operation({
+        operationId: 'exportSemanticModel',
+        summary: 'The active semantic model as an Apache Ossie document',
+        description: `The model the package was compiled from, as an Apache Ossie document (version ${OSSIE_VERSION}) that validates against Ossie's JSON Schema: Ossie's keys only, every expression the \`ANSI_SQL\` variant of the SQL the service compiled, sources \`schema.relation\`. Loaded as the module of another VDB over the same datasource, it answers the same queries with the same numbers.`,
+        parameters: [...VDB_PARAMETERS, { name: 'format', in: 'query', required: false, description: 'The document format; `ossie` (the default) is the only one.', schema: { type: 'string', enum: ['ossie'] } }],
+        responses: {
+          '200': jsonResponse('The Ossie document.', {
+            type: 'object', required: ['version', 'semantic_model'],
+            properties: { version: { const: OSSIE_VERSION }, semantic_model: { type: 'array', items: { type: 'object' } } },
+          }, cacheControl('no-store')),
+          ...modelErrors,
         },
       }),
     },
