@@ -121,44 +121,67 @@ function namesIn(text: string | undefined): string[][] {
   }
 }
 
+/** Ossie's datatype as a PostgreSQL type; `numeric` where a model declares none. */
 const SQL_TYPES: Record<string, string> = {
   String: 'text', Integer: 'integer', Decimal: 'numeric(12,2)', Float: 'double precision', Boolean: 'boolean',
   Date: 'date', Time: 'time', DateTime: 'timestamp', DateTimeTz: 'timestamptz',
 };
 
-interface Table {
+/** The same types on MySQL and MariaDB. */
+const MYSQL_TYPES: Record<string, string> = {
+  text: 'varchar(60)', integer: 'int', 'numeric(12,2)': 'decimal(12,2)', numeric: 'decimal(12,2)', 'double precision': 'double',
+  boolean: 'boolean', date: 'date', time: 'time', timestamp: 'datetime', timestamptz: 'datetime',
+};
+
+export interface GeneratedTable {
+  schema: string;
+  name: string;
+  /** Column -> PostgreSQL type, in the order the models first name them. */
   columns: Map<string, string>;
   keys: string[][];
+  /** Columns that are a relationship's from_columns: the table (`schema.name`) their values point into. */
+  references: Map<string, string>;
+  /** Whether a relationship points at it (a dimension: fewer rows). */
+  referenced: boolean;
+}
+
+export interface GeneratedSchema {
+  tables: GeneratedTable[];
+  /** The schemas holding them (MySQL: databases). */
+  schemas: string[];
+  /** The first parts of three-part sources, folded: the names the VDB file aliases to its datasource. */
+  databases: string[];
 }
 
 /**
- * The PostgreSQL schema the models bind to: per `schema.relation` of their sources (schema `public` for a
- * source that names none), every column their keys, relationships, fields and metrics read, typed by the
- * field's `datatype` where it declares one (else numeric, and join columns of one type), with the keys the
- * models declare and the relationships' `to_columns` as unique keys. Names folded to lower case, as
- * unquoted names of PostgreSQL are.
+ * The schema the models bind to: per `schema.relation` of their sources (schema `public` for a source that
+ * names none), every column their keys, relationships, fields and metrics read, typed by the field's
+ * `datatype` where it declares one (else numeric, and join columns of one type), with the keys the models
+ * declare and the relationships' `to_columns` as unique keys. Names folded to lower case, as unquoted names
+ * of PostgreSQL are.
  */
-export async function ossieSchemaSql(fixtures: readonly OssieFixture[]): Promise<{ sql: string; schemas: string[]; databases: string[] }> {
+export async function ossieSchema(fixtures: readonly OssieFixture[]): Promise<GeneratedSchema> {
   await loadModule();
-  const tables = new Map<string, Table>();
+  const tables = new Map<string, GeneratedTable>();
   const databases = new Set<string>();
   for (const { document } of fixtures) {
     for (const model of document.semantic_model ?? []) {
-      const tableOf = new Map<string, Table>();
+      const tableOf = new Map<string, GeneratedTable>();
       for (const dataset of model.datasets) {
         const parts = sourceParts(dataset.source).map((part) => part.toLowerCase());
         if (parts.length === 3) databases.add(parts[0] as string);
-        const key = `${parts.at(-2) ?? 'public'}.${parts.at(-1)}`;
-        let table = tables.get(key);
-        if (!table) tables.set(key, (table = { columns: new Map(), keys: [] }));
+        const schema = parts.at(-2) ?? 'public';
+        const name = parts.at(-1) as string;
+        let table = tables.get(`${schema}.${name}`);
+        if (!table) tables.set(`${schema}.${name}`, (table = { schema, name, columns: new Map(), keys: [], references: new Map(), referenced: false }));
         tableOf.set(dataset.name, table);
       }
-      const typed = (table: Table | undefined, column: string, type?: string) => {
+      const typed = (table: GeneratedTable | undefined, column: string, type?: string) => {
         if (!table) return;
         const name = column.toLowerCase();
         if (type !== undefined || !table.columns.has(name)) table.columns.set(name, type ?? table.columns.get(name) ?? 'numeric');
       };
-      const addKey = (table: Table | undefined, key: string[]) => {
+      const addKey = (table: GeneratedTable | undefined, key: string[]) => {
         const lower = key.map((column) => column.toLowerCase());
         if (table && !table.keys.some((known) => known.join() === lower.join())) table.keys.push(lower);
       };
@@ -188,7 +211,9 @@ export async function ossieSchemaSql(fixtures: readonly OssieFixture[]): Promise
           const type = from?.columns.get(column.toLowerCase()) ?? to?.columns.get(other.toLowerCase());
           typed(from, column, type);
           typed(to, other, type);
+          if (from && to && from !== to) from.references.set(column.toLowerCase(), `${to.schema}.${to.name}`);
         });
+        if (to) to.referenced = true;
         addKey(to, relationship.to_columns);
       }
       for (const metric of model.metrics ?? []) {
@@ -203,16 +228,68 @@ export async function ossieSchemaSql(fixtures: readonly OssieFixture[]): Promise
       }
     }
   }
-  const quote = (name: string) => `"${name}"`;
-  const schemas = [...new Set([...tables.keys()].map((key) => key.split('.')[0] as string))].sort();
-  const statements = schemas.filter((schema) => schema !== 'public').map((schema) => `create schema ${quote(schema)};`);
-  for (const [key, table] of [...tables].sort(([a], [b]) => a.localeCompare(b))) {
-    const [schema, name] = key.split('.') as [string, string];
+  const sorted = [...tables.values()].sort((a, b) => `${a.schema}.${a.name}`.localeCompare(`${b.schema}.${b.name}`));
+  return { tables: sorted, schemas: [...new Set(sorted.map((table) => table.schema))].sort(), databases: [...databases].sort() };
+}
+
+export type SqlFamily = 'postgres' | 'mysql';
+
+function quoted(family: SqlFamily, name: string): string {
+  return family === 'mysql' ? `\`${name}\`` : `"${name}"`;
+}
+
+/** `create table` statements (and `create schema` for PostgreSQL's schemas other than public). */
+export function schemaStatements(schema: GeneratedSchema, family: SqlFamily): string[] {
+  const q = (name: string) => quoted(family, name);
+  const statements = family === 'postgres' ? schema.schemas.filter((name) => name !== 'public').map((name) => `create schema if not exists ${q(name)}`) : [];
+  for (const table of schema.tables) {
     const keys = table.keys.filter((columns) => columns.every((column) => table.columns.has(column)));
-    const constraints = keys.map((columns, index) => `${index === 0 ? 'primary key' : 'unique'} (${columns.map(quote).join(', ')})`);
-    statements.push(`create table ${quote(schema)}.${quote(name)} (${[...[...table.columns].map(([column, type]) => `${quote(column)} ${type}`), ...constraints].join(', ')});`);
+    const constraints = keys.map((columns, index) => `${index === 0 ? 'primary key' : 'unique'} (${columns.map(q).join(', ')})`);
+    const columns = [...table.columns].map(([column, type]) => `${q(column)} ${family === 'mysql' ? MYSQL_TYPES[type] ?? type : type}`);
+    statements.push(`create table ${q(table.schema)}.${q(table.name)} (${[...columns, ...constraints].join(', ')})`);
   }
-  return { sql: `${statements.join('\n')}\n`, schemas, databases: [...databases].sort() };
+  return statements;
+}
+
+/** Drops the generated tables, where they exist (a run that failed half way leaves them). */
+export function dropStatements(schema: GeneratedSchema, family: SqlFamily): string[] {
+  return schema.tables.map((table) => `drop table if exists ${quoted(family, table.schema)}.${quoted(family, table.name)}`);
+}
+
+/** Rows of a table: dimensions (pointed at by a relationship) get fewer rows than facts. */
+export function rowCount(table: GeneratedTable): number {
+  return table.referenced ? 6 : 24;
+}
+
+/**
+ * Deterministic rows: a key column counts 1, 2, …; a reference column points at a row of its table, at
+ * none every 7th row (an orphan) and, outside a key, is NULL every 10th (both fall in a NULL group); numbers are small
+ * integers, text `s0`…`s3`, dates days of January 2024.
+ */
+export function dataStatements(schema: GeneratedSchema, family: SqlFamily): string[] {
+  const q = (name: string) => quoted(family, name);
+  const byKey = new Map(schema.tables.map((table) => [`${table.schema}.${table.name}`, table]));
+  return schema.tables.map((table) => {
+    // A one-column key counts; of a composite key, the columns that point nowhere do.
+    const keyColumns = new Set(table.keys.flatMap((key) => (key.length === 1 ? key : key.filter((column) => !table.references.has(column)))));
+    const rows = Array.from({ length: rowCount(table) }, (_, i) => [...table.columns].map(([column, type], j) => {
+      if (keyColumns.has(column)) return type === 'text' ? `'k${i + 1}'` : type === 'date' ? `'2024-01-${String(1 + (i % 28)).padStart(2, '0')}'` : String(i + 1);
+      const target = table.references.get(column);
+      if (target !== undefined) {
+        if (i % 10 === 9 && !table.keys.some((key) => key.includes(column))) return 'null';
+        const size = rowCount(byKey.get(target) as GeneratedTable);
+        const value = i % 7 === 6 ? size + 1 : ((i * 5 + j) % size) + 1;
+        return type === 'text' ? `'k${value}'` : String(value);
+      }
+      const n = ((i * 13 + j * 7) % 17) + 1;
+      if (type === 'text') return `'s${(i + j) % 4}'`;
+      if (type === 'date') return `'2024-01-${String(1 + ((i + j) % 28)).padStart(2, '0')}'`;
+      if (type === 'boolean') return n % 2 === 0 ? 'true' : 'false';
+      if (type === 'time' || type === 'timestamp' || type === 'timestamptz') return type === 'time' ? `'10:${String(n).padStart(2, '0')}:00'` : `'2024-01-${String(n).padStart(2, '0')} 10:00:00'`;
+      return String(n);
+    }).join(', '));
+    return `insert into ${q(table.schema)}.${q(table.name)} (${[...table.columns.keys()].map(q).join(', ')}) values ${rows.map((row) => `(${row})`).join(', ')}`;
+  });
 }
 
 /**
@@ -221,7 +298,7 @@ export async function ossieSchemaSql(fixtures: readonly OssieFixture[]): Promise
  * file with the manifest's digest, the datasource's aliases for the databases the sources name and the
  * default schema of sources that name none.
  */
-export function ossieBundleFiles(fixtures: readonly OssieFixture[], datasource: string, schemas: readonly string[], databases: readonly string[]): Record<string, string> {
+export function ossieBundleFiles(fixtures: readonly OssieFixture[], datasource: string, { schemas, databases }: Pick<GeneratedSchema, 'schemas' | 'databases'>): Record<string, string> {
   const files: Record<string, string> = {};
   for (const { slug, text } of fixtures) {
     const manifest = [

@@ -1,7 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { SemanticVdbDetail } from '../../../core/semantic/semantic-types.js';
-import { ossieBundleFiles, ossieFixtures, ossieSchemaSql, type OssieFixture } from '../../support/ossie-models.js';
+import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
+import { dropStatements, ossieBundleFiles, ossieFixtures, ossieSchema, schemaStatements, type GeneratedSchema, type OssieFixture } from '../../support/ossie-models.js';
+import { sharedPglite } from '../../support/shared-pglite.js';
+import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { demoConfig, startTestService, type TestService } from '../../support/test-service.js';
 
 /**
@@ -9,19 +12,26 @@ import { demoConfig, startTestService, type TestService } from '../../support/te
  * holding the relations and columns they bind to: each that validates against Ossie's schema for its
  * version activates.
  */
-const test = suite<{ service: TestService; fixtures: OssieFixture[] }>('Apache Ossie\'s public models activate as published');
+const test = suite<{ service: TestService; fixtures: OssieFixture[]; schema: GeneratedSchema; raw: Datasource }>('Apache Ossie\'s public models activate as published');
 
 test.before(async (context) => {
   context.fixtures = ossieFixtures();
   const modelled = context.fixtures.filter((fixture) => fixture.document.semantic_model !== undefined);
-  const { sql, schemas, databases } = await ossieSchemaSql(modelled);
-  const files = { ...ossieBundleFiles(modelled, 'ossie_db', schemas, databases), 'seed/ossie.sql': sql };
-  const config = demoConfig({ descriptors: './bundle', datasources: { ossie_db: { adapter: 'pglite', init: ['seed/ossie.sql'] } } });
-  context.service = await startTestService({ config, files: Object.fromEntries(Object.entries(files).map(([path, text]) => [`bundle/${path}`, text])), datasources: {} });
+  context.schema = await ossieSchema(modelled);
+  // The shared PGlite keeps the retail demo in `sales`; the models' tables (and schemas other than public) are dropped after.
+  context.raw = await sharedPglite();
+  for (const statement of [...dropStatements(context.schema, 'postgres'), ...schemaStatements(context.schema, 'postgres')]) await context.raw.query(statement, []);
+  const files = Object.fromEntries(Object.entries(ossieBundleFiles(modelled, 'ossie_db', context.schema)).map(([path, text]) => [`bundle/${path}`, text]));
+  const config = demoConfig({ descriptors: './bundle', datasources: { ossie_db: { adapter: 'pglite' } } });
+  context.service = await startTestService({ config, files, datasources: { ossie_db: context.raw } });
 });
 
-test.after(async ({ service }) => {
+test.after(async ({ service, schema, raw }) => {
   await service?.close();
+  if (!raw) return;
+  await dropSyncedRoles(service, raw);
+  for (const statement of dropStatements(schema, 'postgres')) await raw.query(statement, []);
+  for (const name of schema.schemas.filter((candidate) => candidate !== 'public')) await raw.query(`drop schema if exists "${name}" cascade`, []);
 });
 
 const detailOf = async (service: TestService, slug: string) =>
