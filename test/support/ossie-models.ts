@@ -238,10 +238,15 @@ function quoted(family: SqlFamily, name: string): string {
   return family === 'mysql' ? `\`${name}\`` : `"${name}"`;
 }
 
-/** `create table` statements (and `create schema` for PostgreSQL's schemas other than public). */
+/** `create schema if not exists` (MySQL: `create database`: a schema is a database there) for the schemas but PostgreSQL's public. */
+export function namespaceStatements(schema: GeneratedSchema, family: SqlFamily): string[] {
+  return schema.schemas.filter((name) => family === 'mysql' || name !== 'public').map((name) => `create ${family === 'mysql' ? 'database' : 'schema'} if not exists ${quoted(family, name)}`);
+}
+
+/** `create table` of each generated table, with its keys. */
 export function schemaStatements(schema: GeneratedSchema, family: SqlFamily): string[] {
   const q = (name: string) => quoted(family, name);
-  const statements = family === 'postgres' ? schema.schemas.filter((name) => name !== 'public').map((name) => `create schema if not exists ${q(name)}`) : [];
+  const statements: string[] = [];
   for (const table of schema.tables) {
     const keys = table.keys.filter((columns) => columns.every((column) => table.columns.has(column)));
     const constraints = keys.map((columns, index) => `${index === 0 ? 'primary key' : 'unique'} (${columns.map(q).join(', ')})`);

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { SemanticVdbDetail } from '../../../core/semantic/semantic-types.js';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
-import { dropStatements, ossieBundleFiles, ossieFixtures, ossieSchema, schemaStatements, type GeneratedSchema, type OssieFixture } from '../../support/ossie-models.js';
+import { dropStatements, namespaceStatements, ossieBundleFiles, ossieFixtures, ossieSchema, schemaStatements, type GeneratedSchema, type OssieFixture } from '../../support/ossie-models.js';
 import { sharedPglite } from '../../support/shared-pglite.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { demoConfig, startTestService, type TestService } from '../../support/test-service.js';
@@ -20,7 +20,7 @@ test.before(async (context) => {
   context.schema = await ossieSchema(modelled);
   // The shared PGlite keeps the retail demo in `sales`; the models' tables (and schemas other than public) are dropped after.
   context.raw = await sharedPglite();
-  for (const statement of [...dropStatements(context.schema, 'postgres'), ...schemaStatements(context.schema, 'postgres')]) await context.raw.query(statement, []);
+  for (const statement of [...namespaceStatements(context.schema, 'postgres'), ...dropStatements(context.schema, 'postgres'), ...schemaStatements(context.schema, 'postgres')]) await context.raw.query(statement, []);
   const files = Object.fromEntries(Object.entries(ossieBundleFiles(modelled, 'ossie_db', context.schema)).map(([path, text]) => [`bundle/${path}`, text]));
   const config = demoConfig({ descriptors: './bundle', datasources: { ossie_db: { adapter: 'pglite' } } });
   context.service = await startTestService({ config, files, datasources: { ossie_db: context.raw } });

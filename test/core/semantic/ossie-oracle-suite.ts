@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
-import { dataStatements, dropStatements, ossieBundleFiles, ossieFixtures, ossieSchema, schemaStatements, type GeneratedSchema, type SqlFamily } from '../../support/ossie-models.js';
+import { dataStatements, dropStatements, namespaceStatements, ossieBundleFiles, ossieFixtures, ossieSchema, schemaStatements, type GeneratedSchema, type SqlFamily } from '../../support/ossie-models.js';
 import { demoConfig, startTestService, type TestService } from '../../support/test-service.js';
 
 /**
@@ -16,12 +16,12 @@ export interface OracleBackend {
   family: SqlFamily;
   /** The service's datasource config (the open datasource is handed in under `ossie_db`). */
   datasourceConfig: Record<string, unknown>;
-  /** Makes the database or schemas the generated tables go into. */
-  prepare?(schema: GeneratedSchema): Promise<void>;
+  /** Makes the database the generated schemas go into, before `open`. */
+  prepare?(): Promise<void>;
   /** Opens the database the tables go into. */
   open(): Promise<Datasource>;
   closeAfter: boolean;
-  /** Drops what `prepare` and the tables made (the tables themselves are dropped first). */
+  /** Drops what `prepare` and the schema statements made, after the tables are dropped (and `raw` closed when `closeAfter`). */
   cleanup?(schema: GeneratedSchema, raw: Datasource): Promise<void>;
 }
 
@@ -150,9 +150,9 @@ export function runOracleSuite(backend: OracleBackend, cases: readonly OracleCas
   test.before(async (context) => {
     const models = ossieFixtures().filter((fixture) => fixture.document.semantic_model !== undefined && !fixture.name.includes('/src/test/'));
     context.schema = await ossieSchema(models);
-    await backend.prepare?.(context.schema);
+    await backend.prepare?.();
     context.raw = await backend.open();
-    for (const statement of [...dropStatements(context.schema, backend.family), ...schemaStatements(context.schema, backend.family), ...dataStatements(context.schema, backend.family)]) {
+    for (const statement of [...namespaceStatements(context.schema, backend.family), ...dropStatements(context.schema, backend.family), ...schemaStatements(context.schema, backend.family), ...dataStatements(context.schema, backend.family)]) {
       await context.raw.query(statement, []);
     }
     const files = Object.fromEntries(Object.entries(ossieBundleFiles(models, 'ossie_db', context.schema)).map(([path, text]) => [`bundle/${path}`, text]));
@@ -163,8 +163,8 @@ export function runOracleSuite(backend: OracleBackend, cases: readonly OracleCas
     if (!raw) return;
     await dropSyncedRoles(service, raw);
     for (const statement of dropStatements(schema, backend.family)) await raw.query(statement, []);
-    await backend.cleanup?.(schema, raw);
     if (backend.closeAfter) await raw.close();
+    await backend.cleanup?.(schema, raw);
   });
 
   for (const oracle of cases) {
