@@ -150,14 +150,14 @@ function resolveMetric(metric: MetricElement, names: ModelNames, columns: Column
     const resolved = resolveReference(metric, reference.parts, names, columns);
     if (resolved.ok) {
       references.push(resolved.value);
-    } else {
+    } else if (!resolved.unbound) {
       diagnostics.add(resolved.code, at, target, `metric ${metric.id} uses ${reference.parts.join('.')}: ${resolved.message}`);
     }
   }
   if (references.length === outcome.analysis.references.length) metric.references = references;
 }
 
-type Resolved = { ok: true; value: MetricReference } | { ok: false; code: Extract<Lookup<unknown>, { ok: false }>['code'] | 'resolve.unknown_field'; message: string };
+type Resolved = { ok: true; value: MetricReference } | { ok: false; code: Extract<Lookup<unknown>, { ok: false }>['code'] | 'resolve.unknown_field'; message: string; unbound?: true };
 
 function resolveReference(metric: MetricElement, parts: string[], names: ModelNames, columns: ColumnFields): Resolved {
   const scope = metric.scope;
@@ -182,6 +182,8 @@ function resolveReference(metric: MetricElement, parts: string[], names: ModelNa
     return dataset;
   }
   const field = columns.fieldOrColumn(dataset.value, fieldName);
+  // Without its relation (its source failed, and said so) a dataset's columns are unknown: nothing more to say.
+  if (!field && !dataset.value.relation) return { ok: false, code: 'resolve.unknown_field', message: '', unbound: true };
   if (!field) {
     const relation = dataset.value.relation;
     return { ok: false, code: 'resolve.unknown_field', message: `dataset ${dataset.value.id} has no field ${fieldName}${relation ? `, and relation ${relation.schema}.${relation.name} no such column` : ''}${candidateHint(fieldName, dataset.value.fields.map((candidate) => candidate.name))}` };

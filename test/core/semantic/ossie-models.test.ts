@@ -5,7 +5,7 @@ import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { dropStatements, namespaceStatements, ossieBundleFiles, ossieFixtures, ossieSchema, schemaStatements, type GeneratedSchema, type OssieFixture } from '../../support/ossie-models.js';
 import { sharedPglite } from '../../support/shared-pglite.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
-import { demoConfig, startTestService, type TestService } from '../../support/test-service.js';
+import { ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
 
 /**
  * The public models of Apache Ossie (test/fixtures/ossie), packaged unchanged, over a PGlite database
@@ -22,6 +22,13 @@ test.before(async (context) => {
   context.raw = await sharedPglite();
   for (const statement of [...namespaceStatements(context.schema, 'postgres'), ...dropStatements(context.schema, 'postgres'), ...schemaStatements(context.schema, 'postgres')]) await context.raw.query(statement, []);
   const files = Object.fromEntries(Object.entries(ossieBundleFiles(modelled, 'ossie_db', context.schema)).map(([path, text]) => [`bundle/${path}`, text]));
+  // The GSF model again, for an analyst who may not read orders.subtotal, the column its metric sums without a field.
+  files['bundle/vdbs/gsf-restricted.yaml'] = `${(files['bundle/vdbs/gsf-sales-ossie.yaml'] as string).replace('name: gsf-sales-ossie', 'name: gsf-restricted')}dataRoles:
+  - name: analyst
+    grants:
+      - { resource: public.orders, allow: [select], columns: [order_id, customer_id, order_date, discount] }
+      - { resource: public.customers, allow: [select] }
+`;
   const config = demoConfig({ descriptors: './bundle', datasources: { ossie_db: { adapter: 'pglite' } } });
   context.service = await startTestService({ config, files, datasources: { ossie_db: context.raw } });
 });
@@ -81,6 +88,17 @@ test('the Salesforce converter\'s input fits Ossie\'s schema but is refused, nam
   const first = detail.diagnostics.find((diagnostic) => diagnostic.severity === 'error');
   assert.is(first?.code, 'compile.expression_invalid');
   assert.match(first?.message ?? '', /\[/);
+});
+
+test('a column a metric reads without a field stays under the caller\'s grants: the analyst may not sum orders.subtotal', async ({ service }) => {
+  const query = (measures: unknown[]) => service.request('/api/v1/semantic/vdbs/gsf-restricted/versions/1/query', {
+    method: 'POST', token: ANALYST_TOKEN, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ dimensions: ['customers.customer_name'], measures }),
+  });
+  const refused = await query(['revenue_per_customer']);
+  const body = await refused.json() as { code: string; details: { resource: string } };
+  assert.equal([refused.status, body.code, body.details.resource], [403, 'forbidden', 'public.orders.subtotal']);
+  const allowed = await query([{ expression: 'COUNT(orders.order_id)', alias: 'orders' }]);
+  assert.is(allowed.status, 200, await allowed.clone().text());
 });
 
 test.run();
