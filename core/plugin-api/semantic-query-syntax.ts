@@ -89,9 +89,10 @@ export interface SemanticSqlSyntax {
   /**
    * A bound number (`placeholder` is its `?`) where the server cannot always tell its type from the context:
    * PostgreSQL reads a lone parameter in `CASE … THEN ? ELSE ? END` as text. Servers that type parameters
-   * from the bound value answer the placeholder itself.
+   * from the bound value answer the placeholder itself. `decimal`: written with a point or an exponent
+   * (`1.0`), so a decimal even when its value is whole (`COUNT(x) * 1.0 / n` must not divide integers).
    */
-  numberParam(placeholder: string, value: number): string;
+  numberParam(placeholder: string, value: number, decimal: boolean): string;
   /**
    * Whether `GROUP BY 2` names the second column of the select list. A grouped expression holding a bound
    * value is grouped that way where it can be: written twice, it would hold two parameters the server does
@@ -165,7 +166,7 @@ export const ANSI_SEMANTIC_SYNTAX: SemanticSqlSyntax = {
   portable: postgresPortable,
   castType: (type, modifiers) => typeWithModifiers({ double: 'DOUBLE PRECISION', timestamptz: 'TIMESTAMPTZ' }[type as string] ?? type.toUpperCase(), modifiers),
   stringParam: (placeholder) => `CAST(${placeholder} AS TEXT)`,
-  numberParam: (placeholder, value) => `CAST(${placeholder} AS ${!Number.isInteger(value) ? 'NUMERIC' : Math.abs(value) <= 2147483647 ? 'INTEGER' : 'BIGINT'})`,
+  numberParam: (placeholder, value, decimal) => `CAST(${placeholder} AS ${decimal || !Number.isInteger(value) ? 'NUMERIC' : Math.abs(value) <= 2147483647 ? 'INTEGER' : 'BIGINT'})`,
   groupsByPosition: true,
 };
 

@@ -43,7 +43,7 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
       if (expression.value === null) return 'NULL';
       if (resolver.literal) return resolver.literal(expression.value, expression.digits);
       const placeholder = writer.param({ kind: 'constant', value: expression.value });
-      return typeof expression.value === 'number' ? syntax.numberParam(placeholder, expression.value) : placeholder;
+      return typeof expression.value === 'number' ? syntax.numberParam(placeholder, expression.value, /[.eE]/.test(expression.digits ?? '')) : placeholder;
     }
     case 'keyword': return expression.word;
     case 'unary': return expression.operator === 'NOT' ? `(NOT ${write(expression.operand)})` : `(${expression.operator}${write(expression.operand)})`;

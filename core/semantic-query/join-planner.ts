@@ -2,9 +2,10 @@
  * Join paths of a semantic query (OSI Foundation §6.9): from a measure's home dataset to every dataset the
  * query needs. A unique path of many-to-one steps is used as is; two paths are `E_AMBIGUOUS_PATH`, none
  * `E_NO_PATH`. Without a many-to-one path, the shortest path may go from a one side to a many side first
- * (through a bridge, or to a finer dataset: rows then repeat and the plan de-duplicates, §6.8.1); a path
- * that climbs to a one side and then descends to another many side joins two facts through a shared
- * dimension without a bridge: `E3012_MN_NO_SAFE_REWRITE` (the stitch of §6.8.2 is for measures, not joins).
+ * (through a bridge, or to a finer dataset: rows then repeat and the plan de-duplicates, §6.8.1), or climb
+ * and then cross a bridge (sales → item ← item_promo → promo); a path that climbs to a one side and ends on
+ * another many side joins two facts through a shared dimension without a bridge: `E3012_MN_NO_SAFE_REWRITE`
+ * (the stitch of §6.8.2 is for measures, not joins), as does an N:N edge after a climb.
  * A dataset the model declares `role: bridge` is the M:N path between the datasets it links, before any
  * structural search: the model said which way M:N goes, so another path of the same length is no ambiguity.
  */
@@ -49,7 +50,7 @@ export class JoinPlanner {
     if (!shortest) return { ok: false, code: 'E_NO_PATH', message: `no relationship path connects ${base.name} to ${target.name}` };
     if (shortest.count > 1) return ambiguous(base, target);
     const climbed = shortest.steps.findIndex((edge) => !edge.fanOut);
-    if (climbed >= 0 && shortest.steps.slice(climbed).some((edge) => edge.fanOut)) {
+    if (climbed >= 0 && !this.bridgedOnly(shortest.steps.slice(climbed))) {
       return {
         ok: false, code: 'E3012_MN_NO_SAFE_REWRITE',
         message: `${base.name} reaches ${target.name} only through ${shortest.steps[climbed]?.to.name}, a dimension both refer to, which is many-to-many with no bridge: add a bridge dataset, or ask for ${target.name} with a measure of its own`,
@@ -75,6 +76,21 @@ export class JoinPlanner {
     }
     if (found.length > 1) return ambiguous(base, target);
     return found[0] && { ok: true, steps: found[0] };
+  }
+
+  /**
+   * Whether every descent of a path that has climbed is into a bridge (§6.8.1: a dataset with many-to-one
+   * relationships to two others, recognised structurally): a one-to-many step, and the path climbs out of
+   * the dataset it reached (sales → item ← item_promo → promo). A descent the path ends in reaches a sibling
+   * fact through a shared dimension (orders → customers ← returns), and an N:N edge has no bridge at all.
+   */
+  private bridgedOnly(steps: readonly Edge[]): boolean {
+    return steps.every((edge, index) => {
+      if (!edge.fanOut) return true;
+      if (this.reverse(edge).fanOut) return false;
+      const out = steps.slice(index + 1).find((next) => !next.fanOut || this.reverse(next).fanOut);
+      return out !== undefined && !out.fanOut;
+    });
   }
 
   private reverse(edge: Edge): Edge {

@@ -51,6 +51,8 @@ export class ModelIndex {
   private readonly metrics = new Map<string, PackageMetric[]>();
   private readonly datasetById = new Map<string, PackageDataset>();
   readonly edges = new Map<PackageDataset, Edge[]>();
+  /** Per metric, the fields it reads by the names its expression may write (`metricField`). */
+  private readonly metricFields = new WeakMap<PackageMetric, Map<string, ResolvedField>>();
 
   constructor(readonly pkg: SemanticPackage) {
     for (const dataset of pkg.datasets) {
@@ -92,6 +94,33 @@ export class ModelIndex {
     return datasets.flatMap((dataset) => dataset.fields
       .filter((field) => field.name.toLowerCase() === fieldName && !isPrivate(field))
       .map((field) => this.resolved(dataset, field)));
+  }
+
+  /**
+   * A field a metric's expression names (`dataset.field` or `namespace.dataset.field`), among the fields the
+   * package lists for the metric: private ones too, which the model may use and a query may not name.
+   */
+  metricField(metric: PackageMetric, parts: readonly string[]): ResolvedField | undefined {
+    let byName = this.metricFields.get(metric);
+    if (!byName) {
+      byName = new Map();
+      for (const id of metric.fields) {
+        const dataset = this.datasetById.get(id.split('.').slice(0, -1).join('.'));
+        const field = dataset?.fields.find((candidate) => candidate.id === id);
+        if (!dataset || !field) continue;
+        const resolved = this.resolved(dataset, field);
+        const name = `${dataset.name}.${field.name}`.toLowerCase();
+        byName.set(name, resolved).set(`${dataset.namespace.toLowerCase()}.${name}`, resolved);
+      }
+      this.metricFields.set(metric, byName);
+    }
+    return byName.get(parts.join('.').toLowerCase());
+  }
+
+  /** A metric another metric's expression names by its bare name (a private one too). */
+  namedMetric(metric: PackageMetric, name: string): PackageMetric | undefined {
+    const wanted = name.toLowerCase();
+    return this.pkg.metrics.find((candidate) => metric.metrics.includes(candidate.id) && candidate.name.toLowerCase() === wanted);
   }
 
   resolved(dataset: PackageDataset, field: PackageField): ResolvedField {

@@ -1,9 +1,10 @@
 /**
  * Compiles a semantic query against one package to one SQL statement, following the OSI Foundation's
  * evaluation algorithm (§6.2 A; decisions in docs/semantic-query.md):
- * - each aggregate of a measure is computed at the query's dimensions from its home dataset (the one its
- *   fields are reached from along many-to-one relationships), LEFT-joined outward so orphan facts fall in
- *   the NULL group (§6.6); aggregates of one home share one grouped subquery;
+ * - each aggregate of a measure or of a model metric is computed at the query's dimensions from its home
+ *   dataset (the one its fields are reached from along many-to-one relationships; `COUNT(*)` takes the other
+ *   aggregates' home), LEFT-joined outward so orphan facts fall in the NULL group (§6.6); aggregates of one
+ *   home share one grouped subquery, and arithmetic over aggregates is applied after (§4.5 form 2);
  * - where a dimension or filter lies on the many side of the home (a bridge, or a finer dataset), the home's
  *   rows are first de-duplicated per (primary key, group key), so a row counts once per group (§6.8.1);
  * - subqueries of different homes are stitched on the dimensions: the union of their keys, then a NULL-safe
@@ -14,11 +15,13 @@ import type { PackageDataset, PackageMetric } from '../plugin-api/semantic-packa
 import type { QueryPredicate, SemanticQuery } from '../plugin-api/semantic-query.js';
 import type { TimeGrain } from '../plugin-api/semantic-query-syntax.js';
 import type { SqlDialect } from '../plugin-api/sql-dialect.js';
+import { InputError } from '../plugin-api/errors.js';
 import { childrenOf, nodesOf, type Expr } from './expression-ast.js';
 import { parseExpression } from './expression-parser.js';
 import { isAggregateCall, writeAggregateCall, writeExpression, type NameResolver } from './expression-writer.js';
 import type { JoinPlanner } from './join-planner.js';
 import type { Edge, JoinNeed, ModelIndex, ResolvedField } from './model-index.js';
+import { modelLiteral } from './model-expressions.js';
 import { isWindowedField, windowColumn, windowedMetric } from './model-windows.js';
 import { queryInvalid } from './query-errors.js';
 import { finish, SqlWriter, type ParamSource } from './sql-writer.js';
@@ -58,6 +61,7 @@ export function compileQuery(model: ModelIndex, planner: JoinPlanner, dialect: S
 class QueryCompiler {
   private readonly dimensions: Dimension[] = [];
   private readonly aggregates = new Map<string, Aggregate>();
+  private readonly resolvedCalls = new Map<Expr, Aggregate>();
   private readonly whereFields: ResolvedField[] = [];
   private groups: Group[] = [];
   private where = '';
@@ -69,7 +73,12 @@ class QueryCompiler {
     private readonly planner: JoinPlanner,
     private readonly writer: SqlWriter,
     private readonly query: SemanticQuery,
-  ) {}
+  ) {
+    this.modelLiteral = modelLiteral(writer.dialect);
+  }
+
+  /** A model metric's literals are written into the text, as the package writes its expressions. */
+  private readonly modelLiteral: NonNullable<NameResolver['literal']>;
 
   /** Every column the statement reads, per dataset (kept by the writer, which lists them in derived tables). */
   private get reads(): Map<PackageDataset, Set<string>> {
@@ -93,12 +102,17 @@ class QueryCompiler {
     // Resolving having and orderBy may add aggregates, so the groups are formed after them, the text last.
     const havingExpressions = this.predicateExpressions(this.query.having, 'having');
     for (const { expression, target } of havingExpressions) {
+      checkNestedWindows(expression, target);
       this.checkRowWindows(expression, target);
       this.checkHaving(expression, outputs, target);
     }
     const orderTerms = this.query.orderBy.map((order, index) => ({ order, target: `orderBy[${index}]`, output: outputs.find((output) => output.name.toLowerCase() === order.field.toLowerCase()) }));
     const orderExpressions = orderTerms.map(({ order, target, output }) => (output ? undefined : parseExpression(order.field, target)));
-    orderExpressions.forEach((expression, index) => expression && this.checkRowWindows(expression, orderTerms[index]?.target as string));
+    orderExpressions.forEach((expression, index) => {
+      if (!expression) return;
+      checkNestedWindows(expression, orderTerms[index]?.target as string);
+      this.checkRowWindows(expression, orderTerms[index]?.target as string);
+    });
     // Text is written after every aggregate is known, since writing final-level text needs the group of each.
     const collect = (expression: Expr, target: string) => writeExpression(expression, this.writer, finalLevel, target);
     for (const { expression, target } of havingExpressions) collect(expression, target);
@@ -145,6 +159,7 @@ class QueryCompiler {
     const outputs = fields.map((entry, index) => {
       const target = `fields[${index}]`;
       const expression = 'field' in entry ? { kind: 'name' as const, parts: entry.field.split('.') } : parseExpression(entry.expression, target);
+      checkNestedWindows(expression, target);
       for (const node of nodesOf(expression)) {
         const metric = node.kind === 'name' && node.parts.length === 1 && this.model.metric(node.parts[0] as string).length > 0;
         if (metric || (isAggregateCall(node))) throw queryInvalid('E_AGGREGATE_IN_SCALAR_QUERY', target, `${target} aggregates (or names a metric): a scalar query has no aggregation; ask with dimensions and measures`);
@@ -345,19 +360,23 @@ class QueryCompiler {
     if (aggregate) throw queryInvalid('E_AGGREGATE_IN_WHERE', target, `${target} aggregates (or names a metric): where filters rows before aggregation; use having`);
   }
 
-  /** Names at row level: fields, and the values of structured filters. */
-  private rowLevel(collected: ResolvedField[], target: string): NameResolver {
+  /**
+   * Names at row level: fields, and the values of structured filters. Inside a model metric (`scope`), the
+   * fields the package lists for it, private ones too.
+   */
+  private rowLevel(collected: ResolvedField[], target: string, scope?: PackageMetric): NameResolver {
     return {
       name: (parts) => {
         const value = filterValue(parts, this.writer);
         if (value !== undefined) return value;
-        if (parts.length === 1 && this.model.metric(parts[0] as string).length > 0) {
+        if (parts.length === 1 && (this.model.metric(parts[0] as string).length > 0 || (scope && this.model.namedMetric(scope, parts[0] as string)))) {
           throw queryInvalid('E_NESTED_AGGREGATION_DEFERRED', target, `${target}: the metric ${parts[0]} is an aggregate; it cannot be inside another aggregate`);
         }
-        const field = this.field(parts, target);
+        const field = (scope && this.model.metricField(scope, parts)) ?? this.field(parts, target);
         collected.push(field);
         return this.fieldSql(field);
       },
+      ...(scope ? { literal: this.modelLiteral } : {}),
     };
   }
 
@@ -368,8 +387,10 @@ class QueryCompiler {
     if ('metric' in measure) {
       const metric = this.metric(measure.metric, target);
       if (!metric) throw queryInvalid('E_NAME_NOT_FOUND', target, `${target}: ${measure.metric} is no metric of the model`);
-      const expression = windowedMetric(metric) ?? composedMetric(metric);
-      if (expression) return { ...this.expressionOutput(expression, target), name: measure.alias ?? metric.name };
+      const expression = metricExpression(this.model, metric);
+      if (expression) return { ...this.expressionOutput(expression, target, metric), name: measure.alias ?? metric.name };
+      const windowed = windowedMetric(metric);
+      if (windowed) return { ...this.expressionOutput(windowed, target), name: measure.alias ?? metric.name };
       const aggregate = this.metricAggregate(metric, target);
       return { name: measure.alias ?? metric.name, sql: () => this.aggregateRef(aggregate) };
     }
@@ -377,15 +398,16 @@ class QueryCompiler {
   }
 
   /**
-   * A measure expression, or a windowed metric's (decision 21): aggregates at the query's grain in their
-   * home's subquery, everything around them (a window) over the merged rows.
+   * A measure expression, or a model metric's (`scope`, decisions 21, 28): each aggregate at the query's grain
+   * in its home's subquery, everything around them (arithmetic, a window) over the merged rows.
    */
-  private expressionOutput(expression: Expr, target: string): Output {
+  private expressionOutput(expression: Expr, target: string, scope?: PackageMetric): Output {
+    checkNestedWindows(expression, target);
     this.checkRowWindows(expression, target);
     this.checkMeasure(expression, target);
     // Resolve now (adds its aggregates); the text is written again once the groups are known.
-    writeExpression(expression, this.writer, this.finalResolver([]), target);
-    return { name: target, sql: () => writeExpression(expression, this.writer, this.finalResolver([]), target), windowed: nodesHaveWindow(expression) };
+    writeExpression(expression, this.writer, this.finalResolver([], scope), target);
+    return { name: target, sql: () => writeExpression(expression, this.writer, this.finalResolver([], scope), target), windowed: nodesHaveWindow(expression) };
   }
 
   private checkMeasure(expression: Expr, target: string): void {
@@ -440,8 +462,11 @@ class QueryCompiler {
     return ofField.find((dimension) => !dimension.grain) ?? (ofField.length === 1 ? ofField[0] : undefined);
   }
 
-  /** Names at the query's grain: result columns, dimensions, metrics; an aggregate call becomes an aggregate of its home. */
-  private finalResolver(outputs: Output[]): NameResolver {
+  /**
+   * Names at the query's grain: result columns, dimensions, metrics; an aggregate call becomes an aggregate of
+   * its home. Inside a model metric (`scope`), its names are the metric's own: the metrics and fields it reads.
+   */
+  private finalResolver(outputs: Output[], scope?: PackageMetric): NameResolver {
     return {
       name: (parts) => {
         const value = filterValue(parts, this.writer);
@@ -450,30 +475,36 @@ class QueryCompiler {
         if (parts.length === 1) {
           const output = outputs.find((candidate) => candidate.name.toLowerCase() === (parts[0] as string).toLowerCase());
           if (output) return output.sql();
-          const metric = this.metric(parts[0] as string, target);
+          const metric = (scope && this.model.namedMetric(scope, parts[0] as string)) ?? this.metric(parts[0] as string, target);
           if (!metric) throw queryInvalid('E_NAME_NOT_FOUND', target, `${target} is no metric of the model, nor a column of the query`);
           if (windowedMetric(metric)) {
             throw queryInvalid('E_WINDOWED_METRIC_COMPOSITION', target, `${target} holds a window function; ask for it as a measure of its own (composing windowed metrics is deferred, §6.10.5)`);
           }
-          const composed = composedMetric(metric);
-          if (composed) return writeExpression(composed, this.writer, this.finalResolver([]), target);
+          // Each operand at the query's grain, its aggregates at their own homes (§4.5 forms 2, 3).
+          const expression = metricExpression(this.model, metric);
+          if (expression) return writeExpression(expression, this.writer, this.finalResolver([], metric), target);
           return this.aggregateRef(this.metricAggregate(metric, target));
         }
         const dimension = this.dimensionOf(parts);
         if (dimension) return this.dimensionRef(dimension);
-        this.field(parts, target);
+        if (!scope || !this.model.metricField(scope, parts)) this.field(parts, target);
         throw queryInvalid('E_UNAGGREGATED_FINER_GRAIN_REFERENCE', target, `${target} is a row-level field that is not a dimension of the query; aggregate it or group by it`);
       },
       aggregate: (call) => {
+        // A call already resolved (a metric's expression is one tree, written for each place that names it).
+        const resolved = this.resolvedCalls.get(call);
+        if (resolved) return this.aggregateRef(resolved);
         const fields: ResolvedField[] = [];
-        const rowLevel = { ...this.rowLevel(fields, call.name), window: (window: WindowCall) => this.tableWindow(window, fields, call.name) };
+        const rowLevel = { ...this.rowLevel(fields, call.name, scope), window: (window: WindowCall) => this.tableWindow(window, fields, call.name, scope) };
         const sql = writeAggregateCall(call, this.writer, rowLevel, call.name);
         // Keyed by its text with the values in place of their markers: writing the same call again finds it.
         const key = sql.replace(/\u0001(\d+)\u0002/g, (_marker, index: string) => JSON.stringify(this.writer.sources[Number(index)]));
         const aggregate = this.addAggregate(`expr:${key}`, sql, fields.flatMap((field) => field.datasets), fields.flatMap((field) => field.needs));
         aggregate.counts = call.name === 'count';
+        this.resolvedCalls.set(call, aggregate);
         return this.aggregateRef(aggregate);
       },
+      ...(scope ? { literal: this.modelLiteral } : {}),
     };
   }
 
@@ -482,9 +513,9 @@ class QueryCompiler {
    * rows of the one dataset whose fields it reads, computed in that dataset's derived table as a windowed
    * field is (decision 22), before the query's joins and filters; the aggregate then reads its column.
    */
-  private tableWindow(window: WindowCall, collected: ResolvedField[], target: string): string {
+  private tableWindow(window: WindowCall, collected: ResolvedField[], target: string, scope?: PackageMetric): string {
     const own: ResolvedField[] = [];
-    const sql = writeExpression(window, this.writer, this.rowLevel(own, target), target);
+    const sql = writeExpression(window, this.writer, this.rowLevel(own, target, scope), target);
     const [first, ...others] = own;
     if (!first || others.some((field) => field.dataset !== first.dataset)) {
       throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: a window inside an aggregate must read fields of one dataset, at whose grain it runs`);
@@ -510,7 +541,8 @@ class QueryCompiler {
       this.read(resolved);
       needs.push(...resolved.needs);
     }
-    const home = this.model.dataset(metric.baseDataset);
+    // A metric reading no field (COUNT(*)) has no home of its own: it takes the query's (formGroups).
+    const home = datasets.length > 0 ? this.model.dataset(metric.baseDataset) : undefined;
     const aggregate = this.addAggregate(`metric:${metric.id}`, metric.sql, datasets, needs, home);
     aggregate.counts = countsRows(metric, this.model.pkg.metrics);
     return aggregate;
@@ -519,14 +551,14 @@ class QueryCompiler {
   private addAggregate(key: string, sql: string, datasets: PackageDataset[], needs: JoinNeed[], home?: PackageDataset): Aggregate {
     const known = this.aggregates.get(key);
     if (known) return known;
-    // COUNT(*) in a query without dimensions or filters: its home is the other aggregates' (formGroups).
-    const unhomed = home === undefined && datasets.length === 0 && this.queryDatasets().length === 0;
+    // An aggregate reading no field (COUNT(*)) takes its home once every other aggregate has one (formGroups).
+    const unhomed = home === undefined && datasets.length === 0;
     const aggregate: Aggregate = { key, column: `m${this.aggregates.size}`, sql, ...(unhomed ? {} : { home: home ?? this.homeOf(datasets, key) }), needs };
     this.aggregates.set(key, aggregate);
     return aggregate;
   }
 
-  /** The dataset every other one is reached from along many-to-one paths; COUNT(*) takes the query's finest dataset. */
+  /** The dataset every other one is reached from along many-to-one paths; without datasets, the query's finest. */
   private homeOf(datasets: PackageDataset[], target: string): PackageDataset {
     const candidates = datasets.length > 0 ? [...new Set(datasets)] : this.queryDatasets();
     const reachesAll = (home: PackageDataset) => candidates.every((other) => {
@@ -540,6 +572,23 @@ class QueryCompiler {
     const apart = others.find((other) => !this.planner.connected(first, other));
     if (apart) throw queryInvalid('E3013_NO_STITCHING_DIMENSION', target, `${target} reads ${first.name} and ${apart.name}, which no relationship path connects: one aggregate cannot read both`);
     throw queryInvalid('E3012_MN_NO_SAFE_REWRITE', target, `${target} reads ${candidates.map((dataset) => dataset.name).join(' and ')}, and no one of them reaches the others from the many side; aggregate each separately`);
+  }
+
+  /**
+   * What `COUNT(*)` counts: the rows of the measure-bearing dataset (Foundation D-016), the home of the query's
+   * other aggregates; without other aggregates, the query's finest dataset (dimensions and filters). Beside
+   * aggregates of several homes it counts the finest dataset of the query when that is one of them; otherwise
+   * nothing says which rows it counts.
+   */
+  private countedHome(homes: ReadonlySet<PackageDataset>, key: string): PackageDataset {
+    const target = key.replace(/^(expr|metric):/, '');
+    if (homes.size === 1) return [...homes][0] as PackageDataset;
+    if (this.queryDatasets().length === 0) {
+      throw queryInvalid('E_INVALID_QUERY', target, `${target} reads no field, and the query has ${homes.size === 0 ? 'no dataset' : 'several datasets'} it could count: add a dimension or a filter of the dataset to count`);
+    }
+    const finest = this.homeOf([], target);
+    if (homes.size === 0 || homes.has(finest)) return finest;
+    throw queryInvalid('E_AMBIGUOUS_MEASURE_GRAIN', target, `${target} reads no field, and the query's other aggregates have several homes (${[...homes].map((home) => home.name).join(', ')}): count a field of the dataset meant, e.g. COUNT(${[...homes][0]?.name}.<key>)`);
   }
 
   private dimensionHome(): PackageDataset {
@@ -594,10 +643,7 @@ class QueryCompiler {
     const byHome = new Map<PackageDataset, Group>();
     const homes = new Set([...this.aggregates.values()].flatMap((aggregate) => aggregate.home ?? []));
     for (const aggregate of this.aggregates.values()) {
-      if (!aggregate.home && homes.size !== 1) {
-        throw queryInvalid('E_INVALID_QUERY', aggregate.key, `${aggregate.key.replace(/^expr:/, '')} reads no field, and the query has ${homes.size === 0 ? 'no dataset' : 'several datasets'} it could count: add a dimension or a filter of the dataset to count`);
-      }
-      const home = aggregate.home ?? ([...homes][0] as PackageDataset);
+      const home = aggregate.home ?? this.countedHome(homes, aggregate.key);
       let group = byHome.get(home);
       if (!group) byHome.set(home, (group = { alias: `g${byHome.size}`, home, aggregates: [] }));
       group.aggregates.push(aggregate);
@@ -635,21 +681,45 @@ function rowFieldsOf(window: Expr): string[][] {
   return names;
 }
 
+const metricExpressions = new WeakMap<PackageMetric, Expr | null>();
+
 /**
- * A metric combining aggregates of datasets no one of which reaches the others many-to-one (§4.5 form 2,
- * `revenue - returned`): its package SQL would join across a fan-out, so its expression is computed as a
- * measure expression is, each aggregate in its own home's subquery and the arithmetic over the merged rows
- * ("each operand resolves independently at the query's grain"). Undefined for any other metric, and for an
- * expression the query parser does not read (the metric then keeps `E3012_MN_NO_SAFE_REWRITE`).
+ * A model metric's expression as the query language reads it, when every name in it is a field or metric
+ * of the model: its aggregates are then computed each at its own home, and the rest over the merged rows
+ * (§4.5: "each operand resolves independently at the query's grain"). Undefined for an expression in the
+ * datasource's own syntax that the language does not read, or naming what is no field or metric of the
+ * package (a column of a relation): that metric is computed from its package SQL in one subquery of its base
+ * dataset. Cached per metric: a package's metrics and names do not change.
  */
-function composedMetric(metric: PackageMetric): Expr | undefined {
-  if (!metric.joins.some((join) => join.fanOut)) return undefined;
-  try {
-    const expression = parseExpression(metric.expression, metric.name);
-    return isAggregateCall(expression) ? undefined : expression;
-  } catch {
-    return undefined;
+function metricExpression(model: ModelIndex, metric: PackageMetric): Expr | undefined {
+  let known = metricExpressions.get(metric);
+  if (known === undefined) {
+    known = null;
+    try {
+      const expression = parseExpression(metric.expression, `metric ${metric.name}`);
+      const named = (parts: string[]) => (parts.length === 1
+        ? model.namedMetric(metric, parts[0] as string) !== undefined || model.metric(parts[0] as string).length === 1
+        : model.metricField(metric, parts) !== undefined || model.fields(parts).length === 1);
+      if ([...nodesOf(expression)].every((node) => node.kind !== 'name' || named(node.parts))) known = expression;
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error;
+    }
+    metricExpressions.set(metric, known);
   }
+  return known ?? undefined;
+}
+
+/**
+ * A window inside a window (its argument, partition or order) has no grain of its own to run at: refused
+ * before any SQL is written (Foundation D-028, `E_NESTED_WINDOW`).
+ */
+function checkNestedWindows(expression: Expr, target: string): void {
+  const visit = (node: Expr, inWindow: boolean): void => {
+    const window = node.kind === 'call' && node.window !== undefined;
+    if (window && inWindow) throw queryInvalid('E_NESTED_WINDOW', target, `${target}: a window function inside another window function; compute the inner one in a field, or as a measure of its own`);
+    for (const child of childrenOf(node)) visit(child, inWindow || window);
+  };
+  visit(expression, false);
 }
 
 /**

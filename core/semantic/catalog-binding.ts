@@ -283,9 +283,13 @@ function bindField(field: FieldElement, dialect: ExpressionDialect, context: Fie
   const relation = dataset.relation as VdbRelation;
   const document = dataset.scope.document;
   const at = () => siteAt(document, field.expressionPath as DocumentPath);
-  const frame = scanExpression(field.expression as string, () => false, false).deferredFrame;
+  const { deferredFrame: frame, nestedWindow } = scanExpression(field.expression as string, () => false, false);
   if (frame !== undefined) {
     diagnostics.add('compile.deferred_frame_mode', at, `field:${field.id}`, `field ${field.id}, ${field.expression}: ${frame}; the OSI Foundation defers it (§6.10.6)`);
+    return;
+  }
+  if (nestedWindow !== undefined) {
+    diagnostics.add('compile.nested_window', at, `field:${field.id}`, `field ${field.id}, ${field.expression}: the window function ${nestedWindow} is inside another window function`);
     return;
   }
   const osi = field.expressionDialect !== 'ansi';

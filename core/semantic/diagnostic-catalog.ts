@@ -16,7 +16,7 @@ export const STAGE_ORDER: Readonly<Record<ActivationStage, number>> = { acquire:
 export type OsiModelErrorCode =
   | 'E_AGGREGATE_IN_FIELD' | 'E_NESTED_AGGREGATION_DEFERRED' | 'E_NAME_COLLISION' | 'E_NAME_NOT_FOUND'
   | 'E_DEFERRED_KEY_REJECTED' | 'E_NO_PATH' | 'E_AMBIGUOUS_PATH' | 'E_UNAGGREGATED_FINER_GRAIN_REFERENCE' | 'E3012_MN_NO_SAFE_REWRITE'
-  | 'E_WINDOWED_METRIC_COMPOSITION' | 'E_DEFERRED_FRAME_MODE';
+  | 'E_WINDOWED_METRIC_COMPOSITION' | 'E_DEFERRED_FRAME_MODE' | 'E_NESTED_WINDOW';
 
 export interface DiagnosticDefinition {
   /** The stage that reports it; `null` when it depends on where it happened (internal errors). */
@@ -249,6 +249,11 @@ export const DIAGNOSTICS = {
     summary: 'A window frame of a field or metric is one the Foundation defers (§6.10.6): `GROUPS`, or a `PRECEDING`/`FOLLOWING` bound that is no literal whole number.',
     remediation: 'Use a `ROWS` or `RANGE` frame with `UNBOUNDED`, `CURRENT ROW` or a literal whole number of rows.',
   },
+  'compile.nested_window': {
+    stage: 'compile', severity: 'error', osiCode: 'E_NESTED_WINDOW',
+    summary: 'A window function of a field or metric is inside another window function (`SUM(SUM(x) OVER (…)) OVER ()`), which has no grain to run at.',
+    remediation: 'Compute the inner window in a field of its dataset and name that field in the outer window, or ask for each as a measure of its own.',
+  },
   'compile.expression_invalid': {
     stage: 'compile', severity: 'error',
     summary: 'An expression does not parse in the SQL grammar of its datasource, or is not one plain expression (an alias, a subquery, a second statement).',
@@ -288,11 +293,6 @@ export const DIAGNOSTICS = {
     stage: 'compile', severity: 'error', osiCode: 'E_UNAGGREGATED_FINER_GRAIN_REFERENCE',
     summary: 'A metric expression (with the metrics it names) has no aggregate function.',
     remediation: 'Aggregate the fields, e.g. `SUM(orders.total)`, or make the value a field of its dataset.',
-  },
-  'compile.metric_unanchored': {
-    stage: 'compile', severity: 'error',
-    summary: 'A metric reads no field or column (e.g. a bare `COUNT(*)`) and its model has no single dataset that is on the many side of every relationship it takes part in.',
-    remediation: 'Reference a field of the dataset to measure, e.g. `COUNT(orders.id)`.',
   },
   'compile.metric_cycle': {
     stage: 'compile', severity: 'error', osiCode: 'E_NAME_NOT_FOUND',

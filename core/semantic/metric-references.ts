@@ -121,6 +121,10 @@ function resolveMetric(metric: MetricElement, names: ModelNames, columns: Column
     diagnostics.add('compile.deferred_frame_mode', at, target, `metric ${metric.id}, ${metric.expression}: ${scanned.deferredFrame}; the OSI Foundation defers it (§6.10.6)`);
     return;
   }
+  if (scanned.nestedWindow !== undefined) {
+    diagnostics.add('compile.nested_window', at, target, `metric ${metric.id}, ${metric.expression}: the window function ${scanned.nestedWindow} is inside another window function`);
+    return;
+  }
   const written = expressionSql({ text: metric.expression as string, dialect: metric.expressionDialect ?? 'ansi', label: metric.expressionLabel }, dialect, `metric ${metric.id}`);
   if (!written.ok) {
     diagnostics.add(written.code, at, target, `${written.message} (the VDB's datasource, ${dialect.grammar.label})`);

@@ -218,9 +218,8 @@ class MetricCompiler {
   }
 
   /**
-   * The dataset a metric that reads no column counts (`COUNT(*)`): of its `semantic_model` entry, the one
-   * dataset that is the `to` of no relationship (the fact, as converters write a count of its rows), or the
-   * entry's only dataset; undefined when there is no such single dataset.
+   * The fact of a metric's `semantic_model` entry: the one dataset that is the `to` of no relationship (what
+   * converters mean by a bare `COUNT(*)`), or the entry's only dataset; undefined when there is no such one.
    */
   private factOf(metric: MetricElement): DatasetElement | undefined {
     const datasets = this.model.datasets.filter((dataset) => dataset.model === metric.model && dataset.scope === metric.scope && dataset.relation);
@@ -238,13 +237,14 @@ class MetricCompiler {
       return undefined;
     }
     // An enriched field brings the datasets it reads: the metric joins them as well.
-    const read = [...new Set(inlined.fields.flatMap((field) => [field.dataset, ...(field.enrichment ?? []).map((step) => step.joined)]))];
-    const anchor = read.length === 0 ? this.factOf(metric) : undefined;
-    const datasets = anchor ? [anchor] : read;
+    const datasets = [...new Set(inlined.fields.flatMap((field) => [field.dataset, ...(field.enrichment ?? []).map((step) => step.joined)]))];
     const [first] = datasets;
     if (!first) {
-      this.diagnostics.add('compile.metric_unanchored', this.at(metric), target, `metric ${metric.id} (${metric.expression}) reads no field, and no single dataset of model ${metric.model} is the fact (the one that is the to of no relationship), so nothing says which dataset it measures`);
-      return undefined;
+      // A `COUNT(*)` reads no field: it counts the rows of the home the query gives it (Foundation D-016), so it
+      // has no dataset of its own; the fact of its model (else a dataset of the model) gives its dialect and a
+      // home when the query has no other.
+      const home = this.factOf(metric) ?? this.model.datasets[0];
+      return home && { metric, sql: inlined.sql, fields: [], datasets: [], base: home, steps: [], hasAggregate: true };
     }
     const datasources = [...new Set(datasets.map((dataset) => dataset.relation?.datasource))];
     if (datasources.length > 1) {

@@ -71,6 +71,8 @@ export interface ScannedExpression {
   deferredFrame?: string;
   /** The first aggregate found inside another aggregate's parentheses, e.g. `COUNT` of `AVG(COUNT(x))`. */
   nested?: AggregateCall;
+  /** The first window function inside another window's call or `OVER` clause, e.g. the inner `SUM` of `SUM(SUM(x) OVER ()) OVER ()`. */
+  nestedWindow?: string;
   /** Why the expression is outside the OSI subset; absent when it is inside (or not checked). */
   outsideSubset?: string;
 }
@@ -179,7 +181,38 @@ export function scanExpression(text: string, isAggregate: (name: string) => bool
   });
   const plain = aggregates.filter((call) => !windows.has(call));
   const nested = plain.find((call) => enclosing.get(call)?.some((around) => !windows.has(around)));
-  return { calls, aggregates: plain, windowed, ...(deferredFrame ? { deferredFrame } : {}), ...(nested ? { nested } : {}), ...(outsideSubset ? { outsideSubset } : {}) };
+  const nestedWindow = windowed ? windowInWindow(scanned) : undefined;
+  return {
+    calls, aggregates: plain, windowed, ...(deferredFrame ? { deferredFrame } : {}), ...(nested ? { nested } : {}),
+    ...(nestedWindow ? { nestedWindow } : {}), ...(outsideSubset ? { outsideSubset } : {}),
+  };
+}
+
+/**
+ * The name of the first window function inside another window function's parentheses or `OVER` clause
+ * (Foundation D-028: a nested window has no grain of its own to run at).
+ */
+function windowInWindow(scanned: readonly Token[]): string | undefined {
+  // Each open parenthesis: the index of the call it belongs to, 'over' for an OVER clause, undefined otherwise.
+  const open: (number | 'over' | undefined)[] = [];
+  const around = new Map<number, (number | 'over')[]>();
+  const windows = new Set<number>();
+  scanned.forEach((token, index) => {
+    if (token.kind !== 'operator') return;
+    const previous = scanned[index - 1];
+    if (token.text === '(') {
+      const owner = previous?.kind === 'word' ? (previous.text === 'OVER' ? 'over' : index - 1) : undefined;
+      if (typeof owner === 'number') around.set(owner, open.filter((entry) => entry !== undefined));
+      open.push(owner);
+    } else if (token.text === ')') {
+      const owner = open.pop();
+      const next = scanned[index + 1];
+      if (typeof owner === 'number' && next?.kind === 'word' && next.text === 'OVER') windows.add(owner);
+    }
+  });
+  const inner = [...windows].find((call) => around.get(call)?.some((entry) => entry === 'over' || windows.has(entry)));
+  const token = inner === undefined ? undefined : scanned[inner];
+  return token?.kind === 'word' ? token.text : undefined;
 }
 
 /** Calls that are SQL syntax in every supported database rather than functions a policy lists. */

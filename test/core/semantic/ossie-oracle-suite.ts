@@ -138,18 +138,19 @@ export const ORACLE_CASES: OracleCase[] = [
 ];
 
 /**
- * Two grouped sides combined per group as FULL OUTER JOIN does, a group missing on one side keeping its row
- * with NULL there; MySQL and MariaDB have no FULL JOIN: a LEFT JOIN and the right side's groups the left lacks.
+ * Two grouped sides combined per group as a FULL OUTER JOIN on the group key (NULL matching NULL) would, a
+ * group missing on one side keeping its row with NULL there: a LEFT JOIN, and the right side's groups the
+ * left lacks (MySQL and MariaDB have no FULL JOIN, and PostgreSQL's needs an equality to join on).
  */
 function fullJoin(family: SqlFamily, left: string, right: string, select: string): string {
-  if (family === 'postgres') return `with l as (${left}), r as (${right}) select ${select} from l full outer join r on l.k is not distinct from r.k`;
-  return `with l as (${left}), r as (${right}) select ${select} from l left join r on l.k <=> r.k`
-    + ` union all select ${select} from r left join l on l.k <=> r.k where not exists (select 1 from l l2 where l2.k <=> r.k)`;
+  const same = (a: string, b: string) => (family === 'mysql' ? `${a} <=> ${b}` : `${a} is not distinct from ${b}`);
+  return `with l as (${left}), r as (${right}) select ${select} from l left join r on ${same('l.k', 'r.k')}`
+    + ` union all select ${select} from r left join l on ${same('l.k', 'r.k')} where not exists (select 1 from l l2 where ${same('l2.k', 'r.k')})`;
 }
 
 /**
  * Metrics whose aggregates have different homes (Foundation §4.5, §6.7): each aggregate is computed at its own
- * home by the query's dimensions, then combined; they need the composition of the semantic query compiler.
+ * home by the query's dimensions, then combined (the semantic query compiler's composition).
  */
 export const COMPOSITION_CASES: OracleCase[] = [
   {
@@ -174,7 +175,7 @@ export const COMPOSITION_CASES: OracleCase[] = [
   },
 ];
 
-export function runOracleSuite(backend: OracleBackend, cases: readonly OracleCase[] = ORACLE_CASES): void {
+export function runOracleSuite(backend: OracleBackend, cases: readonly OracleCase[] = [...ORACLE_CASES, ...COMPOSITION_CASES]): void {
   const test = suite<{ raw?: Datasource; service: TestService; schema: GeneratedSchema }>(`${backend.name}: Apache Ossie models answer as hand-written SQL`);
   if (backend.skip) {
     test.skip(`(${backend.skip})`, () => undefined);
