@@ -1,4 +1,4 @@
-// tsc emits only JavaScript; plugin manifests must sit beside their compiled entry.
+// tsc emits only JavaScript; plugin manifests must sit beside their compiled entry, and data files beside their reader.
 import { cpSync, readdirSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -11,3 +11,5 @@ function copyManifests(dir) {
   }
 }
 for (const root of roots) if (existsSync(root)) copyManifests(root);
+// The Ossie JSON Schema the export validates against is read beside its compiled reader.
+cpSync('core/semantic/ossie', join('dist', 'core', 'semantic', 'ossie'), { recursive: true });

@@ -53,7 +53,7 @@ const TASK_UNAUTHENTICATED = { code: 'unauthenticated', keepMessage: true } as c
 const CATALOG = {
   invalid_request: {
     status: 400, retryable: false, message: 'the request is not valid', envelopes: BOTH,
-    meaning: 'Task API: the body cannot be read, is not a JSON object, or has a malformed `externalContextId` or `artifactIds`; reference runtime: a document names another task than its path; restify: a request it refused (its 4xx without a code here keep their own status).',
+    meaning: 'Task API: the body cannot be read, is not a JSON object, or has a malformed `externalContextId` or `artifactIds`; reference runtime: a document names another task than its path; restify: a request it refused (its 4xx without a code here keep their own status); admin model export: a `format` other than `ossie`.',
   },
   semantic_query_invalid: {
     status: 400, retryable: false, message: 'the semantic query cannot be answered by the model', envelopes: STANDARD,
@@ -190,7 +190,7 @@ const CATALOG = {
   },
   semantic_package_unavailable: {
     status: 409, retryable: false, message: 'the VDB has no semantic package', envelopes: STANDARD,
-    meaning: 'Admin API: the package of a VDB whose semantic state is not `active`; `details` is the VDB detail, whose diagnostics say why.',
+    meaning: 'Admin API: the package of a VDB whose semantic state is not `active`; the body is the VDB detail (`state`, `diagnostics`, …, whose diagnostics say why) with `code`, `message` and an empty `details` beside it.',
   },
   sequence_out_of_order: {
     status: 409, retryable: false, message: 'the advance is out of order', envelopes: TASK,

@@ -7,12 +7,18 @@ import { ERROR_CATALOG, type CodeOfStatus, type ErrorCode, type ErrorStatus } fr
 export interface ErrorOptions {
   /** Extra machine-readable facts for the caller, e.g. `{ missing: ['customerId'] }`. */
   details?: Record<string, unknown>;
+  /**
+   * Facts the answer carries at its top level, beside `code`, `message` and `details`: for a route whose
+   * specification fixes its error body (the admin package route's 409 is the VDB detail).
+   */
+  body?: Record<string, unknown>;
   /** The lower-level error, kept for logs; never shown to a caller. */
   cause?: unknown;
 }
 
 export abstract class ServiceError extends Error {
   readonly details: Record<string, unknown> | undefined;
+  readonly body: Record<string, unknown> | undefined;
   constructor(
     readonly code: ErrorCode,
     message: string = ERROR_CATALOG[code].message,
@@ -21,6 +27,7 @@ export abstract class ServiceError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.details = options.details;
+    this.body = options.body;
   }
 }
 

@@ -30,6 +30,10 @@ export interface DataRole {
 export interface SemanticReference {
   enabled: boolean;
   activationFailurePolicy?: 'isolate' | 'blockStartup';
+  /** The schema of the model's sources that name none; overrides the manifest's `defaultSchema`. */
+  defaultSchema?: string;
+  /** Names a three-part source may give a datasource of the VDB (`TPCDS` in `TPCDS.PUBLIC.STORE_SALES`): alias -> datasource. */
+  databaseAliases?: Record<string, string>;
   module?: { uri: string; name: string; version: string; sha256: string };
   provider?: { id: string; uri: string; mediaType?: string; version?: string; sha256: string };
 }

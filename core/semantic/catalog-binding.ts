@@ -10,10 +10,10 @@ import type { ColumnReference } from '../plugin-api/sql-grammar.js';
 import type { ExpressionAnalyzer } from './expression-analysis.js';
 import type { DocumentPath } from './located-document.js';
 import { siteAt } from './module-acquisition.js';
-import { chosenExpression, expressionSql } from './expression-dialects.js';
+import { chosenExpression, dialectsOf, expressionSql, outsideSubset } from './expression-dialects.js';
 import type { OsiDatatype } from './module-schemas.js';
 import { OSI_AGGREGATES, scanExpression, unavailableFunction } from './osi-expression-subset.js';
-import type { DatasetElement, FieldElement, FieldTarget, RelationshipElement, SemanticModel } from './model-elements.js';
+import type { DatasetElement, FieldElement, FieldTarget, NamePart, RelationshipElement, SemanticModel } from './model-elements.js';
 import type { ExpressionDialect } from '../plugin-api/semantic-provider.js';
 import { JoinGraph } from './join-paths.js';
 import { candidateHint, didYouMean, NameTable } from './name-matching.js';
@@ -38,11 +38,20 @@ const DATATYPE_LOGICAL_TYPES: Readonly<Record<OsiDatatype, readonly LogicalType[
   Opaque: [],
 };
 
+/** What one-part and two-part sources are completed with, and which names a three-part source's database may be. */
+export interface SourceDefaults {
+  /** The schema of sources that name none (the VDB file's `semantic.defaultSchema`, else the manifest's `defaultSchema`). */
+  schema?: { name: string; origin: string };
+  /** Per datasource of the VDB, the names a source's first part may give it (its id, database name, aliases, the VDB name). */
+  databaseNames: ReadonlyMap<string, readonly string[]>;
+}
+
 export interface BindingContext {
   vdb: VirtualDatabase;
   dialectOf(datasource: string): ExpressionDialect;
   analyzer: ExpressionAnalyzer;
   diagnostics: DiagnosticList;
+  sources: SourceDefaults;
 }
 
 export async function bindModel(model: SemanticModel, context: BindingContext): Promise<void> {
@@ -60,8 +69,8 @@ export async function bindModel(model: SemanticModel, context: BindingContext): 
         `binding.schema ${scope.bindingSchema} is not a schema of VDB ${vdb.name} ${vdb.version} (it has ${vdb.catalog.schemas.join(', ')})`);
     }
   }
-  const relations = relationIndex(vdb.catalog.relations);
-  for (const dataset of model.datasets) bindDataset(dataset, schemas, relations, context);
+  const catalog = new SourceCatalog(vdb, context.sources);
+  for (const dataset of model.datasets) bindDataset(dataset, catalog, context);
   // Relationships first: a field that reads another dataset is judged by how the two are related.
   for (const relationship of model.relationships) bindRelationship(relationship, diagnostics);
   for (const dataset of model.datasets) if (dataset.osi.role === 'bridge') checkBridge(dataset, model.relationships, diagnostics);
@@ -84,32 +93,107 @@ function checkBridge(dataset: DatasetElement, relationships: readonly Relationsh
     `dataset ${dataset.id} is declared a bridge but has many-to-one relationships to ${linked.size === 0 ? 'no dataset' : `only ${[...linked].map((other) => other?.id).join(', ')}`}; a bridge links two or more`);
 }
 
-function relationIndex(relations: VdbRelation[]): Map<string, NameTable<VdbRelation>> {
-  const bySchema = new Map<string, NameTable<VdbRelation>>();
-  for (const relation of relations) {
-    let table = bySchema.get(relation.schema);
-    if (!table) bySchema.set(relation.schema, (table = new NameTable()));
-    table.add(relation.name, relation);
-  }
-  return bySchema;
+/** A name compared as SQL compares identifiers: a quoted part exactly, an unquoted one without case. */
+function sameName(part: NamePart, name: string): boolean {
+  return part.quoted ? part.name === name : part.name.toLowerCase() === name.toLowerCase();
 }
 
-function bindDataset(dataset: DatasetElement, schemas: NameTable<string>, relations: Map<string, NameTable<VdbRelation>>, context: BindingContext): void {
+/** Of the candidates a part names: the exact match first, else (unquoted) those equal without case. */
+function named<T>(part: NamePart, candidates: readonly T[], nameOf: (candidate: T) => string): T[] {
+  const exact = candidates.filter((candidate) => nameOf(candidate) === part.name);
+  return exact.length > 0 || part.quoted ? exact : candidates.filter((candidate) => sameName(part, nameOf(candidate)));
+}
+
+function written(part: NamePart): string {
+  return part.quoted ? `"${part.name.replaceAll('"', '""')}"` : part.name;
+}
+
+/** The VDB's schemas (with their datasources) and relations, as sources find them. */
+class SourceCatalog {
+  readonly schemas: { name: string; datasource: string }[];
+  private readonly relations = new Map<string, VdbRelation[]>();
+
+  constructor(readonly vdb: VirtualDatabase, readonly defaults: SourceDefaults) {
+    const seen = new Set<string>();
+    this.schemas = [];
+    for (const relation of vdb.catalog.relations) {
+      const key = `${relation.datasource}\u0000${relation.schema}`;
+      let list = this.relations.get(key);
+      if (!list) this.relations.set(key, (list = []));
+      list.push(relation);
+    }
+    const pairs = [...vdb.schemas.map((schema) => ({ name: schema.name, datasource: schema.datasource })), ...vdb.catalog.relations.map((relation) => ({ name: relation.schema, datasource: relation.datasource }))];
+    for (const schema of pairs) {
+      const key = `${schema.datasource}\u0000${schema.name}`;
+      if (!seen.has(key)) this.schemas.push(schema);
+      seen.add(key);
+    }
+  }
+
+  /** The datasources a source's first part names: by id, database name, an alias of the VDB file, or the VDB's name. */
+  datasourcesNamed(part: NamePart): string[] {
+    return [...this.defaults.databaseNames].filter(([, names]) => names.some((name) => sameName(part, name))).map(([datasource]) => datasource);
+  }
+
+  relationsOf(schema: { name: string; datasource: string }): VdbRelation[] {
+    return this.relations.get(`${schema.datasource}\u0000${schema.name}`) ?? [];
+  }
+}
+
+/**
+ * Finds the relation of a dataset's source. `database.schema.relation` names a datasource of the VDB by
+ * its id, its database name or an alias the VDB file declares (`semantic.databaseAliases`), and the VDB's
+ * own name stands for all of them; a source without a schema takes the document's `binding.schema`, else
+ * the default schema of the VDB file or manifest, else the one schema of the VDB that has the relation.
+ * Unquoted parts fold case, quoted ones compare exactly, as SQL's identifiers do.
+ */
+function bindDataset(dataset: DatasetElement, catalog: SourceCatalog, context: BindingContext): void {
   const { vdb, diagnostics } = context;
   const source = dataset.source;
-  if (!source || (!source.schemaFromSource && !dataset.scope.bindingValid)) return;
+  if (!source || (!source.schema && !dataset.scope.bindingValid)) return;
   const site = () => siteAt(dataset.scope.document, [...dataset.path, 'source']);
-  const schema = schemas.find(source.schema);
-  if (!schema) {
-    diagnostics.add('bind.schema_not_found', site, `schema:${source.schema}`,
-      `source of dataset ${dataset.id}: ${source.schema} is not a schema of VDB ${vdb.name} ${vdb.version} (it has ${vdb.catalog.schemas.join(', ')})`);
-    return;
+  const target = `dataset:${dataset.id}`;
+  let datasources = [...catalog.defaults.databaseNames.keys()];
+  if (source.database) {
+    datasources = catalog.datasourcesNamed(source.database);
+    if (datasources.length === 0) {
+      const known = [...catalog.defaults.databaseNames.values()].flat();
+      diagnostics.add('bind.database_not_found', site, `database:${source.database.name}`,
+        `source of dataset ${dataset.id}: ${written(source.database)} names no datasource of VDB ${vdb.name} ${vdb.version} (its datasources answer to ${[...new Set(known)].join(', ')}); declare it under semantic.databaseAliases of the VDB file`);
+      return;
+    }
   }
-  const inSchema = relations.get(schema);
-  const relation = inSchema?.find(source.relation);
-  if (!relation) {
-    diagnostics.add('bind.relation_not_found', site, `relation:${schema}.${source.relation}`,
-      `source of dataset ${dataset.id}: VDB ${vdb.name} ${vdb.version} has no relation ${schema}.${source.relation}${didYouMean(source.relation, inSchema?.names() ?? [])}`);
+  const inDatasources = catalog.schemas.filter((schema) => datasources.includes(schema.datasource));
+  const schemaPart: NamePart | undefined = source.schema
+    ?? (dataset.scope.bindingSchema !== undefined ? { name: dataset.scope.bindingSchema, quoted: true } : undefined)
+    ?? (catalog.defaults.schema ? { name: catalog.defaults.schema.name, quoted: false } : undefined);
+  let candidates: { name: string; datasource: string }[];
+  if (schemaPart) {
+    candidates = named(schemaPart, inDatasources, (schema) => schema.name);
+    if (candidates.length === 0) {
+      const origin = source.schema ? '' : ` (${dataset.scope.bindingSchema !== undefined ? 'binding.schema of the document' : catalog.defaults.schema?.origin})`;
+      diagnostics.add('bind.schema_not_found', site, `schema:${schemaPart.name}`,
+        `source of dataset ${dataset.id}: ${written(schemaPart)}${origin} is not a schema of VDB ${vdb.name} ${vdb.version}${source.database ? ` in ${written(source.database)}` : ''} (it has ${inDatasources.map((schema) => schema.name).join(', ')})`);
+      return;
+    }
+  } else {
+    candidates = inDatasources.filter((schema) => named(source.relation, catalog.relationsOf(schema), (relation) => relation.name).length > 0);
+    if (candidates.length > 1) {
+      diagnostics.add('resolve.unbound_source', site, target,
+        `source "${dataset.osi.source}" of dataset ${dataset.id} names no schema, and schemas ${candidates.map((schema) => schema.name).join(', ')} of VDB ${vdb.name} ${vdb.version} all have it; set semantic.defaultSchema in the VDB file (or defaultSchema in the manifest)`);
+      return;
+    }
+    if (candidates.length === 0) candidates = inDatasources;
+  }
+  const relations = candidates.flatMap((schema) => named(source.relation, catalog.relationsOf(schema), (relation) => relation.name));
+  const [relation] = relations;
+  if (!relation || relations.length > 1) {
+    const where = candidates.map((schema) => schema.name).join(', ');
+    const names = candidates.flatMap((schema) => catalog.relationsOf(schema).map((other) => other.name));
+    diagnostics.add('bind.relation_not_found', site, `relation:${candidates.length === 1 ? `${candidates[0]?.name}.` : ''}${source.relation.name}`,
+      relation
+        ? `source of dataset ${dataset.id}: ${written(source.relation)} matches ${relations.map((other) => `${other.schema}.${other.name}`).join(' and ')} of VDB ${vdb.name} ${vdb.version}, which differ only in case; quote it`
+        : `source of dataset ${dataset.id}: VDB ${vdb.name} ${vdb.version} has no relation ${written(source.relation)} in ${candidates.length === 1 ? 'schema' : 'schemas'} ${where}${didYouMean(source.relation.name, names)}`);
     return;
   }
   dataset.relation = relation;
@@ -173,12 +257,13 @@ async function analyzeFields(model: SemanticModel, context: FieldContext): Promi
       const chosen = chosenExpression(field.osi.expression, dataset.modelDialect, field.path);
       if (!chosen) {
         diagnostics.add('compile.dialect_unavailable', siteAt(dataset.scope.document, [...field.path, 'expression']), `field:${field.id}`,
-          `field ${field.id} has no expression in OSI_SQL_2026 or ANSI_SQL`);
+          `field ${field.id} has no expression in SQL (OSI_SQL_2026, ANSI_SQL or a vendor's SQL dialect), only in ${dialectsOf(field.osi.expression)}`);
         continue;
       }
       field.expression = chosen.text;
       field.expressionPath = chosen.path;
       field.expressionDialect = chosen.dialect;
+      field.expressionLabel = chosen.label;
       pending.push({ field, dialect });
     }
   }
@@ -207,13 +292,13 @@ function bindField(field: FieldElement, dialect: ExpressionDialect, context: Fie
     diagnostics.add('compile.nested_window', at, `field:${field.id}`, `field ${field.id}, ${field.expression}: the window function ${nestedWindow} is inside another window function`);
     return;
   }
-  const osi = field.expressionDialect === 'osi';
+  const osi = field.expressionDialect !== 'ansi';
   const scanned = osi ? scanExpression(field.expression as string, (name) => OSI_AGGREGATES.has(name), true) : undefined;
   if (scanned?.outsideSubset !== undefined) {
-    diagnostics.add('compile.expression_outside_subset', at, `field:${field.id}`, `field ${field.id}, ${field.expression}: OSI_SQL_2026 does not have ${scanned.outsideSubset}`);
+    diagnostics.add('compile.expression_outside_subset', at, `field:${field.id}`, `field ${field.id}, ${field.expression}: ${outsideSubset(field.expressionLabel, scanned.outsideSubset)}`);
     return;
   }
-  const written = expressionSql({ text: field.expression as string, dialect: field.expressionDialect ?? 'ansi' }, dialect, `field ${field.id}`);
+  const written = expressionSql({ text: field.expression as string, dialect: field.expressionDialect ?? 'ansi', label: field.expressionLabel }, dialect, `field ${field.id}`);
   if (!written.ok) {
     diagnostics.add(written.code, at, `field:${field.id}`, `${written.message} (datasource ${relation.datasource}, ${dialect.grammar.label})`);
     return;

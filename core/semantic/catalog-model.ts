@@ -1,14 +1,17 @@
 /**
- * A starter OSI model derived from a VDB catalog: one dataset per relation, one field per column (with its
- * logical type, time columns marked as time dimensions), keys from the catalog, relationships from
- * foreign keys between relations of the VDB. No metrics: those need a human. Used by the `catalog`
- * provider and by `vdb-service semantic scaffold`.
+ * A starter model derived from a VDB catalog, as an Apache Ossie document (it validates against Ossie's
+ * JSON Schema: `version`, Ossie's keys only): one dataset per relation, one field per column (with Ossie's
+ * `datatype` of its logical type, time columns marked as time dimensions), keys from the catalog,
+ * relationships from foreign keys between relations of the VDB. No metrics: those need a human. Used by
+ * the `catalog` provider and by `vdb-service semantic scaffold`.
  */
 import { Document, isCollection, isPair, isScalar, visit } from 'yaml';
 import type { CatalogColumn } from '../plugin-api/catalog.js';
 import type { VdbRelation, VirtualDatabase } from '../plugin-api/vdb.js';
 import { sha256Hex } from './digests.js';
 import { ExpressionAnalyzer } from './expression-analysis.js';
+import { OSSIE_VERSION } from './ossie-document.js';
+import { datatypeOf } from './ossie-export.js';
 import { OSI_YAML_MEDIA_TYPE, type ExpressionDialect } from '../plugin-api/semantic-provider.js';
 
 export interface GeneratedModule {
@@ -62,7 +65,6 @@ export async function catalogModule(vdb: VirtualDatabase, dialectOf: (datasource
   const datasetNames = uniqueIdentifiers(relations, (relation) => relation.name, (relation) => relation.schema);
   const columnText = await columnExpressions(relations, dialectOf);
   const namespace = identifierFor(vdb.name);
-  const schemas = [...new Set(relations.map((relation) => relation.schema))];
   const byName = new Map(relations.map((relation) => [`${relation.schema}.${relation.name}`, relation]));
 
   const datasets = relations.map((relation) => {
@@ -77,7 +79,7 @@ export async function catalogModule(vdb: VirtualDatabase, dialectOf: (datasource
         name: fieldNames.get(column),
         expression: { dialects: [{ dialect: 'ANSI_SQL', expression: columnText.get(column) }] },
         ...(TIME_TYPES.has(column.logicalType) ? { dimension: { is_time: true } } : {}),
-        logical_type: column.logicalType,
+        datatype: datatypeOf(column),
       })),
     };
   });
@@ -93,9 +95,9 @@ export async function catalogModule(vdb: VirtualDatabase, dialectOf: (datasource
     to_columns: entry.key.referencedColumns,
   }));
 
+  // The namespace is the manifest's; every source names its schema, so no binding is needed.
   const osi = {
-    namespace,
-    ...(schemas.length === 1 ? { binding: { schema: schemas[0] } } : {}),
+    version: OSSIE_VERSION,
     semantic_model: [{
       name: namespace,
       description: `Starter model derived from the catalog of VDB ${vdb.name} version ${vdb.version}`,
@@ -139,7 +141,7 @@ async function columnExpressions(relations: readonly VdbRelation[], dialectOf: (
 }
 
 /** Short collections are written inline, as a person would: `primary_key: [id]`. */
-const INLINE_KEYS: ReadonlySet<string> = new Set(['binding', 'primary_key', 'unique_keys', 'expression', 'dimension', 'from_columns', 'to_columns']);
+const INLINE_KEYS: ReadonlySet<string> = new Set(['primary_key', 'unique_keys', 'expression', 'dimension', 'from_columns', 'to_columns']);
 
 function yamlText(value: unknown, comment?: string): string {
   const document = new Document(value);

@@ -109,6 +109,11 @@ export const DIAGNOSTICS = {
     summary: 'A document uses a key the OSI Foundation recognises but defers (referential_integrity, condition, asof, range, grain, filter, natural_grain, using_relationships, joins, …).',
     remediation: 'Remove the key: the Foundation defers it to a later proposal, and the service follows the Foundation\'s defaults (docs/semantic.md).',
   },
+  'document.version_unknown': {
+    stage: 'acquire', severity: 'warning',
+    summary: 'A document\'s `version` is none the service knows (1.0, 0.1.0, 0.1.1, 0.2.0.dev0); it is read as the latest.',
+    remediation: 'Check that the document means what the latest Ossie version says, then set `version` to that version.',
+  },
   'document.schema_invalid': {
     stage: 'acquire', severity: 'error',
     summary: 'A document does not follow OSI 1.0 with the service\'s additions: an unknown key, a missing required key or a wrong type.',
@@ -151,8 +156,8 @@ export const DIAGNOSTICS = {
   },
   'resolve.unknown_field': {
     stage: 'resolve', severity: 'error', osiCode: 'E_NAME_NOT_FOUND',
-    summary: 'A metric names a field that its dataset does not define.',
-    remediation: 'Reference a field the dataset defines (`dataset.field`), or add the field to the dataset.',
+    summary: 'A metric names a field that its dataset does not define, and its relation has no column of that name.',
+    remediation: 'Reference a field the dataset defines (`dataset.field`) or a column of its relation, or add the field to the dataset.',
   },
   'resolve.unknown_metric': {
     stage: 'resolve', severity: 'error', osiCode: 'E_NAME_NOT_FOUND',
@@ -161,18 +166,23 @@ export const DIAGNOSTICS = {
   },
   'resolve.unbound_source': {
     stage: 'resolve', severity: 'error',
-    summary: 'A dataset source names only a relation, and the document has no `binding.schema` to take the schema from.',
-    remediation: 'Write the source as `schema.relation`, or add `binding: { schema: <schema> }` to the document.',
+    summary: 'A dataset source names only a relation, no default schema is set, and several schemas of the VDB have that relation.',
+    remediation: 'Set `semantic.defaultSchema` in the VDB file (or `defaultSchema` in the manifest), or write the source as `schema.relation`.',
   },
   'resolve.source_invalid': {
     stage: 'resolve', severity: 'error',
-    summary: 'A dataset source is not `relation`, `schema.relation` or `<vdb>.schema.relation`; query sources are not supported.',
+    summary: 'A dataset source is not `relation`, `schema.relation` or `database.schema.relation`; query sources are not supported.',
     remediation: 'Name a table or view of the VDB; for a query, create a view in the database and include it in the VDB.',
   },
   'resolve.relationship_arity_mismatch': {
     stage: 'resolve', severity: 'error',
     summary: 'A relationship lists a different number of from_columns and to_columns.',
     remediation: 'List the same number of columns on both sides, in corresponding order.',
+  },
+  'bind.database_not_found': {
+    stage: 'bind', severity: 'error',
+    summary: 'The first part of a three-part source names no datasource of the VDB: not its id, its database name, an alias of the VDB file or the VDB name.',
+    remediation: 'Map the name to the datasource under `semantic.databaseAliases` of the VDB file (e.g. `databaseAliases: { tpcds: warehouse }`).',
   },
   'bind.schema_not_found': {
     stage: 'bind', severity: 'error',
@@ -211,8 +221,8 @@ export const DIAGNOSTICS = {
   },
   'compile.dialect_unavailable': {
     stage: 'compile', severity: 'error',
-    summary: 'An expression has no variant in a dialect the service compiles (OSI_SQL_2026 or ANSI_SQL).',
-    remediation: 'Write the expression as a plain string (OSI_SQL_2026), or add `- dialect: OSI_SQL_2026` (or `ANSI_SQL`) with it under `expression.dialects`.',
+    summary: 'An expression has no variant in a SQL dialect: only MDX, DAX, TABLEAU or MAQL ones.',
+    remediation: 'Add a variant in SQL under `expression.dialects` (`ANSI_SQL`, or a plain string in OSI_SQL_2026).',
   },
   'compile.expression_outside_subset': {
     stage: 'compile', severity: 'error',

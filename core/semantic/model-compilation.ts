@@ -217,6 +217,17 @@ class MetricCompiler {
     return { sql: replaceSpans(expression, replacements), fields, hasAggregate };
   }
 
+  /**
+   * The fact of a metric's `semantic_model` entry: the one dataset that is the `to` of no relationship (what
+   * converters mean by a bare `COUNT(*)`), or the entry's only dataset; undefined when there is no such one.
+   */
+  private factOf(metric: MetricElement): DatasetElement | undefined {
+    const datasets = this.model.datasets.filter((dataset) => dataset.model === metric.model && dataset.scope === metric.scope && dataset.relation);
+    const targets = new Set(this.model.relationships.map((relationship) => relationship.to));
+    const facts = datasets.length === 1 ? datasets : datasets.filter((dataset) => !targets.has(dataset));
+    return facts.length === 1 ? facts[0] : undefined;
+  }
+
   private finish(metric: MetricElement): CompiledMetric | undefined {
     const inlined = this.inline(metric);
     if (!inlined) return undefined;
@@ -230,9 +241,10 @@ class MetricCompiler {
     const [first] = datasets;
     if (!first) {
       // A `COUNT(*)` reads no field: it counts the rows of the home the query gives it (Foundation D-016), so it
-      // has no dataset of its own; a dataset of the model (it has one, by the schema) only gives its dialect.
-      const [anchor] = this.model.datasets;
-      return anchor && { metric, sql: inlined.sql, fields: [], datasets: [], base: anchor, steps: [], hasAggregate: true };
+      // has no dataset of its own; the fact of its model (else a dataset of the model) gives its dialect and a
+      // home when the query has no other.
+      const home = this.factOf(metric) ?? this.model.datasets[0];
+      return home && { metric, sql: inlined.sql, fields: [], datasets: [], base: home, steps: [], hasAggregate: true };
     }
     const datasources = [...new Set(datasets.map((dataset) => dataset.relation?.datasource))];
     if (datasources.length > 1) {

@@ -20,6 +20,18 @@ export interface DocumentScope {
   bindingValid: boolean;
 }
 
+/** One part of a source as written: a quoted part compares exactly, an unquoted one folds case (SQL's rule). */
+export interface NamePart {
+  name: string;
+  quoted: boolean;
+}
+
+export interface SourceName {
+  database?: NamePart;
+  schema?: NamePart;
+  relation: NamePart;
+}
+
 interface ElementBase {
   /** Namespaced id: `retail.orders`, `retail.revenue`. */
   id: string;
@@ -36,8 +48,8 @@ interface ElementBase {
 
 export interface DatasetElement extends ElementBase {
   osi: OsiDataset;
-  /** The source split into schema and relation names, once resolution succeeded. */
-  source?: { schema: string; relation: string; schemaFromSource: boolean };
+  /** The source split into its parts (`database.schema.relation`, the first two optional), once resolution succeeded. */
+  source?: SourceName;
   relation?: VdbRelation;
   fields: FieldElement[];
   /** Assigned at compilation: unique in the package. */
@@ -50,10 +62,14 @@ export interface FieldElement {
   dataset: DatasetElement;
   path: DocumentPath;
   osi: OsiField;
+  /** True for a column a metric reads where its dataset has no field of that name: a private field the document does not have. */
+  implicit?: true;
   /** Path of the compiled expression in the document. */
   expressionPath?: DocumentPath;
   expression?: string;
   expressionDialect?: CompiledDialect;
+  /** The dialect the document names for the compiled variant (`DATABRICKS`), for messages. */
+  expressionLabel?: string;
   /** The expression as SQL of its datasource (an OSI_SQL_2026 one written anew): what `analysis` parsed. */
   dialectSql?: string;
   analysis?: ExpressionAnalysis;
@@ -103,6 +119,8 @@ export interface MetricElement extends ElementBase {
   expressionPath?: DocumentPath;
   expression?: string;
   expressionDialect?: CompiledDialect;
+  /** The dialect the document names for the compiled variant (`DATABRICKS`), for messages. */
+  expressionLabel?: string;
   /** The expression as SQL of its datasource (an OSI_SQL_2026 one written anew): what `analysis` parsed. */
   dialectSql?: string;
   analysis?: ExpressionAnalysis;

@@ -7,7 +7,7 @@ import type { DiagnosticCode } from './diagnostic-catalog.js';
 import type { DiagnosticList } from './diagnostic-list.js';
 import type { DocumentPath } from './located-document.js';
 import { siteAt, type AcquiredDocument, type AcquiredModule } from './module-acquisition.js';
-import type { DatasetElement, DocumentScope, MetricElement, RelationshipElement, SemanticModel } from './model-elements.js';
+import type { DatasetElement, DocumentScope, MetricElement, NamePart, RelationshipElement, SemanticModel } from './model-elements.js';
 import { didYouMean, NameTable } from './name-matching.js';
 
 type ReferenceFailure = Extract<DiagnosticCode, 'resolve.unknown_dataset' | 'resolve.unknown_metric' | 'resolve.ambiguous_reference' | 'resolve.namespace_not_imported'>;
@@ -73,7 +73,7 @@ export class ModelNames {
 }
 
 /** Builds the model's elements and resolves every name that needs no expression parsing. */
-export function resolveModel(module: AcquiredModule, vdbName: string, diagnostics: DiagnosticList): { model: SemanticModel; names: ModelNames } {
+export function resolveModel(module: AcquiredModule, diagnostics: DiagnosticList): { model: SemanticModel; names: ModelNames } {
   const names = new ModelNames();
   const scopes: DocumentScope[] = module.documents.map((document) => ({
     document,
@@ -94,7 +94,7 @@ export function resolveModel(module: AcquiredModule, vdbName: string, diagnostic
     });
   }
   const model: SemanticModel = { scopes, datasets: [], relationships: [], metrics: [] };
-  for (const scope of scopes) defineElements(scope, names, model, vdbName, diagnostics);
+  for (const scope of scopes) defineElements(scope, names, model, diagnostics);
   reportCollisions(model, diagnostics);
   for (const relationship of model.relationships) resolveRelationship(relationship, names, diagnostics);
   return { model, names };
@@ -135,7 +135,7 @@ function reportCollisions(model: SemanticModel, diagnostics: DiagnosticList): vo
   }
 }
 
-function defineElements(scope: DocumentScope, names: ModelNames, model: SemanticModel, vdbName: string, diagnostics: DiagnosticList): void {
+function defineElements(scope: DocumentScope, names: ModelNames, model: SemanticModel, diagnostics: DiagnosticList): void {
   const tables = names.tables(scope.namespace);
   const define = <T extends { id: string; path: DocumentPath }>(table: NameTable<T>, kind: string, element: T & { name: string }): boolean => {
     checkReserved(scope.document, element.path, kind, element.id, element.name, diagnostics);
@@ -156,7 +156,7 @@ function defineElements(scope: DocumentScope, names: ModelNames, model: Semantic
       if (!define(tables.datasets, 'dataset', dataset)) return;
       model.datasets.push(dataset);
       defineFields(dataset, diagnostics);
-      resolveSource(dataset, vdbName, diagnostics);
+      resolveSource(dataset, diagnostics);
     });
     (osiModel.relationships ?? []).forEach((osi, index) => {
       const relationship: RelationshipElement = { ...base('relationships', index, osi.name), osi };
@@ -183,43 +183,38 @@ function defineFields(dataset: DatasetElement, diagnostics: DiagnosticList): voi
   });
 }
 
-/** `"My Table"` or `sales.orders` into its parts, unquoted; undefined when it is not a dotted name. */
-export function splitQualifiedName(text: string): string[] | undefined {
-  const parts: string[] = [];
+/** `"My Table"` or `sales.orders` into its parts, each with whether it was quoted; undefined when it is not a dotted name. */
+function splitNameParts(text: string): NamePart[] | undefined {
+  const parts: NamePart[] = [];
   const pattern = /\s*(?:"((?:[^"]|"")+)"|([A-Za-z_][A-Za-z0-9_$]*))\s*(\.|$)/y;
   let match: RegExpExecArray | null;
   let end = 0;
   while (end < text.length && (match = pattern.exec(text)) !== null) {
-    parts.push(match[1] !== undefined ? match[1].replaceAll('""', '"') : (match[2] as string));
+    parts.push(match[1] !== undefined ? { name: match[1].replaceAll('""', '"'), quoted: true } : { name: match[2] as string, quoted: false });
     end = pattern.lastIndex;
     if (match[3] === '') break;
   }
   return end === text.length && parts.length > 0 && !text.trimEnd().endsWith('.') ? parts : undefined;
 }
 
-/** `relation` (schema from the document's binding), `schema.relation`, or `<vdb>.schema.relation`. */
-function resolveSource(dataset: DatasetElement, vdbName: string, diagnostics: DiagnosticList): void {
-  const site = () => siteAt(dataset.scope.document, [...dataset.path, 'source']);
-  const target = `dataset:${dataset.id}`;
-  const parts = splitQualifiedName(dataset.osi.source);
+/** `"My Table"` or `sales.orders` into its parts, unquoted; undefined when it is not a dotted name. */
+function splitQualifiedName(text: string): string[] | undefined {
+  return splitNameParts(text)?.map((part) => part.name);
+}
+
+/**
+ * `relation`, `schema.relation` or `database.schema.relation` (the Ossie spec's form). Which datasource,
+ * schema and relation they name is decided against the VDB's catalog when the model is bound.
+ */
+function resolveSource(dataset: DatasetElement, diagnostics: DiagnosticList): void {
+  const parts = splitNameParts(dataset.osi.source);
   if (!parts || parts.length > 3) {
-    diagnostics.add('resolve.source_invalid', site, target, `source "${dataset.osi.source}" of dataset ${dataset.id} is not a relation name (relation, schema.relation or ${vdbName}.schema.relation)`);
+    diagnostics.add('resolve.source_invalid', siteAt(dataset.scope.document, [...dataset.path, 'source']), `dataset:${dataset.id}`,
+      `source "${dataset.osi.source}" of dataset ${dataset.id} is not a relation name (relation, schema.relation or database.schema.relation)`);
     return;
   }
-  if (parts.length === 3 && parts[0] !== vdbName) {
-    diagnostics.add('resolve.source_invalid', site, target, `source "${dataset.osi.source}" of dataset ${dataset.id}: a three-part source starts with the VDB name ${vdbName}, not ${parts[0]}`);
-    return;
-  }
-  if (parts.length === 1) {
-    if (dataset.scope.bindingSchema === undefined) {
-      diagnostics.add('resolve.unbound_source', site, target, `source "${dataset.osi.source}" of dataset ${dataset.id} names no schema, and document ${dataset.scope.document.path} has no binding.schema`);
-      return;
-    }
-    dataset.source = { schema: dataset.scope.bindingSchema, relation: parts[0] as string, schemaFromSource: false };
-    return;
-  }
-  const [schema, relation] = parts.slice(-2) as [string, string];
-  dataset.source = { schema, relation, schemaFromSource: true };
+  const [relation, schema, database] = [...parts].reverse() as [NamePart, NamePart | undefined, NamePart | undefined];
+  dataset.source = { relation, ...(schema ? { schema } : {}), ...(database ? { database } : {}) };
 }
 
 function resolveRelationship(relationship: RelationshipElement, names: ModelNames, diagnostics: DiagnosticList): void {

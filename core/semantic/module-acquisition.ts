@@ -230,6 +230,9 @@ async function acquireDocument(
   return osiDocument(parsed.document, { path: entry.path, display, rank, mediaType: entry.mediaType }, diagnostics);
 }
 
+/** Document versions of OSI 1.0 and Apache Ossie the service reads; another is read as the latest, with a warning. */
+const KNOWN_DOCUMENT_VERSIONS: ReadonlySet<string> = new Set(['1.0', '0.1.0', '0.1.1', '0.2.0.dev0']);
+
 function osiDocument(
   document: LocatedDocument,
   file: { path: string; display: string; rank: number; mediaType: string },
@@ -246,6 +249,11 @@ function osiDocument(
     }
   }
   if (problems.length > 0) return undefined;
+  const version = (document.value as OsiDocument).version;
+  if (version !== undefined && !KNOWN_DOCUMENT_VERSIONS.has(version)) {
+    diagnostics.add('document.version_unknown', siteAt(site, ['version']), `document:${file.path}`,
+      `version ${version} is not a document version the service knows (${[...KNOWN_DOCUMENT_VERSIONS].join(', ')}); it is read as the latest`);
+  }
   fillVariantDialects(document.value as OsiDocument);
   let digest: string;
   try {

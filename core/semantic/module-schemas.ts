@@ -16,6 +16,7 @@ export const manifestSchema = {
     version: { type: 'string', minLength: 1 },
     namespace: identifier,
     description: { type: 'string' },
+    defaultSchema: { type: 'string', minLength: 1 },
     documents: {
       type: 'array',
       minItems: 1,
@@ -39,6 +40,8 @@ export interface ModuleManifest {
   version: string;
   namespace: string;
   description?: string;
+  /** The schema of sources that name none, unless the VDB file sets `semantic.defaultSchema`. */
+  defaultSchema?: string;
   documents: { path: string; mediaType: string; sha256: string }[];
 }
 
@@ -95,7 +98,7 @@ export type OsiDatatype = (typeof OSI_DATATYPES)[number];
 const columnList = { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } } as const;
 
 /**
- * OSI 1.0 and the OSI Foundation's model document (docs/semantic.md) with the service's additions:
+ * OSI 1.0, Apache Ossie 0.1.0 to 0.2.0.dev0 and the OSI Foundation's model document (docs/semantic.md) with the service's additions:
  * top-level `namespace`, `imports` and `binding`, `logical_type` on a field, `role` on a dataset. Strict:
  * an unknown key is an error, so a typo is not ignored (keys the Foundation defers get their own code).
  */
@@ -106,6 +109,9 @@ export const osiDocumentSchema = {
   required: ['semantic_model'],
   properties: {
     version: { type: 'string', minLength: 1 },
+    // Ossie 0.1.1's enumerations of the dialects and vendors a document uses: read, not needed.
+    dialects: { type: 'array', items: { enum: OSI_DIALECTS } },
+    vendors: { type: 'array', items: { type: 'string' } },
     namespace: identifier,
     imports: { type: 'array', uniqueItems: true, items: identifier },
     binding: {

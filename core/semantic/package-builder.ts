@@ -5,6 +5,7 @@
  */
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { canonicalJson, sha256Hex } from './digests.js';
+import { ossieDocument } from './ossie-export.js';
 import type { JoinStep } from './join-paths.js';
 import type { CompiledMetric } from './model-compilation.js';
 import type { AcquiredModule } from './module-acquisition.js';
@@ -50,7 +51,7 @@ export function buildPackage(input: PackageInput): CompiledPackage {
     metrics: input.metrics.map((compiled) => packageMetric(compiled, input.dialectOf)).sort(byId),
   };
   const text = canonicalJson(document);
-  return { document, canonicalJson: text, digest: `sha256:${sha256Hex(text)}` };
+  return { document, canonicalJson: text, digest: `sha256:${sha256Hex(text)}`, ossie: ossieDocument(model) };
 }
 
 function packageDataset(dataset: DatasetElement, dialectOf: (datasource: string) => ExpressionDialect): PackageDataset {

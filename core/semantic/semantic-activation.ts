@@ -38,10 +38,23 @@ export async function activateSemantics(
     provider: (id) => providers.get(id),
     defaultPolicy: config.semantic.activationFailurePolicy,
     dialectOf,
+    databaseOf: (name) => databaseNameOf(config.datasources[name]?.connection),
     generation: STARTUP_GENERATION,
   })));
   for (const activation of activations) logActivation(activation, logger);
   return new SemanticRegistry(activations, STARTUP_GENERATION);
+}
+
+/**
+ * The database a datasource's connection names, as `database` or as the path of its connection URL
+ * (`postgres://host/tpcds`, `mysql://host/tpcds`); undefined for an embedded one.
+ */
+function databaseNameOf(connection: Record<string, unknown> | undefined): string | undefined {
+  if (typeof connection?.['database'] === 'string') return connection['database'];
+  const url = connection?.['connectionString'] ?? connection?.['url'];
+  if (typeof url !== 'string' || !URL.canParse(url)) return undefined;
+  const path = decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
+  return path === '' ? undefined : path;
 }
 
 function logActivation(activation: VdbActivation, logger: Logger): void {

@@ -1,4 +1,5 @@
 import type { SemanticPackage } from '../plugin-api/semantic-package.js';
+import type { OssieDocument } from './ossie-document.js';
 
 /** The activation state of one VDB name+version (docs/semantic.md). */
 export type SemanticState = 'catalogOnly' | 'invalid' | 'compileFailed' | 'active';
@@ -54,6 +55,8 @@ export interface CompiledPackage {
   canonicalJson: string;
   /** `sha256:<hex>` of `canonicalJson`. */
   digest: string;
+  /** The model as an Apache Ossie document, for the admin API's export. */
+  ossie: OssieDocument;
 }
 
 /** The outcome of activating one VDB name+version. Immutable for the life of the process. */

@@ -8,7 +8,8 @@ import { relative, sep } from 'node:path';
 import { readYamlFile, type YamlSource } from '../config/yaml-source.js';
 import { messageOf } from '../plugin-api/errors.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
-import { bindModel } from './catalog-binding.js';
+import { bindModel, type SourceDefaults } from './catalog-binding.js';
+import type { ModuleManifest } from './module-schemas.js';
 import type { ActivationStage } from './diagnostic-catalog.js';
 import { DiagnosticList } from './diagnostic-list.js';
 import { ExpressionAnalyzer } from './expression-analysis.js';
@@ -27,7 +28,23 @@ export interface ActivationContext {
   /** `semantic.activationFailurePolicy` of service.yaml; a VDB may override it. */
   defaultPolicy: ActivationFailurePolicy;
   dialectOf(datasource: string): ExpressionDialect;
+  /** The database a datasource connects to, when its configuration names one: a three-part source may use it. */
+  databaseOf?(datasource: string): string | undefined;
   generation: number;
+}
+
+/** Where the model's sources look: the default schema (VDB file over manifest) and each datasource's names. */
+function sourceDefaults(vdb: VirtualDatabase, manifest: ModuleManifest, context: ActivationContext): SourceDefaults {
+  const datasources = [...new Set([vdb.datasource, ...vdb.schemas.map((schema) => schema.datasource), ...vdb.catalog.relations.map((relation) => relation.datasource)])];
+  const aliases = Object.entries(vdb.semantic?.databaseAliases ?? {});
+  const databaseNames = new Map(datasources.map((datasource) => [datasource, [
+    datasource, vdb.name, ...[context.databaseOf?.(datasource)].filter((name): name is string => name !== undefined),
+    ...aliases.filter(([, target]) => target === datasource).map(([alias]) => alias),
+  ]]));
+  const schema = vdb.semantic?.defaultSchema !== undefined
+    ? { name: vdb.semantic.defaultSchema, origin: 'semantic.defaultSchema of the VDB file' }
+    : manifest.defaultSchema !== undefined ? { name: manifest.defaultSchema, origin: 'defaultSchema of the manifest' } : undefined;
+  return { databaseNames, ...(schema ? { schema } : {}) };
 }
 
 export async function activateVdb(vdb: VirtualDatabase, context: ActivationContext): Promise<VdbActivation> {
@@ -56,11 +73,11 @@ export async function activateVdb(vdb: VirtualDatabase, context: ActivationConte
     });
     if (module) {
       stage = 'resolve';
-      const { model, names } = resolveModel(module, vdb.name, diagnostics);
+      const { model, names } = resolveModel(module, diagnostics);
       const analyzer = new ExpressionAnalyzer(vdb.catalog.functions.filter((fn) => fn.kind === 'aggregate').map((fn) => fn.name));
       stage = 'bind';
-      await bindModel(model, { vdb, dialectOf: context.dialectOf, analyzer, diagnostics });
-      await resolveMetricReferences(model, names, context.dialectOf(vdb.datasource), analyzer, diagnostics);
+      await bindModel(model, { vdb, dialectOf: context.dialectOf, analyzer, diagnostics, sources: sourceDefaults(vdb, module.manifest, context) });
+      await resolveMetricReferences(model, names, context.dialectOf, vdb.datasource, analyzer, diagnostics);
       if (!diagnostics.hasErrors('acquire', 'resolve', 'bind')) {
         stage = 'compile';
         const metrics = compileModel(model, context.dialectOf, diagnostics);

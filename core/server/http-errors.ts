@@ -28,6 +28,8 @@ interface Failure {
   code: ErrorCode;
   message: string;
   details: Record<string, unknown>;
+  /** The error's own top-level facts (ServiceError `body`); the envelope's keys win over them. */
+  body?: Record<string, unknown>;
 }
 
 /** The codes of restify's own refusals (no route, wrong method, ...), found by their status. */
@@ -46,7 +48,7 @@ export function toHttpFailure(error: unknown, envelope: ErrorEnvelope): HttpFail
   const { status, code, message, details } = envelope === 'task' ? inTaskEnvelope(own) : own;
   const body: ErrorBody | TaskErrorEnvelope = envelope === 'task'
     ? { format: 'service-task-error', formatVersion: 1, code, message, retryable: ERROR_CATALOG[code].retryable }
-    : { code, message, details };
+    : { ...own.body, code, message, details };
   const headers: Record<string, string> = error instanceof CredentialRefusal ? { 'WWW-Authenticate': error.challengeFor(code) } : {};
   return { status, body, headers, serverSide: status >= 500 };
 }
@@ -63,7 +65,7 @@ export function requestFailure(req: Request, error: unknown, logger: Logger): Ht
 
 function failureOf(error: unknown): Failure {
   if (error instanceof ServiceError) {
-    return { status: ERROR_CATALOG[error.code].status, code: error.code, message: error.message, details: error.details ?? {} };
+    return { status: ERROR_CATALOG[error.code].status, code: error.code, message: error.message, details: error.details ?? {}, body: error.body };
   }
   const status = (error as { statusCode?: unknown } | null)?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {

@@ -34,6 +34,9 @@ export const vdbSchema = {
       properties: {
         enabled: { type: 'boolean', default: true },
         activationFailurePolicy: { enum: ['isolate', 'blockStartup'] },
+        defaultSchema: identifier,
+        // alias (as a source's first part writes it) -> a datasource of the VDB
+        databaseAliases: { type: 'object', propertyNames: { pattern: '^[^.\\s]+$' }, additionalProperties: identifier },
         module: {
           type: 'object',
           additionalProperties: false,

@@ -15,7 +15,8 @@ interface Expectation {
   state: SemanticState;
   /** `osiCode` is the Foundation's code the diagnostic carries; absent means none. */
   diagnostic: { code: string; osiCode?: string; severity: string; document: string; location: SourceLocation; target: string } | null;
-  harness?: { serve?: ServeOptions; maxFileBytes?: number; customersDatasource?: string };
+  /** `duplicateSchema`: a second schema of the retail catalog holding the same relations as `sales`. */
+  harness?: { serve?: ServeOptions; maxFileBytes?: number; customersDatasource?: string; duplicateSchema?: string };
 }
 
 const casesRoot = join(fixturesRoot, 'cases');
@@ -32,6 +33,11 @@ async function activateCase(dir: string, expect: Expectation) {
   const catalog = retailCatalog();
   const moved = expect.harness?.customersDatasource;
   if (moved) catalog.relations = catalog.relations.map((relation) => (relation.name === 'customers' ? { ...relation, datasource: moved } : relation));
+  const duplicate = expect.harness?.duplicateSchema;
+  if (duplicate) {
+    catalog.schemas = [...catalog.schemas, duplicate];
+    catalog.relations = [...catalog.relations, ...catalog.relations.map((relation) => ({ ...relation, schema: duplicate }))];
+  }
   const vdb = vdbFromFile(join(dir, 'vdbs', 'shop.yaml'), catalog);
   const providers = testProviders();
   if (expect.harness?.maxFileBytes) providers.set('bundle', bundleProvider('bundle', expect.harness.maxFileBytes));

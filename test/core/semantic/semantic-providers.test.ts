@@ -4,6 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { scaffoldModule } from '../../../core/commands/scaffold-command.js';
+import { ossieSchemaProblem } from '../../support/ossie-models.js';
 import { activateVdb } from '../../../core/semantic/vdb-activation.js';
 import type { VirtualDatabase } from '../../../core/plugin-api/vdb.js';
 import { httpProvider } from '../../../plugins/semantic-http/http-provider.js';
@@ -160,7 +161,13 @@ providers('scaffold: writes the catalog model as a bundle module whose printed r
   const result = await scaffoldModule(vdb, () => postgresDialect, dir);
   assert.is(result.directory, join(dir, 'semantic', 'retail-1'));
   assert.ok(existsSync(join(result.directory, 'manifest.yaml')) && existsSync(join(result.directory, 'retail.osi.yaml')));
-  assert.match(readFileSync(join(result.directory, 'retail.osi.yaml'), 'utf8'), /^# Derived from the catalog of VDB retail version 1/);
+  const text = readFileSync(join(result.directory, 'retail.osi.yaml'), 'utf8');
+  assert.match(text, /^# Derived from the catalog of VDB retail version 1/);
+  // An Apache Ossie document: its version, Ossie's keys only (Ossie's own JSON Schema accepts it).
+  const document = parse(text) as { version: string; namespace?: string; binding?: unknown };
+  assert.is(document.version, '0.2.0.dev0');
+  assert.is(ossieSchemaProblem(document.version, document), undefined);
+  assert.not.match(text, /logical_type|binding|namespace|access_modifier/);
   const reference = (parse(result.reference) as { semantic: VirtualDatabase['semantic'] }).semantic;
   assert.is(reference?.module?.uri, 'semantic/retail-1');
   vdb.semantic = { ...reference, enabled: true };

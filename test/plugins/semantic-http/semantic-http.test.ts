@@ -120,15 +120,17 @@ demo('the package of retail 1: canonical JSON, its digest as ETag, 304 on If-Non
   assert.is(again.status, 304);
 });
 
-demo('the package of retail 2 answers 409 semantic_package_unavailable with the VDB detail', async ({ service }) => {
+demo('the package of retail 2 answers 409 with the VDB detail as its body (the spec\'s "409: the VDB detail"), code and message beside it', async ({ service }) => {
   const response = await service.request('/api/v1/admin/semantic/vdbs/retail/versions/2/package');
   assert.is(response.status, 409);
-  const body = await response.json() as { code: string; message: string; details: SemanticVdbDetail };
+  const body = await response.json() as SemanticVdbDetail & { code: string; message: string };
   assert.is(body.code, 'semantic_package_unavailable');
   assert.match(body.message, /^VDB retail version 2 has no semantic package: its state is invalid: semantic\/retail-v2\/customers\.osi\.yaml:\d+: bind\.column_not_found$/);
-  const detail = body.details;
-  assert.equal([detail.name, detail.version, detail.state, detail.packageAvailable], ['retail', '2', 'invalid', false]);
-  assert.is(detail.diagnostics[0]?.code, 'bind.column_not_found');
+  assert.equal([body.name, body.version, body.state, body.packageAvailable, body.packageDigest], ['retail', '2', 'invalid', false, null]);
+  assert.is(body.diagnostics[0]?.code, 'bind.column_not_found');
+  const detail = await (await service.request('/api/v1/admin/semantic/vdbs/retail/versions/2')).json() as SemanticVdbDetail;
+  const { code: _code, message: _message, details: _details, ...rest } = body as SemanticVdbDetail & { code: string; message: string; details: unknown };
+  assert.equal(rest, detail);
 });
 
 demo('a name and version that is not active answers 404 vdb_not_found on detail and package', async ({ service }) => {
