@@ -59,7 +59,7 @@ export class MysqlDatasource extends KnexDatasource {
     const { scope, timeoutMs } = options;
     if (scope === undefined) return super.transaction(work);
     const pool = await this.scopePool(scope, timeoutMs);
-    return pool.transaction((trx) => work(this.executorOf(trx)));
+    return this.transactionWithin(pool, timeoutMs, (trx, progress) => work(this.executorOf(trx, progress)));
   }
 
   /**
@@ -140,16 +140,19 @@ export class MysqlDatasource extends KnexDatasource {
     try {
       return await streamStatement(connection, sql, bindings, options, (running) => killQuery(client, running));
     } catch (error) {
-      if (isConnectionFailure(error) || isDeadlineExceeded(error)) {
-        // a connection the server ended, or one that no longer answers, is closed and never handed out again
-        // (knex's pool destroys a connection it finds marked so)
-        Object.assign(connection, { __knex__disposed: error });
-        connection.destroy();
-      }
+      // a connection the server ended, or one that no longer answers, is closed and never handed out again
+      if (isConnectionFailure(error) || isDeadlineExceeded(error)) this.abandonConnection(connection, error as Error);
       throw error;
     } finally {
       await client.releaseConnection(connection);
     }
+  }
+
+  protected override abandonConnection(connection: unknown, error: Error): void {
+    Object.assign(connection as object, { __knex__disposed: error });
+    // the socket itself: mysql2's destroy() only ends it politely and silences the loss, so a command waiting
+    // on a server that stopped answering would wait on; a destroyed socket fails it (and any later one) at once
+    (connection as StreamingConnection).stream.destroy();
   }
 
   /** On the login's pool with a deadline: a server that stopped answering fails the ping and frees its connection. */

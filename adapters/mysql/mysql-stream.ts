@@ -18,8 +18,8 @@ export interface StreamingConnection {
   query(sql: string, values: readonly unknown[]): MysqlQuery;
   on(event: 'error', listener: (error: Error) => void): unknown;
   removeListener(event: 'error', listener: (error: Error) => void): unknown;
-  /** Closes the socket without the protocol's goodbye. */
-  destroy(): void;
+  /** The socket: destroying it fails the command waiting on it (mysql2's own `destroy()` ends it politely). */
+  readonly stream: { destroy(): void };
 }
 
 /** Ends the statement `connection` runs (`KILL QUERY` from another connection); never rejects. */

@@ -86,11 +86,7 @@ export class PostgresDatasource extends KnexDatasource {
     this.loginConnections = {
       acquire: () => client.acquireConnection(),
       release: (connection, broken) => {
-        if (broken) {
-          // knex's pool destroys a connection it finds marked so, rather than handing it out again
-          (connection as { __knex__disposed?: unknown }).__knex__disposed = broken;
-          destroySocket(connection);
-        }
+        if (broken) this.abandonConnection(connection, broken);
         void client.releaseConnection(connection);
       },
     };
@@ -135,12 +131,18 @@ export class PostgresDatasource extends KnexDatasource {
     const open = this.openScope;
     if (open) {
       const entry = this.scopeEntry(scope, timeoutMs);
-      return (entry.transactions ??= open.transactions(entry.setup)).transaction((trx) => work(this.executorOf(trx)));
+      entry.transactions ??= open.transactions(entry.setup);
+      return this.transactionWithin(entry.transactions, timeoutMs, (trx, progress) => work(this.executorOf(trx, progress)));
     }
-    return this.knex.transaction(async (trx) => {
+    return this.transactionWithin(this.knex, timeoutMs, async (trx, progress) => {
       await runRaw(trx, TRANSACTION_SCOPE_SQL, [scope.role, timeoutMs === undefined ? null : String(timeoutMs)]);
-      return work(this.executorOf(trx));
+      return work(this.executorOf(trx, progress));
     }, { readOnly: scope.readOnly });
+  }
+
+  protected override abandonConnection(connection: unknown, error: Error): void {
+    (connection as { __knex__disposed?: unknown }).__knex__disposed = error;
+    destroySocket(connection as StreamingClient);
   }
 
   protected async execute(runner: Knex, sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {

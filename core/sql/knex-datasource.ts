@@ -2,6 +2,7 @@ import knex, { type Knex } from 'knex';
 import type { Catalog } from '../plugin-api/catalog.js';
 import type { Datasource, PoolSettings, QueryOptions, QueryResult, SqlDialect, SqlExecutor, TransactionOptions } from '../plugin-api/sql-dialect.js';
 import { unavailableError } from './guarded-datasource.js';
+import { armDeadline } from './statement-deadline.js';
 
 /** One SQL text with its positional `?` bindings, as introspection queries are written. */
 export interface BoundSql {
@@ -67,10 +68,58 @@ export abstract class KnexDatasource implements Datasource {
     return this.knex.transaction((trx) => work(this.executorOf(trx)));
   }
 
-  /** The statements of one open transaction; a statement's own `scope` is the transaction's. */
-  protected executorOf(trx: Knex.Transaction): SqlExecutor {
-    return { query: (sql, bindings, options) => this.execute(trx, sql, bindings, options) };
+  /**
+   * The statements of one open transaction; a statement's own `scope` is the transaction's. `progress` is
+   * told as each statement starts and ends (`transactionWithin` re-arms its deadline).
+   */
+  protected executorOf(trx: Knex.Transaction, progress?: () => void): SqlExecutor {
+    if (progress === undefined) return { query: (sql, bindings, options) => this.execute(trx, sql, bindings, options) };
+    return {
+      query: (sql, bindings, options) => {
+        progress();
+        return this.execute(trx, sql, bindings, options).finally(progress);
+      },
+    };
   }
+
+  /**
+   * A transaction on `runner` with a client-side deadline of `timeoutMs` plus slack, re-armed as each of its
+   * statements starts and ends, so that BEGIN, every statement and COMMIT are covered, where the dialect can
+   * destroy a connection (`abandonConnection`): a server that stopped answering enforces no time limit, so
+   * past the deadline the transaction's connection is destroyed, which ends the statement waiting on it and
+   * the rollback at once, and the transaction fails with 57014.
+   */
+  protected async transactionWithin<T>(runner: Knex, timeoutMs: number | undefined, work: (trx: Knex.Transaction, progress?: () => void) => Promise<T>, config: Knex.TransactionConfig = {}): Promise<T> {
+    const abandon = this.abandonConnection?.bind(this);
+    if (timeoutMs === undefined || abandon === undefined) return runner.transaction((trx) => work(trx), config);
+    // the connection is acquired here, so that it can be destroyed even while BEGIN waits on it
+    const client = runner.client as { acquireConnection(): Promise<unknown>; releaseConnection(connection: unknown): Promise<unknown> };
+    const connection = await client.acquireConnection();
+    let expired: Error | undefined;
+    let disarm = () => undefined as void;
+    const progress = () => {
+      disarm();
+      disarm = armDeadline(timeoutMs, (error) => {
+        expired = error;
+        abandon(connection, error);
+      });
+    };
+    progress();
+    try {
+      return await runner.transaction((trx) => work(trx, progress), { ...config, connection });
+    } catch (error) {
+      throw expired ?? error;
+    } finally {
+      disarm();
+      await client.releaseConnection(connection);
+    }
+  }
+
+  /**
+   * Closes a driver connection without the protocol's goodbye (a server that stopped answering never sends
+   * its half) and marks it so that knex's pool destroys it rather than handing it out again.
+   */
+  protected abandonConnection?(connection: unknown, error: Error): void;
 
   /** A scope never runs as the login: the core asks for one only where `capabilities.enforcesRoles`. */
   private scopeRefused(): Error {

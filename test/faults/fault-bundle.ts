@@ -8,8 +8,8 @@ export const REQUEST_TIMEOUT_MS = 3_000;
 
 /**
  * A service of one datasource `db` (PostgreSQL or MariaDB at `url`) serving the VDB `faults`: the table
- * `<schema>.items` (created by the test), `fault_one` (one row by id) and `fault_work` (`work`: a statement
- * that keeps the database busy for a while), and the SQL front door on `sqlPort` when given. Returns the
+ * `<schema>.items` (created by the test), `fault_one` (one row by id), `fault_work` (`work`: a statement
+ * that keeps the database busy for a while) and the action `fault_relabel` (one update, in a transaction), and the SQL front door on `sqlPort` when given. Returns the
  * config file and its folder.
  */
 export function faultBundle(adapter: 'postgres' | 'mysql', url: string, schema: string, work: string, sqlPort?: number): { configFile: string; dir: string } {
@@ -29,9 +29,10 @@ datasource: db
 schemas: [{ name: ${schema} }]
 dataRoles:
   - name: clerk
-    grants: [{ resource: ${schema}, allow: [select] }]
+    grants: [{ resource: ${schema}, allow: [select, update] }]
 `,
     'bundle/queries/fault_one.yaml': `---\ntype: sqlDirect\nvirtualDatabase: faults\nneededFields: [id]\nquery: select id, label from ${schema}.items where id = {{ id }}\n`,
+    'bundle/actions/fault_relabel.yaml': `---\nvirtualDatabase: faults\nvirtualDatabaseVersion: "1"\nneeded:\n  fields: [id, label]\noperations:\n  - name: relabel\n    type: update\n    entity: ${schema}.items\n    valueAssignments:\n      - { field: label, value: {{ label }} }\n    filters:\n      - { field: id, operation: EQUAL, value: {{ id }} }\n`,
     'bundle/queries/fault_work.yaml': `---\ntype: sqlDirect\nvirtualDatabase: faults\nquery: ${work}\n`,
   });
   return { configFile, dir: dirname(configFile) };

@@ -113,6 +113,24 @@ if (skip) {
     console.log(`  frozen: ${describe(answers)}, slowest ${Math.round(slowest)} ms`);
   });
 
+  test('an action on a frozen MariaDB: its operation\'s transaction is given up within its time limit plus slack (503 or 504); the action runs again once the server resumes', async ({ server, service }) => {
+    const relabel = (label: string) => perform(service.url, FAULT_TOKEN, 'fault_relabel', { id: 7, label }, HANG_MS, 'actions/run');
+    // the role set's pool holds an open, idle connection when the server freezes
+    assert.is((await relabel('before')).status, 200);
+    server.freeze(true);
+    let frozen: Answer;
+    try {
+      frozen = await relabel('frozen');
+    } finally {
+      server.freeze(false);
+    }
+    assert.ok(service.alive, `the service process died: ${service.output.slice(-2000)}`);
+    assert.ok(frozen.status === 503 || frozen.status === 504, `answered 503 or 504: ${describe([frozen])}`);
+    assert.ok(frozen.ms <= REQUEST_TIMEOUT_MS + DEADLINE_SLACK_MS, `answered within ${REQUEST_TIMEOUT_MS} ms + slack: ${Math.round(frozen.ms)} ms`);
+    assert.is((await relabel('after')).status, 200);
+    assert.equal(await server.sql(`select label from test.items where id = 7`), [{ label: 'after' }]);
+  });
+
   test('SIGTERM while MariaDB is stopped and a statement was in flight: the process ends within its grace time', async ({ server, service }) => {
     const pending = perform(service.url, FAULT_TOKEN, 'fault_work', {}, HANG_MS);
     await pause(700);

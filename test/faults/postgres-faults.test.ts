@@ -176,6 +176,24 @@ if (skip) {
     console.log(`  frozen: ${describe(answers)}, slowest ${Math.round(slowest)} ms`);
   });
 
+  test('an action on a frozen PostgreSQL: its operation\'s transaction is given up within its time limit plus slack (503 or 504); the action runs again once the server resumes', async ({ cluster, service }) => {
+    const relabel = (label: string) => perform(service.url, FAULT_TOKEN, 'fault_relabel', { id: 7, label }, HANG_MS, 'actions/run');
+    // the scope's transaction pool holds an open, idle connection when the server freezes
+    assert.is((await relabel('before')).status, 200);
+    await cluster.freeze(true);
+    let frozen: Answer;
+    try {
+      frozen = await relabel('frozen');
+    } finally {
+      await cluster.freeze(false);
+    }
+    assert.ok(service.alive, `the service process died: ${service.output.slice(-2000)}`);
+    assert.ok(frozen.status === 503 || frozen.status === 504, `answered 503 or 504: ${describe([frozen])}`);
+    assert.ok(frozen.ms <= REQUEST_TIMEOUT_MS + DEADLINE_SLACK_MS, `answered within ${REQUEST_TIMEOUT_MS} ms + slack: ${Math.round(frozen.ms)} ms`);
+    assert.is((await relabel('after')).status, 200);
+    assert.equal(await cluster.sql('select label from faults.items where id = 7'), [{ label: 'after' }]);
+  });
+
   test('the SQL door on a frozen PostgreSQL: a forwarded statement answers 57014 within its time limit plus slack; the door serves again once it resumes', async ({ cluster, service, sqlPort }) => {
     const client = new pg.Client({ host: '127.0.0.1', port: sqlPort, database: 'faults@1', user: 'tester', password: FAULT_TOKEN, query_timeout: HANG_MS });
     client.on('error', () => undefined);

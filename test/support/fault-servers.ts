@@ -288,10 +288,10 @@ export interface Answer {
 }
 
 /** POSTs a query endpoint with a bearer token; never rejects: a dropped connection or a hang is an answer too. */
-export async function perform(url: string, token: string, name: string, body: unknown, waitMs: number): Promise<Answer> {
+export async function perform(url: string, token: string, name: string, body: unknown, waitMs: number, route = 'query/perform'): Promise<Answer> {
   const started = performance.now();
   try {
-    const response = await fetch(`${url}/api/v1/query/perform/${name}`, {
+    const response = await fetch(`${url}/api/v1/${route}/${name}`, {
       method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       signal: AbortSignal.timeout(waitMs),
     });
