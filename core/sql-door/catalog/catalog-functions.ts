@@ -14,7 +14,7 @@ const INTROSPECTION: ReadonlySet<string> = new Set([
   // describing catalog rows
   'format_type', 'obj_description', 'col_description', 'shobj_description', 'pg_describe_object', 'pg_identify_object',
   'pg_identify_object_as_address', 'pg_encoding_to_char', 'pg_char_to_encoding', 'pg_client_encoding', 'pg_typeof', 'oidvectortypes',
-  'pg_relation_is_publishable', 'pg_partition_ancestors', 'pg_partition_root', 'pg_partition_tree', 'pg_tablespace_location',
+  'acldefault', 'pg_relation_is_publishable', 'pg_partition_ancestors', 'pg_partition_root', 'pg_partition_tree', 'pg_tablespace_location',
   'pg_options_to_table', 'pg_index_column_has_property', 'pg_index_has_property', 'pg_indexam_has_property', 'pg_sequence_parameters',
   'pg_is_in_recovery', 'pg_backend_pid', 'pg_my_temp_schema', 'pg_is_other_temp_schema', 'pg_jit_available', 'pg_collation_actual_version',
   'pg_table_size', 'pg_relation_size', 'pg_total_relation_size', 'pg_indexes_size', 'pg_database_size', 'pg_size_pretty',
@@ -24,7 +24,7 @@ const INTROSPECTION: ReadonlySet<string> = new Set([
   'has_language_privilege', 'has_server_privilege', 'has_tablespace_privilege', 'has_parameter_privilege',
   // what psql's and JDBC's catalog queries use on the way
   'array_to_string', 'array_upper', 'array_lower', 'array_length', 'array_position', 'array_agg', 'string_agg', 'unnest',
-  'generate_series', 'generate_subscripts', 'row_number', 'count', 'max', 'min', 'replace', 'lower', 'upper', 'length', 'substring',
+  'generate_series', 'generate_subscripts', 'row_number', 'count', 'max', 'min', 'replace', 'lower', 'upper', 'length', 'substring', 'substr',
   'split_part', 'quote_ident', 'quote_literal', 'regexp_replace', 'concat', 'concat_ws', 'position', 'strpos', 'btrim', 'trim',
   'left', 'right', 'textlen', 'translate', 'string_to_array', 'format', 'age', 'bool_or', 'bool_and', 'json_agg', 'json_build_object',
   'jsonb_agg', 'jsonb_build_object', 'array_remove', 'array_append', 'cardinality',
