@@ -16,8 +16,11 @@ const linux = existsSync('/proc/self/status');
 const CLIENTS = 16;
 const WARM_UP = 3_000;
 const SOAK = 16_000;
-/** KiB the process may grow per request once warm: a leak of a parsed message list is about 2 per request. */
-const MAX_KIB_PER_REQUEST = 0.3;
+/**
+ * KiB the process may grow per request once warm: the leak of a parsed message list was 2.1–2.8 per request;
+ * without it, 0.0–0.4 were seen at rest and up to 1.6 on a machine under heavy load (heaps settling late).
+ */
+const MAX_KIB_PER_REQUEST = 1;
 
 test.before(async (context) => {
   if (!linux) return;
@@ -48,13 +51,19 @@ async function load(service: SpawnedService, count: number): Promise<void> {
 
 (linux ? test : test.skip)(`a soak of ${SOAK} queries grows the process by less than ${MAX_KIB_PER_REQUEST} KiB per request once warm`, async ({ service }) => {
   await load(service, WARM_UP);
-  const warm = service.rss();
-  const started = Date.now();
-  await load(service, SOAK);
-  const kibPerRequest = (service.rss() - warm) / 1024 / SOAK;
-  // the figure the issue compares (run with VDB_SOAK_REPORT=1 to see it)
-  if (process.env['VDB_SOAK_REPORT']) console.log(`pglite soak: ${(kibPerRequest).toFixed(3)} KiB/request over ${SOAK} requests in ${Date.now() - started} ms, RSS ${(warm / 2 ** 20).toFixed(0)} → ${(service.rss() / 2 ** 20).toFixed(0)} MiB`);
-  assert.ok(kibPerRequest < MAX_KIB_PER_REQUEST, `grew ${kibPerRequest.toFixed(3)} KiB per request`);
+  // a leak grows the process in every window of requests; heaps and the allocator settling late grow it in
+  // one: a second window is measured only when the first grew past the bound
+  const windows: number[] = [];
+  for (let window = 0; window < 2 && !windows.some((kib) => kib < MAX_KIB_PER_REQUEST); window += 1) {
+    const warm = service.rss();
+    const started = Date.now();
+    await load(service, SOAK);
+    const kibPerRequest = (service.rss() - warm) / 1024 / SOAK;
+    windows.push(kibPerRequest);
+    // the figure the issue compares (run with VDB_SOAK_REPORT=1 to see it)
+    if (process.env['VDB_SOAK_REPORT']) console.log(`pglite soak: ${(kibPerRequest).toFixed(3)} KiB/request over ${SOAK} requests in ${Date.now() - started} ms, RSS ${(warm / 2 ** 20).toFixed(0)} → ${(service.rss() / 2 ** 20).toFixed(0)} MiB`);
+  }
+  assert.ok(windows.some((kib) => kib < MAX_KIB_PER_REQUEST), `grew ${windows.map((kib) => kib.toFixed(3)).join(', then ')} KiB per request`);
 });
 
 test.run();
