@@ -18,7 +18,7 @@ const WARM_UP = 3_000;
 const SOAK = 16_000;
 /**
  * KiB the process may grow per request once warm: the leak of a parsed message list was 2.1–2.8 per request;
- * without it, 0.0–0.4 were seen at rest and up to 1.6 on a machine under heavy load (heaps settling late).
+ * without it, 0.0–0.4 were seen at rest, more in a window on a machine under heavy load (heaps settling late).
  */
 const MAX_KIB_PER_REQUEST = 1;
 
@@ -51,10 +51,11 @@ async function load(service: SpawnedService, count: number): Promise<void> {
 
 (linux ? test : test.skip)(`a soak of ${SOAK} queries grows the process by less than ${MAX_KIB_PER_REQUEST} KiB per request once warm`, async ({ service }) => {
   await load(service, WARM_UP);
-  // a leak grows the process in every window of requests; heaps and the allocator settling late grow it in
-  // one: a second window is measured only when the first grew past the bound
+  // a leak grows the process in every window of requests (2.2-2.8 KiB per request in each, seen); heaps and
+  // the allocator settling late, on a loaded machine, grow it in some (up to 7.7 seen, then less): a further
+  // window is measured only while none stayed under the bound, three at most
   const windows: number[] = [];
-  for (let window = 0; window < 2 && !windows.some((kib) => kib < MAX_KIB_PER_REQUEST); window += 1) {
+  for (let window = 0; window < 3 && !windows.some((kib) => kib < MAX_KIB_PER_REQUEST); window += 1) {
     const warm = service.rss();
     const started = Date.now();
     await load(service, SOAK);
