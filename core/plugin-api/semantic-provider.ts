@@ -64,7 +64,9 @@ export interface SemanticProvider {
 export const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
 
 /** The failures a provider reports; each becomes the diagnostic of the same code. */
-export type ProviderFailure = 'provider.uri_invalid' | 'provider.unreachable' | 'provider.media_type_unsupported' | 'module.file_too_large';
+export const PROVIDER_FAILURES = ['provider.uri_invalid', 'provider.unreachable', 'provider.media_type_unsupported', 'module.file_too_large'] as const;
+/** One of `PROVIDER_FAILURES`. */
+export type ProviderFailure = (typeof PROVIDER_FAILURES)[number];
 
 export class ProviderError extends Error {
   constructor(

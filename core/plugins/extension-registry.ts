@@ -67,6 +67,11 @@ export class ExtensionRegistries {
     (this.byKind[kind] as ExtensionRegistry<PluginContributions[K]>).add(id, value, plugin);
   }
 
+  /** What a plugin contributed to the registry of `kind` under `id`, if anything. */
+  contributionOf<K extends PluginKind>(kind: K, id: string): PluginContributions[K] | undefined {
+    return (this.byKind[kind] as ExtensionRegistry<PluginContributions[K]>).get(id);
+  }
+
   /** Closes every registry: called once every plugin has registered. */
   lock(): void {
     for (const registry of Object.values(this.byKind)) registry.lock();
