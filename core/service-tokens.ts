@@ -12,15 +12,14 @@ import type { EndpointRegistry } from './endpoints/endpoint-registry.js';
 import type { TaskOrchestrator } from './tasks/task-orchestrator.js';
 import type { ServiceMetrics } from './observe/service-metrics.js';
 import type { DatasourceReadiness } from './observe/datasource-readiness.js';
-import { pluginTokens } from './plugin-api/tokens.js';
 
 /**
- * The core's own services in the root container (`core.*`), resolved by the routes and the commands.
- * Plugins see only `pluginTokens` and `extensionTokens` (core/plugin-api/tokens.ts).
+ * The core's own services in the service's container (`core.*`), resolved by the routes and the commands.
+ * Plugins never see the container: a registration gets a `PluginContext` (core/plugin-api/plugin-context.ts).
  */
 export const coreTokens = {
   config: 'core.config' as InjectionToken<ServiceConfig>,
-  logger: pluginTokens.logger as InjectionToken<Logger>,
+  logger: 'core.logger' as InjectionToken<Logger>,
   /** What the plugins registered, by kind; locked once every plugin is loaded. */
   extensions: 'core.extensions' as InjectionToken<ExtensionRegistries>,
   /** The configured scheme (`auth.scheme`), ready to authenticate requests. */

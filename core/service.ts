@@ -102,13 +102,12 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
   container.register(coreTokens.config, { useValue: config });
   container.register(coreTokens.logger, { useValue: logger });
   const extensions = new ExtensionRegistries();
-  extensions.registerIn(container);
   container.register(coreTokens.extensions, { useValue: extensions });
   const metrics = new ServiceMetrics();
   container.register(coreTokens.metrics, { useValue: metrics });
 
   const discovered = [...discoverBuiltIns(), ...config.plugins.map((reference) => locateExtra(reference, config.baseDir))];
-  const plugins = await loadPlugins(container, discovered);
+  const plugins = await loadPlugins(extensions, logger, discovered);
   extensions.lock();
   container.register(coreTokens.authScheme, { useValue: await createAuthScheme(config, extensions, plugins) });
 

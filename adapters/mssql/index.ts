@@ -1,4 +1,4 @@
-import { defineSqlDialect } from '../../core/plugin-api/index.js';
+import { defineSqlDialect } from '../../core/plugin-api/adapter-kit.js';
 import { MssqlDialect } from './mssql-dialect.js';
 
 export default defineSqlDialect((id) => new MssqlDialect(id));

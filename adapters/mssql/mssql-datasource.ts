@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { readCatalog, KnexDatasource, encodeResult, type Catalog, type QueryOptions, type QueryResult, type RowReader } from '../../core/plugin-api/index.js';
+import { readCatalog, KnexDatasource, encodeResult, type Catalog, type QueryOptions, type QueryResult, type RowReader } from '../../core/plugin-api/adapter-kit.js';
 import { mssqlIntrospectionQueries } from './mssql-introspector.js';
 import { runTediousRequest } from './mssql-request.js';
 import { mssqlCodec, mssqlWithTimeZone } from './mssql-types.js';

@@ -2,7 +2,7 @@ import {
   DEFAULT_ACQUIRE_TIMEOUT_MS, DialectBase, createKnex, knexPool, nodeSqlParserGrammar,
   type Datasource, type DatasourceSettings, type LogicalType, type PlaceholderStyle, type PlannedRole, type RoleChange,
   type SqlGrammar, type SqlLexicon, withoutSchemaPrivileges,
-} from '../../core/plugin-api/index.js';
+} from '../../core/plugin-api/adapter-kit.js';
 import { mssqlRoleChangeSql } from './mssql-roles.js';
 import { MSSQL_SEMANTIC_SYNTAX } from './mssql-semantic-syntax.js';
 import { MssqlDatasource } from './mssql-datasource.js';

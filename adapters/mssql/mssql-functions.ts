@@ -5,7 +5,7 @@
  * `DB_NAME`, `SERVERPROPERTY`, `SESSION_CONTEXT`, `CONNECTIONPROPERTY`), and the `@@` functions, which the
  * dialect refuses before parsing (the T-SQL grammar misreads them).
  */
-import { allowList, type FunctionPolicy } from '../../core/plugin-api/index.js';
+import { allowList, type FunctionPolicy } from '../../core/plugin-api/adapter-kit.js';
 
 const ALLOWED = allowList({
   aggregates: [

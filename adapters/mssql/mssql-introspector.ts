@@ -1,4 +1,4 @@
-import { placeholders, type IntrospectionQueries } from '../../core/plugin-api/index.js';
+import { placeholders, type IntrospectionQueries } from '../../core/plugin-api/adapter-kit.js';
 
 /**
  * Introspection of SQL Server from sys.* and INFORMATION_SCHEMA (native types with their lengths).

@@ -1,4 +1,4 @@
-import { lowerLike, mathCall, typeWithModifiers, offsetFetchClause, orderTermWithNullFlag, untypedNumberParam, type CastType, type PortableCall, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
+import { lowerLike, mathCall, typeWithModifiers, offsetFetchClause, orderTermWithNullFlag, untypedNumberParam, type CastType, type PortableCall, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/adapter-kit.js';
 
 /** Day 0 is 1900-01-01, a Monday: whole periods since then, added back to it, give the period's start. */
 const GRAINS: Record<TimeGrain, (expression: string) => string> = {

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import {
   deny, denialError, isConnectionFailure, isDeadlineExceeded, messageOf, PING_TIMEOUT_MS, type JsonValue, readCatalog, KnexDatasource, encodeResult, type Catalog, type ExecutionScope, type QueryOptions, type QueryResult,
   type LoginHoldings, type RoleLogin, type RowReader, type SqlDialect, type SqlExecutor, type TransactionOptions,
-} from '../../core/plugin-api/index.js';
+} from '../../core/plugin-api/adapter-kit.js';
 import { mysqlIntrospectionQueries } from './mysql-introspector.js';
 import { readMysqlOwnPrivileges } from './mysql-roles.js';
 import { streamStatement, type StreamingConnection } from './mysql-stream.js';

@@ -4,7 +4,7 @@ import {
   type Datasource, type DatasourceSettings, type DialectCapabilities, type LogicalType, type PlannedRole,
   type PlaceholderStyle, type RoleChange, type RoleLogin, type RoleState, type RoleStateRequest, type ServerConnectionFields,
   type SqlExecutor, type SqlGrammar, type SqlLexicon,
-} from '../../core/plugin-api/index.js';
+} from '../../core/plugin-api/adapter-kit.js';
 import { MYSQL_SEMANTIC_SYNTAX } from './mysql-semantic-syntax.js';
 import { MysqlDatasource } from './mysql-datasource.js';
 import { MYSQL_FUNCTIONS } from './mysql-functions.js';

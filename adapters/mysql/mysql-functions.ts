@@ -6,7 +6,7 @@
  * `CONNECTION_ID()`, `LAST_INSERT_ID()`, `FOUND_ROWS()`, `UUID_SHORT()`). `@@` and `@` variables are
  * refused by the authorizer whatever the list says.
  */
-import { allowList, type FunctionPolicy } from '../../core/plugin-api/index.js';
+import { allowList, type FunctionPolicy } from '../../core/plugin-api/adapter-kit.js';
 
 const ALLOWED = allowList({
   aggregates: [

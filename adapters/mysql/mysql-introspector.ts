@@ -1,4 +1,4 @@
-import { placeholders, type IntrospectionQueries } from '../../core/plugin-api/index.js';
+import { placeholders, type IntrospectionQueries } from '../../core/plugin-api/adapter-kit.js';
 
 /**
  * Introspection of MySQL and MariaDB from information_schema; a schema is a database. MariaDB stores JSON

@@ -1,6 +1,6 @@
 import {
   placeholders, type JsonValue, type PlannedRole, type RoleChange, type RolePrivilege, type RoleState, type RoleStateRequest, type SqlExecutor,
-} from '../../core/plugin-api/index.js';
+} from '../../core/plugin-api/adapter-kit.js';
 
 /**
  * The data roles' users on MySQL and MariaDB (docs/governed-execution.md). A role's privileges add to those

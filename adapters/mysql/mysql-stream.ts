@@ -1,4 +1,4 @@
-import { armDeadline, offAbort, onAbort, ResultBuilder, type QueryOptions, type QueryResult } from '../../core/plugin-api/index.js';
+import { armDeadline, offAbort, onAbort, ResultBuilder, type QueryOptions, type QueryResult } from '../../core/plugin-api/adapter-kit.js';
 import { mysqlCodec, type MysqlField } from './mysql-types.js';
 
 /** The part of mysql2's Query (an event emitter when given no callback) the rows are read from. */

@@ -1,4 +1,4 @@
-import { lookupLogicalType, parseNativeType, type LogicalType, type LogicalTypeTable, type ValueCodec } from '../../core/plugin-api/index.js';
+import { lookupLogicalType, parseNativeType, type LogicalType, type LogicalTypeTable, type ValueCodec } from '../../core/plugin-api/adapter-kit.js';
 
 /** MySQL and MariaDB names beyond the standard ones (docs/logical-types.md). */
 const MYSQL_TYPES: LogicalTypeTable = {

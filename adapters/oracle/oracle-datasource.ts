@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { readCatalog, KnexDatasource, encodeResult, type Catalog, type QueryOptions, type QueryResult, type RowReader } from '../../core/plugin-api/index.js';
+import { readCatalog, KnexDatasource, encodeResult, type Catalog, type QueryOptions, type QueryResult, type RowReader } from '../../core/plugin-api/adapter-kit.js';
 import { oracleIntrospectionQueries } from './oracle-introspector.js';
 import { runOracleStatement } from './oracle-statement.js';
 import { oracleCodec, oracleWithTimeZone } from './oracle-types.js';

@@ -2,7 +2,7 @@ import {
   DEFAULT_ACQUIRE_TIMEOUT_MS, DialectBase, createKnex, knexPool, nodeSqlParserGrammar,
   type Datasource, type DatasourceSettings, type LogicalType, type PlaceholderStyle, type PlannedRole, type RoleChange,
   type SqlGrammar, type SqlLexicon, withoutSchemaPrivileges,
-} from '../../core/plugin-api/index.js';
+} from '../../core/plugin-api/adapter-kit.js';
 import { oracleRoleChangeSql } from './oracle-roles.js';
 import { ORACLE_SEMANTIC_SYNTAX } from './oracle-semantic-syntax.js';
 import { OracleDatasource } from './oracle-datasource.js';

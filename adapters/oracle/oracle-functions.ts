@@ -4,7 +4,7 @@
  * (`DBMS_*`, `UTL_*`): a package function is called qualified (`dbms_random.value`), and a qualified call
  * must be a function of the VDB.
  */
-import { allowList, type FunctionPolicy } from '../../core/plugin-api/index.js';
+import { allowList, type FunctionPolicy } from '../../core/plugin-api/adapter-kit.js';
 
 const ALLOWED = allowList({
   aggregates: [

@@ -1,4 +1,4 @@
-import { placeholders, type IntrospectionQueries } from '../../core/plugin-api/index.js';
+import { placeholders, type IntrospectionQueries } from '../../core/plugin-api/adapter-kit.js';
 
 /**
  * Introspection of Oracle from the ALL_* dictionary views; a schema is an owner (usually upper case, as

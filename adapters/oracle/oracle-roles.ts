@@ -1,4 +1,4 @@
-import type { RoleChange, RolePrivilege } from '../../core/plugin-api/index.js';
+import type { RoleChange, RolePrivilege } from '../../core/plugin-api/adapter-kit.js';
 
 /**
  * The data roles on Oracle (docs/governed-execution.md), as statements: not run against a server yet

@@ -1,4 +1,4 @@
-import { ANSI_SEMANTIC_SYNTAX, calendarDiff, mathCall, typeWithModifiers, lowerLike, offsetFetchClause, untypedNumberParam, type CastType, type PortableCall, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/index.js';
+import { ANSI_SEMANTIC_SYNTAX, calendarDiff, mathCall, typeWithModifiers, lowerLike, offsetFetchClause, untypedNumberParam, type CastType, type PortableCall, type SemanticSqlSyntax, type TimeGrain } from '../../core/plugin-api/adapter-kit.js';
 
 /** TRUNC's format models; `IW` starts the ISO week on Monday. */
 const FORMATS: Record<TimeGrain, string> = { day: 'DD', week: 'IW', month: 'MM', quarter: 'Q', year: 'YYYY' };

@@ -3,7 +3,7 @@ import {
   encodeResult, LruCache, readCatalog,
   type Catalog, type Datasource, type ExecutionScope, type QueryOptions, type QueryResult, type RowReader, type SqlDialect, type SqlExecutor,
   type TransactionOptions,
-} from '../../core/plugin-api/index.js';
+} from '../../core/plugin-api/adapter-kit.js';
 import { postgresIntrospectionQueries } from '../postgres/postgres-introspector.js';
 import { postgresCodec, postgresWithTimeZone } from '../postgres/postgres-types.js';
 import type { PgliteHost, StatementOptions, TransactionTicket } from './pglite-host.js';

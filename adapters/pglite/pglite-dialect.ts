@@ -1,4 +1,4 @@
-import type { Datasource, DatasourceSettings, DialectCapabilities } from '../../core/plugin-api/index.js';
+import type { Datasource, DatasourceSettings, DialectCapabilities } from '../../core/plugin-api/adapter-kit.js';
 import { PostgresDialect } from '../postgres/postgres-dialect.js';
 import { openPglite } from './pglite-open.js';
 

@@ -1,4 +1,4 @@
-import { offAbort, onAbort } from '../../core/plugin-api/index.js';
+import { offAbort, onAbort } from '../../core/plugin-api/adapter-kit.js';
 import { TEXT_OIDS } from '../postgres/postgres-types.js';
 import { statementCanceled, transactionAborted, connectionFailure } from './pglite-errors.js';
 import type { PgliteRows, PgliteSetup, SessionScope } from './pglite-messages.js';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
-import { createKnex } from '../../core/plugin-api/index.js';
+import { createKnex } from '../../core/plugin-api/adapter-kit.js';
 import type { PgliteHost } from './pglite-host.js';
 
 /**

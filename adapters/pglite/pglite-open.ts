@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { StartupError, UnavailableError, messageOf, type DatasourceSettings, type SqlDialect } from '../../core/plugin-api/index.js';
+import { StartupError, UnavailableError, messageOf, type DatasourceSettings, type SqlDialect } from '../../core/plugin-api/adapter-kit.js';
 import { PgliteDatasource } from './pglite-datasource.js';
 import { PgliteHost, SETUP_LIMIT_MS } from './pglite-host.js';
 import { pgliteKnex } from './pglite-knex.js';

@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../../core/plugin-api/index.js';
+import type { SqlExecutor } from '../../core/plugin-api/adapter-kit.js';
 
 /**
  * The login of a restricted PGlite session: no superuser, no database or role creation, and no privilege

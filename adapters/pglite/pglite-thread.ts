@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { offAbort, onAbort } from '../../core/plugin-api/index.js';
+import { offAbort, onAbort } from '../../core/plugin-api/adapter-kit.js';
 import { connectionFailure, errorFromWire, statementCanceled, workerStopped } from './pglite-errors.js';
 import type { PgliteAnswers, PgliteCommand, PgliteReply } from './pglite-messages.js';
 

@@ -1,4 +1,4 @@
-import type { DatasourceCursor, QueryOptions, QueryResult, ResultColumn } from '../../core/plugin-api/index.js';
+import type { DatasourceCursor, QueryOptions, QueryResult, ResultColumn } from '../../core/plugin-api/adapter-kit.js';
 import { streamStatement, type StreamingClient } from './postgres-stream.js';
 import type { ConnectionSource } from './scope-pool.js';
 

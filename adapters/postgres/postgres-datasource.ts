@@ -2,7 +2,7 @@ import {
   isConnectionFailure, isDeadlineExceeded, LruCache, PING_TIMEOUT_MS, readCatalog, KnexDatasource, encodeResult, type Catalog, type DatasourceCursor,
   type ExecutionScope, type QueryOptions, type QueryResult, type RowReader,
   type SqlDialect, type SqlExecutor, type TransactionOptions, type WireForwardOptions, type WireForwardOutcome, type WireStatement,
-} from '../../core/plugin-api/index.js';
+} from '../../core/plugin-api/adapter-kit.js';
 import type { Knex } from 'knex';
 import { forgetPrepared, type PgResult } from './pg-statement.js';
 import { openPostgresCursor } from './postgres-cursor.js';

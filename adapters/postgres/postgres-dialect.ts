@@ -3,7 +3,7 @@ import {
   DEFAULT_ACQUIRE_TIMEOUT_MS, DialectBase, createKnex, knexPool, libpgQueryGrammar,
   ROW_TOO_LARGE_MARK, type Datasource, type DatasourceSettings, type DialectCapabilities, type LogicalType, type PlaceholderStyle,
   type RoleChange, type RoleState, type RoleStateRequest, type ServerConnectionFields, type SqlExecutor, type SqlGrammar, type SqlLexicon,
-} from '../../core/plugin-api/index.js';
+} from '../../core/plugin-api/adapter-kit.js';
 import pg from 'pg';
 import { PostgresDatasource, type ScopeOpeners } from './postgres-datasource.js';
 import { POSTGRES_FUNCTIONS } from './postgres-functions.js';

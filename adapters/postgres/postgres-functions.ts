@@ -8,7 +8,7 @@
  * sequences (`pg_notify`, `nextval`, `setval`), and XPath (`xpath`, `xmlexists`). `current_user` and its
  * kin are SQL keywords, not calls: they name the role the statement runs as.
  */
-import { allowList, type FunctionPolicy } from '../../core/plugin-api/index.js';
+import { allowList, type FunctionPolicy } from '../../core/plugin-api/adapter-kit.js';
 
 const ALLOWED = allowList({
   aggregates: [

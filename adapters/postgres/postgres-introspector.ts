@@ -1,4 +1,4 @@
-import { placeholders, type IntrospectionQueries } from '../../core/plugin-api/index.js';
+import { placeholders, type IntrospectionQueries } from '../../core/plugin-api/adapter-kit.js';
 
 /**
  * Introspection of PostgreSQL (and PGlite) from pg_catalog, which, unlike information_schema, also shows

@@ -1,6 +1,6 @@
 import {
   placeholders, type JsonValue, type RoleChange, type RolePrivilege, type RoleState, type RoleStateRequest, type SqlExecutor,
-} from '../../core/plugin-api/index.js';
+} from '../../core/plugin-api/adapter-kit.js';
 
 /**
  * The data roles' database roles on PostgreSQL (and PGlite): what they hold, read from pg_catalog's ACLs,

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { armDeadline, offAbort, onAbort, ResultBuilder, type QueryOptions, type QueryResult, type ValueCodec } from '../../core/plugin-api/index.js';
+import { armDeadline, offAbort, onAbort, ResultBuilder, type QueryOptions, type QueryResult, type ValueCodec } from '../../core/plugin-api/adapter-kit.js';
 import { RowsQuery, type FieldDescription, type NativeStatement } from './pg-statement.js';
 import { StatementCanceller, type CancellableClient } from './postgres-cancel.js';
 import { postgresCodec, postgresTypeParsers } from './postgres-types.js';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { lookupLogicalType, parseNativeType, type LogicalType, type LogicalTypeTable, type ValueCodec } from '../../core/plugin-api/index.js';
+import { lookupLogicalType, parseNativeType, type LogicalType, type LogicalTypeTable, type ValueCodec } from '../../core/plugin-api/adapter-kit.js';
 
 /** PostgreSQL names beyond the standard ones (docs/logical-types.md). PGlite shares this table. */
 const POSTGRES_TYPES: LogicalTypeTable = {

@@ -6,7 +6,7 @@
  * ReadyForQuery, when the backend has nothing more to say.
  */
 import type { Socket } from 'node:net';
-import { armDeadline, LruCache, offAbort, onAbort, type WireForwardOptions, type WireForwardOutcome, type WireStatement } from '../../core/plugin-api/index.js';
+import { armDeadline, LruCache, offAbort, onAbort, type WireForwardOptions, type WireForwardOutcome, type WireStatement } from '../../core/plugin-api/adapter-kit.js';
 import { StatementCanceller, type CancellableClient } from './postgres-cancel.js';
 import { StatementNames } from './statement-names.js';
 

@@ -21,6 +21,7 @@ export interface YamlSource {
   problem(path: readonly (string | number)[], message: string): StartupProblem;
 }
 
+/** A path as messages show it: relative to the working directory when under it. */
 export function displayPath(path: string): string {
   const shown = relative(process.cwd(), path);
   return shown.startsWith('..') ? path : shown;

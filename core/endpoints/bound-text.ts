@@ -10,12 +10,15 @@ import type { PlaceholderOrigin } from '../plugin-api/template-engine.js';
  * brackets (U+27E6, U+27E7) are not YAML indicators, so a token survives plain, quoted and block scalars
  * unchanged, and no SQL dialect gives them a meaning. Definition sources may not contain them at all.
  */
+/** The opening bracket of a placeholder token (`⟦0⟧`). */
 export const PLACEHOLDER_OPEN = '⟦';
+/** The closing bracket of a placeholder token. */
 export const PLACEHOLDER_CLOSE = '⟧';
 const WHOLE_TOKEN = /^⟦(\d+)⟧$/;
 const ANY_TOKEN = /⟦(\d+)⟧/g;
 const FIRST_TOKEN = /⟦(\d+)⟧/;
 
+/** The token a rendered definition holds for the bound value at `index`. */
 export function placeholderToken(index: number): string {
   return `${PLACEHOLDER_OPEN}${index}${PLACEHOLDER_CLOSE}`;
 }

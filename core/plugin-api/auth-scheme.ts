@@ -21,6 +21,7 @@ export interface AuthSchemeFactory {
   create(config: Record<string, unknown>, baseDir: string): Promise<AuthScheme>;
 }
 
+/** A configured scheme: authenticates each request from its headers. */
 export interface AuthScheme {
   /** The `WWW-Authenticate` challenge sent with a 401, e.g. `Bearer realm="vdb-service"`. */
   readonly challenge: string;
@@ -32,20 +33,25 @@ export interface AuthScheme {
 }
 
 /**
- * Why credentials were refused: a 401 code of the error catalog, which the HTTP edge answers (the Task API
- * answers `unauthenticated` instead).
+ * Why credentials can be refused: the 401 codes of the error catalog, which the HTTP edge answers (the Task
+ * API answers `unauthenticated` instead).
  */
-export type CredentialFailure =
-  | 'credentials_missing'
-  | 'credentials_malformed'
-  | 'token_unknown'
-  | 'token_expired'
-  | 'token_not_yet_valid'
-  | 'signature_invalid'
-  | 'claim_invalid';
+export const CREDENTIAL_FAILURES = [
+  'credentials_missing',
+  'credentials_malformed',
+  'token_unknown',
+  'token_expired',
+  'token_not_yet_valid',
+  'signature_invalid',
+  'claim_invalid',
+] as const;
+/** One of `CREDENTIAL_FAILURES`. */
+export type CredentialFailure = (typeof CREDENTIAL_FAILURES)[number];
 
+/** Refused credentials, with the reason; never the credential itself in the message. */
 export class CredentialError extends Error {
   constructor(
+    /** Which of `CREDENTIAL_FAILURES`: the code of the 401. */
     readonly reason: CredentialFailure,
     message: string,
     options?: { cause?: unknown },

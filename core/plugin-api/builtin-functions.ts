@@ -5,6 +5,7 @@
  * stays out by default. The database role the statement runs as is the second gate (docs/authorization.md).
  */
 
+/** The built-in functions a dialect's statements may call, and where they live. */
 export interface FunctionPolicy {
   /**
    * Schemas that hold the built-ins, as the grammar spells them (already folded), e.g. `pg_catalog`: a call

@@ -6,8 +6,10 @@ export const LOGICAL_TYPES = [
   'string', 'integer', 'bigint', 'decimal', 'float', 'boolean',
   'date', 'time', 'timestamp', 'json', 'uuid', 'binary',
 ] as const;
+/** One of `LOGICAL_TYPES`: the type of a column whatever the database (docs/logical-types.md). */
 export type LogicalType = (typeof LOGICAL_TYPES)[number];
 
+/** A column of an introspected relation. */
 export interface CatalogColumn {
   name: string;
   /** The type as the database names it, e.g. `character varying(120)` or `int unsigned`. */
@@ -21,6 +23,7 @@ export interface CatalogColumn {
   withTimeZone?: boolean;
 }
 
+/** A foreign key of an introspected relation. */
 export interface CatalogForeignKey {
   name: string;
   columns: string[];
@@ -29,6 +32,7 @@ export interface CatalogForeignKey {
   referencedColumns: string[];
 }
 
+/** A table or view of an introspected schema. */
 export interface CatalogRelation {
   schema: string;
   name: string;
@@ -41,6 +45,7 @@ export interface CatalogRelation {
   foreignKeys: CatalogForeignKey[];
 }
 
+/** A user function of an introspected schema. */
 export interface CatalogFunction {
   schema: string;
   name: string;

@@ -11,6 +11,7 @@ export type DenialCode =
   | 'function_not_allowed'
   | 'statement_too_complex';
 
+/** Why the authorizer refused a statement: a code of the error catalog, a reason, and the resource at fault. */
 export interface Denial {
   allowed: false;
   code: DenialCode;
@@ -20,6 +21,7 @@ export interface Denial {
   resource?: string;
 }
 
+/** A denial with its code, reason and, when one is at fault, the resource. */
 export function deny(code: DenialCode, reason: string, resource?: string): Denial {
   return resource === undefined ? { allowed: false, code, reason } : { allowed: false, code, reason, resource };
 }
@@ -44,6 +46,7 @@ export function denialError(denial: Denial): ForbiddenError | InputError {
   });
 }
 
+/** Whether an authorizer outcome is a denial. */
 export function isDenial(value: object): value is Denial {
   return 'allowed' in value && value.allowed === false;
 }

@@ -14,6 +14,7 @@ import type { PlaceholderStyle, SqlLexicon, UnquotedCase } from './sql-syntax.js
 /** A pooled server without an EXPLAIN the core may use, whose database does not enforce the data roles. */
 const POOLED: DialectCapabilities = { singleConnection: false, explain: false, enforcesRoles: false };
 
+/** The base every `sqlDialect` plugin extends: required members are abstract, the rest have the defaults of docs/plugins.md. */
 export abstract class DialectBase implements SqlDialect {
   abstract readonly family: SqlFamily;
   abstract readonly lexicon: SqlLexicon;

@@ -276,6 +276,7 @@ const CATALOG = {
   },
 } as const satisfies Record<string, ErrorDefinition>;
 
+/** Every code of the error catalog. */
 export type ErrorCode = keyof typeof CATALOG;
 
 /** Every code's definition; a translation in `inTaskEnvelope` to a code not catalogued does not compile. */

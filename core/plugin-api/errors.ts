@@ -16,6 +16,7 @@ export interface ErrorOptions {
   cause?: unknown;
 }
 
+/** A domain error with a code of the error catalog; the HTTP edge answers it with the status of its code. */
 export abstract class ServiceError extends Error {
   readonly details: Record<string, unknown> | undefined;
   readonly body: Record<string, unknown> | undefined;
@@ -86,6 +87,7 @@ export class StartupError extends Error {
   }
 }
 
+/** One problem found at startup, with the file and line at fault. */
 export interface StartupProblem {
   /** The file at fault, relative to the working directory where possible. */
   file: string;

@@ -1,48 +1,35 @@
 /**
- * The plugin API: everything a plugin or a dialect adapter may import from the core, and nothing else.
- * Contracts of each plugin kind with their declaration helpers, the tokens a registration may resolve, the
- * domain errors and the catalog of their codes, and the helpers plugins share (the dialect base, SQL
- * grammars, knex-backed datasources, catalog reading and JSON encoding for dialects; placeholder and YAML
- * handling for template engines; document checks for runtimes).
- * Anything not exported here is internal and may change without notice.
+ * The plugin API (`vdb-service/plugin-api`): everything a plugin may import from the service, and nothing
+ * else. Its version is `PLUGIN_API_VERSION` (docs/plugin-api-changelog.md); a manifest's `apiVersion` names
+ * the versions a plugin is written for. Holds the registration context, the contract of each plugin kind
+ * with its declaration helper, the domain errors and the catalog of their codes, the vocabulary the
+ * contracts speak (catalog, VDB, semantic package, Task API documents), and the helpers plugins share
+ * (placeholder and YAML handling for template engines, bearer tokens for auth schemes, document checks for
+ * runtimes). An SQL backend imports `vdb-service/adapter-kit` instead, which adds the dialect contract and
+ * its helpers. Anything not exported here is internal and may change without notice.
  */
-export * from './error-catalog.js';
-export * from './errors.js';
+export * from './api-version.js';
 export * from './plugin-manifest.js';
-export * from './tokens.js';
-export * from './define-plugin.js';
+export * from './plugin-context.js';
+export { defineAuthScheme, defineRuntimeTransport, defineSemanticProvider, defineTemplateEngine, defineTemplateFunctions } from './define-plugin.js';
+export * from './error-catalog.js';
+export {
+  AuthenticationError, ConflictError, DeadlineError, ForbiddenError, InputError, InternalError, LimitError, NotFoundError,
+  PayloadTooLargeError, ServiceError, StartupError, UnavailableError, UnsupportedMediaTypeError, UpstreamError, messageOf,
+  type ErrorOptions, type StartupProblem,
+} from './errors.js';
 export * from './catalog.js';
 export * from './vdb.js';
-export * from './sql-dialect.js';
-export * from './database-roles.js';
-export * from './sql-syntax.js';
-export * from './sql-grammar.js';
-export * from './statement-facts.js';
-export * from './denial.js';
-export * from './builtin-functions.js';
-export * from './dialect-base.js';
+export type { JsonValue, ResultColumn } from './sql-dialect.js';
 export * from './auth-scheme.js';
 export * from './bearer-token.js';
 export * from './template-engine.js';
 export * from './semantic-provider.js';
 export * from './semantic-package.js';
-export * from './semantic-query-syntax.js';
 export * from './semantic-query.js';
+export { TIME_GRAINS, type TimeGrain } from './semantic-query-syntax.js';
 export * from './runtime-transport.js';
 export * from './task-documents.js';
-
-// Shared helpers of dialect adapters: the grammars a dialect builds its parser from, datasources, catalogs, values.
-export { libpgQueryGrammar } from '../sql-grammar/libpg-query-grammar.js';
-export { nodeSqlParserGrammar, type NodeSqlParserGrammarOptions } from '../sql-grammar/node-sql-parser-grammar.js';
-export { KnexDatasource, createKnex, knexPool, placeholders, DEFAULT_ACQUIRE_TIMEOUT_MS, type RowReader } from '../sql/knex-datasource.js';
-export { readCatalog, type IntrospectionQueries, type NativeTypeReader } from '../sql/catalog-assembly.js';
-export { type ValueCodec } from '../sql/value-encoding.js';
-export { encodeResult, ResultBuilder, type ResultLimits } from '../sql/result-builder.js';
-export { offAbort, onAbort } from '../sql/abort-listeners.js';
-export { armDeadline, isDeadlineExceeded, DEADLINE_SLACK_MS, PING_TIMEOUT_MS } from '../sql/statement-deadline.js';
-export { isConnectionFailure } from '../sql/guarded-datasource.js';
-export { lookupLogicalType, parseNativeType, type LogicalTypeTable } from '../sql/logical-types.js';
-export { LruCache } from '../caching/lru-cache.js';
 
 // Shared helpers of template engines: the placeholder a bound value prints, definition layout, bounded YAML.
 export { PLACEHOLDER_OPEN, PLACEHOLDER_CLOSE, placeholderToken } from '../endpoints/bound-text.js';

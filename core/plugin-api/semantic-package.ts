@@ -23,6 +23,7 @@ export interface SemanticPackage {
   metrics: PackageMetric[];
 }
 
+/** A document the package was built from, with its digest. */
 export interface PackageSource {
   path: string;
   mediaType: string;
@@ -39,6 +40,7 @@ export interface PackageModel {
   aiContext: JsonValue | null;
 }
 
+/** A dataset of a semantic package: a relation of the VDB with its fields. */
 export interface PackageDataset {
   id: string;
   name: string;
@@ -70,6 +72,7 @@ export type AccessModifier = 'public' | 'private';
  */
 export type RelationshipCardinality = 'manyToOne' | 'oneToOne' | 'oneToMany' | 'manyToMany';
 
+/** A field of a dataset: a column or an expression over its columns. */
 export interface PackageField {
   id: string;
   name: string;
@@ -103,6 +106,7 @@ export interface PackageField {
   accessModifier: AccessModifier;
 }
 
+/** A relationship between two datasets of a semantic package, by their keys. */
 export interface PackageRelationship {
   id: string;
   name: string;
@@ -127,6 +131,7 @@ export interface PackageJoin {
   fanOut: boolean;
 }
 
+/** A metric of a semantic package: an aggregate expression over its datasets. */
 export interface PackageMetric {
   id: string;
   name: string;

@@ -6,6 +6,7 @@ export const MODULE_MEDIA_TYPE = 'application/vnd.vdb.semantic-module+yaml';
 
 /** Media types of documents the service reads. */
 export const OSI_YAML_MEDIA_TYPE = 'application/vnd.osi+yaml';
+/** The media type of an OSI model document in JSON. */
 export const OSI_JSON_MEDIA_TYPE = 'application/vnd.osi+json';
 
 /**
@@ -64,8 +65,11 @@ export interface SemanticProvider {
 export const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
 
 /** The failures a provider reports; each becomes the diagnostic of the same code. */
-export type ProviderFailure = 'provider.uri_invalid' | 'provider.unreachable' | 'provider.media_type_unsupported' | 'module.file_too_large';
+export const PROVIDER_FAILURES = ['provider.uri_invalid', 'provider.unreachable', 'provider.media_type_unsupported', 'module.file_too_large'] as const;
+/** One of `PROVIDER_FAILURES`. */
+export type ProviderFailure = (typeof PROVIDER_FAILURES)[number];
 
+/** A failure of a semantic provider; its code becomes the diagnostic of the same code. */
 export class ProviderError extends Error {
   constructor(
     readonly code: ProviderFailure,

@@ -7,14 +7,17 @@
 
 /** The time grains a dimension may be bucketed by. */
 export const TIME_GRAINS = ['day', 'week', 'month', 'quarter', 'year'] as const;
+/** One of `TIME_GRAINS`. */
 export type TimeGrain = (typeof TIME_GRAINS)[number];
 
 /** The date parts the OSI expression language extracts (`YEAR(x)`, `EXTRACT(MONTH FROM x)`, …). */
 export const DATE_PARTS = ['year', 'quarter', 'month', 'day', 'hour', 'minute', 'second', 'dayofyear'] as const;
+/** One of `DATE_PARTS`. */
 export type DatePart = (typeof DATE_PARTS)[number];
 
 /** The units of the OSI expression language's date arithmetic (`DATEADD(day, 7, d)`, `DATEDIFF(month, a, b)`). */
 export const DATE_UNITS = ['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second'] as const;
+/** One of `DATE_UNITS`. */
 export type DateUnit = (typeof DATE_UNITS)[number];
 
 /**
@@ -31,6 +34,7 @@ export type PortableCall =
   /** The math functions whose names or arguments differ: `TRUNC(x[, d])` (also `TRUNCATE`), `LOG(base, x)`, … */
   | { name: MathFunction; args: string[] };
 
+/** The math functions of the OSI expression language a dialect writes in its own form. */
 export type MathFunction = 'trunc' | 'ceil' | 'ln' | 'log' | 'log10' | 'mod' | 'atan2' | 'pi';
 
 /** A math function as the call of that name. */
@@ -41,6 +45,7 @@ export function mathCall(name: MathFunction, args: readonly string[]): string {
 /** The types a CAST of the OSI expression language may name, by their portable names. */
 export type CastType = 'integer' | 'bigint' | 'numeric' | 'double' | 'varchar' | 'boolean' | 'date' | 'timestamp' | 'timestamptz';
 
+/** How a dialect writes the OSI expression language's functions and clauses. */
 export interface SemanticSqlSyntax {
   /** The start of the grain's period holding `expression` (a week starts on Monday, ISO 8601). */
   truncateTime(expression: string, grain: TimeGrain): string;

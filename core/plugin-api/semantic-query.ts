@@ -25,14 +25,17 @@ export interface QueryFilter {
   values: unknown[];
 }
 
+/** The operators of a structured semantic query filter. */
 export const FILTER_OPERATORS = [
   'equals', 'notEquals', 'in', 'notIn', 'gt', 'gte', 'lt', 'lte', 'between', 'contains', 'startsWith', 'endsWith', 'isNull', 'isNotNull',
 ] as const;
+/** One of `FILTER_OPERATORS`. */
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
 /** An OSI expression, or a list of them / of structured filters (their conjunction). */
 export type QueryPredicate = string | (string | QueryFilter)[];
 
+/** One ordering term of a semantic query. */
 export interface QueryOrder {
   /** A dimension or measure of the query by its result name, a `dataset.field` or a metric name. */
   field: string;
@@ -41,6 +44,7 @@ export interface QueryOrder {
   nulls?: 'first' | 'last';
 }
 
+/** A semantic query: dimensions, measures, filters and order over a semantic package. */
 export interface SemanticQuery {
   dimensions: QueryDimension[];
   measures: QueryMeasure[];

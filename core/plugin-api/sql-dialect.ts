@@ -51,11 +51,13 @@ export interface ServerConnectionFields {
 /** A JSON value as responses carry it. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
+/** A column of a result, with its logical type. */
 export interface ResultColumn {
   name: string;
   logicalType: LogicalType;
 }
 
+/** The answer of one statement: columns, rows encoded for JSON, and whether a bound cut it. */
 export interface QueryResult {
   columns: ResultColumn[];
   /** Rows with values already encoded for JSON (core/sql/value-encoding.ts). */
@@ -73,6 +75,7 @@ export interface QueryResult {
   truncatedBy?: 'maxRows' | 'maxBytes';
 }
 
+/** Bounds and scope of one statement a datasource runs. */
 export interface QueryOptions {
   /** Return at most this many rows; `truncated` tells whether more existed. */
   maxRows?: number;
@@ -226,6 +229,7 @@ export interface WireStatement {
   resultFormats?: readonly number[];
 }
 
+/** Bounds, scope and the answer channel of one statement forwarded over the PostgreSQL wire protocol. */
 export interface WireForwardOptions {
   scope?: ExecutionScope;
   timeoutMs?: number;

@@ -16,6 +16,7 @@ export interface ColumnReference {
   end: number;
 }
 
+/** What a grammar found in one SQL expression of a semantic model. */
 export interface ExpressionAnalysis {
   /** Every column reference, with its span, so compilation can qualify it. */
   references: ColumnReference[];
@@ -28,6 +29,7 @@ export interface ExpressionAnalysis {
 /** An analysis, or why the text is no plain expression (it becomes a diagnostic). */
 export type AnalysisOutcome = { ok: true; analysis: ExpressionAnalysis } | { ok: false; message: string };
 
+/** The parser of a dialect's SQL: statement facts for the authorizer, expression analysis for semantic models. */
 export interface SqlGrammar {
   /** Names the grammar in messages (`it does not parse as <label>`), e.g. `PostgreSQL` or `T-SQL`. */
   readonly label: string;

@@ -5,8 +5,10 @@
  */
 import type { DataAction } from './vdb.js';
 
+/** What a statement does, as the authorizer sorts it. */
 export type StatementKind = 'select' | 'insert' | 'update' | 'delete' | 'other';
 
+/** What one statement reads and writes, as the authorizer checks it against the grants. */
 export interface StatementFacts {
   kind: StatementKind;
   /** How the statement is called in messages, e.g. `SELECT` or `SET`. */
@@ -27,6 +29,7 @@ export interface Scope {
   children: Scope[];
 }
 
+/** A relation as a statement names it, possibly qualified. */
 export interface RelationName {
   /** A database or catalog prefix (`db.schema.relation`): such names reach outside the VDB. */
   database?: string;
@@ -48,6 +51,7 @@ export interface Source {
   writes: RelationWrite[];
 }
 
+/** A change a statement makes to a relation. */
 export interface RelationWrite {
   action: Exclude<DataAction, 'select'>;
   /** The columns assigned; `all` when an INSERT names no column list; empty for DELETE and locks. */
@@ -68,6 +72,7 @@ export interface ColumnUse {
   ifColumn?: boolean;
 }
 
+/** A function call a statement makes, as its grammar names it. */
 export interface FunctionUse {
   database?: string;
   schema?: string;
@@ -79,6 +84,7 @@ export interface FunctionUse {
   form?: 'operator' | 'variable';
 }
 
+/** A new scope of a statement, added as a child of `parent`. */
 export function newScope(parent?: Scope): Scope {
   const scope: Scope = { sources: [], columns: [], children: [] };
   parent?.children.push(scope);

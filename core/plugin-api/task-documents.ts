@@ -9,15 +9,21 @@ import type { JsonValue, ResultColumn, SqlFamily } from './sql-dialect.js';
 import type { PackageDataset, PackageMetric, PackageRelationship } from './semantic-package.js';
 import type { SemanticQuery } from './semantic-query.js';
 
+/** The states of a task. */
 export const TASK_STATES = ['working', 'input_required', 'completed', 'cancelled', 'budget_exceeded', 'failed'] as const;
+/** One of `TASK_STATES`. */
 export type TaskState = (typeof TASK_STATES)[number];
 /** States after which the runtime does nothing more for the task. */
 export const TERMINAL_STATES: readonly TaskState[] = ['input_required', 'completed', 'cancelled', 'budget_exceeded', 'failed'];
 
+/** The kinds of artifact a task produces. */
 export const ARTIFACT_KINDS = ['answer', 'table', 'query', 'report', 'log'] as const;
+/** One of `ARTIFACT_KINDS`. */
 export type ArtifactKind = (typeof ARTIFACT_KINDS)[number];
 
+/** Why a task stopped. */
 export const STOP_REASONS = ['completed', 'input_required', 'cancelled', 'budget_exceeded', 'runtime_failed', 'deadline_exceeded'] as const;
+/** One of `STOP_REASONS`. */
 export type StopReason = (typeof STOP_REASONS)[number];
 
 /**
@@ -26,12 +32,14 @@ export type StopReason = (typeof STOP_REASONS)[number];
  */
 export type AccessLevel = 'complete' | 'restricted' | 'unavailable';
 
+/** A column the caller may read, with its logical type. */
 export interface AuthorizedColumn {
   name: string;
   logicalType: LogicalType;
   nullable: boolean;
 }
 
+/** A relation the caller may read, with the columns it may read and its keys. */
 export interface AuthorizedRelation {
   schema: string;
   name: string;
@@ -100,6 +108,7 @@ export type PendingAction =
   /** A semantic query (docs/semantic-query.md), compiled by the service against the VDB's active package. */
   | { actionId: string; kind: 'semanticQuery'; query: SemanticQuery; maxRows: number };
 
+/** The outcome of one pending action the service ran for the runtime. */
 export interface Observation {
   actionId: string;
   status: 'ok' | 'denied' | 'failed';
@@ -121,6 +130,7 @@ export interface TaskAdvanceDocument {
   observations: Observation[];
 }
 
+/** One result a runtime produced for the task (an answer, a table, a query, a report, a log). */
 export interface Artifact {
   id: string;
   kind: ArtifactKind;
@@ -128,6 +138,7 @@ export interface Artifact {
   content: { contentType: string; data: string };
 }
 
+/** What a task consumed, as the Task API reports it. */
 export interface TaskUsage {
   inputTokens: number;
   outputTokens: number;
@@ -140,6 +151,7 @@ export interface TaskUsage {
 /** What the runtime reports of model usage; the service counts the rest itself. */
 export type RuntimeUsage = Pick<TaskUsage, 'inputTokens' | 'outputTokens' | 'modelCalls'>;
 
+/** The VDB a task runs against. */
 export interface TaskTarget {
   instanceId: string;
   vdbName: string;

@@ -17,6 +17,7 @@ export interface TemplateEngine {
   compile(definition: DefinitionSource, functions: readonly TemplateFunctionModule[]): CompiledDefinition;
 }
 
+/** One endpoint definition file, as the template engine compiles it. */
 export interface DefinitionSource {
   /** The endpoint name: the file name without extension. */
   name: string;
@@ -35,6 +36,7 @@ export interface RequestContext {
   now: Date;
 }
 
+/** What a definition is rendered with besides the request fields. */
 export interface RenderContext {
   _context: RequestContext;
   /**
@@ -44,6 +46,7 @@ export interface RenderContext {
   identifier(name: string): string;
 }
 
+/** An endpoint definition compiled once at startup, rendered per request. */
 export interface CompiledDefinition {
   readonly name: string;
   readonly file: string;
@@ -59,6 +62,7 @@ export interface CompiledDefinition {
   render(fields: Readonly<Record<string, unknown>>, context: RenderContext): RenderedDefinition;
 }
 
+/** One render of a definition: the document with placeholder tokens and the captured values. */
 export interface RenderedDefinition {
   /**
    * The body parsed as YAML (bounded options), with placeholder tokens still in its strings. Shared between
@@ -71,6 +75,7 @@ export interface RenderedDefinition {
   readonly origin: PlaceholderOrigin;
 }
 
+/** Where each placeholder of a rendered definition came from. */
 export interface PlaceholderOrigin {
   file: string;
   /** `lines[i]`: the file line of the `{{ expr }}` that printed placeholder `i`. */

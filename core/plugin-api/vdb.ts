@@ -1,7 +1,9 @@
 import type { Catalog, CatalogRelation } from './catalog.js';
 
+/** What a data grant allows. */
 export type DataAction = 'select' | 'insert' | 'update' | 'delete';
 
+/** One privilege of a data role on a schema, relation or column. */
 export interface DataGrant {
   /** A schema, `schema.relation` or `schema.relation.column`. */
   resource: string;
@@ -10,6 +12,7 @@ export interface DataGrant {
   columns?: string[];
 }
 
+/** A role of a VDB, with the grants the database enforces for its callers. */
 export interface DataRole {
   name: string;
   grants: DataGrant[];
@@ -38,6 +41,7 @@ export interface SemanticReference {
   provider?: { id: string; uri: string; mediaType?: string; version?: string; sha256: string };
 }
 
+/** A schema of a VDB and the datasource holding it. */
 export interface VdbSchema {
   name: string;
   /** The datasource holding this schema (the VDB's default unless overridden). */
@@ -64,6 +68,7 @@ export interface VdbRelation extends CatalogRelation {
   datasource: string;
 }
 
+/** The catalog of a VDB's schemas, each relation with its datasource. */
 export interface VdbCatalog extends Omit<Catalog, 'relations'> {
   relations: VdbRelation[];
 }

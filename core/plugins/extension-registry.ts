@@ -1,18 +1,18 @@
-import type { DependencyContainer } from 'tsyringe';
 import type { AuthSchemeFactory } from '../plugin-api/auth-scheme.js';
 import { StartupError } from '../plugin-api/errors.js';
 import type { RuntimeTransportFactory } from '../plugin-api/runtime-transport.js';
 import type { SemanticProvider } from '../plugin-api/semantic-provider.js';
 import type { SqlDialect } from '../plugin-api/sql-dialect.js';
 import type { TemplateEngine, TemplateFunctionModule } from '../plugin-api/template-engine.js';
-import { extensionTokens, type ExtensionPoint } from '../plugin-api/tokens.js';
+import type { PluginContributions } from '../plugin-api/plugin-context.js';
+import type { PluginKind } from '../plugin-api/plugin-manifest.js';
 
 /**
  * The host side of one plugin kind: plugins add their contribution under their manifest id, the core looks
  * it up by id. Adding the same id twice names both plugins; adding after `lock()` (startup has loaded every
  * plugin) is refused, so nothing changes what a running service dispatches to.
  */
-export class ExtensionRegistry<T> implements ExtensionPoint<T> {
+export class ExtensionRegistry<T> {
   private readonly entries = new Map<string, { value: T; plugin: string }>();
   private locked = false;
 
@@ -53,15 +53,27 @@ export class ExtensionRegistries {
   readonly templateEngines = new ExtensionRegistry<TemplateEngine>('templateEngine');
   readonly runtimeTransports = new ExtensionRegistry<RuntimeTransportFactory>('runtimeTransport');
 
-  /** Registers each registry under its `extensionTokens` entry, where plugin registrations find it. */
-  registerIn(container: DependencyContainer): void {
-    for (const key of Object.keys(extensionTokens) as (keyof typeof extensionTokens)[]) {
-      container.register(extensionTokens[key], { useValue: this[key] as ExtensionPoint<never> });
-    }
+  private readonly byKind: { readonly [K in PluginKind]: ExtensionRegistry<PluginContributions[K]> } = {
+    sqlDialect: this.sqlDialects,
+    authScheme: this.authSchemes,
+    templateFunctions: this.templateFunctions,
+    semanticProvider: this.semanticProviders,
+    templateEngine: this.templateEngines,
+    runtimeTransport: this.runtimeTransports,
+  };
+
+  /** Adds a plugin's contribution to the registry of its kind. */
+  add<K extends PluginKind>(kind: K, id: string, value: PluginContributions[K], plugin: string): void {
+    (this.byKind[kind] as ExtensionRegistry<PluginContributions[K]>).add(id, value, plugin);
+  }
+
+  /** What a plugin contributed to the registry of `kind` under `id`, if anything. */
+  contributionOf<K extends PluginKind>(kind: K, id: string): PluginContributions[K] | undefined {
+    return (this.byKind[kind] as ExtensionRegistry<PluginContributions[K]>).get(id);
   }
 
   /** Closes every registry: called once every plugin has registered. */
   lock(): void {
-    for (const key of Object.keys(extensionTokens) as (keyof typeof extensionTokens)[]) this[key].lock();
+    for (const registry of Object.values(this.byKind)) registry.lock();
   }
 }

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject } from 'ajv';
 import { satisfies, validRange } from 'semver';
+import { PLUGIN_API_VERSION } from '../plugin-api/api-version.js';
 import type { PluginManifest } from '../plugin-api/plugin-manifest.js';
 
 // dist/core/plugins -> project root
@@ -35,8 +36,25 @@ export function describeAjvError(error: ErrorObject): string {
 
 // dist/core/plugins -> project root, where package.json names the core's version.
 const packagePath = fileURLToPath(new URL('../../../package.json', import.meta.url));
-/** The version of this service that plugins declare compatibility with (`coreVersion`). */
+/** The version of this service that plugins may declare compatibility with (`coreVersion`). */
 export const CORE_VERSION = (JSON.parse(readFileSync(packagePath, 'utf8')) as { version: string }).version;
+
+/** What a manifest without `apiVersion` was written for: the API as it stood when it got its first version. */
+const UNDECLARED_API_RANGE = '^1.0.0';
+
+/**
+ * Why the manifest's `apiVersion` range excludes this service's plugin API, or undefined when it includes
+ * it. A manifest naming none is read as written for `^1.0.0`.
+ */
+export function apiVersionProblem(manifest: PluginManifest, apiVersion = PLUGIN_API_VERSION): string | undefined {
+  const range = manifest.apiVersion ?? UNDECLARED_API_RANGE;
+  if (validRange(range) === null) return `apiVersion "${range}" is not a semver range (e.g. "^1.0.0")`;
+  if (!satisfies(apiVersion, range, { includePrerelease: true })) {
+    const declared = manifest.apiVersion === undefined ? `${range} (no apiVersion, read as ${range})` : `${range} (apiVersion)`;
+    return `needs plugin API ${declared}, but vdb-service ${CORE_VERSION} provides plugin API ${apiVersion} (docs/plugin-api-changelog.md)`;
+  }
+  return undefined;
+}
 
 /**
  * Why the manifest's `coreVersion` range excludes this core, or undefined when it includes it (or names

@@ -3,14 +3,14 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { DependencyContainer } from 'tsyringe';
+import type { Logger } from 'pino';
 import type { ExtraPluginReference } from '../config/config-types.js';
 import { displayPath } from '../config/yaml-source.js';
 import { formatProblem, messageOf, StartupError } from '../plugin-api/errors.js';
-import { pluginTokens } from '../plugin-api/tokens.js';
-import { coreVersionProblem, describeAjvError, manifestProblems } from './manifest-validation.js';
+import { apiVersionProblem, coreVersionProblem, describeAjvError, manifestProblems } from './manifest-validation.js';
+import type { ExtensionRegistries } from './extension-registry.js';
 import type { PluginManifest } from '../plugin-api/plugin-manifest.js';
-import type { PluginRegistration } from '../plugin-api/define-plugin.js';
+import type { LogFields, PluginContext, PluginLogger, PluginRegistration } from '../plugin-api/plugin-context.js';
 
 /** A plugin found on disk, before import. */
 export interface DiscoveredPlugin {
@@ -78,17 +78,17 @@ function readManifest(manifestPath: string): PluginManifest {
     return fail(manifestPath, name, `invalid manifest: ${problems.join('; ')}`);
   }
   const manifest = parsed as PluginManifest;
-  const incompatible = coreVersionProblem(manifest);
+  const incompatible = apiVersionProblem(manifest) ?? coreVersionProblem(manifest);
   if (incompatible) return fail(manifestPath, manifest.name, incompatible);
   return manifest;
 }
 
 /**
  * The loader pipeline: discover, validate each manifest, import its entry, check the export, validate the
- * plugin's config, register into a child container. The first broken plugin stops startup with a
+ * plugin's config, register it with a context of its own. The first broken plugin stops startup with a
  * `StartupError` naming its manifest, the plugin and the reason.
  */
-export async function loadPlugins(container: DependencyContainer, plugins: DiscoveredPlugin[]): Promise<LoadedPlugin[]> {
+export async function loadPlugins(extensions: ExtensionRegistries, logger: Logger, plugins: DiscoveredPlugin[]): Promise<LoadedPlugin[]> {
   const manifests = plugins.map((plugin) => ({ ...plugin, manifest: readManifest(plugin.manifestPath) }));
   const owners = new Map<string, string>();
   for (const { manifest, manifestPath } of manifests) {
@@ -102,10 +102,8 @@ export async function loadPlugins(container: DependencyContainer, plugins: Disco
   for (const { manifest, manifestPath, config, builtIn } of manifests) {
     const register = await importEntry(manifest, manifestPath);
     const pluginConfig = validatePluginConfig(manifest, manifestPath, config);
-    const child = container.createChildContainer();
-    child.register(pluginTokens.manifest, { useValue: manifest });
     try {
-      await register(child, pluginConfig);
+      await register(pluginContext(manifest, pluginConfig, extensions, logger));
     } catch (error) {
       if (error instanceof StartupError && error.message.startsWith(`plugin ${manifest.name}:`)) {
         fail(manifestPath, manifest.name, error.message.slice(`plugin ${manifest.name}: `.length), error);
@@ -115,6 +113,32 @@ export async function loadPlugins(container: DependencyContainer, plugins: Disco
     loaded.push({ manifest, manifestPath, builtIn });
   }
   return loaded;
+}
+
+/**
+ * The one object a registration gets: frozen, holding copies and closures only, so nothing of the core
+ * (its container, config, datasources) is reachable from it.
+ */
+function pluginContext(manifest: PluginManifest, config: Record<string, unknown>, extensions: ExtensionRegistries, logger: Logger): PluginContext {
+  return Object.freeze({
+    manifest: Object.freeze(structuredClone(manifest)),
+    config: Object.freeze(config),
+    logger: pluginLogger(logger.child({ plugin: manifest.name })),
+    contribute(kind, value) {
+      if (kind !== manifest.kind) {
+        throw new StartupError(`plugin ${manifest.name}: manifest kind is ${manifest.kind} but the entry registers a ${kind}`);
+      }
+      extensions.add(kind, manifest.id, value, manifest.name);
+    },
+  } satisfies PluginContext);
+}
+
+function pluginLogger(log: Logger): PluginLogger {
+  const line = (level: 'debug' | 'info' | 'warn' | 'error') => (message: string, fields?: LogFields): void => {
+    if (fields === undefined) log[level](message);
+    else log[level]({ ...fields }, message);
+  };
+  return Object.freeze({ debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') });
 }
 
 async function importEntry(manifest: PluginManifest, manifestPath: string): Promise<PluginRegistration> {

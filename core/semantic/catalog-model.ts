@@ -60,6 +60,7 @@ function uniqueIdentifiers<T>(items: readonly T[], name: (item: T) => string, pr
   return result;
 }
 
+/** A semantic module derived from the VDB's catalog: one dataset per relation, relationships from foreign keys. */
 export async function catalogModule(vdb: VirtualDatabase, dialectOf: (datasource: string) => ExpressionDialect, options: CatalogModuleOptions): Promise<GeneratedModule> {
   const relations = vdb.catalog.relations.filter((relation) => !options.schemas || options.schemas.includes(relation.schema));
   const datasetNames = uniqueIdentifiers(relations, (relation) => relation.name, (relation) => relation.schema);

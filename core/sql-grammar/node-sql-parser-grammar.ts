@@ -11,6 +11,7 @@ import { nodeSqlParserExpression } from './node-sql-parser-expressions.js';
 import { nodeSqlParserStatementFacts, type NodeSqlParser } from './node-sql-parser-statement-facts.js';
 import { withServerPlaceholders } from './server-placeholders.js';
 
+/** How `nodeSqlParserGrammar` reads one dialect: the node-sql-parser grammar, its loader and its hazards. */
 export interface NodeSqlParserGrammarOptions {
   /** node-sql-parser's `database` option, e.g. `MySQL`, `TransactSQL`, `DB2`. */
   database: string;
@@ -32,6 +33,7 @@ export interface NodeSqlParserGrammarOptions {
 
 type ParserModule = { default: { Parser: new () => NodeSqlParser } };
 
+/** A dialect's grammar built on node-sql-parser, loaded on first use. */
 export function nodeSqlParserGrammar(dialect: DialectSyntax, options: NodeSqlParserGrammarOptions): SqlGrammar {
   const placeholders = options.placeholder ? { ...dialect.placeholders, numbered: options.placeholder } : dialect.placeholders;
   let loading: Promise<void> | undefined;

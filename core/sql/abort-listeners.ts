@@ -33,6 +33,7 @@ export function onAbort(signal: AbortSignal, callback: () => void): void {
   callbacks.add(callback);
 }
 
+/** Stops waiting for the signal with this callback (the statement has ended). */
 export function offAbort(signal: AbortSignal, callback: () => void): void {
   waiting.get(signal)?.delete(callback);
 }

@@ -34,6 +34,7 @@ const num = (value: unknown): number => Number(value);
 const truthy = (value: unknown): boolean => value === true || value === 1 || ['1', 'yes', 'y', 'true', 't'].includes(text(value).toLowerCase());
 const key = (schema: unknown, relation: unknown) => `${text(schema)}\u0000${text(relation)}`;
 
+/** Assembles a catalog from the rows of introspection queries. */
 export async function readCatalog(
   schemas: readonly string[],
   queries: IntrospectionQueries,

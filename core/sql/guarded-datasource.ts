@@ -150,6 +150,7 @@ export function connectionFailureReason(error: unknown, depth = 0): string | und
   return undefined;
 }
 
+/** Whether an error means the datasource cannot be reached (refused, reset, timed out, closed). */
 export function isConnectionFailure(error: unknown): boolean {
   return connectionFailureReason(error) !== undefined;
 }

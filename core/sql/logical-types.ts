@@ -16,6 +16,7 @@ export interface NativeTypeParts {
   array: boolean;
 }
 
+/** The parts of a native type name: base name, arguments, array. */
 export function parseNativeType(nativeType: string): NativeTypeParts {
   let text = nativeType.trim().toLowerCase();
   const array = text.endsWith('[]');

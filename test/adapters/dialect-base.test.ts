@@ -1,5 +1,4 @@
-import 'reflect-metadata';
-import { container as root } from 'tsyringe';
+import { pino } from 'pino';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isDenial } from '../../core/plugin-api/denial.js';
@@ -13,10 +12,8 @@ import { discoverBuiltIns, loadPlugins } from '../../core/plugins/plugin-loader.
 
 /** Every built-in dialect, as the plugin loader registers them. */
 async function builtInDialects(): Promise<SqlDialect[]> {
-  const container = root.createChildContainer();
   const extensions = new ExtensionRegistries();
-  extensions.registerIn(container);
-  await loadPlugins(container, discoverBuiltIns());
+  await loadPlugins(extensions, pino({ level: 'silent' }), discoverBuiltIns());
   return extensions.sqlDialects.ids().sort().map((id) => extensions.sqlDialects.get(id) as SqlDialect);
 }
 

@@ -19,7 +19,11 @@ export interface SpawnedService {
 
 /** Starts the CLI on `config` (and bundle files); resolves once it says, for people, where it listens. */
 export function spawnService(config: Record<string, unknown>, files: Record<string, string> = {}): Promise<SpawnedService> {
-  const configFile = writeBundle(config, files);
+  return spawnConfigFile(writeBundle(config, files));
+}
+
+/** Starts the CLI on a service.yaml already written (with whatever sits beside it: node_modules, keys). */
+export function spawnConfigFile(configFile: string): Promise<SpawnedService> {
   const child = spawn(process.execPath, [join(projectRoot, 'dist/core/cli.js'), 'start', '--config', configFile], {
     stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, VDB_CONFIG: '', PORT: '' },
   });

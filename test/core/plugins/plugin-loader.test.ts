@@ -1,34 +1,25 @@
-import 'reflect-metadata';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { container as root, type DependencyContainer } from 'tsyringe';
+import { pino } from 'pino';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { StartupError } from '../../../core/plugin-api/errors.js';
 import { ExtensionRegistries } from '../../../core/plugins/extension-registry.js';
 import { discoverBuiltIns, loadPlugins, locateExtra, type DiscoveredPlugin, type LoadedPlugin } from '../../../core/plugins/plugin-loader.js';
-import { coreVersionProblem } from '../../../core/plugins/manifest-validation.js';
+import { apiVersionProblem, coreVersionProblem } from '../../../core/plugins/manifest-validation.js';
+import { PLUGIN_API_VERSION } from '../../../core/plugin-api/api-version.js';
 
 const fixtures = fileURLToPath(new URL('../../fixtures/plugins/', import.meta.url));
 
-/** A container with empty extension registries, as the service makes one; `registries` reads them back. */
-const registries = new WeakMap<DependencyContainer, ExtensionRegistries>();
-function freshContainer() {
-  const container = root.createChildContainer();
-  const extensions = new ExtensionRegistries();
-  extensions.registerIn(container);
-  registries.set(container, extensions);
-  return container;
-}
-const extensionsOf = (container: DependencyContainer) => registries.get(container) as ExtensionRegistries;
+const logger = pino({ level: 'silent' });
 
 function fixture(name: string, config: Record<string, unknown> = {}): DiscoveredPlugin {
   return locateExtra({ kind: 'path', source: join(fixtures, name), config }, fixtures);
 }
 
-async function loadError(plugins: DiscoveredPlugin[], container = freshContainer()): Promise<StartupError> {
+async function loadError(plugins: DiscoveredPlugin[], extensions = new ExtensionRegistries()): Promise<StartupError> {
   try {
-    await loadPlugins(container, plugins);
+    await loadPlugins(extensions, logger, plugins);
   } catch (error) {
     assert.instance(error, StartupError);
     return error as StartupError;
@@ -39,23 +30,22 @@ async function loadError(plugins: DiscoveredPlugin[], container = freshContainer
 const loader = suite('plugin loader');
 
 loader('discovers and registers every built-in dialect and auth scheme', async () => {
-  const container = freshContainer();
-  const loaded = await loadPlugins(container, discoverBuiltIns());
+  const extensions = new ExtensionRegistries();
+  const loaded = await loadPlugins(extensions, logger, discoverBuiltIns());
   assert.ok(loaded.every((plugin) => plugin.builtIn));
-  const dialects = extensionsOf(container).sqlDialects.ids().sort();
-  assert.equal(dialects, ['mssql', 'mysql', 'oracle', 'pglite', 'postgres']);
-  assert.equal(extensionsOf(container).authSchemes.ids().sort(), ['bearer', 'jwt']);
+  assert.equal(extensions.sqlDialects.ids().sort(), ['mssql', 'mysql', 'oracle', 'pglite', 'postgres']);
+  assert.equal(extensions.authSchemes.ids().sort(), ['bearer', 'jwt']);
 });
 
 loader('loads an extra plugin from a path with its config and defaults', async () => {
-  const container = freshContainer();
-  await loadPlugins(container, [fixture('greeting', {})]);
-  const module = extensionsOf(container).templateFunctions.get('greeting');
+  const extensions = new ExtensionRegistries();
+  await loadPlugins(extensions, logger, [fixture('greeting', {})]);
+  const module = extensions.templateFunctions.get('greeting');
   assert.equal(module?.functions['greet']?.('Ada'), 'Hello, Ada!');
 
-  const configured = freshContainer();
-  await loadPlugins(configured, [fixture('greeting', { salutation: 'Hi' })]);
-  assert.equal(extensionsOf(configured).templateFunctions.get('greeting')?.functions['greet']?.('Bo'), 'Hi, Bo!');
+  const configured = new ExtensionRegistries();
+  await loadPlugins(configured, logger, [fixture('greeting', { salutation: 'Hi' })]);
+  assert.equal(configured.templateFunctions.get('greeting')?.functions['greet']?.('Bo'), 'Hi, Bo!');
 });
 
 const broken: [string, RegExp][] = [
@@ -70,6 +60,8 @@ const broken: [string, RegExp][] = [
   ['bad-function-name', /plugin bad-function-name: function name "split__twice" must be an identifier without "__"/],
   ['core-too-new', /plugin core-too-new: needs vdb-service >=9\.0\.0 \(coreVersion\), but this is \d+\.\d+\.\d+/],
   ['core-range-invalid', /plugin core-range-invalid: coreVersion "the latest one" is not a semver range/],
+  ['api-too-new', /plugin api-too-new: needs plugin API \^2\.0\.0 \(apiVersion\), but vdb-service \d+\.\d+\.\d+ provides plugin API 1\.\d+\.\d+ \(docs\/plugin-api-changelog\.md\)/],
+  ['api-range-invalid', /plugin api-range-invalid: apiVersion "the newest" is not a semver range \(e\.g\. "\^1\.0\.0"\)/],
 ];
 
 for (const [name, expected] of broken) {
@@ -82,7 +74,7 @@ for (const [name, expected] of broken) {
 }
 
 loader('every built-in plugin declares a coreVersion range that includes this core', async () => {
-  const loaded = await loadPlugins(freshContainer(), discoverBuiltIns());
+  const loaded = await loadPlugins(new ExtensionRegistries(), logger, discoverBuiltIns());
   for (const { manifest } of loaded) {
     assert.type(manifest.coreVersion, 'string', `${manifest.name} has no coreVersion`);
     assert.is(coreVersionProblem(manifest), undefined);
@@ -90,11 +82,33 @@ loader('every built-in plugin declares a coreVersion range that includes this co
   assert.match(coreVersionProblem({ ...(loaded[0] as LoadedPlugin).manifest, coreVersion: '^0.1.0' }, '1.0.0') ?? '', /needs vdb-service \^0\.1\.0/);
 });
 
+loader('every built-in plugin declares an apiVersion range that includes the plugin API', async () => {
+  const loaded = await loadPlugins(new ExtensionRegistries(), logger, discoverBuiltIns());
+  assert.ok(loaded.length >= 14);
+  for (const { manifest } of loaded) {
+    assert.is(manifest.apiVersion, '^1.0.0', `${manifest.name} declares apiVersion`);
+    assert.is(apiVersionProblem(manifest), undefined);
+  }
+  // The next major version refuses them, each with what it needs and what the service provides.
+  const [first] = loaded as [LoadedPlugin];
+  assert.match(apiVersionProblem(first.manifest, '2.0.0') ?? '', /needs plugin API \^1\.0\.0 \(apiVersion\), but vdb-service .* provides plugin API 2\.0\.0/);
+  assert.is(apiVersionProblem(first.manifest, '1.4.0'), undefined, 'a minor version adds only');
+});
+
+loader('a manifest without apiVersion is read as written for ^1.0.0: accepted now, refused by the next major version', async () => {
+  const extensions = new ExtensionRegistries();
+  const [loaded] = await loadPlugins(extensions, logger, [fixture('greeting')]);
+  assert.is(loaded?.manifest.apiVersion, undefined);
+  assert.ok(extensions.templateFunctions.get('greeting'));
+  assert.match(apiVersionProblem((loaded as LoadedPlugin).manifest, '2.0.0') ?? '', /needs plugin API \^1\.0\.0 \(no apiVersion, read as \^1\.0\.0\)/);
+  assert.is(PLUGIN_API_VERSION, '1.0.0');
+});
+
 loader('the registries refuse additions once startup has locked them', async () => {
-  const container = freshContainer();
-  await loadPlugins(container, [fixture('greeting')]);
-  extensionsOf(container).lock();
-  const error = await loadError([fixture('greeting')], container);
+  const extensions = new ExtensionRegistries();
+  await loadPlugins(extensions, logger, [fixture('greeting')]);
+  extensions.lock();
+  const error = await loadError([fixture('greeting')], extensions);
   assert.match(error.message, /plugin greeting: the templateFunctions registry is closed once startup has loaded the plugins/);
 });
 

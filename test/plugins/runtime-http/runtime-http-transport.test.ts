@@ -1,14 +1,12 @@
-import 'reflect-metadata';
 import { fileURLToPath } from 'node:url';
-import { container as root } from 'tsyringe';
+import { pino } from 'pino';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ServiceError, StartupError, UnavailableError, UpstreamError } from '../../../core/plugin-api/errors.js';
-import { ExtensionRegistry } from '../../../core/plugins/extension-registry.js';
+import { ExtensionRegistries } from '../../../core/plugins/extension-registry.js';
 import { loadPlugins } from '../../../core/plugins/plugin-loader.js';
-import type { RuntimeTaskRef, RuntimeTransport, RuntimeTransportFactory } from '../../../core/plugin-api/runtime-transport.js';
+import type { RuntimeTaskRef, RuntimeTransport } from '../../../core/plugin-api/runtime-transport.js';
 import type { TaskAdvanceDocument, TaskStartDocument } from '../../../core/plugin-api/task-documents.js';
-import { extensionTokens } from '../../../core/plugin-api/tokens.js';
 import { httpRuntimeTransport, type HttpTransportOptions } from '../../../plugins/runtime-http/runtime-http-transport.js';
 import type { ResilienceTuning } from '../../../plugins/runtime-http/runtime-resilience.js';
 import { FakeRuntime, snapshotFor } from './fake-runtime.js';
@@ -311,11 +309,10 @@ breaker.run();
 const plugin = suite('http runtime transport: the plugin');
 
 plugin('the built-in plugin registers the factory `http`, which needs a base URL', async () => {
-  const container = root.createChildContainer();
-  const registry = new ExtensionRegistry<RuntimeTransportFactory>('runtimeTransport');
-  container.register(extensionTokens.runtimeTransports, { useValue: registry });
+  const extensions = new ExtensionRegistries();
+  const registry = extensions.runtimeTransports;
   const manifestPath = fileURLToPath(new URL('../../../plugins/runtime-http/plugin.json', import.meta.url));
-  const [loaded] = await loadPlugins(container, [{ manifestPath, config: {}, builtIn: true }]);
+  const [loaded] = await loadPlugins(extensions, pino({ level: 'silent' }), [{ manifestPath, config: {}, builtIn: true }]);
   assert.is(loaded?.manifest.name, 'runtime-http');
   const factory = registry.get('http');
   assert.ok(factory);

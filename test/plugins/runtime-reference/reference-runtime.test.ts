@@ -1,15 +1,13 @@
-import 'reflect-metadata';
 import { fileURLToPath } from 'node:url';
-import { container as root } from 'tsyringe';
+import { pino } from 'pino';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConflictError, InputError, NotFoundError, ServiceError, UpstreamError } from '../../../core/plugin-api/errors.js';
-import { ExtensionRegistry } from '../../../core/plugins/extension-registry.js';
+import { ExtensionRegistries } from '../../../core/plugins/extension-registry.js';
 import { loadPlugins } from '../../../core/plugins/plugin-loader.js';
-import type { RuntimeTransport, RuntimeTransportFactory } from '../../../core/plugin-api/runtime-transport.js';
+import type { RuntimeTransport } from '../../../core/plugin-api/runtime-transport.js';
 import { validateRuntimeDocument } from '../../../core/tasks/runtime-documents.js';
 import type { AuthorizedContext, PendingAction, RuntimeSnapshot } from '../../../core/plugin-api/task-documents.js';
-import { extensionTokens } from '../../../core/plugin-api/tokens.js';
 import { inProcessTransport } from '../../../plugins/runtime-reference/in-process-transport.js';
 import { ReferenceRuntime } from '../../../plugins/runtime-reference/reference-runtime.js';
 import { sharedPglite } from '../../support/shared-pglite.js';
@@ -226,11 +224,10 @@ runtime('the oldest tasks are forgotten beyond the table\'s size', ({ retail }) 
 });
 
 runtime('the built-in plugin registers the transport `inProcess`', async ({ retail }) => {
-  const container = root.createChildContainer();
-  const registry = new ExtensionRegistry<RuntimeTransportFactory>('runtimeTransport');
-  container.register(extensionTokens.runtimeTransports, { useValue: registry });
+  const extensions = new ExtensionRegistries();
+  const registry = extensions.runtimeTransports;
   const manifestPath = fileURLToPath(new URL('../../../plugins/runtime-reference/plugin.json', import.meta.url));
-  const [loaded] = await loadPlugins(container, [{ manifestPath, config: {}, builtIn: true }]);
+  const [loaded] = await loadPlugins(extensions, pino({ level: 'silent' }), [{ manifestPath, config: {}, builtIn: true }]);
   assert.is(loaded?.manifest.name, 'runtime-reference');
   const transport = registry.get('inProcess')?.create({ baseURL: undefined, timeoutMs: 1000, bearerToken: undefined });
   assert.ok(transport);

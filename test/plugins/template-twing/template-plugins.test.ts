@@ -1,6 +1,5 @@
-import 'reflect-metadata';
 import { fileURLToPath } from 'node:url';
-import { container as root } from 'tsyringe';
+import { pino } from 'pino';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ExtensionRegistries } from '../../../core/plugins/extension-registry.js';
@@ -15,10 +14,8 @@ const plugins = suite('template plugins');
 const manifest = (folder: string) => fileURLToPath(new URL(`../../../plugins/${folder}/plugin.json`, import.meta.url));
 
 plugins('the twing engine and the strings module register through their manifests', async () => {
-  const container = root.createChildContainer();
   const extensions = new ExtensionRegistries();
-  extensions.registerIn(container);
-  await loadPlugins(container, ['template-twing', 'functions-strings'].map((folder) => ({ manifestPath: manifest(folder), config: {}, builtIn: true })));
+  await loadPlugins(extensions, pino({ level: 'silent' }), ['template-twing', 'functions-strings'].map((folder) => ({ manifestPath: manifest(folder), config: {}, builtIn: true })));
 
   const engine = extensions.templateEngines.get('twing');
   const modules = extensions.templateFunctions.values();

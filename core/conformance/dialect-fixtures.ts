@@ -1,5 +1,5 @@
-import type { LogicalType } from '../../core/plugin-api/catalog.js';
-import type { JsonValue, SqlFamily } from '../../core/plugin-api/sql-dialect.js';
+import type { LogicalType } from '../plugin-api/catalog.js';
+import type { JsonValue, SqlFamily } from '../plugin-api/sql-dialect.js';
 
 /** The schema the conformance suite creates (a database on MySQL) and drops again. */
 export const SCHEMA = 'conformance';
