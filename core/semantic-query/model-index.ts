@@ -117,6 +117,17 @@ export class ModelIndex {
     return byName.get(parts.join('.').toLowerCase());
   }
 
+  /**
+   * The fact of a metric's model entry: its one dataset that is the `to` of no relationship (what a bare
+   * `COUNT(*)` counts in the models converters write), or the entry's only dataset; undefined otherwise.
+   */
+  factOf(metric: PackageMetric): PackageDataset | undefined {
+    const datasets = this.pkg.datasets.filter((dataset) => dataset.model === metric.model && dataset.namespace === metric.namespace);
+    const targets = new Set(this.pkg.relationships.map((relationship) => relationship.to));
+    const facts = datasets.length === 1 ? datasets : datasets.filter((dataset) => !targets.has(dataset.id));
+    return facts.length === 1 ? facts[0] : undefined;
+  }
+
   /** A metric another metric's expression names by its bare name (a private one too). */
   namedMetric(metric: PackageMetric, name: string): PackageMetric | undefined {
     const wanted = name.toLowerCase();

@@ -501,6 +501,8 @@ class QueryCompiler {
         const key = sql.replace(/\u0001(\d+)\u0002/g, (_marker, index: string) => JSON.stringify(this.writer.sources[Number(index)]));
         const aggregate = this.addAggregate(`expr:${key}`, sql, fields.flatMap((field) => field.datasets), fields.flatMap((field) => field.needs));
         aggregate.counts = call.name === 'count';
+        const fact = scope && !aggregate.home ? this.model.factOf(scope) : undefined;
+        if (fact) aggregate.fact = fact;
         this.resolvedCalls.set(call, aggregate);
         return this.aggregateRef(aggregate);
       },
@@ -545,6 +547,8 @@ class QueryCompiler {
     const home = datasets.length > 0 ? this.model.dataset(metric.baseDataset) : undefined;
     const aggregate = this.addAggregate(`metric:${metric.id}`, metric.sql, datasets, needs, home);
     aggregate.counts = countsRows(metric, this.model.pkg.metrics);
+    const fact = home ? undefined : this.model.factOf(metric);
+    if (fact) aggregate.fact = fact;
     return aggregate;
   }
 
@@ -578,12 +582,14 @@ class QueryCompiler {
    * What `COUNT(*)` counts: the rows of the measure-bearing dataset (Foundation D-016), the home of the query's
    * other aggregates; without other aggregates, the query's finest dataset (dimensions and filters). Beside
    * aggregates of several homes it counts the finest dataset of the query when that is one of them; otherwise
-   * nothing says which rows it counts.
+   * nothing says which rows it counts. A model metric's COUNT(*) in a query with no dataset counts its model's fact.
    */
-  private countedHome(homes: ReadonlySet<PackageDataset>, key: string): PackageDataset {
+  private countedHome(homes: ReadonlySet<PackageDataset>, { key, fact }: Aggregate): PackageDataset {
     const target = key.replace(/^(expr|metric):/, '');
     if (homes.size === 1) return [...homes][0] as PackageDataset;
     if (this.queryDatasets().length === 0) {
+      // A model metric's COUNT(*) asked alone counts the rows of its model's fact (Foundation D-016).
+      if (fact && homes.size === 0) return fact;
       throw queryInvalid('E_INVALID_QUERY', target, `${target} reads no field, and the query has ${homes.size === 0 ? 'no dataset' : 'several datasets'} it could count: add a dimension or a filter of the dataset to count`);
     }
     const finest = this.homeOf([], target);
@@ -643,7 +649,7 @@ class QueryCompiler {
     const byHome = new Map<PackageDataset, Group>();
     const homes = new Set([...this.aggregates.values()].flatMap((aggregate) => aggregate.home ?? []));
     for (const aggregate of this.aggregates.values()) {
-      const home = aggregate.home ?? this.countedHome(homes, aggregate.key);
+      const home = aggregate.home ?? this.countedHome(homes, aggregate);
       let group = byHome.get(home);
       if (!group) byHome.set(home, (group = { alias: `g${byHome.size}`, home, aggregates: [] }));
       group.aggregates.push(aggregate);

@@ -27,6 +27,8 @@ export interface Aggregate {
   sql: string;
   /** Undefined for COUNT(*) without dimensions or filters until the groups are formed: the others' home. */
   home?: PackageDataset;
+  /** A model metric's COUNT(*): the fact of its model, counted when the query has no other dataset. */
+  fact?: PackageDataset;
   /** The datasets it reads and the joins of the enriched fields among them. */
   needs: JoinNeed[];
   group?: Group;

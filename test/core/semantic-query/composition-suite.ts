@@ -196,6 +196,15 @@ export function runCompositionSuite(backend: CompositionBackend): void {
     assert.equal(await answer(service, body({ metric: 'row_count', alias: 'n' }), ['region', 'n'], PRELUDE_VDB), expected);
   });
 
+  test('the model metric COUNT(*) alone (no dimension, no filter) counts the rows of its model\'s fact: orders, 5; COUNT(*) alone in a query has nothing to count', async ({ raw, service }) => {
+    const expected = normal((await raw.query(`SELECT COUNT(*) AS row_count FROM ${t('fp_orders')}`, [])).rows, ['row_count']);
+    assert.equal(expected, [[5]]);
+    assert.equal(await answer(service, { measures: ['row_count'] }, ['row_count'], PRELUDE_VDB), expected);
+    const both = normal((await raw.query(`SELECT COUNT(*) AS row_count, SUM(amount) AS revenue FROM ${t('fp_orders')}`, [])).rows, ['row_count', 'revenue']);
+    assert.equal(await answer(service, { measures: ['row_count', { metric: 'total_revenue', alias: 'revenue' }] }, ['row_count', 'revenue'], PRELUDE_VDB), both);
+    await refused(service, { measures: ['COUNT(*) AS n'] }, 'E_INVALID_QUERY', PRELUDE_VDB);
+  });
+
   test('COUNT(*) beside aggregates of two homes counts the query\'s dataset when it is one of them, else E_AMBIGUOUS_MEASURE_GRAIN', async ({ raw, service }) => {
     const oracle = `SELECT s.product, SUM(s.sales_amount) AS total_sales, COUNT(*) AS n FROM ${t('cp_sales')} s GROUP BY s.product`;
     const expected = normal((await raw.query(oracle, [])).rows, ['product', 'total_sales', 'n']);

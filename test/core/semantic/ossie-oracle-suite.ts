@@ -73,6 +73,13 @@ export const ORACLE_CASES: OracleCase[] = [
     columns: ['c_name', 'total_revenue', 'order_count'],
   },
   {
+    model: 'databricks-fixturea-ossie',
+    title: 'Databricks fixture A: order_count (COUNT(*)) asked alone counts the rows of the model\'s fact, orders',
+    query: { measures: ['order_count'] },
+    sql: (t) => `select count(*) as c0 from ${t('tpch', 'orders')}`,
+    columns: ['order_count'],
+  },
+  {
     model: 'databricks-fixtureb-ossie',
     title: 'Databricks fixture B: SUM(l_extendedprice * (1 - l_discount)) and COUNT(DISTINCT l_orderkey) by line number',
     query: { dimensions: ['lineitem.line_number'], measures: ['revenue', 'order_count'] },
