@@ -36,6 +36,17 @@ export interface CompiledPlan {
   columns: string[];
   /** Every column the statement reads, per dataset: what the caller's grants must cover. */
   reads: Map<PackageDataset, Set<string>>;
+  /**
+   * The columns an aggregate of the query reads that no field names: one the caller may not read is refused
+   * as a name that does not exist (`refusal`), so nothing tells it from one that does not.
+   */
+  columnReferences: ColumnReference[];
+}
+
+export interface ColumnReference {
+  dataset: PackageDataset;
+  column: string;
+  refusal: { target: string; message: string };
 }
 
 interface Output {
@@ -63,6 +74,7 @@ class QueryCompiler {
   private readonly aggregates = new Map<string, Aggregate>();
   private readonly resolvedCalls = new Map<Expr, Aggregate>();
   private readonly whereFields: ResolvedField[] = [];
+  private readonly columnReferences: ColumnReference[] = [];
   private groups: Group[] = [];
   private where = '';
   /** Set once a windowed having's derived table holds the dimensions and aggregates (relayColumns). */
@@ -145,7 +157,7 @@ class QueryCompiler {
       this.writer.syntax.limitClause(limit, offset, order.length > 0),
     ].filter(Boolean).join(' ');
     const { sql, order: params } = finish(text, this.writer.sources);
-    return { sql, params, datasource: this.datasource(), columns: outputs.map((output) => output.name), reads: this.reads };
+    return { sql, params, datasource: this.datasource(), columns: outputs.map((output) => output.name), reads: this.reads, columnReferences: this.columnReferences };
   }
 
   /**
@@ -204,7 +216,7 @@ class QueryCompiler {
       this.writer.syntax.limitClause(limit, offset, order.length > 0),
     ].filter(Boolean).join(' ');
     const { sql, order: params } = finish(text, this.writer.sources);
-    return { sql, params, datasource: this.datasource(), columns: outputs.map(({ name }) => name), reads: this.reads };
+    return { sql, params, datasource: this.datasource(), columns: outputs.map(({ name }) => name), reads: this.reads, columnReferences: this.columnReferences };
   }
 
   // --- names -------------------------------------------------------------------------------------------
@@ -213,7 +225,19 @@ class QueryCompiler {
     const found = this.model.fields(parts);
     if (found.length === 1) return found[0] as ResolvedField;
     if (found.length > 1) throw queryInvalid('E_NAME_COLLISION', target, `${parts.join('.')} names fields of several namespaces: qualify it with the namespace`);
-    throw queryInvalid('E_NAME_NOT_FOUND', target, `${target}: ${parts.join('.')} is no field of the model (a field is written dataset.field)`);
+    throw queryInvalid('E_NAME_NOT_FOUND', target, notFound(parts, target));
+  }
+
+  /**
+   * In an aggregate of the query: a field, else a column of the dataset's relation that no field names (as a
+   * model metric may read one). Such a column is checked against the caller's grants as any field's.
+   */
+  private fieldOrColumn(parts: string[], target: string): ResolvedField {
+    if (this.model.fields(parts).length > 0) return this.field(parts, target);
+    const column = this.model.column(parts, (dataset, name) => this.writer.column(dataset.alias, name));
+    if (!column) return this.field(parts, target);
+    this.columnReferences.push({ dataset: column.dataset, column: column.field.name, refusal: { target, message: notFound(parts, target) } });
+    return column;
   }
 
   private metric(name: string, target: string): PackageMetric | undefined {
@@ -364,7 +388,7 @@ class QueryCompiler {
    * Names at row level: fields, and the values of structured filters. Inside a model metric (`scope`), the
    * fields the package lists for it, private ones too.
    */
-  private rowLevel(collected: ResolvedField[], target: string, scope?: PackageMetric): NameResolver {
+  private rowLevel(collected: ResolvedField[], target: string, scope?: PackageMetric, columns = false): NameResolver {
     return {
       name: (parts) => {
         const value = filterValue(parts, this.writer);
@@ -372,7 +396,7 @@ class QueryCompiler {
         if (parts.length === 1 && (this.model.metric(parts[0] as string).length > 0 || (scope && this.model.namedMetric(scope, parts[0] as string)))) {
           throw queryInvalid('E_NESTED_AGGREGATION_DEFERRED', target, `${target}: the metric ${parts[0]} is an aggregate; it cannot be inside another aggregate`);
         }
-        const field = (scope && this.model.metricField(scope, parts)) ?? this.field(parts, target);
+        const field = (scope && this.model.metricField(scope, parts)) ?? (columns && !scope ? this.fieldOrColumn(parts, target) : this.field(parts, target));
         collected.push(field);
         return this.fieldSql(field);
       },
@@ -495,7 +519,7 @@ class QueryCompiler {
         const resolved = this.resolvedCalls.get(call);
         if (resolved) return this.aggregateRef(resolved);
         const fields: ResolvedField[] = [];
-        const rowLevel = { ...this.rowLevel(fields, call.name, scope), window: (window: WindowCall) => this.tableWindow(window, fields, call.name, scope) };
+        const rowLevel = { ...this.rowLevel(fields, call.name, scope, true), window: (window: WindowCall) => this.tableWindow(window, fields, call.name, scope) };
         const sql = writeAggregateCall(call, this.writer, rowLevel, call.name);
         // Keyed by its text with the values in place of their markers: writing the same call again finds it.
         const key = sql.replace(/\u0001(\d+)\u0002/g, (_marker, index: string) => JSON.stringify(this.writer.sources[Number(index)]));
@@ -673,6 +697,11 @@ class QueryCompiler {
     if (datasources.size > 1) throw queryInvalid('E_INVALID_QUERY', 'measures', `the query reads datasets of ${datasources.size} datasources (${[...datasources].join(', ')}); federation is not available`);
     return [...datasources][0] as string;
   }
+}
+
+/** Why a name is refused when it is no field (nor, in an aggregate, a column the caller may read). */
+function notFound(parts: readonly string[], target: string): string {
+  return `${target}: ${parts.join('.')} is no field of the model (a field is written dataset.field)`;
 }
 
 /** The qualified names a window reads at row level: outside any aggregate within it. */

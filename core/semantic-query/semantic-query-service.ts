@@ -60,7 +60,7 @@ export class SemanticQueries {
       const details = { state, ...(cause && { diagnostic: cause.code, ...(cause.osiCode !== null && { osiCode: cause.osiCode }) }) };
       throw new ConflictError('semantic_unavailable', `VDB ${vdb.name} version ${vdb.version} has no active semantic package (its semantic state is ${state})`, { details });
     }
-    const state = this.stateOf(pkg);
+    const state = this.stateOf(pkg, vdb);
     const firstDatasource = pkg.datasets[0]?.relation.datasource ?? vdb.datasource;
     const dialectSource = await this.datasources.open(firstDatasource);
     const key = `${dialectSource.dialect.id}\u0000${shapeKey(query)}`;
@@ -102,10 +102,12 @@ export class SemanticQueries {
     return { columns: result.columns, rows: result.rows, rowCount: result.rowCount };
   }
 
-  private stateOf(pkg: SemanticPackage): PackageState {
+  private stateOf(pkg: SemanticPackage, vdb: VirtualDatabase): PackageState {
     let state = this.states.get(pkg);
     if (!state) {
-      const model = new ModelIndex(pkg);
+      // An aggregate of a query may read a column of a dataset's relation that no field names.
+      const model = new ModelIndex(pkg, ({ relation }) => vdb.catalog.relations.find((candidate) => candidate.datasource === relation.datasource
+        && candidate.schema === relation.schema && candidate.name === relation.name)?.columns);
       this.states.set(pkg, (state = { model, planner: new JoinPlanner(model), cache: new LruCache(CACHE_SIZE) }));
     }
     return state;
@@ -114,6 +116,11 @@ export class SemanticQueries {
 
 /** 403 when a column the statement reads is outside the caller's grants (the database would refuse it too). */
 export function checkGrants(plan: CompiledPlan, grants: CallerGrants): void {
+  for (const { dataset, column, refusal } of plan.columnReferences) {
+    if (!allows(grants, 'select', { schema: dataset.relation.schema, relation: dataset.relation.name, columns: [column] }).allowed) {
+      throw queryInvalid('E_NAME_NOT_FOUND', refusal.target, refusal.message);
+    }
+  }
   for (const [dataset, columns] of plan.reads) {
     const check = allows(grants, 'select', { schema: dataset.relation.schema, relation: dataset.relation.name, columns: [...columns] });
     if (!check.allowed) throw new ForbiddenError('forbidden', `the query reads ${check.resource} (dataset ${dataset.name}): ${check.reason}`, { details: { resource: check.resource } });

@@ -108,6 +108,13 @@ export const ORACLE_CASES: OracleCase[] = [
     columns: ['customer_name', 'revenue_per_customer'],
   },
   {
+    model: 'gsf-sales-ossie',
+    title: 'GSF sales: ad-hoc measures over columns of orders that no field names (subtotal, discount) by customer name',
+    query: { dimensions: ['customers.customer_name'], measures: [{ expression: 'SUM(orders.subtotal)', alias: 'subtotal' }, 'SUM(orders.discount) - MAX(orders.DISCOUNT) AS d'] },
+    sql: (t) => `select c.name as c0, sum(o.subtotal) as c1, sum(o.discount) - max(o.discount) as c2 from ${t('public', 'orders')} o left join ${t('public', 'customers')} c on o.customer_id = c.customer_id group by c.name`,
+    columns: ['customer_name', 'subtotal', 'd'],
+  },
+  {
     model: 'omni-fixturea-osi',
     title: 'Omni fixture A: total_revenue and COUNT(*) by customer name',
     query: { dimensions: ['customer.c_name'], measures: ['total_revenue', 'order_count'] },
