@@ -152,9 +152,10 @@ export class StatementAssembly {
       return `SELECT ${[...dimensions, ...measures].join(', ')} FROM ${[w.relation(group.home), ...joins.map((edge) => w.join(edge)), ...rowValues].join(' ')}${where}${groupBy}`;
     }
     // Rows of the home repeat along the fan-out: keep one per (home row, group key), then aggregate (§6.8.1).
-    const key = group.home.primaryKey;
+    const key = group.home.primaryKey.length > 0 ? group.home.primaryKey : group.home.uniqueKeys[0] ?? [];
     if (key.length === 0) {
-      throw queryInvalid('E3012_MN_NO_SAFE_REWRITE', group.home.name, `${group.home.name} has no primary key, so its rows cannot be counted once per group across a one-to-many join`);
+      const along = inner.edges.filter((edge) => edge.fanOut).map((edge) => edge.relationship.name).join(', ');
+      throw queryInvalid('E3012_MN_NO_SAFE_REWRITE', group.home.name, `${group.home.name} has no key (no primary or unique key, and no relationship has it as its to side), so its rows cannot be counted once per group across the one-to-many join along ${along}`);
     }
     for (const column of key) this.readColumn(group.home, column);
     const keyColumns = key.map((column, index) => `${w.column(group.home.alias, column)} AS ${w.name(`p${index}`)}`);
