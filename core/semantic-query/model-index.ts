@@ -6,7 +6,6 @@
  */
 import type { CatalogColumn } from '../plugin-api/catalog.js';
 import type { PackageDataset, PackageField, PackageMetric, PackageRelationship, SemanticPackage } from '../plugin-api/semantic-package.js';
-import { NameTable } from '../semantic/name-matching.js';
 import { isWindowedField } from './model-windows.js';
 
 /** The columns of a dataset's relation, as the VDB's catalog has them; undefined where it has none. */
@@ -58,7 +57,7 @@ export class ModelIndex {
   readonly edges = new Map<PackageDataset, Edge[]>();
   /** Per metric, the fields it reads by the names its expression may write (`metricField`). */
   private readonly metricFields = new WeakMap<PackageMetric, Map<string, ResolvedField>>();
-  private readonly columnTables = new Map<PackageDataset, NameTable<CatalogColumn>>();
+  private readonly columnTables = new Map<PackageDataset, readonly CatalogColumn[]>();
 
   constructor(readonly pkg: SemanticPackage, private readonly relationColumns: RelationColumns = () => undefined) {
     for (const dataset of pkg.datasets) {
@@ -145,13 +144,11 @@ export class ModelIndex {
     const datasets = this.datasets.get(parts.slice(0, -1).join('.').toLowerCase()) ?? [];
     if (datasets.length !== 1) return undefined;
     const dataset = datasets[0] as PackageDataset;
-    let table = this.columnTables.get(dataset);
-    if (!table) {
-      table = new NameTable();
-      for (const column of this.relationColumns(dataset) ?? []) table.add(column.name, column);
-      this.columnTables.set(dataset, table);
-    }
-    const column = table.find(parts.at(-1) as string);
+    let columns = this.columnTables.get(dataset);
+    if (!columns) this.columnTables.set(dataset, (columns = this.relationColumns(dataset) ?? []));
+    const name = parts.at(-1) as string;
+    const folded = columns.filter((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
+    const column = columns.find((candidate) => candidate.name === name) ?? (folded.length === 1 ? folded[0] : undefined);
     if (!column) return undefined;
     const field: PackageField = {
       id: `${dataset.id}.${column.name}`, name: column.name, expression: column.name, sql: write(dataset, column.name), column: column.name, columns: [column.name],

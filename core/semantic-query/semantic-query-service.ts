@@ -17,7 +17,7 @@ import { driverCodeSuffix } from '../sql/driver-code.js';
 import { readFailure, resultTooLarge, type ReadContext } from '../sql/read-failure.js';
 import { JoinPlanner } from './join-planner.js';
 import { ModelIndex } from './model-index.js';
-import { compileQuery, type CompiledPlan } from './query-compiler.js';
+import { compileQuery, type CompiledQuery } from './query-compiler.js';
 import { queryInvalid } from './query-errors.js';
 import { bindings } from './sql-writer.js';
 
@@ -27,7 +27,7 @@ const CACHE_SIZE = 500;
 interface PackageState {
   model: ModelIndex;
   planner: JoinPlanner;
-  cache: LruCache<string, CompiledPlan>;
+  cache: LruCache<string, CompiledQuery>;
 }
 
 export interface SemanticQueryRun {
@@ -50,7 +50,7 @@ export class SemanticQueries {
   ) {}
 
   /** The compiled plan of a query against the VDB's active package; 409 without one, 400 for a query it cannot answer. */
-  async plan(vdb: VirtualDatabase, query: SemanticQuery): Promise<{ plan: CompiledPlan; datasource: Datasource }> {
+  async plan(vdb: VirtualDatabase, query: SemanticQuery): Promise<{ plan: CompiledQuery; datasource: Datasource }> {
     const pkg = this.semantic.packageOf(vdb.name, vdb.version)?.document;
     if (!pkg) {
       const activation = this.semantic.find(vdb.name, vdb.version);
@@ -115,7 +115,7 @@ export class SemanticQueries {
 }
 
 /** 403 when a column the statement reads is outside the caller's grants (the database would refuse it too). */
-export function checkGrants(plan: CompiledPlan, grants: CallerGrants): void {
+export function checkGrants(plan: CompiledQuery, grants: CallerGrants): void {
   for (const { dataset, column, refusal } of plan.columnReferences) {
     if (!allows(grants, 'select', { schema: dataset.relation.schema, relation: dataset.relation.name, columns: [column] }).allowed) {
       throw queryInvalid('E_NAME_NOT_FOUND', refusal.target, refusal.message);
