@@ -76,3 +76,18 @@ export function childrenOf(expression: Expr): Expr[] {
     ];
   }
 }
+
+/** Aggregates the compiler knows (the OSI expression language's required ones that SQL servers share). */
+export const AGGREGATES: ReadonlySet<string> = new Set([
+  'sum', 'count', 'avg', 'min', 'max', 'stddev', 'stddev_pop', 'stddev_samp', 'variance', 'var_pop', 'var_samp', 'median', 'any_value',
+  'percentile_cont', 'percentile_disc',
+]);
+/** Functions that exist only over a window. */
+export const WINDOW_FUNCTIONS: ReadonlySet<string> = new Set([
+  'row_number', 'rank', 'dense_rank', 'ntile', 'lag', 'lead', 'first_value', 'last_value', 'nth_value', 'percent_rank', 'cume_dist',
+]);
+
+/** An aggregate call (not over a window). */
+export function isAggregateCall(expression: Expr): boolean {
+  return expression.kind === 'call' && expression.window === undefined && AGGREGATES.has(expression.name);
+}

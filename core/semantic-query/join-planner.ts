@@ -53,7 +53,7 @@ export class JoinPlanner {
     if (climbed >= 0 && !this.bridgedOnly(shortest.steps.slice(climbed))) {
       return {
         ok: false, code: 'E3012_MN_NO_SAFE_REWRITE',
-        message: `${base.name} reaches ${target.name} only through ${shortest.steps[climbed]?.to.name}, a dimension both refer to, which is many-to-many with no bridge: add a bridge dataset, or ask for ${target.name} with a measure of its own`,
+        message: `${base.name} reaches ${target.name} only through ${shortest.steps[climbed]?.to.name}, a dimension both refer to, which is many-to-many with no bridge (along ${shortest.steps.map((edge) => edge.relationship.name).join(', ')}): add a bridge dataset, declare the keys that make a relationship many-to-one, or ask for ${target.name} with a measure of its own`,
       };
     }
     return { ok: true, steps: shortest.steps };

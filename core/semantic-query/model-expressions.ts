@@ -8,7 +8,7 @@
  */
 import { InputError } from '../plugin-api/errors.js';
 import { parseExpression } from './expression-parser.js';
-import { writeAggregateCall, writeExpression, type NameResolver } from './expression-writer.js';
+import { writeAggregateCall, writeExpression, type NameResolver } from './sql-writer.js';
 import type { OsiCode } from './query-errors.js';
 import { SqlWriter, type WriterDialect } from './sql-writer.js';
 

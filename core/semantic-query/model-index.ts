@@ -4,8 +4,12 @@
  * without case (OSI expression language, "Namespacing"). Private fields and metrics (`access_modifier:
  * private`) are not there for callers: the model uses them, a query cannot name them.
  */
+import type { CatalogColumn } from '../plugin-api/catalog.js';
 import type { PackageDataset, PackageField, PackageMetric, PackageRelationship, SemanticPackage } from '../plugin-api/semantic-package.js';
 import { isWindowedField } from './model-windows.js';
+
+/** The columns of a dataset's relation, as the VDB's catalog has them; undefined where it has none. */
+export type RelationColumns = (dataset: PackageDataset) => readonly CatalogColumn[] | undefined;
 
 /** One direction of a relationship: from `from` to `to`; `fanOut` when it goes from the one side to the many side. */
 export interface Edge {
@@ -53,8 +57,9 @@ export class ModelIndex {
   readonly edges = new Map<PackageDataset, Edge[]>();
   /** Per metric, the fields it reads by the names its expression may write (`metricField`). */
   private readonly metricFields = new WeakMap<PackageMetric, Map<string, ResolvedField>>();
+  private readonly columnTables = new Map<PackageDataset, readonly CatalogColumn[]>();
 
-  constructor(readonly pkg: SemanticPackage) {
+  constructor(readonly pkg: SemanticPackage, private readonly relationColumns: RelationColumns = () => undefined) {
     for (const dataset of pkg.datasets) {
       this.datasetById.set(dataset.id, dataset);
       for (const name of [dataset.name, `${dataset.namespace}.${dataset.name}`]) push(this.datasets, name.toLowerCase(), dataset);
@@ -115,6 +120,42 @@ export class ModelIndex {
       this.metricFields.set(metric, byName);
     }
     return byName.get(parts.join('.').toLowerCase());
+  }
+
+  /**
+   * The fact of a metric's model entry: its one dataset that is the `to` of no relationship (what a bare
+   * `COUNT(*)` counts in the models converters write), or the entry's only dataset; undefined otherwise.
+   */
+  factOf(metric: PackageMetric): PackageDataset | undefined {
+    const datasets = this.pkg.datasets.filter((dataset) => dataset.model === metric.model && dataset.namespace === metric.namespace);
+    const targets = new Set(this.pkg.relationships.map((relationship) => relationship.to));
+    const facts = datasets.length === 1 ? datasets : datasets.filter((dataset) => !targets.has(dataset.id));
+    return facts.length === 1 ? facts[0] : undefined;
+  }
+
+  /**
+   * `dataset.column`: a column of the dataset's relation, for an aggregate of a query (as a model metric may
+   * read one, docs/semantic-query.md decision 35). Names match as a model's do: exactly, else without case
+   * when one column matches so; `write` gives the column's SQL. Undefined when the name has no dataset, or
+   * its relation no such column.
+   */
+  column(parts: readonly string[], write: (dataset: PackageDataset, column: string) => string): ResolvedField | undefined {
+    if (parts.length < 2) return undefined;
+    const datasets = this.datasets.get(parts.slice(0, -1).join('.').toLowerCase()) ?? [];
+    if (datasets.length !== 1) return undefined;
+    const dataset = datasets[0] as PackageDataset;
+    let columns = this.columnTables.get(dataset);
+    if (!columns) this.columnTables.set(dataset, (columns = this.relationColumns(dataset) ?? []));
+    const name = parts.at(-1) as string;
+    const folded = columns.filter((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
+    const column = columns.find((candidate) => candidate.name === name) ?? (folded.length === 1 ? folded[0] : undefined);
+    if (!column) return undefined;
+    const field: PackageField = {
+      id: `${dataset.id}.${column.name}`, name: column.name, expression: column.name, sql: write(dataset, column.name), column: column.name, columns: [column.name],
+      logicalType: column.logicalType, nativeType: column.nativeType, nullable: column.nullable, isTime: false,
+      label: null, description: null, aiContext: null, accessModifier: 'private',
+    };
+    return { dataset, field, name: `${dataset.name}.${column.name}`, datasets: [dataset], needs: [dataset], enrichment: [] };
   }
 
   /** A metric another metric's expression names by its bare name (a private one too). */

@@ -17,7 +17,7 @@ import { driverCodeSuffix } from '../sql/driver-code.js';
 import { readFailure, resultTooLarge, type ReadContext } from '../sql/read-failure.js';
 import { JoinPlanner } from './join-planner.js';
 import { ModelIndex } from './model-index.js';
-import { compileQuery, type CompiledPlan } from './query-compiler.js';
+import { compileQuery, type CompiledQuery } from './query-compiler.js';
 import { queryInvalid } from './query-errors.js';
 import { bindings } from './sql-writer.js';
 
@@ -27,7 +27,7 @@ const CACHE_SIZE = 500;
 interface PackageState {
   model: ModelIndex;
   planner: JoinPlanner;
-  cache: LruCache<string, CompiledPlan>;
+  cache: LruCache<string, CompiledQuery>;
 }
 
 export interface SemanticQueryRun {
@@ -49,8 +49,8 @@ export class SemanticQueries {
     private readonly datasources: DatasourceRegistry,
   ) {}
 
-  /** The compiled plan of a query against the VDB's active package; 409 without one, 400 for a query it cannot answer. */
-  async plan(vdb: VirtualDatabase, query: SemanticQuery): Promise<{ plan: CompiledPlan; datasource: Datasource }> {
+  /** A query compiled against the VDB's active package; 409 without one, 400 for a query it cannot answer. */
+  async compile(vdb: VirtualDatabase, query: SemanticQuery): Promise<{ compiled: CompiledQuery; datasource: Datasource }> {
     const pkg = this.semantic.packageOf(vdb.name, vdb.version)?.document;
     if (!pkg) {
       const activation = this.semantic.find(vdb.name, vdb.version);
@@ -60,32 +60,32 @@ export class SemanticQueries {
       const details = { state, ...(cause && { diagnostic: cause.code, ...(cause.osiCode !== null && { osiCode: cause.osiCode }) }) };
       throw new ConflictError('semantic_unavailable', `VDB ${vdb.name} version ${vdb.version} has no active semantic package (its semantic state is ${state})`, { details });
     }
-    const state = this.stateOf(pkg);
+    const state = this.stateOf(pkg, vdb);
     const firstDatasource = pkg.datasets[0]?.relation.datasource ?? vdb.datasource;
     const dialectSource = await this.datasources.open(firstDatasource);
     const key = `${dialectSource.dialect.id}\u0000${shapeKey(query)}`;
-    let plan = state.cache.get(key);
-    if (!plan) state.cache.set(key, (plan = compileQuery(state.model, state.planner, dialectSource.dialect, query)));
-    const datasource = plan.datasource === firstDatasource ? dialectSource : await this.datasources.open(plan.datasource);
-    return { plan, datasource };
+    let compiled = state.cache.get(key);
+    if (!compiled) state.cache.set(key, (compiled = compileQuery(state.model, state.planner, dialectSource.dialect, query)));
+    const datasource = compiled.datasource === firstDatasource ? dialectSource : await this.datasources.open(compiled.datasource);
+    return { compiled, datasource };
   }
 
   /** `{sql, params}` without running it (`?explain=true`). */
   async explain(vdb: VirtualDatabase, grants: CallerGrants, query: SemanticQuery): Promise<{ sql: string; params: unknown[] }> {
-    const { plan } = await this.plan(vdb, query);
-    checkGrants(plan, grants);
-    return { sql: plan.sql, params: bindings(plan.params, query) };
+    const { compiled } = await this.compile(vdb, query);
+    checkGrants(compiled, grants);
+    return { sql: compiled.sql, params: bindings(compiled.params, query) };
   }
 
   /** Compiles, checks the grants (403 before any SQL), runs as the caller. */
   async run({ vdb, grants, query, timeoutMs, maxResultBytes, signal }: SemanticQueryRun): Promise<Pick<QueryResult, 'columns' | 'rows' | 'rowCount'>> {
-    const { plan, datasource } = await this.plan(vdb, query);
-    checkGrants(plan, grants);
+    const { compiled, datasource } = await this.compile(vdb, query);
+    checkGrants(compiled, grants);
     const executor = callerExecutor(datasource, vdb, grants, { readOnly: true, timeoutMs, maxRowBytes: maxResultBytes, signal });
     const read: ReadContext = { subject: 'the semantic query', datasource: datasource.name, timeoutMs, maxResultBytes };
     let result: QueryResult;
     try {
-      result = await executor.query(plan.sql, bindings(plan.params, query), { maxBytes: maxResultBytes });
+      result = await executor.query(compiled.sql, bindings(compiled.params, query), { maxBytes: maxResultBytes });
     } catch (error) {
       throw readFailure(error, read, (kind) => {
         if (kind === 'invalid_value') {
@@ -102,10 +102,12 @@ export class SemanticQueries {
     return { columns: result.columns, rows: result.rows, rowCount: result.rowCount };
   }
 
-  private stateOf(pkg: SemanticPackage): PackageState {
+  private stateOf(pkg: SemanticPackage, vdb: VirtualDatabase): PackageState {
     let state = this.states.get(pkg);
     if (!state) {
-      const model = new ModelIndex(pkg);
+      // An aggregate of a query may read a column of a dataset's relation that no field names.
+      const model = new ModelIndex(pkg, ({ relation }) => vdb.catalog.relations.find((candidate) => candidate.datasource === relation.datasource
+        && candidate.schema === relation.schema && candidate.name === relation.name)?.columns);
       this.states.set(pkg, (state = { model, planner: new JoinPlanner(model), cache: new LruCache(CACHE_SIZE) }));
     }
     return state;
@@ -113,8 +115,13 @@ export class SemanticQueries {
 }
 
 /** 403 when a column the statement reads is outside the caller's grants (the database would refuse it too). */
-export function checkGrants(plan: CompiledPlan, grants: CallerGrants): void {
-  for (const [dataset, columns] of plan.reads) {
+export function checkGrants(compiled: CompiledQuery, grants: CallerGrants): void {
+  for (const { dataset, column, refusal } of compiled.columnReferences) {
+    if (!allows(grants, 'select', { schema: dataset.relation.schema, relation: dataset.relation.name, columns: [column] }).allowed) {
+      throw queryInvalid('E_NAME_NOT_FOUND', refusal.target, refusal.message);
+    }
+  }
+  for (const [dataset, columns] of compiled.reads) {
     const check = allows(grants, 'select', { schema: dataset.relation.schema, relation: dataset.relation.name, columns: [...columns] });
     if (!check.allowed) throw new ForbiddenError('forbidden', `the query reads ${check.resource} (dataset ${dataset.name}): ${check.reason}`, { details: { resource: check.resource } });
   }

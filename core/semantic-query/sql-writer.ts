@@ -1,12 +1,19 @@
 /**
- * Writing SQL text for one dialect: quoted names, relations, join conditions, and bound values. A value is
- * written as a marker first, since one fragment (the where clause) may appear in several places; `finish`
- * turns the markers into `?` in order of appearance and lists the values to bind in that order.
+ * The one writer of SQL text of the semantic query compiler, for one dialect: quoted names, relations, join
+ * conditions and bound values; expressions (a caller's or a model's, each name written as a resolver says);
+ * and the statement of a plan (query-plan.ts): one grouped subquery per home dataset (its joins outward,
+ * LEFT; de-duplicated per key and group key where a join fans out), the union of their dimension keys, and
+ * the NULL-safe stitch of the subqueries on those keys (docs/semantic-query.md, "How a query is computed").
+ *
+ * A value is written as a marker first, since one fragment (the where clause) may appear in several places;
+ * `finish` turns the markers into `?` in order of appearance and lists the values to bind in that order.
  */
 import type { SemanticQuery } from '../plugin-api/semantic-query.js';
 import type { SqlDialect } from '../plugin-api/sql-dialect.js';
-import type { PackageDataset } from '../plugin-api/semantic-package.js';
+import type { PackageDataset, PackageField } from '../plugin-api/semantic-package.js';
+import { AGGREGATES, isAggregateCall, WINDOW_FUNCTIONS, type Expr, type FrameBound, type WindowFrame, type WindowSpec } from './expression-ast.js';
 import type { Edge } from './model-index.js';
+import type { Aggregate, Dimension, Group, GroupJoins, Reads } from './query-plan.js';
 import { queryInvalid } from './query-errors.js';
 
 /** Where a bound value comes from: the compiled text itself, or the query (values kept out of the cache key). */
@@ -33,8 +40,6 @@ export const MARKER_START = '\u0001';
 
 export class SqlWriter {
   readonly sources: ParamSource[] = [];
-  /** Every column the statement reads, per dataset: what the caller's grants must cover. */
-  readonly reads = new Map<PackageDataset, Set<string>>();
   /**
    * Windows computed at a dataset's grain (windowed fields, windows inside aggregates), per dataset and by the
    * column that holds each, with the many-to-one joins of the enriched fields they read (decision 21): their
@@ -42,7 +47,8 @@ export class SqlWriter {
    */
   private readonly windows = new Map<PackageDataset, Map<string, { sql: string; edges: readonly Edge[] }>>();
 
-  constructor(readonly dialect: WriterDialect) {}
+  /** `reads`: the plan's columns read per dataset, which a derived table of a dataset lists. */
+  constructor(readonly dialect: WriterDialect, readonly reads: Reads = new Map()) {}
 
   get syntax() {
     return this.dialect.semanticSyntax;
@@ -108,6 +114,162 @@ export class SqlWriter {
   }
 }
 
+/** The alias of the derived table of a group's per-row dimension values (`SemanticSqlSyntax.rowValues`). */
+const ROW_VALUES = 'd__';
+/** The derived table of a having with a window. */
+const RELAY = 'r';
+
+/** What a statement's text is written from: the plan, and the text of the clauses resolved over it. */
+export interface StatementParts {
+  dimensions: readonly Dimension[];
+  groups: readonly Group[];
+  joins: ReadonlyMap<Group, GroupJoins>;
+  /** The where clause at row level ('' without one), written once for every group. */
+  where: string;
+}
+
+/** How the rows of an aggregation query are read at the query's grain: from the stitch, or from a relay. */
+export interface Grain {
+  dimensions: number;
+  groups: number;
+  relayed: boolean;
+}
+
+/** A dimension's column at the query's grain. */
+export function dimensionRef(writer: SqlWriter, dimension: Dimension, grain: Grain): string {
+  if (grain.relayed) return writer.column(RELAY, dimension.column);
+  return writer.column(grain.groups > 1 && grain.dimensions > 0 ? 'k' : 'g0', dimension.column);
+}
+
+/**
+ * An aggregate's column at the query's grain. In a stitch, a group that has no row of this aggregate's fact
+ * gets what SQL gives over no rows (§6.11.5): NULL, but 0 for a COUNT.
+ */
+export function aggregateRef(writer: SqlWriter, aggregate: Aggregate, grain: Grain): string {
+  if (grain.relayed) return writer.column(RELAY, aggregate.column);
+  const column = writer.column(aggregate.group?.alias ?? '?', aggregate.column);
+  return aggregate.counts && grain.groups > 1 && grain.dimensions > 0 ? `COALESCE(${column}, 0)` : column;
+}
+
+/** A field's value at row level: its package SQL, in parentheses unless it is one column. */
+export function fieldValue(field: PackageField): string {
+  return field.column === null ? `(${field.sql})` : field.sql;
+}
+
+/** `value AS name`: a column of a result. */
+export function selected(writer: SqlWriter, sql: string, name: string): string {
+  return `${sql} AS ${writer.name(name)}`;
+}
+
+/** An order term; without NULL placement, NULLs high (ASC NULLS LAST, DESC NULLS FIRST: Foundation §5.1, D-029). */
+export function orderTerm(writer: SqlWriter, sql: string, direction: 'asc' | 'desc', nulls: 'first' | 'last' | undefined): string {
+  return writer.syntax.orderTerm(sql, direction, nulls ?? (direction === 'asc' ? 'last' : 'first'));
+}
+
+/** A windowed having's derived table: its columns, and the filter on them outside it. */
+export interface Relay {
+  columns: string[];
+  filter: string[];
+}
+
+/**
+ * The columns of the derived table a windowed having filters: every dimension and aggregate at the query's
+ * grain, and each having term; from then on, dimensions and aggregates are read from it.
+ */
+export function relay(writer: SqlWriter, dimensions: readonly Dimension[], aggregates: readonly Aggregate[], having: readonly string[], grain: Grain): Relay {
+  const columns = [
+    ...dimensions.map((dimension) => selected(writer, dimensionRef(writer, dimension, grain), dimension.column)),
+    ...aggregates.map((aggregate) => selected(writer, aggregateRef(writer, aggregate, grain), aggregate.column)),
+    // As a number: SQL Server and Oracle have no boolean column.
+    ...having.map((term, index) => selected(writer, `CASE WHEN ${term} THEN 1 ELSE 0 END`, `h${index}`)),
+  ];
+  return { columns, filter: having.map((_term, index) => `${writer.column(RELAY, `h${index}`)} = 1`) };
+}
+
+/** One group's subquery: its aggregates by the dimensions, over its home and joins. */
+function groupSql(w: SqlWriter, group: Group, parts: StatementParts): string {
+  const { outer, inner, key } = parts.joins.get(group) as GroupJoins;
+  const where = parts.where === '' ? '' : ` WHERE ${parts.where}`;
+  const measures = group.aggregates.map((aggregate) => `${aggregate.sql} AS ${w.name(aggregate.column)}`);
+  if (!key) {
+    const joins = [...outer, ...inner.filter((edge) => !outer.includes(edge))];
+    // A dimension holding a bound value (an expression dimension) is grouped by its position where the
+    // server can; elsewhere it is computed once per row in a derived table and grouped by that column.
+    // Written twice, it would hold two parameters the server does not know to be equal.
+    const bound = (dimension: Dimension) => dimension.sql.includes(MARKER_START);
+    const applied = w.syntax.groupsByPosition || !w.syntax.rowValues ? [] : parts.dimensions.filter(bound);
+    const value = (dimension: Dimension) => (applied.includes(dimension) ? w.column(ROW_VALUES, dimension.column) : dimension.sql);
+    const dimensions = parts.dimensions.map((dimension) => `${value(dimension)} AS ${w.name(dimension.column)}`);
+    const term = (dimension: Dimension, index: number) => (w.syntax.groupsByPosition && bound(dimension) ? String(index + 1) : value(dimension));
+    const groupBy = parts.dimensions.length > 0 ? ` GROUP BY ${parts.dimensions.map(term).join(', ')}` : '';
+    const rowValues = applied.length > 0 && w.syntax.rowValues
+      ? [w.syntax.rowValues(applied.map((dimension) => `${dimension.sql} AS ${w.name(dimension.column)}`).join(', '), w.name(ROW_VALUES))]
+      : [];
+    return `SELECT ${[...dimensions, ...measures].join(', ')} FROM ${[w.relation(group.home), ...joins.map((edge) => w.join(edge)), ...rowValues].join(' ')}${where}${groupBy}`;
+  }
+  // Rows of the home repeat along the fan-out: keep one per (home row, group key), then aggregate (§6.8.1).
+  const keyColumns = key.map((column, index) => `${w.column(group.home.alias, column)} AS ${w.name(`p${index}`)}`);
+  const dimensions = parts.dimensions.map((dimension) => `${dimension.sql} AS ${w.name(dimension.column)}`);
+  const distinct = `SELECT DISTINCT ${[...keyColumns, ...dimensions].join(', ')} FROM ${[w.relation(group.home), ...inner.map((edge) => w.join(edge))].join(' ')}${where}`;
+  const on = key.map((column, index) => `${w.column(group.home.alias, column)} = ${w.column('k', `p${index}`)}`).join(' AND ');
+  const groupKeys = parts.dimensions.map((dimension) => w.column('k', dimension.column));
+  const from = `(${distinct}) ${w.name('k')} JOIN ${w.relation(group.home)} ON ${on} ${outer.map((edge) => w.join(edge)).join(' ')}`;
+  return `SELECT ${[...groupKeys, ...measures].join(', ')} FROM ${from}${groupKeys.length > 0 ? ` GROUP BY ${groupKeys.join(', ')}` : ''}`;
+}
+
+function keysCte(w: SqlWriter, parts: StatementParts): string {
+  if (parts.groups.length < 2 || parts.dimensions.length === 0) return '';
+  const columns = parts.dimensions.map((dimension) => w.name(dimension.column)).join(', ');
+  return `, ${w.name('k')} AS (${parts.groups.map((group) => `SELECT ${columns} FROM ${w.name(group.alias)}`).join(' UNION ')})`;
+}
+
+function stitch(w: SqlWriter, parts: StatementParts): string {
+  if (parts.groups.length === 1) return w.name('g0');
+  if (parts.dimensions.length === 0) return parts.groups.map((group) => w.name(group.alias)).join(' CROSS JOIN ');
+  const joins = parts.groups.map((group) => {
+    const on = parts.dimensions.map((dimension) => w.syntax.nullSafeEquals(w.column(group.alias, dimension.column), w.column('k', dimension.column))).join(' AND ');
+    return `LEFT JOIN ${w.name(group.alias)} ON ${on}`;
+  });
+  return `${w.name('k')} ${joins.join(' ')}`;
+}
+
+/** The clauses of an aggregation query's statement, written over its rows at the query's grain. */
+export interface AggregationClauses {
+  /** `value AS name` per column of the result. */
+  select: string[];
+  /** Having terms; with `relay`, the derived table's columns they filter. */
+  filter: string[];
+  relay?: string[] | undefined;
+  order: string[];
+  limit: string | undefined;
+  offset: string | undefined;
+}
+
+/** An aggregation query's statement: the groups' subqueries, their stitch, then the query's own clauses. */
+export function aggregationStatement(w: SqlWriter, parts: StatementParts, clauses: AggregationClauses): string {
+  const rows = stitch(w, parts);
+  const from = clauses.relay ? `(SELECT ${clauses.relay.join(', ')} FROM ${rows}) ${w.name(RELAY)}` : rows;
+  return [
+    `WITH ${parts.groups.map((group) => `${w.name(group.alias)} AS (${groupSql(w, group, parts)})`).join(', ')}${keysCte(w, parts)}`,
+    `SELECT ${clauses.select.join(', ')}`,
+    `FROM ${from}`,
+    clauses.filter.length > 0 ? `WHERE ${clauses.filter.join(' AND ')}` : '',
+    clauses.order.length > 0 ? `ORDER BY ${clauses.order.join(', ')}` : '',
+    w.syntax.limitClause(clauses.limit, clauses.offset, clauses.order.length > 0),
+  ].filter(Boolean).join(' ');
+}
+
+/** A scalar query's statement: its home's rows, joined many-to-one, filtered, ordered. */
+export function scalarStatement(w: SqlWriter, home: PackageDataset, joins: readonly Edge[], clauses: AggregationClauses & { where: string }): string {
+  return [
+    `SELECT ${clauses.select.join(', ')}`,
+    `FROM ${[w.relation(home), ...joins.map((edge) => w.join(edge))].join(' ')}`,
+    clauses.where === '' ? '' : `WHERE ${clauses.where}`,
+    clauses.order.length > 0 ? `ORDER BY ${clauses.order.join(', ')}` : '',
+    w.syntax.limitClause(clauses.limit, clauses.offset, clauses.order.length > 0),
+  ].filter(Boolean).join(' ');
+}
+
 /** The statement with `?` per value, and where each value comes from, in order. */
 export function finish(text: string, sources: readonly ParamSource[]): { sql: string; order: ParamSource[] } {
   const order: ParamSource[] = [];
@@ -140,4 +302,131 @@ function likePattern(value: unknown, like: LikeForm): unknown {
   if (value === null || value === undefined) return value;
   const escaped = [...String(value)].map((character) => (like.special.includes(character) ? like.character + character : character)).join('');
   return `${like.before ? '%' : ''}${escaped}${like.after ? '%' : ''}`;
+}
+
+// --- expressions ---------------------------------------------------------------------------------------
+
+/** Conditional forms every dialect has, whether or not its allow-list names them (they are syntax in PostgreSQL). */
+const CORE_SCALARS: ReadonlySet<string> = new Set(['coalesce', 'nullif', 'greatest', 'least']);
+
+/** How a writer turns a name, or an aggregate call met at the query's grain, into SQL. */
+export interface NameResolver {
+  name(parts: string[]): string;
+  /** An aggregate call (without window); absent where aggregates are not allowed. */
+  aggregate?(call: Extract<Expr, { kind: 'call' }>): string;
+  /** A window call, where it is computed elsewhere (inside an aggregate); absent: written in place. */
+  window?(call: Extract<Expr, { kind: 'call' }>): string;
+  /** A literal written into the text (a model's own expression, not a caller's); absent: bound. */
+  literal?(value: string | number | boolean, digits: string | undefined): string;
+}
+
+export function writeExpression(expression: Expr, writer: SqlWriter, resolver: NameResolver, target: string): string {
+  const write = (child: Expr): string => writeExpression(child, writer, resolver, target);
+  const { syntax } = writer;
+  switch (expression.kind) {
+    case 'name': return resolver.name(expression.parts);
+    case 'literal': {
+      if (expression.value === null) return 'NULL';
+      if (resolver.literal) return resolver.literal(expression.value, expression.digits);
+      const placeholder = writer.param({ kind: 'constant', value: expression.value });
+      return typeof expression.value === 'number' ? syntax.numberParam(placeholder, expression.value, /[.eE]/.test(expression.digits ?? '')) : placeholder;
+    }
+    case 'keyword': return expression.word;
+    case 'unary': return expression.operator === 'NOT' ? `(NOT ${write(expression.operand)})` : `(${expression.operator}${write(expression.operand)})`;
+    case 'binary':
+      return expression.operator === '||' ? syntax.concat(write(expression.left), write(expression.right)) : `(${write(expression.left)} ${expression.operator} ${write(expression.right)})`;
+    case 'logical': return `(${expression.operands.map(write).join(` ${expression.operator} `)})`;
+    case 'in': return `(${write(expression.operand)} ${expression.negated ? 'NOT IN' : 'IN'} (${expression.list.map(write).join(', ')}))`;
+    case 'between': return `(${write(expression.operand)} ${expression.negated ? 'NOT BETWEEN' : 'BETWEEN'} ${write(expression.low)} AND ${write(expression.high)})`;
+    case 'like': {
+      const [value, pattern] = [write(expression.operand), write(expression.pattern)];
+      // A structured filter's pattern: its value is bound escaped, so `%` and `_` in it match themselves.
+      if (expression.literal) return `(${value} LIKE ${pattern} ESCAPE '${syntax.likeEscape.character}')`;
+      return `(${expression.caseInsensitive ? syntax.ilike(value, pattern, expression.negated) : `${value} ${expression.negated ? 'NOT LIKE' : 'LIKE'} ${pattern}`})`;
+    }
+    case 'isNull': return `(${write(expression.operand)} ${expression.negated ? 'IS NOT NULL' : 'IS NULL'})`;
+    case 'distinctFrom': {
+      const equal = syntax.nullSafeEquals(write(expression.left), write(expression.right));
+      return expression.negated ? `(${equal})` : `(NOT (${equal}))`;
+    }
+    case 'cast': return `CAST(${write(expression.operand)} AS ${syntax.castType(expression.type, expression.modifiers)})`;
+    case 'datePart': return syntax.datePart(expression.part, write(expression.operand));
+    case 'truncate': return syntax.truncateTime(write(expression.operand), expression.grain);
+    case 'position': {
+      const [needle, haystack] = [write(expression.needle), write(expression.haystack)];
+      return expression.reversed ? syntax.position(`REVERSE(${needle})`, `REVERSE(${haystack})`) : syntax.position(needle, haystack);
+    }
+    case 'portable': {
+      const args = expression.args.map(write);
+      const call = expression.name === 'dateadd' || expression.name === 'datediff'
+        ? { name: expression.name, unit: expression.unit ?? 'day', args: args as [string, string] }
+        : { name: expression.name, args };
+      const sql = syntax.portable(call);
+      if (sql === undefined) throw queryInvalid('E_FUNCTION_NOT_ALLOWED', target, `${target}: this datasource's server has no form of ${expression.name.toUpperCase()}`);
+      return sql;
+    }
+    case 'case': {
+      const branches = expression.branches.map((branch) => `WHEN ${write(branch.when)} THEN ${write(branch.then)}`).join(' ');
+      const otherwise = expression.otherwise ? ` ELSE ${write(expression.otherwise)}` : '';
+      return `(CASE${expression.operand ? ` ${write(expression.operand)}` : ''} ${branches}${otherwise} END)`;
+    }
+    case 'call': {
+      if (expression.window && resolver.window) return resolver.window(expression);
+      if (isAggregateCall(expression)) {
+        if (!resolver.aggregate) throw queryInvalid('E_NESTED_AGGREGATION_DEFERRED', target, `${target}: ${expression.name.toUpperCase()} is an aggregate inside an aggregate; nested aggregation is deferred by the OSI Foundation`);
+        return resolver.aggregate(expression);
+      }
+      checkAllowed(expression, writer, target);
+      // PostgreSQL's CONCAT takes "any": a bound string there needs its type.
+      const argument = (arg: Expr) => (expression.name === 'concat' && arg.kind === 'literal' && typeof arg.value === 'string' && !resolver.literal
+        ? syntax.stringParam(writer.param({ kind: 'constant', value: arg.value }))
+        : write(arg));
+      const args = expression.star ? '*' : `${expression.distinct ? 'DISTINCT ' : ''}${expression.args.map(argument).join(', ')}`;
+      return `${expression.name.toUpperCase()}(${args})${expression.window ? ` OVER (${windowOf(expression.window, writer, write)})` : ''}`;
+    }
+  }
+}
+
+/** An aggregate call itself, its arguments at row level (an aggregate inside is nested aggregation). */
+export function writeAggregateCall(call: Extract<Expr, { kind: 'call' }>, writer: SqlWriter, rowLevel: NameResolver, target: string): string {
+  const inner: NameResolver = { name: rowLevel.name, ...(rowLevel.window ? { window: rowLevel.window } : {}), ...(rowLevel.literal ? { literal: rowLevel.literal } : {}) };
+  const args = call.args.map((arg) => writeExpression(arg, writer, inner, target));
+  if (call.name === 'median' || call.name.startsWith('percentile_')) {
+    // MEDIAN(x); PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x), read by the parser as (p, x).
+    const median = call.name === 'median';
+    if (call.distinct || args.length !== (median ? 1 : 2)) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: ${call.name.toUpperCase()} takes ${median ? 'one argument' : 'a fraction and an ordering'}, without DISTINCT`);
+    const [fraction, argument] = median ? ['0.5', args[0] as string] : (args as [string, string]);
+    const sql = writer.syntax.percentile(call.name === 'percentile_disc' ? 'disc' : 'cont', fraction, argument);
+    if (sql === undefined) throw queryInvalid('E_FUNCTION_NOT_ALLOWED', target, `${target}: this datasource's server has no aggregate ${call.name.toUpperCase()}`);
+    return sql;
+  }
+  return `${call.name.toUpperCase()}(${call.star ? '*' : `${call.distinct ? 'DISTINCT ' : ''}${args.join(', ')}`})`;
+}
+
+/** The allow-list: known aggregates (over a window here), window functions, and the dialect's scalar built-ins. */
+function checkAllowed(call: Extract<Expr, { kind: 'call' }>, writer: SqlWriter, target: string): void {
+  if (WINDOW_FUNCTIONS.has(call.name) || AGGREGATES.has(call.name)) {
+    if (!call.window) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: ${call.name.toUpperCase()} needs an OVER clause`);
+    return;
+  }
+  if (call.window) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: ${call.name.toUpperCase()} is no window function`);
+  if (call.star || call.distinct) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: * and DISTINCT belong in an aggregate`);
+  if (!CORE_SCALARS.has(call.name) && !writer.dialect.functionPolicy.allowed.has(call.name)) {
+    throw queryInvalid('E_FUNCTION_NOT_ALLOWED', target, `${target}: the function ${call.name} is not allowed`);
+  }
+}
+
+function windowOf(window: WindowSpec, writer: SqlWriter, write: (child: Expr) => string): string {
+  const partition = window.partitionBy.length > 0 ? `PARTITION BY ${window.partitionBy.map(write).join(', ')}` : '';
+  // NULL placement defaults as in the outer ORDER BY (OSI Foundation §6.10.2): high end.
+  const order = window.orderBy.length > 0
+    ? `ORDER BY ${window.orderBy.map((term) => writer.syntax.orderTerm(write(term.expression), term.direction, term.nulls ?? (term.direction === 'asc' ? 'last' : 'first'))).join(', ')}`
+    : '';
+  return [partition, order, window.frame ? frameText(window.frame) : ''].filter(Boolean).join(' ');
+}
+
+/** The frame clause; an offset is a whole number the parser checked, written as digits. */
+function frameText(frame: WindowFrame): string {
+  const bound = (value: FrameBound) => ('offset' in value ? `${value.offset} ${value.kind}` : value.kind);
+  return frame.end ? `${frame.mode} BETWEEN ${bound(frame.start)} AND ${bound(frame.end)}` : `${frame.mode} ${bound(frame.start)}`;
 }

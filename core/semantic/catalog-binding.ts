@@ -72,7 +72,9 @@ export async function bindModel(model: SemanticModel, context: BindingContext): 
   const catalog = new SourceCatalog(vdb, context.sources);
   for (const dataset of model.datasets) bindDataset(dataset, catalog, context);
   // Relationships first: a field that reads another dataset is judged by how the two are related.
-  for (const relationship of model.relationships) bindRelationship(relationship, diagnostics);
+  // A model entry that declares no key at all relies on its relationships' direction for cardinality.
+  const keyed = new Set(model.datasets.filter((dataset) => dataset.osi.primary_key || dataset.osi.unique_keys).map((dataset) => `${dataset.namespace}\u0000${dataset.model}`));
+  for (const relationship of model.relationships) bindRelationship(relationship, diagnostics, !keyed.has(`${relationship.namespace}\u0000${relationship.model}`));
   for (const dataset of model.datasets) if (dataset.osi.role === 'bridge') checkBridge(dataset, model.relationships, diagnostics);
   await analyzeFields(model, { ...context, joins: new JoinGraph(model.relationships), datasets: model.datasets });
 }
@@ -413,7 +415,7 @@ function columnOf(reference: ColumnReference, dataset: DatasetElement, relation:
   return qualified ? columns.find(parts.at(-1) as string, { foldCase }) : undefined;
 }
 
-function bindRelationship(relationship: RelationshipElement, diagnostics: DiagnosticList): void {
+function bindRelationship(relationship: RelationshipElement, diagnostics: DiagnosticList, keylessModel: boolean): void {
   const { from, to } = relationship;
   if (!from?.relation || !to?.relation || relationship.osi.from_columns.length !== relationship.osi.to_columns.length) return;
   const document = relationship.scope.document;
@@ -445,7 +447,12 @@ function bindRelationship(relationship: RelationshipElement, diagnostics: Diagno
   relationship.fromColumns = fromColumns as CatalogColumn[];
   relationship.toColumns = toColumns as CatalogColumn[];
   const toNames = relationship.toColumns.map((column) => column.name);
-  const toUnique = keysOf(to).some((key) => sameColumns(key, toNames));
+  // In a model that declares no key, where `to` has none either (its relation neither), the relationship's
+  // own word holds (core spec: `to` is the one side, its columns "primary or unique key columns"): they are
+  // a key of `to`, which its rows are de-duplicated by. A model that declares keys elsewhere said which it has.
+  const keyless = keylessModel && keysOf(to).length === 0;
+  if (keyless && !(to.impliedKeys ?? []).some((key) => sameColumns(key, toNames))) (to.impliedKeys ??= []).push(toNames);
+  const toUnique = keyless || keysOf(to).some((key) => sameColumns(key, toNames));
   if (!toUnique) {
     diagnostics.add('bind.relationship_target_not_key', siteAt(document, [...relationship.path, 'to_columns']), `relationship:${relationship.id}`,
       `relationship ${relationship.id}: (${toNames.join(', ')}) is not a primary or unique key of dataset ${to.id}, so a row may match several: it is many-to-many`);

@@ -211,7 +211,7 @@ export const DIAGNOSTICS = {
   },
   'bind.relationship_target_not_key': {
     stage: 'bind', severity: 'warning',
-    summary: 'A relationship\'s to_columns are not a primary or unique key of the `to` dataset, so it may not be many-to-one.',
+    summary: 'A relationship\'s to_columns are none of the keys the `to` dataset has, so it is many-to-many (in a model that declares no key, a `to` without any takes to_columns as its key).',
     remediation: 'Point to_columns at a key of the `to` dataset, or declare that key in `primary_key` or `unique_keys`.',
   },
   'bind.bridge_invalid': {

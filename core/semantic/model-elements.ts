@@ -54,6 +54,8 @@ export interface DatasetElement extends ElementBase {
   fields: FieldElement[];
   /** Assigned at compilation: unique in the package. */
   alias?: string;
+  /** Where it has no key of its own: the `to_columns` of the relationships to it, each a key by their word. */
+  impliedKeys?: string[][];
 }
 
 export interface FieldElement {

@@ -6,12 +6,18 @@
  * Keys only the service reads (`namespace`, `binding`, `logical_type`, `access_modifier`, `role`) are left
  * out; a column type is written as Ossie's `datatype`. The document is checked against Ossie's own JSON
  * Schema (core/semantic/ossie/osi-schema.json, shipped with its licence and source).
+ *
+ * Without `namespace`, the document's entries are one namespace once loaded again: a dataset, relationship
+ * or metric whose name an earlier namespace took is exported as `<namespace>_<name>`, and every reference to
+ * it (and every reference qualified by a namespace) is rewritten; a model over several datasources writes
+ * sources as `datasource.schema.relation`, so two datasources' relations of one name stay apart.
  */
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { CatalogColumn, LogicalType } from '../plugin-api/catalog.js';
 import type { JsonValue } from '../plugin-api/sql-dialect.js';
-import type { DatasetElement, FieldElement, MetricElement, RelationshipElement, SemanticModel } from './model-elements.js';
+import type { ColumnReference } from '../plugin-api/sql-grammar.js';
+import type { DatasetElement, FieldElement, FieldTarget, MetricElement, MetricReference, RelationshipElement, SemanticModel } from './model-elements.js';
 import type { OsiDatatype } from './module-schemas.js';
 import { OSSIE_VERSION, type OssieDocument } from './ossie-document.js';
 
@@ -50,71 +56,136 @@ function described(osi: { description?: string; ai_context?: JsonValue; custom_e
   };
 }
 
-function field(element: FieldElement): object {
-  const { osi } = element;
-  const [only] = element.targets ?? [];
-  const column = element.analysis?.plainColumn && only?.kind === 'column' ? only.column : undefined;
-  const datatype = osi.datatype ?? (column ? datatypeOf(column) : undefined);
-  return {
-    name: element.name,
-    expression: ansi(element.dialectSql ?? element.expression ?? osi.name),
-    ...(osi.dimension === undefined ? {} : { dimension: osi.dimension }),
-    ...(osi.label === undefined ? {} : { label: osi.label }),
-    ...(datatype === undefined ? {} : { datatype }),
-    ...described(osi),
-  };
-}
+/** What a reference of an expression names: a metric, or a field or column of a dataset. */
+type Named = { metric: MetricElement } | { dataset: DatasetElement; name: string };
 
-function dataset(element: DatasetElement): object {
-  const relation = element.relation;
-  const { osi } = element;
-  const primaryKey = osi.primary_key ?? (relation && relation.primaryKey.length > 0 ? relation.primaryKey : undefined);
-  return {
-    name: element.name,
-    source: relation ? `${sourcePart(relation.schema)}.${sourcePart(relation.name)}` : osi.source,
-    ...(primaryKey ? { primary_key: primaryKey } : {}),
-    ...(osi.unique_keys ? { unique_keys: osi.unique_keys } : {}),
-    ...described(osi),
-    fields: element.fields.filter((candidate) => !candidate.implicit).map(field),
-  };
-}
+/** Writes the document's elements under the names they have in it (see the header). */
+class OssieWriter {
+  private readonly names = new Map<DatasetElement | RelationshipElement | MetricElement, string>();
+  /** More than one datasource: sources name theirs. */
+  private readonly datasources: boolean;
 
-function relationship(element: RelationshipElement): object {
-  const { osi } = element;
-  return {
-    name: element.name,
-    from: element.from?.name ?? osi.from,
-    to: element.to?.name ?? osi.to,
-    from_columns: element.fromColumns?.map((column) => column.name) ?? osi.from_columns,
-    to_columns: element.toColumns?.map((column) => column.name) ?? osi.to_columns,
-    ...described(osi),
-  };
-}
+  constructor(model: SemanticModel) {
+    const taken = new Set<string>();
+    for (const scope of model.scopes) {
+      const mine = <T extends { scope: unknown }>(elements: readonly T[]) => elements.filter((element) => element.scope === scope);
+      for (const element of [...mine(model.datasets), ...mine(model.relationships), ...mine(model.metrics)]) {
+        let name = element.name;
+        // Names compare without case in one namespace (Foundation §4.6.3).
+        for (let index = 1; taken.has(name.toLowerCase()); index++) name = `${element.namespace}_${element.name}${index > 1 ? `_${index}` : ''}`;
+        taken.add(name.toLowerCase());
+        this.names.set(element, name);
+      }
+    }
+    this.datasources = new Set(model.datasets.flatMap((dataset) => dataset.relation?.datasource ?? [])).size > 1;
+  }
 
-function metric(element: MetricElement): object {
-  const { osi } = element;
-  return {
-    name: element.name,
-    expression: ansi(element.dialectSql ?? element.expression ?? ''),
-    ...(osi.datatype === undefined ? {} : { datatype: osi.datatype }),
-    ...described(osi),
-  };
+  private name(element: DatasetElement | RelationshipElement | MetricElement): string {
+    return this.names.get(element) ?? element.name;
+  }
+
+  /**
+   * An expression's SQL with each reference that is qualified, or names a renamed element, written as the
+   * document names it; a bare reference to a field or column of its own dataset stays as written.
+   */
+  private rewritten(sql: string, references: readonly ColumnReference[] | undefined, named: (index: number) => Named | undefined): string {
+    let text = sql;
+    const spans = (references ?? []).map((reference, index) => ({ reference, target: named(index) })).sort((a, b) => b.reference.start - a.reference.start);
+    for (const { reference, target } of spans) {
+      if (!target) continue;
+      const parts = 'metric' in target ? [this.name(target.metric)] : [this.name(target.dataset), target.name];
+      const bare = !('metric' in target) && reference.parts.length === 1;
+      if (bare || parts.join('.').toLowerCase() === reference.parts.join('.').toLowerCase()) continue;
+      text = `${text.slice(0, reference.start)}${parts.map(sourcePart).join('.')}${text.slice(reference.end)}`;
+    }
+    return text;
+  }
+
+  private field(element: FieldElement): object {
+    const { osi } = element;
+    const [only] = element.targets ?? [];
+    const column = element.analysis?.plainColumn && only?.kind === 'column' ? only.column : undefined;
+    const datatype = osi.datatype ?? (column ? datatypeOf(column) : undefined);
+    const target = (index: number): Named | undefined => {
+      const found: FieldTarget | undefined = element.targets?.[index];
+      if (!found) return undefined;
+      return found.kind === 'column' ? { dataset: found.dataset, name: found.column.name } : { dataset: found.field.dataset, name: found.field.name };
+    };
+    const sql = element.dialectSql === undefined ? element.expression ?? osi.name : this.rewritten(element.dialectSql, element.analysis?.references, target);
+    return {
+      name: element.name,
+      expression: ansi(sql),
+      ...(osi.dimension === undefined ? {} : { dimension: osi.dimension }),
+      ...(osi.label === undefined ? {} : { label: osi.label }),
+      ...(datatype === undefined ? {} : { datatype }),
+      ...described(osi),
+    };
+  }
+
+  dataset(element: DatasetElement): object {
+    const relation = element.relation;
+    const { osi } = element;
+    const primaryKey = osi.primary_key ?? (relation && relation.primaryKey.length > 0 ? relation.primaryKey : undefined);
+    const parts = relation ? [...(this.datasources ? [relation.datasource] : []), relation.schema, relation.name] : [];
+    return {
+      name: this.name(element),
+      source: relation ? parts.map(sourcePart).join('.') : osi.source,
+      ...(primaryKey ? { primary_key: primaryKey } : {}),
+      ...(osi.unique_keys ? { unique_keys: osi.unique_keys } : {}),
+      ...described(osi),
+      fields: element.fields.filter((candidate) => !candidate.implicit).map((candidate) => this.field(candidate)),
+    };
+  }
+
+  relationship(element: RelationshipElement): object {
+    const { osi } = element;
+    return {
+      name: this.name(element),
+      from: element.from ? this.name(element.from) : osi.from,
+      to: element.to ? this.name(element.to) : osi.to,
+      from_columns: element.fromColumns?.map((column) => column.name) ?? osi.from_columns,
+      to_columns: element.toColumns?.map((column) => column.name) ?? osi.to_columns,
+      ...described(osi),
+    };
+  }
+
+  metric(element: MetricElement): object {
+    const { osi } = element;
+    const target = (index: number): Named | undefined => {
+      const found: MetricReference | undefined = element.references?.[index];
+      if (!found) return undefined;
+      return found.kind === 'metric' ? { metric: found.metric } : { dataset: found.field.dataset, name: found.field.name };
+    };
+    const sql = element.dialectSql === undefined ? element.expression ?? '' : this.rewritten(element.dialectSql, element.analysis?.references, target);
+    return {
+      name: this.name(element),
+      expression: ansi(sql),
+      ...(osi.datatype === undefined ? {} : { datatype: osi.datatype }),
+      ...described(osi),
+    };
+  }
 }
 
 /** The Ossie document of an activated model: one `semantic_model` entry per entry of its documents. */
 export function ossieDocument(model: SemanticModel): OssieDocument {
+  const writer = new OssieWriter(model);
   const entries: OssieDocument['semantic_model'] = [];
+  // Entries of one name would be one model once loaded again (a bare COUNT(*) counts the fact of its entry).
+  const entryNames = new Set<string>();
   for (const scope of model.scopes) {
     for (const osi of scope.document.value.semantic_model) {
       const mine = <T extends { scope: unknown; model: string }>(elements: readonly T[]) => elements.filter((element) => element.scope === scope && element.model === osi.name);
+      let name = osi.name;
+      for (let index = 1; entryNames.has(name.toLowerCase()); index++) name = `${scope.namespace}_${osi.name}${index > 1 ? `_${index}` : ''}`;
+      entryNames.add(name.toLowerCase());
       const relationships = mine(model.relationships);
       const metrics = mine(model.metrics);
       entries.push({
-        name: osi.name,
+        name,
         ...described(osi),
-        datasets: mine(model.datasets).map(dataset),
-        ...(relationships.length > 0 ? { relationships: relationships.map(relationship) } : {}),
-        ...(metrics.length > 0 ? { metrics: metrics.map(metric) } : {}),
+        datasets: mine(model.datasets).map((element) => writer.dataset(element)),
+        ...(relationships.length > 0 ? { relationships: relationships.map((element) => writer.relationship(element)) } : {}),
+        ...(metrics.length > 0 ? { metrics: metrics.map((element) => writer.metric(element)) } : {}),
       });
     }
   }

@@ -66,7 +66,7 @@ function packageDataset(dataset: DatasetElement, dialectOf: (datasource: string)
     aiContext: dataset.osi.ai_context ?? null,
     relation: { datasource: relation.datasource, schema: relation.schema, name: relation.name, kind: relation.kind },
     primaryKey: dataset.osi.primary_key ?? relation.primaryKey,
-    uniqueKeys: dataset.osi.unique_keys ?? relation.uniqueKeys,
+    uniqueKeys: [...(dataset.osi.unique_keys ?? relation.uniqueKeys), ...(dataset.impliedKeys ?? [])],
     role: dataset.osi.role ?? null,
     fields: dataset.fields.map((field) => packageField(field, dialectOf(relation.datasource))),
   };

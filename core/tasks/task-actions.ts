@@ -64,9 +64,9 @@ async function runSemanticAction(action: Extract<PendingAction, { kind: 'semanti
   let statement: { datasource: Datasource; sql: string; bindings: unknown[] };
   try {
     const query = readSemanticQuery(action.query);
-    const { plan, datasource } = await semanticQueries.plan(bound.vdb, query);
-    checkGrants(plan, grants);
-    statement = { datasource, sql: plan.sql, bindings: bindings(plan.params, query) };
+    const { compiled, datasource } = await semanticQueries.compile(bound.vdb, query);
+    checkGrants(compiled, grants);
+    statement = { datasource, sql: compiled.sql, bindings: bindings(compiled.params, query) };
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
     const osiCode = error.details?.['osiCode'];

@@ -14,11 +14,15 @@ import { stringify } from 'yaml';
 export const VDB = 'semcomp';
 export const PRELUDE_VDB = 'semprelude';
 export const NESTED_VDB = 'semnested';
-export const TABLES = [
+export const NOKEYS_VDB = 'semnokeys';
+const SEEDED = [
   'cp_store', 'cp_store_sales', 'cp_item', 'cp_promo', 'cp_item_promo',
   'cp_products', 'cp_sales', 'cp_returns', 'cp_purchases',
   'fp_customers', 'fp_orders',
 ];
+/** Copies of the TPC-DS-shaped tables without any key or constraint, for a model that declares no key. */
+const KEYLESS = ['nk_store', 'nk_store_sales', 'nk_item', 'nk_promo', 'nk_item_promo'];
+export const TABLES = [...SEEDED, ...KEYLESS];
 
 /** mulberry32: a small deterministic generator, so the rows are the same on every backend and every run. */
 function generator(seed: number): () => number {
@@ -105,7 +109,8 @@ export function seedStatements(qualify: (table: string) => string): string[] {
   const rows = generatedRows();
   return [
     ...TABLES.map((table) => `drop table if exists ${qualify(table)}`),
-    ...TABLES.flatMap((table) => [`create table ${qualify(table)} (${COLUMNS[table]})`, `insert into ${qualify(table)} values ${values(rows[table] ?? [])}`]),
+    ...SEEDED.flatMap((table) => [`create table ${qualify(table)} (${COLUMNS[table]})`, `insert into ${qualify(table)} values ${values(rows[table] ?? [])}`]),
+    ...KEYLESS.map((table) => `create table ${qualify(table)} as select * from ${qualify(table.replace(/^nk_/, 'cp_'))}`),
   ];
 }
 
@@ -163,6 +168,39 @@ function compositionDocument(schema: string): string {
 }
 
 /**
+ * The TPC-DS-shaped star again, over tables without keys, in a model that declares none: each relationship's
+ * `to` is its one side, so what it joins on is the key that de-duplicates that side's rows.
+ */
+function keylessDocument(schema: string): string {
+  return stringify({
+    namespace: 'nokeys',
+    binding: { schema },
+    semantic_model: [{
+      name: 'nokeys',
+      datasets: [
+        { name: 'store', source: 'nk_store', fields: [field('store_sk'), field('state'), field('number_employees')] },
+        { name: 'store_sales', source: 'nk_store_sales', fields: [field('ticket'), field('store_sk'), field('item_sk'), field('net_paid'), field('channel')] },
+        { name: 'item', source: 'nk_item', fields: [field('item_sk'), field('price')] },
+        { name: 'promo', source: 'nk_promo', fields: [field('promo_sk'), field('promo_name')] },
+        { name: 'item_promo', source: 'nk_item_promo', fields: [field('item_sk'), field('promo_sk')] },
+      ],
+      relationships: [
+        rel('store_sales_to_store', 'store_sales', 'store', ['store_sk'], ['store_sk']),
+        rel('store_sales_to_item', 'store_sales', 'item', ['item_sk'], ['item_sk']),
+        rel('item_promo_to_item', 'item_promo', 'item', ['item_sk'], ['item_sk']),
+        rel('item_promo_to_promo', 'item_promo', 'promo', ['promo_sk'], ['promo_sk']),
+      ],
+      metrics: [
+        metric('store_productivity', 'SUM(store_sales.net_paid) / SUM(store.number_employees)'),
+        metric('net_paid', 'SUM(store_sales.net_paid)'),
+        metric('employees', 'SUM(store.number_employees)'),
+        metric('promo_price', 'SUM(item.price)'),
+      ],
+    }],
+  });
+}
+
+/**
  * The compliance prelude's model with a model metric COUNT(*) (vector T-006); `nested`, the same with the
  * nested window of vector T-030, which the service refuses.
  */
@@ -211,6 +249,7 @@ export function compositionBundle(schema: string, datasource: string): Record<st
   return {
     ...moduleFiles(VDB, 'comp', compositionDocument(schema), schema, datasource, TABLES.filter((table) => table.startsWith('cp_'))),
     ...moduleFiles(PRELUDE_VDB, 'prelude', preludeDocument(schema, false), schema, datasource, TABLES.filter((table) => table.startsWith('fp_'))),
+    ...moduleFiles(NOKEYS_VDB, 'nokeys', keylessDocument(schema), schema, datasource, KEYLESS),
     ...moduleFiles(NESTED_VDB, 'nested', preludeDocument(schema, true), schema, datasource, TABLES.filter((table) => table.startsWith('fp_'))),
   };
 }

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { demoConfig, startTestService, type TestService } from '../../support/test-service.js';
-import { compositionBundle, NESTED_VDB, PRELUDE_VDB, seedStatements, TABLES, VDB } from './composition-fixtures.js';
+import { compositionBundle, NESTED_VDB, NOKEYS_VDB, PRELUDE_VDB, seedStatements, TABLES, VDB } from './composition-fixtures.js';
 
 export interface CompositionBackend {
   name: string;
@@ -70,9 +70,9 @@ export function runCompositionSuite(backend: CompositionBackend): void {
     return normal(reply.body['rows'] as Row[], columns);
   };
   /** The service's answer and the oracle's, row for row (the oracle's columns in the same order). */
-  const same = async ({ raw, service }: { raw: Datasource; service: TestService }, body: unknown, columns: string[], oracle: string) => {
+  const same = async ({ raw, service }: { raw: Datasource; service: TestService }, body: unknown, columns: string[], oracle: string, vdb = VDB) => {
     const expected = normal((await raw.query(oracle, [])).rows, columns);
-    const actual = await answer(service, body, columns);
+    const actual = await answer(service, body, columns, vdb);
     assert.ok(expected.length > 1, `the oracle has groups to compare: ${JSON.stringify(expected)}`);
     assert.equal(actual, expected, `service ${JSON.stringify(actual)}\n oracle ${JSON.stringify(expected)}`);
   };
@@ -148,6 +148,25 @@ export function runCompositionSuite(backend: CompositionBackend): void {
       LEFT JOIN (${tickets}) c ON ${ns('c.promo_name', 'k.promo_name')}`);
   });
 
+  test('a model declaring no key: each relationship\'s to side is its one side; store_productivity by state and employees by channel equal the keyed model\'s oracle', async (context) => {
+    await same(context, { dimensions: ['store.state'], measures: ['net_paid', 'employees', 'store_productivity'] }, ['state', 'net_paid', 'employees', 'store_productivity'], `
+      SELECT k.state, s.paid AS net_paid, e.employees, s.paid / e.employees AS store_productivity
+      FROM (SELECT state FROM (${salesByState} GROUP BY st.state) a UNION SELECT state FROM (${storesByState} GROUP BY st.state) b) k
+      LEFT JOIN (${salesByState} GROUP BY st.state) s ON ${ns('s.state', 'k.state')}
+      LEFT JOIN (${storesByState} GROUP BY st.state) e ON ${ns('e.state', 'k.state')}`, NOKEYS_VDB);
+    const employees = `SELECT d.channel, SUM(st.number_employees) AS employees FROM ${t('cp_store')} st LEFT JOIN (SELECT DISTINCT store_sk, channel FROM ${t('cp_store_sales')}) d ON d.store_sk = st.store_sk GROUP BY d.channel`;
+    await same(context, { dimensions: ['store_sales.channel'], measures: ['employees'] }, ['channel', 'employees'], employees, NOKEYS_VDB);
+    const promos = `SELECT DISTINCT ip.item_sk, p.promo_name FROM ${t('cp_item_promo')} ip LEFT JOIN ${t('cp_promo')} p ON p.promo_sk = ip.promo_sk`;
+    await same(context, { dimensions: ['promo.promo_name'], measures: ['promo_price'] }, ['promo_name', 'promo_price'],
+      `SELECT d.promo_name, SUM(i.price) AS promo_price FROM ${t('cp_item')} i LEFT JOIN (${promos}) d ON d.item_sk = i.item_sk GROUP BY d.promo_name`, NOKEYS_VDB);
+  });
+
+  test('a model declaring no key: a fact no relationship points at has no key to count its rows once per group across a bridge: E3012 naming the relationship', async ({ service }) => {
+    const reply = await ask(service, { dimensions: ['promo.promo_name'], measures: ['net_paid'] }, NOKEYS_VDB);
+    assert.equal([reply.status, (reply.body['details'] as Row | undefined)?.['osiCode']], [400, 'E3012_MN_NO_SAFE_REWRITE'], JSON.stringify(reply.body));
+    assert.match(String(reply.body['message']), /item_promo_to_item/);
+  });
+
   const returnsByCategory = `SELECT p.product_cat, SUM(r.return_amount) AS amount, COUNT(r.return_id) AS n FROM ${t('cp_returns')} r LEFT JOIN ${t('cp_sales')} s ON r.return_sales_id = s.sales_id LEFT JOIN ${t('cp_products')} p ON s.product = p.product_id GROUP BY p.product_cat`;
   const salesByCategory = `SELECT p.product_cat, SUM(s.sales_amount) AS amount, COUNT(s.sales_id) AS n FROM ${t('cp_sales')} s LEFT JOIN ${t('cp_products')} p ON s.product = p.product_id GROUP BY p.product_cat`;
   const purchasesByCategory = `SELECT p.product_cat, SUM(u.purchase_price) AS amount FROM ${t('cp_purchases')} u LEFT JOIN ${t('cp_products')} p ON u.purchase_product_id = p.product_id GROUP BY p.product_cat`;
@@ -194,6 +213,15 @@ export function runCompositionSuite(backend: CompositionBackend): void {
     const expected = normal([{ region: 'EAST', n: 2 }, { region: 'WEST', n: 1 }, { region: null, n: 1 }], ['region', 'n']);
     assert.equal(await answer(service, body('COUNT(*) AS n'), ['region', 'n'], PRELUDE_VDB), expected);
     assert.equal(await answer(service, body({ metric: 'row_count', alias: 'n' }), ['region', 'n'], PRELUDE_VDB), expected);
+  });
+
+  test('the model metric COUNT(*) alone (no dimension, no filter) counts the rows of its model\'s fact: orders, 5; COUNT(*) alone in a query has nothing to count', async ({ raw, service }) => {
+    const expected = normal((await raw.query(`SELECT COUNT(*) AS row_count FROM ${t('fp_orders')}`, [])).rows, ['row_count']);
+    assert.equal(expected, [[5]]);
+    assert.equal(await answer(service, { measures: ['row_count'] }, ['row_count'], PRELUDE_VDB), expected);
+    const both = normal((await raw.query(`SELECT COUNT(*) AS row_count, SUM(amount) AS revenue FROM ${t('fp_orders')}`, [])).rows, ['row_count', 'revenue']);
+    assert.equal(await answer(service, { measures: ['row_count', { metric: 'total_revenue', alias: 'revenue' }] }, ['row_count', 'revenue'], PRELUDE_VDB), both);
+    await refused(service, { measures: ['COUNT(*) AS n'] }, 'E_INVALID_QUERY', PRELUDE_VDB);
   });
 
   test('COUNT(*) beside aggregates of two homes counts the query\'s dataset when it is one of them, else E_AMBIGUOUS_MEASURE_GRAIN', async ({ raw, service }) => {

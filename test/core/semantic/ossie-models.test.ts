@@ -101,4 +101,24 @@ test('a column a metric reads without a field stays under the caller\'s grants: 
   assert.is(allowed.status, 200, await allowed.clone().text());
 });
 
+test('an ad-hoc measure may read a column no field names, under the caller\'s grants; one the caller may not read is refused as a name that does not exist', async ({ service }) => {
+  const query = (measure: string) => service.request('/api/v1/semantic/vdbs/gsf-restricted/versions/1/query', {
+    method: 'POST', token: ANALYST_TOKEN, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ dimensions: ['customers.customer_name'], measures: [measure] }),
+  });
+  const granted = await query('SUM(orders.discount) AS discount');
+  assert.is(granted.status, 200, await granted.clone().text());
+  const hidden = await query('SUM(orders.subtotal) AS s');
+  const absent = await query('SUM(orders.subtotax) AS s');
+  const [hiddenBody, absentBody] = [await hidden.text(), await absent.text()];
+  assert.equal([hidden.status, JSON.parse(hiddenBody).details.osiCode], [400, 'E_NAME_NOT_FOUND'], hiddenBody);
+  // Nothing tells the hidden column from one that does not exist, and nothing names the relation.
+  assert.is(hiddenBody.replaceAll('subtotal', 'subtotax'), absentBody);
+  assert.not.match(hiddenBody, /public/);
+  // Where every column is granted, it is read.
+  const admin = await service.request('/api/v1/semantic/vdbs/gsf-sales-ossie/versions/1/query', {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ dimensions: ['customers.customer_name'], measures: ['SUM(orders.subtotal) AS s'] }),
+  });
+  assert.is(admin.status, 200, await admin.clone().text());
+});
+
 test.run();

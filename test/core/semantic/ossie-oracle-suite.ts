@@ -73,6 +73,13 @@ export const ORACLE_CASES: OracleCase[] = [
     columns: ['c_name', 'total_revenue', 'order_count'],
   },
   {
+    model: 'databricks-fixturea-ossie',
+    title: 'Databricks fixture A: order_count (COUNT(*)) asked alone counts the rows of the model\'s fact, orders',
+    query: { measures: ['order_count'] },
+    sql: (t) => `select count(*) as c0 from ${t('tpch', 'orders')}`,
+    columns: ['order_count'],
+  },
+  {
     model: 'databricks-fixtureb-ossie',
     title: 'Databricks fixture B: SUM(l_extendedprice * (1 - l_discount)) and COUNT(DISTINCT l_orderkey) by line number',
     query: { dimensions: ['lineitem.line_number'], measures: ['revenue', 'order_count'] },
@@ -99,6 +106,13 @@ export const ORACLE_CASES: OracleCase[] = [
     query: { dimensions: ['customers.customer_name'], measures: ['revenue_per_customer'], where: 'customers.customer_name IS NOT NULL' },
     sql: (t) => `select c.name as c0, sum(o.subtotal) / count(distinct c.customer_id) as c1 from ${t('public', 'orders')} o left join ${t('public', 'customers')} c on o.customer_id = c.customer_id where c.name is not null group by c.name`,
     columns: ['customer_name', 'revenue_per_customer'],
+  },
+  {
+    model: 'gsf-sales-ossie',
+    title: 'GSF sales: ad-hoc measures over columns of orders that no field names (subtotal, discount) by customer name',
+    query: { dimensions: ['customers.customer_name'], measures: [{ expression: 'SUM(orders.subtotal)', alias: 'subtotal' }, 'SUM(orders.discount) - MAX(orders.DISCOUNT) AS d'] },
+    sql: (t) => `select c.name as c0, sum(o.subtotal) as c1, sum(o.discount) - max(o.discount) as c2 from ${t('public', 'orders')} o left join ${t('public', 'customers')} c on o.customer_id = c.customer_id group by c.name`,
+    columns: ['customer_name', 'subtotal', 'd'],
   },
   {
     model: 'omni-fixturea-osi',
