@@ -69,8 +69,8 @@ async function runQuery(name: string, read: ReadContext, executor: SqlExecutor, 
   try {
     return await executor.query(sql, bindings, { maxBytes: read.maxResultBytes });
   } catch (error) {
-    throw readFailure(error, read, (kind) => (kind === 'invalid_value'
-      ? refusedValueError(name, error, fields)
-      : new InternalError('query_failed', `query ${name} failed${driverCodeSuffix(error)}`, { cause: error })));
+    throw readFailure(error, read, (failure) => (failure.kind === 'invalid_value'
+      ? refusedValueError(name, failure, fields)
+      : new InternalError('query_failed', `query ${name} failed${driverCodeSuffix(failure)}`, { cause: failure.driverError })));
   }
 }

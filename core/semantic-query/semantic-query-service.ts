@@ -87,12 +87,12 @@ export class SemanticQueries {
     try {
       result = await executor.query(plan.sql, bindings(plan.params, query), { maxBytes: maxResultBytes });
     } catch (error) {
-      throw readFailure(error, read, (kind) => {
-        if (kind === 'invalid_value') {
+      throw readFailure(error, read, (failure) => {
+        if (failure.kind === 'invalid_value') {
           return queryInvalid('E_INVALID_EXPRESSION', 'query', `the database refused a value of the query, one that does not fit its field's type${driverCodeSuffix(error)}`);
         }
         // PostgreSQL's class 42 (no such operator or function for these types): an expression of the caller's.
-        if (/^42/.test(String((error as { code?: unknown }).code))) {
+        if (/^42/.test(String(failure.code))) {
           return queryInvalid('E_INVALID_EXPRESSION', 'query', `the database cannot apply an operator or function of the query to its types${driverCodeSuffix(error)}`);
         }
         return new InternalError('query_failed', `the semantic query failed${driverCodeSuffix(error)}`, { cause: error });

@@ -7,7 +7,7 @@ import { authorizeVdbStatement } from '../authorization/sql-authorizer.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
 import { recordDenied } from '../sql/observed-datasource.js';
-import { classifySqlFailure, databaseDenial } from '../sql/sql-failure.js';
+import { statementFailure } from '../sql/statement-failure.js';
 import { raceDeadline } from './deadline.js';
 import type { Observation, PendingAction } from '../plugin-api/task-documents.js';
 import type { CallerGrants } from '../authorization/grants.js';
@@ -87,18 +87,19 @@ async function execute(action: PendingAction, statement: { datasource: Datasourc
     const { columns, rows, rowCount, truncated } = result;
     return { actionId: action.actionId, status: 'ok', columns, rows, rowCount, truncated, error: null };
   } catch (error) {
-    const denial = databaseDenial(error);
-    if (denial) return deniedObservation(action, denial);
     // no database role stands for the caller's grants
     if (error instanceof ForbiddenError) return failedObservation(action, 'denied', String(error.details?.['denial'] ?? 'forbidden'), error.message);
     if (error instanceof QueryTimeout) return failedObservation(action, 'failed', 'statement_timeout', timedOut);
-    switch (classifySqlFailure(error)) {
+    const failure = statementFailure(error);
+    switch (failure.kind) {
+      case 'denied':
+        return failure.denial ? deniedObservation(action, failure.denial) : failedObservation(action, 'denied', 'forbidden', 'the database refused the statement');
       case 'row_too_large':
         return failedObservation(action, 'failed', 'result_too_large', `a row of the result is larger than the task's observation budget of ${maxRowBytes} bytes`);
       case 'timeout':
         return failedObservation(action, 'failed', 'statement_timeout', signal.aborted ? 'the task ended while the query ran: it was cancelled' : timedOut);
       default:
-        return failedObservation(action, 'failed', 'query_failed', `the query failed${driverCodeSuffix(error)}`);
+        return failedObservation(action, 'failed', 'query_failed', `the query failed${driverCodeSuffix(failure)}`);
     }
   }
 }
