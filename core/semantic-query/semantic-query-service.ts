@@ -3,7 +3,7 @@
  * per query shape: the values of structured filters, limit and offset are bound, not part of the key),
  * checks the caller's grants before any SQL runs, and runs the statement as the caller.
  */
-import { callerExecutor } from '../authorization/caller-execution.js';
+import { callerExecutor } from '../statements/statement-pipeline.js';
 import { allows, type CallerGrants } from '../authorization/grants.js';
 import { LruCache } from '../caching/lru-cache.js';
 import { ConflictError, ForbiddenError, InternalError } from '../plugin-api/errors.js';

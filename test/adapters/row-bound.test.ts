@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { PostgresDialect } from '../../adapters/postgres/postgres-dialect.js';
 import { statementFailure } from '../../core/sql/statement-failure.js';
 import type { Datasource, DatasourceSettings } from '../../core/plugin-api/sql-dialect.js';
-import { guardDatasource } from '../../core/sql/guarded-datasource.js';
+import { guardDatasource } from '../../core/sql/datasource-runtime.js';
 import { sharedPglite } from '../support/shared-pglite.js';
 import { startTestService } from '../support/test-service.js';
 

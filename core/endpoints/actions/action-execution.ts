@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Principal } from '../../plugin-api/auth-scheme.js';
-import { callerExecutor, type CallerExecutor } from '../../authorization/caller-execution.js';
+import { callerExecutor, type CallerExecutor } from '../../statements/statement-pipeline.js';
 import { effectiveGrants } from '../../authorization/grants.js';
 import type { ErrorCode } from '../../plugin-api/error-catalog.js';
 import {

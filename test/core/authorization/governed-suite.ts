@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { callerExecutor, type CallerExecutor } from '../../../core/authorization/caller-execution.js';
+import { callerExecutor, type CallerExecutor } from '../../../core/statements/statement-pipeline.js';
 import { effectiveGrants } from '../../../core/authorization/grants.js';
 import { callerRole, planVdbRoles } from '../../../core/authorization/role-plan.js';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import type { Catalog } from '../../../core/plugin-api/catalog.js';
 import { InputError, UnavailableError } from '../../../core/plugin-api/errors.js';
 import type { Datasource, DialectCapabilities, QueryResult, SqlDialect, SqlExecutor } from '../../../core/plugin-api/sql-dialect.js';
-import { guardDatasource } from '../../../core/sql/guarded-datasource.js';
+import { guardDatasource } from '../../../core/sql/datasource-runtime.js';
 import { isConnectionFailure, StatementFailure, unavailableError } from '../../../core/sql/statement-failure.js';
 
 const EMPTY: QueryResult = { columns: [], rows: [], rowCount: 0, truncated: false };
