@@ -13,7 +13,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { PgliteDialect } from '../dist/adapters/pglite/pglite-dialect.js';
-import { guardDatasource } from '../dist/core/sql/guarded-datasource.js';
+import { guardDatasource } from '../dist/core/sql/datasource-runtime.js';
 import { prepareService } from '../dist/core/service.js';
 import { coreTokens } from '../dist/core/service-tokens.js';
 

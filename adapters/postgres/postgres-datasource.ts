@@ -1,5 +1,5 @@
 import {
-  isConnectionFailure, isDeadlineExceeded, LruCache, PING_TIMEOUT_MS, readCatalog, KnexDatasource, encodeResult, type Catalog, type DatasourceCursor,
+  isConnectionFailure, isDeadlineExceeded, PING_TIMEOUT_MS, readCatalog, KnexDatasource, encodeResult, type Catalog, type DatasourceCursor,
   type ExecutionScope, type QueryOptions, type QueryResult, type RowReader,
   type SqlDialect, type SqlExecutor, type TransactionOptions, type WireForwardOptions, type WireForwardOutcome, type WireStatement,
 } from '../../core/plugin-api/adapter-kit.js';
@@ -11,7 +11,7 @@ import { streamStatement, type StreamingClient } from './postgres-stream.js';
 import { postgresCodec, postgresWithTimeZone } from './postgres-types.js';
 import { destroySocket, type ConnectionSource, type ScopePool, type SessionSetup } from './scope-pool.js';
 import { forwardStatement, type ForwardingClient } from './postgres-wire-forward.js';
-import { StatementNames } from './statement-names.js';
+import { PreparedStatements } from './prepared-statements.js';
 
 /** knex.raw on pg returns one result, or one per statement when the text holds several. */
 async function runRaw(knex: Knex, sql: string, bindings: readonly unknown[]): Promise<PgResult> {
@@ -27,14 +27,6 @@ interface KnexPgClient {
   positionBindings(sql: string): string;
 }
 
-/**
- * `$n` texts by `?` text: endpoint queries repeat their text, so each is rewritten once, and prepared once
- * per connection under a name derived from it (the server then skips parsing and planning).
- */
-const nativeTexts = new LruCache<string, { text: string; name: string | undefined }>(1_000);
-/** The names of the prepared ones (at most 500 distinct texts). */
-const preparedNames = new StatementNames('vdb_');
-const MAX_CACHED_TEXT = 16_384;
 
 /**
  * `SET ROLE`, `SET default_transaction_read_only`, `SET statement_timeout` for the life of a pooled
@@ -74,6 +66,12 @@ export class PostgresDatasource extends KnexDatasource {
   private readonly scopedByObject = new WeakMap<ExecutionScope, Map<number | undefined, { setup: SessionSetup; statements?: ScopePool; cursors?: ScopePool; transactions?: Knex }>>();
   /** The login's own pool, for the service's statements. */
   private readonly loginConnections: ConnectionSource;
+  /**
+   * `$n` texts by `?` text, and the SQL door's forwarded texts: endpoint queries repeat their text, so each
+   * is rewritten once, and prepared once per connection under a name derived from it (the server then
+   * skips parsing and planning).
+   */
+  private readonly prepared = new PreparedStatements('vdb_');
 
   /** Offered with the pools of scopes: a forwarded statement runs on a connection already set to its scope. */
   readonly forwardWire?: (statement: WireStatement, options: WireForwardOptions) => Promise<WireForwardOutcome>;
@@ -107,12 +105,12 @@ export class PostgresDatasource extends KnexDatasource {
     const connection = await connections.acquire();
     let broken: Error | undefined;
     try {
-      return await forwardStatement(connection as unknown as ForwardingClient, statement, options);
+      return await forwardStatement(connection as unknown as ForwardingClient, statement, options, this.prepared);
     } catch (error) {
       broken = brokenBy(error);
       throw error;
     } finally {
-      connections.release(connection, broken);
+      connections.release(connection, broken ?? this.retired(connection));
     }
   }
 
@@ -183,37 +181,48 @@ export class PostgresDatasource extends KnexDatasource {
    * (postgres-stream.ts). Transactions keep going through knex.
    */
   protected async pooledQuery(sql: string, bindings: readonly unknown[], connections: ConnectionSource, options: QueryOptions): Promise<QueryResult> {
-    let native = nativeTexts.get(sql);
-    if (native === undefined) {
-      const text = (this.knex.client as unknown as KnexPgClient).positionBindings(sql);
-      // only a statement with values is prepared: a text without them may hold several statements
-      native = { text, name: bindings.length > 0 && sql.length <= MAX_CACHED_TEXT ? preparedNames.next(text) : undefined };
-      if (sql.length <= MAX_CACHED_TEXT) nativeTexts.set(sql, native);
-    }
+    // only a statement with values is prepared: a text without them may hold several statements
+    const native = this.prepared.of(sql, bindings.length > 0, this.positionBindings);
+    const { name } = native;
     const connection = await connections.acquire();
     let broken: Error | undefined;
     try {
       const values = [...bindings];
+      if (name === undefined) return await streamStatement(connection, { text: native.text, values }, options);
+      const parsed = this.prepared.parsedOn(connection);
       try {
-        return await streamStatement(connection, native.name === undefined ? { text: native.text, values } : { text: native.text, name: native.name, values }, options);
+        const result = await streamStatement(connection, { text: native.text, name, values }, options);
+        parsed.add(name);
+        return result;
       } catch (error) {
         const { code } = error as { code?: unknown };
-        if (native.name === undefined || (code !== '0A000' && code !== '26000')) throw error;
+        if (code !== '0A000' && code !== '26000') throw error;
         if (code === '26000') {
           // the server lost the statement before it ran (deallocated behind the service's back): parse it again
-          forgetPrepared(connection, native.name);
-          return await streamStatement(connection, { text: native.text, name: native.name, values }, options);
+          forgetPrepared(connection, name);
+          parsed.delete(name);
+          const result = await streamStatement(connection, { text: native.text, name, values }, options);
+          parsed.add(name);
+          return result;
         }
         // DDL changed what a prepared statement returns: this connection's plan is stale, run it unnamed
-        nativeTexts.set(sql, { text: native.text, name: undefined });
+        this.prepared.unname(sql, native);
         return await streamStatement(connection, { text: native.text, values }, options);
       }
     } catch (error) {
       broken = brokenBy(error);
       throw error;
     } finally {
-      connections.release(connection, broken);
+      connections.release(connection, broken ?? this.retired(connection));
     }
+  }
+
+  /** `?` placeholders as pg's `$n`, by knex's pg client. */
+  private readonly positionBindings = (sql: string): string => (this.knex.client as unknown as KnexPgClient).positionBindings(sql);
+
+  /** A connection that holds its share of prepared statements is closed rather than reused (prepared-statements.ts). */
+  private retired(connection: object): Error | undefined {
+    return this.prepared.full(connection) ? new Error('the connection holds its share of prepared statements') : undefined;
   }
 
   /** On the login's pool with a deadline: a server that stopped answering fails the ping and frees its connection. */

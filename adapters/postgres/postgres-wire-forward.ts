@@ -6,9 +6,9 @@
  * ReadyForQuery, when the backend has nothing more to say.
  */
 import type { Socket } from 'node:net';
-import { armDeadline, LruCache, offAbort, onAbort, type WireForwardOptions, type WireForwardOutcome, type WireStatement } from '../../core/plugin-api/adapter-kit.js';
+import { armDeadline, offAbort, onAbort, type WireForwardOptions, type WireForwardOutcome, type WireStatement } from '../../core/plugin-api/adapter-kit.js';
 import { StatementCanceller, type CancellableClient } from './postgres-cancel.js';
-import { StatementNames } from './statement-names.js';
+import type { PreparedStatements } from './prepared-statements.js';
 
 /** A pooled pg client whose connection's socket can be read for one statement. */
 export interface ForwardingClient extends CancellableClient {
@@ -22,18 +22,8 @@ const ERROR_RESPONSE = 0x45;
 const READY_FOR_QUERY = 0x5a;
 const PARSE_COMPLETE = 0x31;
 
-/**
- * A statement with values is prepared on each connection under a name derived from its text and declared
- * types, as the datasource's own statements are: its later runs there send Bind, Describe, Execute and Sync,
- * and PostgreSQL skips parsing and planning (about half of its work on a one-row lookup). Texts past the
- * names' limit run unnamed, as do texts without values (ad-hoc statements, which rarely repeat).
- */
-const forwardNames = new StatementNames('vdb_fwd_');
-/** The name of each key (null: runs unnamed). */
-const names = new LruCache<string, string | null>(1_000);
-const MAX_NAMED_TEXT_LENGTH = 16_384;
-/** The names each backend connection has parsed, by its socket. */
-const parsedOn = new WeakMap<Socket, Set<string>>();
+/** Marks a forwarded statement's key among the datasource's prepared statements: its text is the client's. */
+const FORWARDED = '\u0001forwarded\u0000';
 /** The backend refused a prepared statement whose result changed since it was parsed (DDL), before any row. */
 const STALE = 'stale';
 /** A name this connection had parsed is gone (26000): someone deallocated it; it is parsed again. */
@@ -46,41 +36,41 @@ type RunOutcome = WireForwardOutcome | typeof STALE | typeof LOST;
  * back to its pool with nothing of this statement left; rejects with the backend's error (pg's fields), when
  * the connection is lost, or at the statement's client-side deadline (a backend that no longer answers).
  */
-export function forwardStatement(client: ForwardingClient, statement: WireStatement, options: WireForwardOptions): Promise<WireForwardOutcome> {
+export function forwardStatement(client: ForwardingClient, statement: WireStatement, options: WireForwardOptions, prepared: PreparedStatements): Promise<WireForwardOutcome> {
   const key = namingKey(statement);
-  const name = key === undefined ? undefined : nameOf(key);
-  if (key === undefined || name === undefined) return run(client, statement, undefined, options) as Promise<WireForwardOutcome>;
-  return run(client, statement, name, options).then((outcome) => {
-    if (outcome === LOST) return forwardStatement(client, statement, options);
+  const named = key === undefined ? undefined : prepared.of(key, true, () => statement.text);
+  const name = named?.name;
+  const parsedNames = prepared.parsedOn(client);
+  if (key === undefined || named === undefined || name === undefined) return run(client, statement, undefined, parsedNames, options) as Promise<WireForwardOutcome>;
+  return run(client, statement, name, parsedNames, options).then((outcome) => {
+    if (outcome === LOST) return forwardStatement(client, statement, options, prepared);
     if (outcome !== STALE) return outcome;
     // the text's result changed on the database: it runs unnamed from now on, on every connection
-    names.set(key, null);
-    return run(client, statement, undefined, options) as Promise<WireForwardOutcome>;
+    prepared.unname(key, named);
+    return run(client, statement, undefined, parsedNames, options) as Promise<WireForwardOutcome>;
   });
 }
 
-/** The key of a statement that may be prepared: its declared types and text. */
+/**
+ * The key of a statement that may be prepared (its declared types and text): a statement with values is
+ * prepared on each connection, as the datasource's own statements are, so its later runs there send Bind,
+ * Describe, Execute and Sync, and PostgreSQL skips parsing and planning (about half of its work on a
+ * one-row lookup). Texts without values (ad-hoc statements, which rarely repeat) run unnamed.
+ */
 function namingKey(statement: WireStatement): string | undefined {
   const { text, parameterTypes, describe, parameters } = statement;
-  if (describe === 'statement' || parameters === undefined || parameters.length === 0 || text.length > MAX_NAMED_TEXT_LENGTH) return undefined;
-  return parameterTypes.length === 0 ? text : `${parameterTypes.join(',')}\0${text}`;
-}
-
-function nameOf(key: string): string | undefined {
-  let name = names.get(key);
-  if (name === undefined) names.set(key, (name = forwardNames.next(key) ?? null));
-  return name ?? undefined;
+  if (describe === 'statement' || parameters === undefined || parameters.length === 0) return undefined;
+  return `${FORWARDED}${parameterTypes.join(',')}\u0000${text}`;
 }
 
 /** One forwarded run, under `name` (parsed first where this connection has not) or unnamed. */
-function run(client: ForwardingClient, statement: WireStatement, name: string | undefined, options: WireForwardOptions): Promise<RunOutcome> {
+function run(client: ForwardingClient, statement: WireStatement, name: string | undefined, parsedNames: Set<string>, options: WireForwardOptions): Promise<RunOutcome> {
   const { signal, maxBytes, send } = options;
   if (signal?.aborted) return Promise.reject(Object.assign(new Error('canceling statement due to user request'), { code: '57014' }));
   const socket = client.connection.stream;
   // a connection lost while idle in the pool would never report its close again
   if (socket.destroyed) return Promise.reject(connectionLost());
   const pgListeners = socket.listeners('data') as ((chunk: Buffer) => void)[];
-  const parsedNames = parsedNamesOf(socket);
   const parses = name === undefined || !parsedNames.has(name);
   return new Promise<RunOutcome>((resolve, reject) => {
     /** The start of a message not yet whole, and how many bytes it needs (5 until its length is read). */
@@ -193,11 +183,6 @@ function run(client: ForwardingClient, statement: WireStatement, name: string | 
   });
 }
 
-function parsedNamesOf(socket: Socket): Set<string> {
-  let parsed = parsedOn.get(socket);
-  if (parsed === undefined) parsedOn.set(socket, (parsed = new Set()));
-  return parsed;
-}
 
 /** PostgreSQL's answer to a prepared statement whose result type changed since it was parsed (plancache.c). */
 function isStalePlan(error: { code?: string; routine?: string }): boolean {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { CatalogRelation } from '../plugin-api/catalog.js';
 import { UnavailableError } from '../plugin-api/errors.js';
 import type { Datasource } from '../plugin-api/sql-dialect.js';
-import { guardDatasource } from '../sql/guarded-datasource.js';
+import { guardDatasource } from '../sql/datasource-runtime.js';
 import type { ConformanceCase } from './conformance-case.js';
 import { ALL_TYPES_COLUMNS, EXPECTED_ROW, NULL_ROW, SCHEMA, fixtureFor, type ConformanceFixture } from './dialect-fixtures.js';
 

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { isDenial } from '../plugin-api/denial.js';
 import { authorizeVdbStatement } from '../authorization/sql-authorizer.js';
 import { displayPath } from '../config/yaml-source.js';
-import { callerExecutor } from '../authorization/caller-execution.js';
+import { callerExecutor } from '../statements/statement-pipeline.js';
 import { effectiveGrants } from '../authorization/grants.js';
 import { ForbiddenError, InputError, type StartupProblem } from '../plugin-api/errors.js';
 import type { Datasource, SqlExecutor } from '../plugin-api/sql-dialect.js';

@@ -1,12 +1,9 @@
 import { denialError, isDenial } from '../plugin-api/denial.js';
-import { callerExecutor } from '../authorization/caller-execution.js';
-import { effectiveGrants } from '../authorization/grants.js';
-import { authorizeVdbStatement } from '../authorization/sql-authorizer.js';
 import { InputError, InternalError } from '../plugin-api/errors.js';
-import { recordDenied } from '../sql/observed-datasource.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
 import { readFailure, resultTooLarge, type ReadContext } from '../sql/read-failure.js';
-import type { JsonValue, ResultColumn, SqlExecutor } from '../plugin-api/sql-dialect.js';
+import type { JsonValue, QueryResult, ResultColumn } from '../plugin-api/sql-dialect.js';
+import { authorizeStatement, grantsOn, runAuthorized, type AuthorizedRun, type RenderedStatement } from '../statements/statement-pipeline.js';
 import { toSql } from './bound-text.js';
 import { QUERY_BODY_SCHEMA } from './definition-body-schema.js';
 import { asServiceError, renderBody, requireFields, type EndpointRequest } from './endpoint-request.js';
@@ -32,45 +29,51 @@ export class QueryEndpoint {
     readonly neededFields: readonly string[],
   ) {}
 
-  /** Renders, binds, authorizes as the caller (a single read-only statement) and runs the query. */
+  /** The statement pipeline (core/statements/statement-pipeline.ts): render, authorize, run, shape. */
   async perform(request: EndpointRequest): Promise<QueryResponse> {
+    const authorized = await this.authorize(this.render(request));
+    const read: ReadContext = { subject: `query ${this.name}`, datasource: authorized.datasource.name, timeoutMs: request.timeoutMs, maxResultBytes: request.maxResultBytes };
+    return this.shape(read, await this.run(authorized, read, request));
+  }
+
+  /** Renders the definition for the request's fields, its values bound, as the caller's read-only statement. */
+  private render(request: EndpointRequest): RenderedStatement {
     requireFields(this.neededFields, request.fields);
-    const { vdb, dialect } = this.bound;
     const rendered = renderBody(this.definition, QUERY_BODY_SCHEMA, this.bound, request);
     const body = rendered.document as QueryBody;
     if (body.query.trim() === '') throw new InputError('invalid_body', `query ${this.name} renders no SQL for these fields`);
-    const { sql, bindings } = asServiceError(() => toSql(body.query, rendered.values, { dialect, origin: rendered.origin }));
-    const grants = effectiveGrants(vdb, request.caller);
-    const decision = await authorizeVdbStatement(this.bound, sql, grants, true);
-    if (isDenial(decision)) {
-      recordDenied(this.bound.datasource);
-      throw denialError(decision);
-    }
-    const datasource = this.bound.datasourceFor(decision.facts.relations);
-    if (!datasource) {
-      const names = [...new Set(decision.facts.relations.map((relation) => relation.datasource))];
-      throw new InputError('cross_datasource_query', `query ${this.name} reads relations of ${names.length} datasources (${names.join(', ')}); federation is not available`);
-    }
-    const { maxResultBytes, timeoutMs, signal } = request;
-    const executor = callerExecutor(datasource, vdb, grants, { readOnly: true, timeoutMs, maxRowBytes: maxResultBytes, signal });
-    const read: ReadContext = { subject: `query ${this.name}`, datasource: datasource.name, timeoutMs, maxResultBytes };
-    const result = await runQuery(this.name, read, executor, sql, bindings.map(sqlBinding), request.fields);
-    if (result.truncatedBy === 'maxBytes') throw resultTooLarge(read);
-    return { rows: result.rows, rowCount: result.rowCount, columns: result.columns };
+    const { sql, bindings } = asServiceError(() => toSql(body.query, rendered.values, { dialect: this.bound.dialect, origin: rendered.origin }));
+    return { handle: this.bound, sql, bindings: bindings.map(sqlBinding), grants: grantsOn(this.bound, request.caller), readOnly: true };
   }
 
-}
+  /** A single read-only statement within the caller's grants, on one datasource. */
+  private async authorize(rendered: RenderedStatement): Promise<AuthorizedRun> {
+    const decision = await authorizeStatement(rendered);
+    if (isDenial(decision)) throw denialError(decision);
+    if ('crossDatasource' in decision) {
+      const names = decision.crossDatasource;
+      throw new InputError('cross_datasource_query', `query ${this.name} reads relations of ${names.length} datasources (${names.join(', ')}); federation is not available`);
+    }
+    return decision;
+  }
 
-/**
- * Runs the statement as the caller, reading at most `maxResultBytes` of rows; a value the database refuses
- * is the caller's 400, what every read route answers alike is `readFailure`'s, anything else ours.
- */
-async function runQuery(name: string, read: ReadContext, executor: SqlExecutor, sql: string, bindings: unknown[], fields: EndpointRequest['fields']) {
-  try {
-    return await executor.query(sql, bindings, { maxBytes: read.maxResultBytes });
-  } catch (error) {
-    throw readFailure(error, read, (kind) => (kind === 'invalid_value'
-      ? refusedValueError(name, error, fields)
-      : new InternalError('query_failed', `query ${name} failed${driverCodeSuffix(error)}`, { cause: error })));
+  /**
+   * Runs the statement as the caller, reading at most `maxResultBytes` of rows; a value the database refuses
+   * is the caller's 400, what every read route answers alike is `readFailure`'s, anything else ours.
+   */
+  private async run(authorized: AuthorizedRun, read: ReadContext, request: EndpointRequest): Promise<QueryResult> {
+    const { maxResultBytes, timeoutMs, signal } = request;
+    try {
+      return await runAuthorized(authorized, { timeoutMs, maxRowBytes: maxResultBytes, signal }, { maxBytes: maxResultBytes });
+    } catch (error) {
+      throw readFailure(error, read, (failure) => (failure.kind === 'invalid_value'
+        ? refusedValueError(this.name, failure, request.fields)
+        : new InternalError('query_failed', `query ${this.name} failed${driverCodeSuffix(failure)}`, { cause: failure.driverError })));
+    }
+  }
+
+  private shape(read: ReadContext, result: QueryResult): QueryResponse {
+    if (result.truncatedBy === 'maxBytes') throw resultTooLarge(read);
+    return { rows: result.rows, rowCount: result.rowCount, columns: result.columns };
   }
 }

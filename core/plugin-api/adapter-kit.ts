@@ -27,6 +27,6 @@ export { type ValueCodec } from '../sql/value-encoding.js';
 export { encodeResult, ResultBuilder, type ResultLimits } from '../sql/result-builder.js';
 export { offAbort, onAbort } from '../sql/abort-listeners.js';
 export { armDeadline, isDeadlineExceeded, DEADLINE_SLACK_MS, PING_TIMEOUT_MS } from '../sql/statement-deadline.js';
-export { isConnectionFailure } from '../sql/guarded-datasource.js';
+export { isConnectionFailure } from '../sql/statement-failure.js';
 export { lookupLogicalType, parseNativeType, type LogicalTypeTable } from '../sql/logical-types.js';
 export { LruCache } from '../caching/lru-cache.js';

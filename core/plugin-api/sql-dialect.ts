@@ -255,7 +255,7 @@ export type WireForwardOutcome = 'done' | 'cut';
  */
 export interface DialectCapabilities {
   /**
-   * True when the datasource has one connection (PGlite): the core's guard (core/sql/guarded-datasource.ts)
+   * True when the datasource has one connection (PGlite): the core's guard (core/sql/datasource-runtime.ts)
    * then runs its calls one at a time.
    */
   readonly singleConnection: boolean;

@@ -3,7 +3,7 @@
  * per query shape: the values of structured filters, limit and offset are bound, not part of the key),
  * checks the caller's grants before any SQL runs, and runs the statement as the caller.
  */
-import { callerExecutor } from '../authorization/caller-execution.js';
+import { callerExecutor } from '../statements/statement-pipeline.js';
 import { allows, type CallerGrants } from '../authorization/grants.js';
 import { LruCache } from '../caching/lru-cache.js';
 import { ConflictError, ForbiddenError, InternalError } from '../plugin-api/errors.js';
@@ -87,12 +87,12 @@ export class SemanticQueries {
     try {
       result = await executor.query(compiled.sql, bindings(compiled.params, query), { maxBytes: maxResultBytes });
     } catch (error) {
-      throw readFailure(error, read, (kind) => {
-        if (kind === 'invalid_value') {
+      throw readFailure(error, read, (failure) => {
+        if (failure.kind === 'invalid_value') {
           return queryInvalid('E_INVALID_EXPRESSION', 'query', `the database refused a value of the query, one that does not fit its field's type${driverCodeSuffix(error)}`);
         }
         // PostgreSQL's class 42 (no such operator or function for these types): an expression of the caller's.
-        if (/^42/.test(String((error as { code?: unknown }).code))) {
+        if (/^42/.test(String(failure.code))) {
           return queryInvalid('E_INVALID_EXPRESSION', 'query', `the database cannot apply an operator or function of the query to its types${driverCodeSuffix(error)}`);
         }
         return new InternalError('query_failed', `the semantic query failed${driverCodeSuffix(error)}`, { cause: error });

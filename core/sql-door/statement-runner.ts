@@ -5,8 +5,8 @@
  * read-only unless `sql.allowWrites`, with the statement time limit. Results are read whole and the
  * datasource connection is released before the first row is sent, so a slow client holds none.
  */
-import { callerExecutor, type CallerExecutor } from '../authorization/caller-execution.js';
-import { authorizeVdbStatement, type AuthorizedStatement } from '../authorization/sql-authorizer.js';
+import { authorizeStatement, callerExecutor, type CallerExecutor } from '../statements/statement-pipeline.js';
+import type { AuthorizedStatement } from '../authorization/sql-authorizer.js';
 import { isDenial } from '../plugin-api/denial.js';
 import { offAbort, onAbort } from '../sql/abort-listeners.js';
 import type { Datasource, QueryResult, WireStatement } from '../plugin-api/sql-dialect.js';
@@ -115,16 +115,15 @@ export class StatementRunner {
     if (this.catalog?.handles(text)) return this.catalogPlan(this.catalog, text);
     const { handle, grants } = this.caller;
     const positional = positionalText(text, handle.dialect);
-    const decision = await authorizeVdbStatement(handle, positional.sql, grants, !this.settings.allowWrites);
+    const decision = await authorizeStatement({ handle, sql: positional.sql, bindings: [], grants, readOnly: !this.settings.allowWrites });
     if (isDenial(decision)) {
       if (decision.code === 'unknown_relation' && SYSTEM_SCHEMA.test(decision.resource ?? '')) {
         throw new WireError('0A000', `catalog introspection (${decision.resource}) is not answered by this SQL front door`, 'denial: catalog_not_answered');
       }
       throw denialWireError(decision);
     }
-    const datasource = handle.datasourceFor(decision.facts.relations);
-    if (!datasource) throw new WireError('0A000', 'the statement reads relations of two datasources, which no single database can run');
-    return { kind: 'vdb', text, positional, statement: decision.facts, datasource, readOnly: !this.settings.allowWrites || decision.facts.readOnly, executors: {} };
+    if ('crossDatasource' in decision) throw new WireError('0A000', 'the statement reads relations of two datasources, which no single database can run');
+    return { kind: 'vdb', text, positional, statement: decision.facts, datasource: decision.datasource, readOnly: !this.settings.allowWrites || decision.facts.readOnly, executors: {} };
   }
 
   /**

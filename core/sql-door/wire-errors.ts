@@ -6,7 +6,7 @@
 import type { Denial, DenialCode } from '../plugin-api/denial.js';
 import { ForbiddenError } from '../plugin-api/errors.js';
 import { CatalogQueryError } from './catalog/index.js';
-import { classifySqlFailure, databaseDenial } from '../sql/sql-failure.js';
+import { QUERY_CANCELED, statementFailure } from '../sql/statement-failure.js';
 
 /** A failure answered with this SQLSTATE and message; FATAL ones end the connection. */
 export class WireError extends Error {
@@ -34,27 +34,24 @@ export function denialWireError(denial: Denial): WireError {
   return new WireError(DENIAL_STATES[denial.code], denial.reason, detail);
 }
 
-/** SQLSTATE of a statement cancelled (its time limit, or the client's CancelRequest). */
-export const QUERY_CANCELED = '57014';
-
 /** A failed statement as the client sees it. `cancelled` says the client asked for it. */
 export function statementWireError(error: unknown, cancelled: boolean): WireError {
   if (error instanceof WireError) return error;
   // the mirror holds only what the caller may see: its message names nothing else
   if (error instanceof CatalogQueryError) return new WireError(error.code, error.message, error.detail);
-  const denial = databaseDenial(error);
-  if (denial) return denialWireError(denial);
   if (error instanceof ForbiddenError) return new WireError('42501', error.message, `denial: ${String(error.details?.['denial'] ?? 'forbidden')}`);
-  const code = (error as { code?: unknown } | null)?.code;
-  if (code === QUERY_CANCELED || cancelled) {
+  const failure = statementFailure(error);
+  if (failure.denial) return denialWireError(failure.denial);
+  if (failure.kind === 'timeout' || cancelled) {
     return new WireError(QUERY_CANCELED, cancelled ? 'canceling statement due to user request' : 'canceling statement due to statement timeout');
   }
-  switch (classifySqlFailure(error)) {
+  switch (failure.kind) {
     case 'row_too_large': return new WireError('54000', 'a row of the result is larger than the service sends (server.maxResultBytes)');
     case 'unavailable': return new WireError('57P03', 'the datasource is unavailable');
     default: {
-      const state = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : 'XX000';
-      return new WireError(state, `the database refused the statement (${typeof code === 'string' || typeof code === 'number' ? code : 'no code'})`);
+      const { code } = failure;
+      const state = code !== undefined && /^[0-9A-Z]{5}$/.test(code) ? code : 'XX000';
+      return new WireError(state, `the database refused the statement (${code ?? 'no code'})`);
     }
   }
 }

@@ -1,6 +1,6 @@
 import type { ServiceConfig } from '../config/config-types.js';
 import { messageOf, StartupError } from '../plugin-api/errors.js';
-import { connectionFailureReason } from './guarded-datasource.js';
+import { connectionFailureReason } from './statement-failure.js';
 
 /** Driver codes that say the database named in the connection does not exist on that server. */
 const NO_SUCH_DATABASE = new Set(['3D000', 'ER_BAD_DB_ERROR']);

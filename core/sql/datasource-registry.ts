@@ -6,8 +6,7 @@ import type { ExtensionRegistry } from '../plugins/extension-registry.js';
 import type { PluginManifest } from '../plugin-api/plugin-manifest.js';
 import type { Datasource, DatasourceSettings, SqlDialect } from '../plugin-api/sql-dialect.js';
 import { datasourceOpenFailure } from './datasource-open-failure.js';
-import { guardDatasource } from './guarded-datasource.js';
-import { observeStatements } from './observed-datasource.js';
+import { guardDatasource, observeStatements } from './datasource-runtime.js';
 import type { StatementObserver } from './statement-outcome.js';
 
 /** How long closing one datasource may take at shutdown. */

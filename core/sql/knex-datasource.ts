@@ -1,7 +1,7 @@
 import knex, { type Knex } from 'knex';
 import type { Catalog } from '../plugin-api/catalog.js';
 import type { Datasource, PoolSettings, QueryOptions, QueryResult, SqlDialect, SqlExecutor, TransactionOptions } from '../plugin-api/sql-dialect.js';
-import { unavailableError } from './guarded-datasource.js';
+import { unavailableError } from './statement-failure.js';
 import { armDeadline } from './statement-deadline.js';
 
 /** One SQL text with its positional `?` bindings, as introspection queries are written. */

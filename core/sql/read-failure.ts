@@ -1,6 +1,6 @@
+import { denialError, deny } from '../plugin-api/denial.js';
 import { DeadlineError, LimitError, type ServiceError } from '../plugin-api/errors.js';
-import { unavailableError } from './guarded-datasource.js';
-import { classifySqlFailure, databaseDenialError, type SqlFailureKind } from './sql-failure.js';
+import { statementFailure, unavailableError, type StatementFailure } from './statement-failure.js';
 
 /** A caller's read as its errors name it: what ran (`query customer_orders`, `the semantic query`), where, within what. */
 export interface ReadContext {
@@ -18,23 +18,28 @@ export function resultTooLarge(read: ReadContext, cause?: unknown): LimitError {
   });
 }
 
+/** The 403 of a statement the database refused as the caller's role, as the analyzer's denials answer. */
+export function databaseDenialError(failure: StatementFailure): ServiceError {
+  return denialError(failure.denial ?? deny('forbidden', 'the database refused the statement'));
+}
+
 /**
  * A failed read of a caller's as the service's error, the same on every read route: refused by the database
  * 403 (as the analyzer's denials), a row over the result budget 422, out of time 504, unreachable 503.
  * What each route words itself (a value the database refused, anything else) comes from `otherwise`.
  */
-export function readFailure(error: unknown, read: ReadContext, otherwise: (kind: SqlFailureKind) => ServiceError): ServiceError {
-  const kind = classifySqlFailure(error);
-  switch (kind) {
+export function readFailure(error: unknown, read: ReadContext, otherwise: (failure: StatementFailure) => ServiceError): ServiceError {
+  const failure = statementFailure(error);
+  switch (failure.kind) {
     case 'denied':
-      return databaseDenialError(error);
+      return databaseDenialError(failure);
     case 'row_too_large':
-      return resultTooLarge(read, error);
+      return resultTooLarge(read, failure.driverError);
     case 'timeout':
-      return new DeadlineError('statement_timeout', `${read.subject} ran longer than ${read.timeoutMs} ms (server.requestTimeoutMs)`, { cause: error });
+      return new DeadlineError('statement_timeout', `${read.subject} ran longer than ${read.timeoutMs} ms (server.requestTimeoutMs)`, { cause: failure.driverError });
     case 'unavailable':
       return unavailableError(read.datasource, error);
     default:
-      return otherwise(kind);
+      return otherwise(failure);
   }
 }

@@ -1,5 +1,5 @@
 import type { Datasource, QueryOptions } from '../plugin-api/sql-dialect.js';
-import { databaseDenial, hasSqlState, QUERY_CANCELED } from './sql-failure.js';
+import { statementFailure } from './statement-failure.js';
 
 /** How a statement ended, as the metrics count it (docs/observability.md). */
 export const STATEMENT_OUTCOMES = ['ok', 'denied', 'timeout', 'cancelled', 'failed'] as const;
@@ -23,7 +23,8 @@ export interface StatementObserver {
  */
 export function failureOutcome(error: unknown, options: QueryOptions | undefined): StatementOutcome {
   if (options?.signal?.aborted) return 'cancelled';
-  if (databaseDenial(error)) return 'denied';
-  if (!hasSqlState(error, QUERY_CANCELED)) return 'failed';
+  const { kind } = statementFailure(error);
+  if (kind === 'denied') return 'denied';
+  if (kind !== 'timeout') return 'failed';
   return options?.timeoutMs === undefined ? 'cancelled' : 'timeout';
 }

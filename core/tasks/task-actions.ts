@@ -1,13 +1,11 @@
 import type { Principal } from '../plugin-api/auth-scheme.js';
 import { isDenial, type Denial } from '../plugin-api/denial.js';
 import { ForbiddenError } from '../plugin-api/errors.js';
-import { callerExecutor } from '../authorization/caller-execution.js';
+import { authorizeStatement, callerExecutor } from '../statements/statement-pipeline.js';
 import { effectiveGrants } from '../authorization/grants.js';
-import { authorizeVdbStatement } from '../authorization/sql-authorizer.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
-import { recordDenied } from '../sql/observed-datasource.js';
-import { classifySqlFailure, databaseDenial } from '../sql/sql-failure.js';
+import { statementFailure } from '../sql/statement-failure.js';
 import { raceDeadline } from './deadline.js';
 import type { Observation, PendingAction } from '../plugin-api/task-documents.js';
 import type { CallerGrants } from '../authorization/grants.js';
@@ -46,14 +44,10 @@ export interface ActionLimits {
 export async function runPendingAction(action: PendingAction, bound: VdbHandle, caller: Principal, limits: ActionLimits, semanticQueries: SemanticQueries): Promise<Observation> {
   const grants = effectiveGrants(bound.vdb, caller);
   if (action.kind === 'semanticQuery') return runSemanticAction(action, bound, grants, limits, semanticQueries);
-  const decision = await authorizeVdbStatement(bound, action.sql, grants, true);
-  if (isDenial(decision)) {
-    recordDenied(bound.datasource);
-    return deniedObservation(action, decision);
-  }
-  const datasource = bound.datasourceFor(decision.facts.relations);
-  if (!datasource) return failedObservation(action, 'denied', 'cross_datasource_query', 'the query reads relations of two datasources');
-  return execute(action, { datasource, sql: action.sql, bindings: [] }, bound, grants, limits);
+  const decision = await authorizeStatement({ handle: bound, sql: action.sql, bindings: [], grants, readOnly: true });
+  if (isDenial(decision)) return deniedObservation(action, decision);
+  if ('crossDatasource' in decision) return failedObservation(action, 'denied', 'cross_datasource_query', 'the query reads relations of two datasources');
+  return execute(action, { datasource: decision.datasource, sql: action.sql, bindings: [] }, bound, grants, limits);
 }
 
 /**
@@ -87,18 +81,19 @@ async function execute(action: PendingAction, statement: { datasource: Datasourc
     const { columns, rows, rowCount, truncated } = result;
     return { actionId: action.actionId, status: 'ok', columns, rows, rowCount, truncated, error: null };
   } catch (error) {
-    const denial = databaseDenial(error);
-    if (denial) return deniedObservation(action, denial);
     // no database role stands for the caller's grants
     if (error instanceof ForbiddenError) return failedObservation(action, 'denied', String(error.details?.['denial'] ?? 'forbidden'), error.message);
     if (error instanceof QueryTimeout) return failedObservation(action, 'failed', 'statement_timeout', timedOut);
-    switch (classifySqlFailure(error)) {
+    const failure = statementFailure(error);
+    switch (failure.kind) {
+      case 'denied':
+        return failure.denial ? deniedObservation(action, failure.denial) : failedObservation(action, 'denied', 'forbidden', 'the database refused the statement');
       case 'row_too_large':
         return failedObservation(action, 'failed', 'result_too_large', `a row of the result is larger than the task's observation budget of ${maxRowBytes} bytes`);
       case 'timeout':
         return failedObservation(action, 'failed', 'statement_timeout', signal.aborted ? 'the task ended while the query ran: it was cancelled' : timedOut);
       default:
-        return failedObservation(action, 'failed', 'query_failed', `the query failed${driverCodeSuffix(error)}`);
+        return failedObservation(action, 'failed', 'query_failed', `the query failed${driverCodeSuffix(failure)}`);
     }
   }
 }

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MysqlDialect } from '../../adapters/mysql/mysql-dialect.js';
 import type { Datasource } from '../../core/plugin-api/sql-dialect.js';
-import { guardDatasource } from '../../core/sql/guarded-datasource.js';
+import { guardDatasource } from '../../core/sql/datasource-runtime.js';
 
 /**
  * Reading rows as they arrive and `KILL QUERY` on MariaDB (adapters/mysql/mysql-stream.ts), on a pool of one

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { MysqlDialect } from '../../adapters/mysql/mysql-dialect.js';
 import { mysqlCodec, mysqlLogicalType } from '../../adapters/mysql/mysql-types.js';
 import type { DatasourceSettings } from '../../core/plugin-api/sql-dialect.js';
-import { guardDatasource } from '../../core/sql/guarded-datasource.js';
+import { guardDatasource } from '../../core/sql/datasource-runtime.js';
 import { runDialectConformance } from './dialect-conformance.js';
 
 const url = process.env['VDB_TEST_MYSQL_URL'];

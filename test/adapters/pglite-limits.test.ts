@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PgliteDialect } from '../../adapters/pglite/pglite-dialect.js';
 import type { Datasource } from '../../core/plugin-api/sql-dialect.js';
-import { guardDatasource } from '../../core/sql/guarded-datasource.js';
+import { guardDatasource } from '../../core/sql/datasource-runtime.js';
 import { startTestService } from '../support/test-service.js';
 
 const retailSeed = fileURLToPath(new URL('../../../descriptors/seed/retail.sql', import.meta.url));

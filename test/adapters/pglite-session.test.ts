@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PgliteDialect } from '../../adapters/pglite/pglite-dialect.js';
 import type { Datasource } from '../../core/plugin-api/sql-dialect.js';
-import { guardDatasource } from '../../core/sql/guarded-datasource.js';
+import { guardDatasource } from '../../core/sql/datasource-runtime.js';
 
 const SEED = `create schema shop;
 create table shop.items (id integer primary key, name text not null, secret text);

@@ -7,7 +7,7 @@ import { PgliteDialect } from '../../adapters/pglite/pglite-dialect.js';
 import { postgresCodec, postgresLogicalType } from '../../adapters/postgres/postgres-types.js';
 import { UnavailableError } from '../../core/plugin-api/errors.js';
 import type { DatasourceSettings } from '../../core/plugin-api/sql-dialect.js';
-import { guardDatasource } from '../../core/sql/guarded-datasource.js';
+import { guardDatasource } from '../../core/sql/datasource-runtime.js';
 import { sharedPglite } from '../support/shared-pglite.js';
 import { runDialectConformance } from './dialect-conformance.js';
 

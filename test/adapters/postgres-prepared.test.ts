@@ -41,6 +41,17 @@ if (url === undefined) {
     assert.equal(await kept(), [name]);
   });
 
+  prepared('past 500 distinct texts, a new text is still prepared, and no connection holds more than 500 prepared statements', async ({ db }) => {
+    for (let index = 0; index < 600; index++) await db.query(`select ?::int + ${index} as n`, [1]);
+    const sql = 'select label from prepared_probe where id = ? and 3 > 2';
+    const first = (await db.query(sql, [1])).rows;
+    assert.equal((await db.query(sql, [1])).rows, first);
+    const kept = await db.query('select count(*)::int as n from pg_prepared_statements where statement = ?', ['select label from prepared_probe where id = $1 and 3 > 2']);
+    assert.equal(kept.rows, [{ n: 1 }], 'the 601st distinct text is prepared');
+    const held = await db.query('select count(*)::int as n from pg_prepared_statements where name like ?', ['vdb\\_%']);
+    assert.ok((held.rows[0]?.['n'] as number) <= 500, `the connection holds ${String(held.rows[0]?.['n'])} prepared statements`);
+  });
+
   prepared('a text of several statements answers its last one: the rows of a final SELECT, the count of a final UPDATE', async ({ db }) => {
     const rows = await db.query('update prepared_probe set id = id where id = 1; select id, id as again, null::text as nothing from prepared_probe', []);
     assert.equal([rows.rows, rows.rowCount, rows.columns.map((column) => column.name)], [[{ id: 1, again: 1, nothing: null }], 1, ['id', 'again', 'nothing']]);
@@ -86,7 +97,7 @@ if (url === undefined) {
     assert.equal(await forwardedRun(db, statement), before);
     const names = await db.query('select name from pg_prepared_statements where statement = ?', [text]);
     assert.is(names.rows.length, 1, 'one prepared statement on the pool\'s one connection');
-    assert.match(String(names.rows[0]?.['name']), /^vdb_fwd_/);
+    assert.match(String(names.rows[0]?.['name']), /^vdb_/);
 
     await db.query('alter table prepared_probe alter column label type varchar(10)', []);
     assert.equal(await forwardedRun(db, statement), { types: [1043], values: [before.values[0] as string] });

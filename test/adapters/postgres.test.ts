@@ -1,6 +1,6 @@
 import { PostgresDialect } from '../../adapters/postgres/postgres-dialect.js';
 import type { DatasourceSettings } from '../../core/plugin-api/sql-dialect.js';
-import { guardDatasource } from '../../core/sql/guarded-datasource.js';
+import { guardDatasource } from '../../core/sql/datasource-runtime.js';
 import { runDialectConformance } from './dialect-conformance.js';
 
 const url = process.env['VDB_TEST_POSTGRES_URL'];

@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PostgresDialect } from '../../adapters/postgres/postgres-dialect.js';
-import { isRowTooLarge } from '../../core/sql/sql-failure.js';
+import { statementFailure } from '../../core/sql/statement-failure.js';
 import type { Datasource, DatasourceSettings } from '../../core/plugin-api/sql-dialect.js';
-import { guardDatasource } from '../../core/sql/guarded-datasource.js';
+import { guardDatasource } from '../../core/sql/datasource-runtime.js';
 import { sharedPglite } from '../support/shared-pglite.js';
 import { startTestService } from '../support/test-service.js';
 
@@ -21,7 +21,7 @@ async function expectRefused(datasource: Datasource, valueBytes: number): Promis
   const bounded = datasource.dialect.boundRowBytes(sql);
   assert.type(bounded, 'string', 'the PostgreSQL family bounds rows on the server');
   const error = await datasource.query(bounded as string, [MAX_ROW_BYTES]).then(() => undefined, (failure: unknown) => failure);
-  assert.ok(isRowTooLarge(error), `refused with the mark: ${String(error)}`);
+  assert.is(statementFailure(error).kind, 'row_too_large', `refused with the mark: ${String(error)}`);
   const next = await datasource.query(datasource.dialect.boundRowBytes("select 'y' as v;  -- a trailing comment") as string, [MAX_ROW_BYTES]);
   assert.equal(next.rows, [{ v: 'y' }], 'a row under the bound comes back, a trailing semicolon and comment kept harmless');
 }

@@ -100,4 +100,45 @@ rules('the core imports no plugin or adapter, and no core file but a plugin impo
   assert.equal(wrong, []);
 });
 
+/**
+ * The layers of docs/architecture.md, top first: each line of its diagram, as the folders (`core/sql/`) and
+ * files (`core/cli.ts`) it names.
+ */
+function documentedLayers(): string[][] {
+  const doc = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
+  const diagram = /## Layers[\s\S]*?```\n([\s\S]*?)```/.exec(doc)?.[1] ?? '';
+  return diagram.split('\n')
+    .filter((line) => line.startsWith('core/'))
+    .map((line) => [...line.matchAll(/core\/(?:[\w-]+\/|[\w-]+\.ts)/g)].map((match) => match[0]));
+}
+
+const layers = documentedLayers();
+/** The rank of a file's folder (or top-level file) in the diagram, 0 the lowest; undefined for a file it does not place. */
+function layerOf(file: string): number | undefined {
+  const place = /^core\/[\w-]+\//.exec(file)?.[0] ?? file;
+  const index = layers.findIndex((line) => line.includes(place));
+  return index < 0 ? undefined : layers.length - 1 - index;
+}
+
+/** Imports against the layer order that docs/architecture.md names as open, each to be removed, never added to. */
+const OPEN_EXCEPTIONS = new Set(['core/semantic-query/semantic-query-service.ts -> core/semantic/semantic-registry.ts']);
+
+rules('the layer order of docs/architecture.md: a core file imports only its own folder and the lines below it', () => {
+  assert.ok(layers.length > 8, `the diagram of docs/architecture.md has ${layers.length} lines of core folders`);
+  const upward = files
+    // the facades re-export the helpers of the layers above it, for plugins only
+    .filter((file) => file.startsWith('core/') && !FACADES.has(file))
+    .flatMap((file) => {
+      const own = layerOf(file);
+      const folder = /^core\/[\w-]+\//.exec(file)?.[0];
+      if (own === undefined) return [];
+      return (graph.get(file) ?? []).filter((target) => {
+        const rank = layerOf(target);
+        return rank !== undefined && !(folder !== undefined && target.startsWith(folder)) && rank >= own;
+      }).map((target) => `${file} -> ${target}`);
+    })
+    .filter((edge) => !OPEN_EXCEPTIONS.has(edge));
+  assert.equal(upward, []);
+});
+
 rules.run();

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { PgliteDialect } from '../../adapters/pglite/pglite-dialect.js';
 import type { Datasource } from '../../core/plugin-api/sql-dialect.js';
-import { guardDatasource } from '../../core/sql/guarded-datasource.js';
+import { guardDatasource } from '../../core/sql/datasource-runtime.js';
 
 let opening: Promise<Datasource> | undefined;
 const retailSeed = fileURLToPath(new URL('../../../descriptors/seed/retail.sql', import.meta.url));

@@ -2,7 +2,7 @@ import type { Principal } from '../../plugin-api/auth-scheme.js';
 import { deny, denialError } from '../../plugin-api/denial.js';
 import { allows, effectiveGrants } from '../../authorization/grants.js';
 import type { DataAction } from '../../plugin-api/vdb.js';
-import { recordDenied } from '../../sql/observed-datasource.js';
+import { countDenied } from '../../statements/statement-pipeline.js';
 import type { ActionPlan, ActionTarget, PlannedFilter, PlannedWrite } from './action-plan.js';
 
 interface Access {
@@ -28,7 +28,7 @@ export function authorizeActionPlan(plan: ActionPlan, caller: Principal): void {
   for (const { target, action, columns } of accesses) {
     const check = allows(effectiveGrants(target.bound.vdb, caller), action, { schema: target.relation.schema, relation: target.relation.name, columns });
     if (!check.allowed) {
-      recordDenied(target.datasource);
+      countDenied(target.datasource);
       throw denialError(deny('forbidden', check.reason, check.resource));
     }
   }

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Principal } from '../../plugin-api/auth-scheme.js';
-import { callerExecutor, type CallerExecutor } from '../../authorization/caller-execution.js';
+import { callerExecutor, type CallerExecutor } from '../../statements/statement-pipeline.js';
 import { effectiveGrants } from '../../authorization/grants.js';
 import type { ErrorCode } from '../../plugin-api/error-catalog.js';
 import {
@@ -8,8 +8,8 @@ import {
 } from '../../plugin-api/errors.js';
 import { driverCodeSuffix } from '../../sql/driver-code.js';
 import { refusedField } from '../refused-value.js';
-import { classifySqlFailure, databaseDenialError } from '../../sql/sql-failure.js';
-import { unavailableError } from '../../sql/guarded-datasource.js';
+import { databaseDenialError } from '../../sql/read-failure.js';
+import { statementFailure, unavailableError } from '../../sql/statement-failure.js';
 import type { ActionPlan, ActionTarget, PlannedAssertion, PlannedOperation, PlannedWrite } from './action-plan.js';
 import { existenceStatement, writeStatement, type ActionContext, type BuiltStatement } from './action-statements.js';
 import { waitUntilEffective } from './wait-until-effective.js';
@@ -87,7 +87,7 @@ async function checkAssertion(action: string, assertion: PlannedAssertion, by: A
   try {
     exists = (await executorFor(assertion.target, true, by).query(statement.sql, statement.bindings, { maxRows: 1 })).rows.length > 0;
   } catch (error) {
-    throw statementFailure(error, `assertion ${assertion.name}`, assertion.target.datasource.name);
+    throw operationError(error, `assertion ${assertion.name}`, assertion.target.datasource.name);
   }
   if (exists !== (assertion.expect === 'exists')) {
     throw new ConflictError('assertion_failed', assertion.message, { details: { action, assertion: assertion.name } });
@@ -137,7 +137,7 @@ function failureOf(
     failedOperation: operation.name,
     operations: reports.map((report, index) => ({ ...report, compensation: compensations[index] ?? 'none' })),
   };
-  const cause = statementFailure(error, `operation ${operation.name}`, operation.target.datasource.name, fields);
+  const cause = operationError(error, `operation ${operation.name}`, operation.target.datasource.name, fields);
   // the cause's class, code and message: only the action's report is added
   const SameKind = cause.constructor as new (code: ErrorCode, message: string, options: ErrorOptions) => ServiceError;
   return new SameKind(cause.code, cause.message, { details: { ...(cause.details ?? {}), ...details }, cause: error });
@@ -149,31 +149,28 @@ function failureOf(
  * 503, other 500 `operation_failed`
  * (an action's statements run without a row bound, so a row too large is not theirs to meet).
  */
-function statementFailure(error: unknown, what: string, datasource: string, fields: Readonly<Record<string, unknown>> = {}): ServiceError {
+function operationError(error: unknown, what: string, datasource: string, fields: Readonly<Record<string, unknown>> = {}): ServiceError {
   if (error instanceof ServiceError && !(error instanceof UnavailableError)) return error;
-  switch (classifySqlFailure(error)) {
+  const failure = statementFailure(error);
+  const code = driverCodeSuffix(failure);
+  const cause = failure.driverError;
+  switch (failure.kind) {
     case 'denied':
-      return databaseDenialError(error);
+      return databaseDenialError(failure);
     case 'unavailable':
       return unavailableError(datasource, error);
     case 'timeout':
-      return new DeadlineError('statement_timeout', `${what} ran out of time${driverCodeSuffix(error)}`, { cause: error });
+      return new DeadlineError('statement_timeout', `${what} ran out of time${code}`, { cause });
     case 'constraint':
-      return new ConflictError('operation_conflict', `${what} violates a constraint${constraintName(error)}`, { cause: error });
+      return new ConflictError('operation_conflict', `${what} violates a constraint${failure.constraint === undefined ? code : ` (${failure.constraint})`}`, { cause });
     case 'invalid_value': {
-      const refused = refusedField(error, fields);
+      const refused = refusedField(cause, fields);
       return refused === undefined
-        ? new ConflictError('operation_conflict', `${what}: a value does not fit its column${driverCodeSuffix(error)}`, { cause: error })
-        : new ConflictError('operation_conflict', `${what}: ${refused.text}${driverCodeSuffix(error)}`, { details: { field: refused.field }, cause: error });
+        ? new ConflictError('operation_conflict', `${what}: a value does not fit its column${code}`, { cause })
+        : new ConflictError('operation_conflict', `${what}: ${refused.text}${code}`, { details: { field: refused.field }, cause });
     }
     case 'row_too_large':
     case 'other':
-      return new InternalError('operation_failed', `${what} failed${driverCodeSuffix(error)}`, { cause: error });
+      return new InternalError('operation_failed', `${what} failed${code}`, { cause });
   }
 }
-
-function constraintName(error: unknown): string {
-  const constraint = (error as { constraint?: unknown } | null)?.constraint;
-  return typeof constraint === 'string' ? ` (${constraint})` : driverCodeSuffix(error);
-}
-

@@ -2,14 +2,15 @@ import { Writable } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MysqlDialect } from '../../../adapters/mysql/mysql-dialect.js';
-import { callerExecutor, type CallerExecutor } from '../../../core/authorization/caller-execution.js';
+import { callerExecutor, type CallerExecutor } from '../../../core/statements/statement-pipeline.js';
 import { effectiveGrants } from '../../../core/authorization/grants.js';
 import { planVdbRoles } from '../../../core/authorization/role-plan.js';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { prepareService } from '../../../core/service.js';
 import { coreTokens } from '../../../core/service-tokens.js';
-import { guardDatasource } from '../../../core/sql/guarded-datasource.js';
-import { databaseDenialError } from '../../../core/sql/sql-failure.js';
+import { guardDatasource } from '../../../core/sql/datasource-runtime.js';
+import { databaseDenialError } from '../../../core/sql/read-failure.js';
+import { StatementFailure, statementFailure } from '../../../core/sql/statement-failure.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, startTestService, writeBundle, type TestService } from '../../support/test-service.js';
 
@@ -119,7 +120,9 @@ async function asCaller(service: TestService, roles: string[], readOnly: boolean
   return callerExecutor(datasource, vdb, effectiveGrants(vdb, { subject: roles.join('+'), roles, scheme: 'bearer' }), { readOnly, timeoutMs: 10_000 });
 }
 
-const failure = (work: Promise<unknown>): Promise<{ errno?: unknown } | undefined> => work.then(() => undefined, (error: unknown) => error as { errno?: unknown });
+/** The driver's error a statement failed with, under the StatementFailure the runtime seam classified it as. */
+const failure = (work: Promise<unknown>): Promise<{ errno?: unknown } | undefined> => work.then(() => undefined, (error: unknown) => (
+  error instanceof StatementFailure ? error.driverError : error) as { errno?: unknown });
 
 const plannedUsers = (service: TestService): string[] => {
   const vdb = service.container.resolve(coreTokens.vdbs).find(VDB, '1');
@@ -186,7 +189,7 @@ if (url === undefined) {
       const error = await failure(analyst.query(sql, []));
       // a column privilege it lacks (1143); MariaDB names the table (1142) for `*`
       assert.ok(error?.errno === 1143 || error?.errno === 1142, `${sql}: ${String(error?.errno)}`);
-      assert.equal([databaseDenialError(error).code, databaseDenialError(error).details], ['forbidden', { denial: 'forbidden' }], sql);
+      assert.equal([databaseDenialError(statementFailure(error)).code, databaseDenialError(statementFailure(error)).details], ['forbidden', { denial: 'forbidden' }], sql);
     }
     for (const [sql, errno] of [
       [`select id into outfile '/tmp/vdb_${DB}_leak' from ${DB}.orders`, 1227],
@@ -195,7 +198,7 @@ if (url === undefined) {
     ] as const) {
       const error = await failure(analyst.query(sql, []));
       assert.is(error?.errno, errno, sql);
-      assert.is(databaseDenialError(error).code, 'forbidden', sql);
+      assert.is(databaseDenialError(statementFailure(error)).code, 'forbidden', sql);
     }
     const auditor = await asCaller(service, ['auditor'], true);
     assert.is((await failure(auditor.query(`select total from ${DB}.orders`, [])))?.errno, 1142, 'a table the grants leave out');
@@ -236,7 +239,7 @@ if (url === undefined) {
     for (const sql of [`insert into ${DB}.orders (customer_id, total) values (1, 1)`, `delete from ${DB}.orders`, `update ${DB}.orders set total = 0`]) {
       const error = await failure(clerk.query(sql, []));
       assert.is(error?.errno, 1792, sql);
-      assert.equal(databaseDenialError(error).details, { denial: 'not_read_only' });
+      assert.equal(databaseDenialError(statementFailure(error)).details, { denial: 'not_read_only' });
     }
     assert.is(await count(raw, 'orders'), before);
   });

@@ -1,5 +1,5 @@
 import { PostgresDialect } from '../../../adapters/postgres/postgres-dialect.js';
-import { guardDatasource } from '../../../core/sql/guarded-datasource.js';
+import { guardDatasource } from '../../../core/sql/datasource-runtime.js';
 import { runGovernedSuite } from './governed-suite.js';
 
 const url = process.env['VDB_TEST_POSTGRES_URL'];

@@ -1,13 +1,14 @@
 import { Writable } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { callerExecutor, type CallerExecutor } from '../../../core/authorization/caller-execution.js';
+import { callerExecutor, type CallerExecutor } from '../../../core/statements/statement-pipeline.js';
 import { effectiveGrants } from '../../../core/authorization/grants.js';
 import { callerRole, planVdbRoles } from '../../../core/authorization/role-plan.js';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { prepareService } from '../../../core/service.js';
 import { coreTokens } from '../../../core/service-tokens.js';
-import { databaseDenialError } from '../../../core/sql/sql-failure.js';
+import { databaseDenialError } from '../../../core/sql/read-failure.js';
+import { statementFailure } from '../../../core/sql/statement-failure.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, startTestService, writeBundle, type TestService } from '../../support/test-service.js';
 import {
@@ -157,7 +158,7 @@ export function runGovernedSuite(backend: GovernedBackend): void {
     for (const { form, sql } of ATTACKS) {
       const error = await failure(analyst.query(sql, []));
       assert.is(error?.code, '42501', form);
-      const answered = databaseDenialError(error);
+      const answered = databaseDenialError(statementFailure(error));
       assert.equal([answered.code, answered.details], ['forbidden', { denial: 'forbidden' }], form);
     }
     const clerk = await asCaller(service, ['clerk'], true);
@@ -173,7 +174,7 @@ export function runGovernedSuite(backend: GovernedBackend): void {
     ]) {
       const error = await failure(clerk.query(sql, []));
       assert.is(error?.code, '25006', sql);
-      assert.equal(databaseDenialError(error).details, { denial: 'not_read_only' });
+      assert.equal(databaseDenialError(statementFailure(error)).details, { denial: 'not_read_only' });
     }
   });
 

@@ -1,5 +1,5 @@
 import { MysqlDialect } from '../../../adapters/mysql/mysql-dialect.js';
-import { guardDatasource } from '../../../core/sql/guarded-datasource.js';
+import { guardDatasource } from '../../../core/sql/datasource-runtime.js';
 import { runCompositionSuite } from './composition-suite.js';
 
 const url = process.env['VDB_TEST_MYSQL_URL'];

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { PostgresDialect } from '../../../adapters/postgres/postgres-dialect.js';
-import { guardDatasource } from '../../../core/sql/guarded-datasource.js';
+import { guardDatasource } from '../../../core/sql/datasource-runtime.js';
 import { runOracleSuite } from './ossie-oracle-suite.js';
 
 const url = process.env['VDB_TEST_POSTGRES_URL'];

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type pg from 'pg';
 import { PostgresDialect } from '../../../adapters/postgres/postgres-dialect.js';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
-import { guardDatasource } from '../../../core/sql/guarded-datasource.js';
+import { guardDatasource } from '../../../core/sql/datasource-runtime.js';
 import { measured } from '../../support/process-usage.js';
 import { sharedPglite } from '../../support/shared-pglite.js';
 import { cancelUntilEnded, pgClient, type DoorTarget } from '../../support/sql-clients.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PgliteDialect } from '../../../adapters/pglite/pglite-dialect.js';
-import { guardDatasource } from '../../../core/sql/guarded-datasource.js';
+import { guardDatasource } from '../../../core/sql/datasource-runtime.js';
 import { runBoundedSuite } from './bounded-execution-suite.js';
 
 // a file-backed PGlite of its own: a cancelled statement reopens the database, which must keep the suite's schema

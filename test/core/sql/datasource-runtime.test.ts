@@ -5,7 +5,8 @@ import * as assert from 'uvu/assert';
 import type { Catalog } from '../../../core/plugin-api/catalog.js';
 import { InputError, UnavailableError } from '../../../core/plugin-api/errors.js';
 import type { Datasource, DialectCapabilities, QueryResult, SqlDialect, SqlExecutor } from '../../../core/plugin-api/sql-dialect.js';
-import { guardDatasource, isConnectionFailure, unavailableError } from '../../../core/sql/guarded-datasource.js';
+import { guardDatasource } from '../../../core/sql/datasource-runtime.js';
+import { isConnectionFailure, StatementFailure, unavailableError } from '../../../core/sql/statement-failure.js';
 
 const EMPTY: QueryResult = { columns: [], rows: [], rowCount: 0, truncated: false };
 
@@ -92,7 +93,7 @@ test('close runs once; calls after it are refused as unavailable; guarding twice
   assert.match((error as Error).message, 'fake_db');
 });
 
-test('connection failures become datasource_unavailable with a short reason, other errors pass through', async () => {
+test('connection failures become datasource_unavailable with a short reason, other driver errors a classified StatementFailure', async () => {
   const inner = new FakeDatasource(dialect());
   const guarded = guardDatasource(inner);
   inner.failWith = errorWithCode('connect ECONNREFUSED 10.0.0.1:5432 user=admin password=hunter2', 'ECONNREFUSED');
@@ -103,7 +104,9 @@ test('connection failures become datasource_unavailable with a short reason, oth
 
   const syntax = errorWithCode('syntax error at or near "selec"', '42601');
   inner.failWith = syntax;
-  assert.is(await guarded.query('fail', []).then(() => undefined, (e: unknown) => e), syntax);
+  const failure = await guarded.query('fail', []).then(() => undefined, (e: unknown) => e);
+  assert.instance(failure, StatementFailure);
+  assert.equal([(failure as StatementFailure).kind, (failure as StatementFailure).code, (failure as Error).cause], ['other', '42601', syntax]);
 });
 
 test('what counts as a connection failure, across drivers', () => {

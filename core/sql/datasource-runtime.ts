@@ -1,0 +1,273 @@
+import type { Knex } from 'knex';
+import { LruCache } from '../caching/lru-cache.js';
+import type { Catalog } from '../plugin-api/catalog.js';
+import { ServiceError, UnavailableError } from '../plugin-api/errors.js';
+import type {
+  Datasource, DatasourceCursor, ExecutionScope, LoginHoldings, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor, TransactionOptions,
+  WireForwardOptions, WireForwardOutcome, WireStatement,
+} from '../plugin-api/sql-dialect.js';
+import { statementFailure, unavailableError } from './statement-failure.js';
+import { failureOutcome, type StatementObserver } from './statement-outcome.js';
+
+/** The bounds of a caller's statements, set by the route that runs them. */
+export interface CallerBounds {
+  /** Each statement's time limit: `server.requestTimeoutMs` on endpoints, the action timeout in tasks. */
+  timeoutMs: number;
+  /**
+   * Where set (query endpoints, task queries: statements whose text the caller shapes), the server refuses
+   * any row larger than this before sending it (`SqlDialect.boundRowBytes`): no value the process cannot
+   * hold reaches the driver. The result budget of the route: a row over it could never be answered.
+   */
+  maxRowBytes?: number | undefined;
+  /** Aborted when the request or task has ended: a statement still running is cancelled on the server. */
+  signal?: AbortSignal | undefined;
+}
+
+/** A caller's statements on one datasource, each under the caller's scope and bounds. */
+export interface CallerExecutor extends SqlExecutor {
+  /** Runs `work` in one transaction, its statements under the same role and limits. */
+  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * Where the datasource offers it (`Datasource.forwardWire`): one statement of a PostgreSQL-protocol client
+   * forwarded as it is, under the same role, read-only mode and time limit.
+   */
+  forwardWire?(statement: WireStatement, options: Omit<WireForwardOptions, 'scope' | 'timeoutMs'>): Promise<WireForwardOutcome>;
+  /** Where the datasource offers it (`Datasource.openCursor`): a cursor over one query, under the same role, read-only mode and time limit. */
+  openCursor?(sql: string, bindings: readonly unknown[], signal: AbortSignal): Promise<DatasourceCursor>;
+}
+
+/** Runs one call at a time, in order; a failed call does not block the next. */
+class Mutex {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(task);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}
+
+/** What every view of one adapter's datasource shares: the adapter's datasource, its ordering, its close. */
+interface Lifecycle {
+  readonly inner: Datasource;
+  readonly mutex: Mutex | undefined;
+  closing: Promise<void> | undefined;
+}
+
+/** Longer texts are bounded on each run, so the cache of bounded texts stays small whatever callers send. */
+const MAX_CACHED_SQL_LENGTH = 64 * 1024;
+
+/**
+ * The one runtime seam between the core and an adapter's datasource (Kysely's RuntimeDriver over a
+ * driver's connections); every statement of the service passes it once, whatever door it came by:
+ *
+ * - lifecycle: closes once, refuses calls after close, serializes calls where the dialect has a single
+ *   connection (PGlite);
+ * - role scope and bounds: `forCaller` runs a caller's statements under their database role, time limit,
+ *   row bound and signal;
+ * - failures: classified once (`statementFailure`), thrown as the StatementFailure (or, unreachable, the
+ *   `UnavailableError('datasource_unavailable')`) every door answers from;
+ * - metrics: each statement's outcome and duration, and each refusal of the analyzer (`denied`), reported to
+ *   the observer of the service that opened it.
+ *
+ * A datasource shared by several services in one process (tests) has one lifecycle and one view per
+ * service (`observedBy`), each reporting to its own observer under the datasource's name in its config.
+ */
+export class DatasourceRuntime implements Datasource {
+  readonly restrictSession?: (memberOf: readonly string[]) => Promise<void>;
+  readonly useRoleLogins?: (logins: readonly RoleLogin[]) => Promise<LoginHoldings[]>;
+  readonly forwardWire?: (statement: WireStatement, options: WireForwardOptions) => Promise<WireForwardOutcome>;
+  readonly openCursor?: (sql: string, bindings: readonly unknown[], options: QueryOptions) => Promise<DatasourceCursor>;
+  /**
+   * Bounded texts by text. An endpoint's statement recurs with every request as the same string, so its
+   * bounded text is built once per runtime rather than on every request.
+   */
+  private readonly boundedTexts = new LruCache<string, string>(500);
+  /** Marks a runtime itself, not an object made from one with Object.create (a test's datasource that fails on demand). */
+  readonly #seam = true;
+
+  private constructor(private readonly lifecycle: Lifecycle, private readonly label: string, private readonly observer: StatementObserver | undefined) {
+    const { inner } = lifecycle;
+    const restrict = inner.restrictSession?.bind(inner);
+    if (restrict) this.restrictSession = (memberOf) => this.call(() => restrict(memberOf));
+    const useLogins = inner.useRoleLogins?.bind(inner);
+    if (useLogins) this.useRoleLogins = (logins) => this.call(() => useLogins(logins));
+    const forward = inner.forwardWire?.bind(inner);
+    if (forward) this.forwardWire = (statement, options) => this.statement(() => forward(statement, options), options);
+    const openCursor = inner.openCursor?.bind(inner);
+    if (openCursor) {
+      // each fetch is a statement on the database
+      this.openCursor = async (sql, bindings, options) => {
+        const cursor = await this.statement(() => openCursor(sql, bindings, options), options);
+        return {
+          columns: cursor.columns,
+          ...(cursor.withTimeZone && { withTimeZone: cursor.withTimeZone }),
+          fetch: (count, fetching) => this.measured(() => cursor.fetch(count, fetching), fetching),
+          close: () => cursor.close(),
+        };
+      };
+    }
+  }
+
+  /** The seam over an adapter's datasource; over a runtime already, that runtime. */
+  static over(datasource: Datasource, singleConnection = datasource.dialect.capabilities.singleConnection): DatasourceRuntime {
+    if (#seam in datasource) return datasource as DatasourceRuntime;
+    return new DatasourceRuntime({ inner: datasource, mutex: singleConnection ? new Mutex() : undefined, closing: undefined }, datasource.name, undefined);
+  }
+
+  /** A view of the same datasource whose statements are reported to `observer` under `label`. */
+  observedBy(label: string, observer: StatementObserver): DatasourceRuntime {
+    observer.opened(label, this);
+    return new DatasourceRuntime(this.lifecycle, label, observer);
+  }
+
+  get name(): string { return this.lifecycle.inner.name; }
+  get dialect(): SqlDialect { return this.lifecycle.inner.dialect; }
+  get knex(): Knex { return this.lifecycle.inner.knex; }
+
+  /** Counts a statement the analyzer refused as `denied`: it never reaches the database. */
+  denied(): void {
+    this.observer?.statement(this.label, 'denied');
+  }
+
+  query(sql: string, bindings: readonly unknown[], options?: QueryOptions): Promise<QueryResult> {
+    return this.statement(() => this.lifecycle.inner.query(sql, bindings, options), options);
+  }
+
+  /** Statements inside `work` use the transaction's connection, so they are not queued behind it. */
+  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T> {
+    return this.call(() => this.lifecycle.inner.transaction((transaction) => work({
+      query: (sql, bindings, statement) => this.measured(() => transaction.query(sql, bindings, statement), statement),
+    }), options));
+  }
+
+  introspect(schemas: readonly string[]): Promise<Catalog> {
+    return this.call(() => this.lifecycle.inner.introspect(schemas));
+  }
+
+  ping(): Promise<void> {
+    return this.call(() => this.lifecycle.inner.ping());
+  }
+
+  close(): Promise<void> {
+    const { lifecycle } = this;
+    // after the calls already queued, so a single connection is not pulled from under a running query
+    lifecycle.closing ??= lifecycle.mutex ? lifecycle.mutex.run(() => lifecycle.inner.close()) : lifecycle.inner.close();
+    return lifecycle.closing;
+  }
+
+  /**
+   * A caller's statements under `scope` (undefined where the dialect's database does not enforce roles:
+   * as the service's login, the analyzer being the only gate) and `bounds`.
+   */
+  forCaller(scope: ExecutionScope | undefined, bounds: CallerBounds): CallerExecutor {
+    const { timeoutMs, maxRowBytes, signal } = bounds;
+    // an executor kept for one statement (the SQL door's) looks its bounded text up once, not on every run
+    let lastSql: string | undefined;
+    let lastBounded = '';
+    const executor: CallerExecutor = {
+      query: (sql, bindings, options) => {
+        // one object of one shape per statement: spreading the caller's options costs more than the statement's own work here
+        const limited: QueryOptions = { maxRows: options?.maxRows, maxBytes: options?.maxBytes, timeoutMs, scope, signal: signal ?? options?.signal };
+        if (maxRowBytes === undefined) return this.query(sql, bindings, limited);
+        if (sql !== lastSql) {
+          lastSql = sql;
+          lastBounded = this.boundedText(sql);
+        }
+        return lastBounded === sql ? this.query(sql, bindings, limited) : this.query(lastBounded, [...bindings, maxRowBytes], limited);
+      },
+      transaction: (work) => this.transaction(work, { scope, timeoutMs }),
+    };
+    // set only where offered: a request of the query endpoint builds no forwarding closure it never uses
+    const forward = this.forwardWire;
+    if (forward !== undefined) {
+      executor.forwardWire = (statement, { signal: aborted, maxBytes, send }) => forward(statement, { signal: aborted, maxBytes, send, timeoutMs, scope });
+    }
+    const openCursor = this.openCursor;
+    if (openCursor !== undefined) {
+      executor.openCursor = (sql, bindings, opening) => {
+        const bounded = maxRowBytes === undefined ? sql : this.boundedText(sql);
+        const values = bounded === sql ? bindings : [...bindings, maxRowBytes];
+        return openCursor(bounded, values, { timeoutMs, scope, signal: signal ?? opening });
+      };
+    }
+    return executor;
+  }
+
+  /** `sql` bounded by the dialect, or `sql` itself where the dialect bounds no row. */
+  private boundedText(sql: string): string {
+    const cached = this.boundedTexts.get(sql);
+    if (cached !== undefined) return cached;
+    const bounded = this.dialect.boundRowBytes(sql) ?? sql;
+    if (sql.length <= MAX_CACHED_SQL_LENGTH) this.boundedTexts.set(sql, bounded);
+    return bounded;
+  }
+
+  /** A statement: refused after close and ordered as every call, then reported. */
+  private statement<T>(run: () => Promise<T>, options: QueryOptions | undefined): Promise<T> {
+    return this.observer === undefined ? this.call(run) : this.observed(() => this.call(run), options);
+  }
+
+  /** A statement of a transaction, or a cursor's fetch: the call that holds its connection was ordered already. */
+  private measured<T>(run: () => Promise<T>, options: QueryOptions | undefined): Promise<T> {
+    return this.observer === undefined ? this.classified(run) : this.observed(() => this.classified(run), options);
+  }
+
+  /** Reports the outcome and duration of `run`, whose failure is classified already. */
+  private async observed<T>(run: () => Promise<T>, options: QueryOptions | undefined): Promise<T> {
+    const observer = this.observer as StatementObserver;
+    const started = process.hrtime.bigint();
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    try {
+      const result = await run();
+      observer.statement(this.label, 'ok', seconds());
+      return result;
+    } catch (error) {
+      observer.statement(this.label, failureOutcome(error, options), seconds());
+      throw error;
+    }
+  }
+
+  /** Any call: refused after close, ordered on a single connection, its failure classified. */
+  private call<T>(run: () => Promise<T>): Promise<T> {
+    const { closing, mutex } = this.lifecycle;
+    if (closing) return Promise.reject(new UnavailableError('datasource_unavailable', `datasource "${this.name}" is closed`));
+    return this.classified(mutex ? () => mutex.run(run) : run);
+  }
+
+  private async classified<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw seamError(this.name, error);
+    }
+  }
+}
+
+/**
+ * A failure as it leaves the seam: the service's own errors as they are, an unreachable datasource as
+ * `UnavailableError('datasource_unavailable')`, any driver error as the StatementFailure it classifies to.
+ * A failure classified already (a transaction's statement, then its transaction) passes as it is.
+ */
+function seamError(datasource: string, error: unknown): unknown {
+  if (error instanceof ServiceError) return error;
+  const failure = statementFailure(error);
+  return failure.kind === 'unavailable' ? unavailableError(datasource, error) : failure;
+}
+
+/**
+ * The runtime the core wraps every adapter's datasource in; `singleConnection` (default: the dialect's
+ * `capabilities.singleConnection`) serializes every call. Over a runtime, that runtime.
+ */
+export function guardDatasource(datasource: Datasource, options: { singleConnection?: boolean } = {}): DatasourceRuntime {
+  return DatasourceRuntime.over(datasource, options.singleConnection ?? datasource.dialect.capabilities.singleConnection);
+}
+
+/**
+ * One service's view of a datasource: every statement it runs, in a transaction or not, and every refusal
+ * of the analyzer is reported to the service's observer under `name`, the datasource's key in the config (a
+ * datasource handed in by a test may call itself otherwise).
+ */
+export function observeStatements(name: string, datasource: Datasource, observer: StatementObserver): DatasourceRuntime {
+  return guardDatasource(datasource).observedBy(name, observer);
+}
