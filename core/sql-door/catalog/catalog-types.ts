@@ -88,7 +88,8 @@ export interface VisibleRelation {
   name: string;
   kind: 'table' | 'view';
   /** `withTimeZone`: a timestamp holding an instant, `timestamptz` in the mirror. */
-  columns: { name: string; logicalType: LogicalType; nullable: boolean; withTimeZone?: boolean }[];
+  /** `nativeType`: as the datasource names it (`CatalogColumn.nativeType`). */
+  columns: { name: string; nativeType: string; logicalType: LogicalType; nullable: boolean; withTimeZone?: boolean }[];
   /** Empty unless every key column is visible. */
   primaryKey: string[];
   /**
