@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import {
-  commandMissing, jdbc, jdbcMissing, pgClient, pgDump, postgresJs, psql, psqlMissing, pythonClient, pythonModulesMissing, type DoorTarget,
+  commandMissing, jdbc, jdbcMissing, pgClient, pgDump, postgresJs, psql, psqlMissing, pythonClient, pythonModulesMissing, SQLALCHEMY2_PATH, sqlAlchemy2Missing, type DoorTarget,
 } from '../../support/sql-clients.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
@@ -411,6 +411,21 @@ export function runSqlDoorSuite(backend: DoorBackend): void {
       [rows.slice(0, 2), rows.slice(2)],
       [rows.slice(0, 2), rows.slice(2)],
     ]);
+  });
+
+  const missingAlchemy2 = sqlAlchemy2Missing();
+  (missingAlchemy2 ? test.skip : test)(`SQLAlchemy 2 inspect(): schemas, tables, views, columns, keys; a Core select${missingAlchemy2 ? ` (${missingAlchemy2})` : ''}`, async ({ target }) => {
+    const pg = backend.family === 'postgres';
+    const [name, region, price] = pg ? ['VARCHAR(80)', 'VARCHAR(20)', 'NUMERIC(10, 2)'] : ['TEXT', 'TEXT', 'NUMERIC'];
+    assert.equal(await pythonClient(target, ANALYST_TOKEN, 'sqlalchemy2', [S, 'customers'], 'tester', SQLALCHEMY2_PATH), [
+      '2',
+      ['information_schema', S],
+      ['customers', 'products'],
+      [],
+      ['customers', [['id', 'INTEGER', false], ['name', name, false], ['region', region, false]], ['id'], []],
+      ['products', [['id', 'INTEGER', false], ['name', name, false], ['price', price, false], ['active', 'BOOLEAN', false], ['added', 'DATE', false]], ['id'], []],
+      [[2, 'Ben'], [3, 'Chloe']],
+    ], 'no email column, no relation the grants hide');
   });
 
   const missingDump = commandMissing('pg_dump', 'postgresql-client');
