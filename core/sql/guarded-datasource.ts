@@ -7,35 +7,18 @@ import type {
 } from '../plugin-api/sql-dialect.js';
 import { driverCodeSuffix } from './driver-code.js';
 
-export interface GuardOptions {
-  /** Serialize every call; default: the dialect's `capabilities.singleConnection`. */
-  singleConnection?: boolean;
-}
-
 /**
  * The runtime guard the core wraps every adapter's datasource in (Kysely's RuntimeDriver): it closes once,
- * serializes calls where the dialect has a single connection (PGlite), refuses calls after close, and turns
- * the errors of an unreachable datasource into `UnavailableError('datasource_unavailable')`. Guarding a
- * guarded datasource returns it unchanged.
+ * refuses calls after close, and turns the errors of an unreachable datasource into
+ * `UnavailableError('datasource_unavailable')`. Guarding a guarded datasource returns it unchanged. The
+ * order of calls is the datasource's own: a pool's, or PGlite's host (adapters/pglite/pglite-host.ts).
  */
-export function guardDatasource(datasource: Datasource, options: GuardOptions = {}): Datasource {
+export function guardDatasource(datasource: Datasource): Datasource {
   if (datasource instanceof GuardedDatasource) return datasource;
-  return new GuardedDatasource(datasource, options.singleConnection ?? datasource.dialect.capabilities.singleConnection);
-}
-
-/** Runs one call at a time, in order; a failed call does not block the next. */
-class Mutex {
-  private tail: Promise<unknown> = Promise.resolve();
-
-  run<T>(task: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(task);
-    this.tail = result.catch(() => undefined);
-    return result;
-  }
+  return new GuardedDatasource(datasource);
 }
 
 class GuardedDatasource implements Datasource {
-  private readonly mutex: Mutex | undefined;
   private closing: Promise<void> | undefined;
 
   readonly restrictSession?: (memberOf: readonly string[]) => Promise<void>;
@@ -43,8 +26,7 @@ class GuardedDatasource implements Datasource {
   readonly forwardWire?: (statement: WireStatement, options: WireForwardOptions) => Promise<WireForwardOutcome>;
   readonly openCursor?: (sql: string, bindings: readonly unknown[], options: QueryOptions) => Promise<DatasourceCursor>;
 
-  constructor(private readonly inner: Datasource, singleConnection: boolean) {
-    this.mutex = singleConnection ? new Mutex() : undefined;
+  constructor(private readonly inner: Datasource) {
     const restrict = inner.restrictSession?.bind(inner);
     if (restrict) this.restrictSession = (memberOf) => this.run(() => restrict(memberOf));
     const useLogins = inner.useRoleLogins?.bind(inner);
@@ -77,15 +59,14 @@ class GuardedDatasource implements Datasource {
   }
 
   close(): Promise<void> {
-    // After the calls already queued, so a single connection is not pulled from under a running query.
-    this.closing ??= this.mutex ? this.mutex.run(() => this.inner.close()) : this.inner.close();
+    this.closing ??= this.inner.close();
     return this.closing;
   }
 
   private async run<T>(call: () => Promise<T>): Promise<T> {
     if (this.closing) throw new UnavailableError('datasource_unavailable', `datasource "${this.name}" is closed`);
     try {
-      return await (this.mutex ? this.mutex.run(call) : call());
+      return await call();
     } catch (error) {
       throw isConnectionFailure(error) ? unavailableError(this.name, error) : error;
     }
