@@ -62,7 +62,7 @@ export class MysqlDialect extends DialectBase {
   readonly family = 'mysql';
   readonly lexicon = MYSQL_LEXICON;
   readonly placeholders = MYSQL_PLACEHOLDERS;
-  override readonly capabilities: DialectCapabilities = { singleConnection: false, explain: true, enforcesRoles: true };
+  override readonly capabilities: DialectCapabilities = { explain: true, enforcesRoles: true };
   override readonly identifierQuotes = ['`', '`'] as const;
   override readonly functionPolicy = MYSQL_FUNCTIONS;
   /** MySQL's limit on user names (MariaDB takes 80): one name on both. */

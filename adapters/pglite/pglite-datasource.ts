@@ -23,7 +23,7 @@ export class PgliteDatasource implements Datasource {
   private closing: Promise<void> | undefined;
   /** The `$n` text of each `?` text whose bindings knex passes through as they are (scalars), and how many it takes. */
   private readonly numberedTexts = new LruCache<string, { sql: string; count: number }>(500);
-  /** The core does not serialize this datasource's calls (its dialect declares no single connection): the host orders them. */
+  /** Reopening the session as another login runs alone; statements and transactions share the session, which the host orders. */
   private readonly lock = new SessionLock();
 
   constructor(readonly name: string, readonly dialect: SqlDialect, readonly knex: Knex, private readonly host: PgliteHost) {}

@@ -39,7 +39,7 @@ export class PostgresDialect extends DialectBase {
   readonly family = 'postgres';
   readonly lexicon = POSTGRES_LEXICON;
   readonly placeholders = POSTGRES_PLACEHOLDERS;
-  override readonly capabilities: DialectCapabilities = { singleConnection: false, explain: true, enforcesRoles: true };
+  override readonly capabilities: DialectCapabilities = { explain: true, enforcesRoles: true };
   override readonly unquotedCase = 'lower';
   override readonly caseInsensitiveNames = false;
   override readonly functionPolicy = POSTGRES_FUNCTIONS;

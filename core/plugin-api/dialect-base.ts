@@ -12,7 +12,7 @@ import { ANSI_SEMANTIC_SYNTAX, type SemanticSqlSyntax } from './semantic-query-s
 import type { PlaceholderStyle, SqlLexicon, UnquotedCase } from './sql-syntax.js';
 
 /** A pooled server without an EXPLAIN the core may use, whose database does not enforce the data roles. */
-const POOLED: DialectCapabilities = { singleConnection: false, explain: false, enforcesRoles: false };
+const POOLED: DialectCapabilities = { explain: false, enforcesRoles: false };
 
 /** The base every `sqlDialect` plugin extends: required members are abstract, the rest have the defaults of docs/plugins.md. */
 export abstract class DialectBase implements SqlDialect {

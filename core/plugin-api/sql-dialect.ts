@@ -255,11 +255,6 @@ export type WireForwardOutcome = 'done' | 'cut';
  */
 export interface DialectCapabilities {
   /**
-   * True when the datasource has one connection (PGlite): the core's guard (core/sql/datasource-runtime.ts)
-   * then runs its calls one at a time.
-   */
-  readonly singleConnection: boolean;
-  /**
    * True when the server plans `explain <statement>` with null bindings (PostgreSQL, MySQL): endpoint queries
    * are then checked against the database at startup; otherwise only per request.
    */

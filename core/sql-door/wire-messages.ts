@@ -1,10 +1,11 @@
 /**
- * The messages of the extended query protocol, which pg-gateway frames but does not take apart, read and
- * written with the buffer reader and writer pg-gateway itself uses (pg-protocol's). Layouts:
+ * The messages of the PostgreSQL wire protocol after the startup message, read and written with the buffer
+ * reader and writer pg-gateway itself uses (pg-protocol's). Layouts:
  * https://www.postgresql.org/docs/current/protocol-message-formats.html
  */
 import type { PostgresConnection } from 'pg-gateway';
 import { typeSize } from './pg-types.js';
+import { WireError } from './wire-errors.js';
 
 type Reader = PostgresConnection['reader'];
 type Writer = PostgresConnection['writer'];
@@ -27,7 +28,16 @@ export interface BindMessage {
 export interface TargetMessage { target: 'S' | 'P'; name: string }
 export interface ExecuteMessage { portal: string; maxRows: number }
 
-/** A message read from the reader pg-gateway has set on it: type byte and length first. */
+/** A message read whole, or the protocol violation (08P01) a malformed one is. */
+export function decoded<T>(read: () => T): T {
+  try {
+    return read();
+  } catch {
+    throw new WireError('08P01', 'invalid message format');
+  }
+}
+
+/** The type of the message set on the reader, its type byte and length read. */
 export function messageType(reader: Reader): number {
   const type = reader.byte();
   reader.int32();

@@ -36,21 +36,12 @@ export interface CallerExecutor extends SqlExecutor {
   openCursor?(sql: string, bindings: readonly unknown[], signal: AbortSignal): Promise<DatasourceCursor>;
 }
 
-/** Runs one call at a time, in order; a failed call does not block the next. */
-class Mutex {
-  private tail: Promise<unknown> = Promise.resolve();
-
-  run<T>(task: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(task);
-    this.tail = result.catch(() => undefined);
-    return result;
-  }
-}
-
-/** What every view of one adapter's datasource shares: the adapter's datasource, its ordering, its close. */
+/**
+ * What every view of one adapter's datasource shares: the adapter's datasource and its close. The order of
+ * calls is the datasource's own: a pool's, or PGlite's host (adapters/pglite/pglite-host.ts).
+ */
 interface Lifecycle {
   readonly inner: Datasource;
-  readonly mutex: Mutex | undefined;
   closing: Promise<void> | undefined;
 }
 
@@ -110,9 +101,9 @@ export class DatasourceRuntime implements Datasource {
   }
 
   /** The seam over an adapter's datasource; over a runtime already, that runtime. */
-  static over(datasource: Datasource, singleConnection = datasource.dialect.capabilities.singleConnection): DatasourceRuntime {
+  static over(datasource: Datasource): DatasourceRuntime {
     if (#seam in datasource) return datasource as DatasourceRuntime;
-    return new DatasourceRuntime({ inner: datasource, mutex: singleConnection ? new Mutex() : undefined, closing: undefined }, datasource.name, undefined);
+    return new DatasourceRuntime({ inner: datasource, closing: undefined }, datasource.name, undefined);
   }
 
   /** A view of the same datasource whose statements are reported to `observer` under `label`. */
@@ -151,8 +142,7 @@ export class DatasourceRuntime implements Datasource {
 
   close(): Promise<void> {
     const { lifecycle } = this;
-    // after the calls already queued, so a single connection is not pulled from under a running query
-    lifecycle.closing ??= lifecycle.mutex ? lifecycle.mutex.run(() => lifecycle.inner.close()) : lifecycle.inner.close();
+    lifecycle.closing ??= lifecycle.inner.close();
     return lifecycle.closing;
   }
 
@@ -228,11 +218,10 @@ export class DatasourceRuntime implements Datasource {
     }
   }
 
-  /** Any call: refused after close, ordered on a single connection, its failure classified. */
+  /** Any call: refused after close, its failure classified. */
   private call<T>(run: () => Promise<T>): Promise<T> {
-    const { closing, mutex } = this.lifecycle;
-    if (closing) return Promise.reject(new UnavailableError('datasource_unavailable', `datasource "${this.name}" is closed`));
-    return this.classified(mutex ? () => mutex.run(run) : run);
+    if (this.lifecycle.closing) return Promise.reject(new UnavailableError('datasource_unavailable', `datasource "${this.name}" is closed`));
+    return this.classified(run);
   }
 
   private async classified<T>(run: () => Promise<T>): Promise<T> {
@@ -255,12 +244,9 @@ function seamError(datasource: string, error: unknown): unknown {
   return failure.kind === 'unavailable' ? unavailableError(datasource, error) : failure;
 }
 
-/**
- * The runtime the core wraps every adapter's datasource in; `singleConnection` (default: the dialect's
- * `capabilities.singleConnection`) serializes every call. Over a runtime, that runtime.
- */
-export function guardDatasource(datasource: Datasource, options: { singleConnection?: boolean } = {}): DatasourceRuntime {
-  return DatasourceRuntime.over(datasource, options.singleConnection ?? datasource.dialect.capabilities.singleConnection);
+/** The runtime the core wraps every adapter's datasource in; over a runtime, that runtime. */
+export function guardDatasource(datasource: Datasource): DatasourceRuntime {
+  return DatasourceRuntime.over(datasource);
 }
 
 /**

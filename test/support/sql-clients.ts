@@ -117,6 +117,24 @@ export function pythonModulesMissing(...modules: string[]): string | undefined {
   }
 }
 
+/**
+ * Where SQLAlchemy 2 is, for Debian's python3: bookworm has 1.4 (which pandas 1.5 needs), so .ci/run
+ * extracts Debian's SQLAlchemy 2 package (trixie's, pure Python; typing-extensions from bookworm-backports)
+ * into a folder of its own and names it in VDB_TEST_SQLALCHEMY2.
+ */
+export const SQLALCHEMY2_PATH = process.env['VDB_TEST_SQLALCHEMY2'];
+
+/** Why SQLAlchemy 2 cannot run here, or undefined. */
+export function sqlAlchemy2Missing(): string | undefined {
+  if (SQLALCHEMY2_PATH === undefined) return 'VDB_TEST_SQLALCHEMY2 is not set (.ci/run extracts SQLAlchemy 2 and sets it)';
+  try {
+    execFileSync(DEBIAN_PYTHON, ['-c', 'import sqlalchemy, psycopg2; assert sqlalchemy.__version__.startswith("2.")'], { stdio: 'ignore', env: { ...process.env, PYTHONPATH: SQLALCHEMY2_PATH } });
+    return undefined;
+  } catch {
+    return `${DEBIAN_PYTHON} cannot import SQLAlchemy 2 and psycopg2 from ${SQLALCHEMY2_PATH}`;
+  }
+}
+
 /** Why a command-line client (pg_dump, pgcli) cannot run here, or undefined. */
 export function commandMissing(command: string, debianPackage: string): string | undefined {
   try {
@@ -127,12 +145,17 @@ export function commandMissing(command: string, debianPackage: string): string |
   }
 }
 
-/** Runs one step of test/fixtures/sql-door/python_clients.py; each line it printed, parsed as JSON. */
-export async function pythonClient(target: DoorTarget, token: string, step: string, args: string[], user = 'tester'): Promise<unknown[]> {
+/**
+ * Runs one step of test/fixtures/sql-door/python_clients.py; each line it printed, parsed as JSON.
+ * `pythonPath`: modules found there first (SQLAlchemy 2 beside Debian's 1.4, `sqlAlchemy2Missing`).
+ */
+export async function pythonClient(target: DoorTarget, token: string, step: string, args: string[], user = 'tester', pythonPath?: string): Promise<unknown[]> {
   const script = join(projectRoot, 'test/fixtures/sql-door/python_clients.py');
   // pgcli keeps its config, history and log under HOME
   const home = mkdtempSync(join(tmpdir(), 'vdb-python-'));
-  const output = await runProcess(DEBIAN_PYTHON, [script, '127.0.0.1', String(target.port), target.database, user, token, step, ...args], { HOME: home });
+  const output = await runProcess(DEBIAN_PYTHON, [script, '127.0.0.1', String(target.port), target.database, user, token, step, ...args], {
+    HOME: home, ...(pythonPath !== undefined && { PYTHONPATH: pythonPath }),
+  });
   if (output.code !== 0) throw new Error(`python_clients.py ${step} failed (${output.code}): ${output.stderr}`);
   return output.stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as unknown);
 }

@@ -18,6 +18,8 @@ export function callerCatalog(vdb: VirtualDatabase, grants: CallerGrants, maxRol
   const zoned = new Set(vdb.catalog.relations.flatMap((relation) => relation.columns
     .filter((column) => column.withTimeZone === true)
     .map((column) => columnKey(relation.schema, relation.name, column.name))));
+  const nativeTypes = new Map(vdb.catalog.relations.flatMap((relation) => relation.columns
+    .map((column) => [columnKey(relation.schema, relation.name, column.name), column.nativeType] as const)));
   const executable = new Set(context.functions.map((fn) => `${fn.schema}\u0000${fn.name}`));
   return {
     vdb: vdb.name,
@@ -30,9 +32,10 @@ export function callerCatalog(vdb: VirtualDatabase, grants: CallerGrants, maxRol
       schema: relation.schema,
       name: relation.name,
       kind: relation.kind,
-      columns: relation.columns.map(({ name, logicalType, nullable }) => ({
-        name, logicalType, nullable, ...(zoned.has(columnKey(relation.schema, relation.name, name)) && { withTimeZone: true }),
-      })),
+      columns: relation.columns.map(({ name, logicalType, nullable }) => {
+        const key = columnKey(relation.schema, relation.name, name);
+        return { name, nativeType: nativeTypes.get(key) ?? '', logicalType, nullable, ...(zoned.has(key) && { withTimeZone: true }) };
+      }),
       primaryKey: [...relation.primaryKey],
       foreignKeys: relation.foreignKeys.map((key) => ({ ...key, columns: [...key.columns], referencedColumns: [...key.referencedColumns] })),
     })),

@@ -40,12 +40,12 @@ export interface CatalogResponder {
   /** Starts making what the first answer needs (in the background), so that it does not wait for it. */
   prepare(): void;
   /**
-   * Runs the statement on the caller's mirror, read-only and time-limited. Rejects with a `CatalogQueryError`
+   * Runs the statement on the caller's mirror, read-only and time-limited; `params` in PostgreSQL's text form. Rejects with a `CatalogQueryError`
    * (SQLSTATE `code`, PostgreSQL's `detail`, `hint`, `position`) when the statement fails there.
    * `searchPath`: the client's own (`SET search_path`, pg_dump's `set_config('search_path', '', false)`),
    * for this statement only; else the mirror's, the VDB's schemas.
    */
-  answer(sql: string, params: unknown[], caller: CatalogCaller, limits?: CatalogLimits, searchPath?: string): Promise<CatalogAnswer>;
+  answer(sql: string, params: readonly (string | null)[], caller: CatalogCaller, limits?: CatalogLimits, searchPath?: string): Promise<CatalogAnswer>;
   /**
    * Parameter types and fields of a statement `handles` claims, without running it: what Describe of a
    * prepared statement answers before any Bind (postgres.js asks it of every statement). Rejects like `answer`.
@@ -88,7 +88,8 @@ export interface VisibleRelation {
   name: string;
   kind: 'table' | 'view';
   /** `withTimeZone`: a timestamp holding an instant, `timestamptz` in the mirror. */
-  columns: { name: string; logicalType: LogicalType; nullable: boolean; withTimeZone?: boolean }[];
+  /** `nativeType`: as the datasource names it (`CatalogColumn.nativeType`). */
+  columns: { name: string; nativeType: string; logicalType: LogicalType; nullable: boolean; withTimeZone?: boolean }[];
   /** Empty unless every key column is visible. */
   primaryKey: string[];
   /**

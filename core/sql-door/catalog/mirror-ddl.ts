@@ -1,6 +1,6 @@
 /**
  * The DDL of a caller's mirror: a schema per visible schema, an empty table (or view) per visible relation
- * with exactly the visible columns, typed from their logical types, a shell per function the caller may
+ * with exactly the visible columns, of their types (`columnType`), a shell per function the caller may
  * execute, all owned by the caller's database role. The mirror is always PostgreSQL (PGlite), whatever the
  * VDB's backend, so names are quoted as PostgreSQL quotes them.
  */
@@ -85,9 +85,37 @@ export function mirrorDdl(caller: Pick<CatalogCaller, 'vdb' | 'version' | 'role'
   return statements.map((statement) => `${statement};\n`).join('');
 }
 
-/** A column's type: a timestamp holding an instant is `timestamptz`, as the door sends its values. */
+/**
+ * The types, as PostgreSQL's `format_type` names them, a column of each logical type may show as when its
+ * datasource names its type so (a PostgreSQL or PGlite datasource, whose catalog reads `format_type`): the
+ * column then shows its real type (`character varying(80)`, `numeric(10,2)`), as pg_dump, psql's `\d` and
+ * JDBC's getColumns show a server's. Any other name (another database's, such as MySQL's `varchar(80)` or
+ * `tinyint(1)`; an enum or domain the mirror does not hold) shows as its logical type does.
+ */
+const NATIVE_TYPES: Readonly<Record<LogicalType, RegExp>> = {
+  string: /^(text|character varying(\(\d+\))?|character(\(\d+\))?)$/,
+  integer: /^(integer|smallint)$/,
+  bigint: /^bigint$/,
+  decimal: /^numeric(\(\d+(,\d+)?\))?$/,
+  float: /^(real|double precision)$/,
+  boolean: /^boolean$/,
+  date: /^date$/,
+  time: /^time(\(\d\))? without time zone$/,
+  timestamp: /^timestamp(\(\d\))? with(out)? time zone$/,
+  json: /^jsonb?$/,
+  uuid: /^uuid$/,
+  binary: /^bytea$/,
+};
+
+/**
+ * A column's type: its native type when PostgreSQL names it so (NATIVE_TYPES), else its logical type's; a
+ * timestamp holding an instant is `timestamptz`, as the door sends its values.
+ */
 function columnType(column: VisibleRelation['columns'][number]): string {
-  return column.withTimeZone === true && column.logicalType === 'timestamp' ? 'timestamp with time zone' : POSTGRES_TYPE_OF[column.logicalType];
+  const { nativeType, logicalType } = column;
+  const zoned = column.withTimeZone === true && logicalType === 'timestamp';
+  if (NATIVE_TYPES[logicalType].test(nativeType) && zoned === nativeType.endsWith(' with time zone')) return nativeType;
+  return zoned ? 'timestamp with time zone' : POSTGRES_TYPE_OF[logicalType];
 }
 
 function tableShell(relation: VisibleRelation): string {

@@ -8,12 +8,11 @@ export type MirrorCommand =
   /** Opens PGlite: from `snapshot` (a `dumpDataDir` tarball) when given, else a new database without templates; then runs `ddl`. */
   | { kind: 'open'; snapshot?: Uint8Array; ddl?: string }
   /**
-   * One statement with `$n` parameters, read-only and rolled back, under `searchPath` when given; at most
-   * `maxRows` rows, and values of at most `maxBytes` bytes with 4 per value (a DataRow's length field). A
-   * statement that grew PGlite's memory by more than 128 MiB (a large value) ends the thread after its reply:
-   * WASM memory never shrinks.
+   * One statement with `$n` parameters (PostgreSQL's text form), read-only and rolled back, under `searchPath`
+   * when given; at most `maxRows` rows, and values of at most `maxBytes` bytes with 4 per value (a DataRow's
+   * length field), within the memory bound of mirror-heap.ts: past any of them, 54000.
    */
-  | { kind: 'query'; sql: string; params: unknown[]; maxRows: number; maxBytes: number; searchPath?: string }
+  | { kind: 'query'; sql: string; params: readonly (string | null)[]; maxRows: number; maxBytes: number; searchPath?: string }
   /** The parameter types and result fields of a statement, without running it (Describe of a prepared statement). */
   | { kind: 'describe'; sql: string }
   /** The database as a gzipped tarball, to open others from. */

@@ -126,7 +126,7 @@ export class MirrorPool {
     thread.request(job.command, timeoutMs, signal).then(job.resolve, job.reject).finally(() => {
       this.running.delete(owner);
       this.busy.delete(thread);
-      // a thread its statement ended (over the limit, cancelled, grown by a large value) is not reused
+      // a thread its statement ended (over its time limit, cancelled, a WASM trap) is not reused
       if (!thread.stopped && !this.closed) this.idle.push(thread);
       else this.keepSpare();
       this.pump();

@@ -4,20 +4,26 @@
  * knows no statement_timeout: the main thread bounds a statement by terminating this thread.
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, protocol, type messages } from '@electric-sql/pglite';
+import { boundHeap, cancelRunning, STATEMENT_MEMORY_BYTES } from './mirror-heap.js';
 import { TOO_MANY_ROWS, type MirrorAnswers, type MirrorError, type MirrorReply, type MirrorRequest } from './mirror-messages.js';
+
+const { serialize } = protocol;
 
 if (parentPort === null) throw new Error('mirror-worker.js runs as a worker thread');
 const port: MessagePort = parentPort;
 
 let db: PGlite | undefined;
 /**
+ * Temporary files (a sort or hash spilling past work_mem) live in PGlite's in-memory file system, in this
+ * thread's memory: as much as a statement may use of the WASM memory. Only a superuser may change it.
+ */
+const TEMP_FILE_LIMIT_KB = STATEMENT_MEMORY_BYTES / 1024;
+/**
  * A mirror holds empty shells: PostgreSQL's default 128 MB of shared buffers would only cache its own
  * catalogs. 8 MB halves a mirror's memory (about 210 MB to 100 MB measured per instance).
  */
-const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=8MB'];
-/** Every type PGlite would parse, kept as the text the server sent: the wire protocol sends text. */
-let asText: Record<number, (value: string) => string> = {};
+const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=8MB', '-c', `temp_file_limit=${TEMP_FILE_LIMIT_KB}kB`];
 
 port.on('message', (request: MirrorRequest) => void answer(request));
 
@@ -31,21 +37,9 @@ async function answer(request: MirrorRequest): Promise<void> {
     // a WASM trap (the only RuntimeError) leaves PGlite's memory in no known state
     ending = error instanceof Error && error.name === 'RuntimeError';
   }
-  // WASM memory never shrinks: a statement that made PGlite grow it (a large value) ends the thread, which
-  // gives it back; a small answer over the budget does not
-  ending ||= heapBytes() > heapAtOpen + HEAP_GROWTH_LIMIT;
   const moved = 'value' in reply && reply.value instanceof Uint8Array ? [reply.value.buffer as ArrayBuffer] : [];
   port.postMessage(ending ? { ...reply, ending: true as const } : reply, moved);
   if (ending) process.exit(1);
-}
-
-/** How much PGlite's WASM memory may grow past its size once opened before the thread ends. */
-const HEAP_GROWTH_LIMIT = 128 * 1024 * 1024;
-let heapAtOpen = 0;
-
-/** The size of PGlite's WASM memory: its Emscripten module's heap, which PGlite does not type. */
-function heapBytes(): number {
-  return (db as unknown as { mod?: { HEAPU8?: Uint8Array } } | undefined)?.mod?.HEAPU8?.byteLength ?? 0;
 }
 
 async function perform(request: MirrorRequest): Promise<MirrorAnswers[keyof MirrorAnswers]> {
@@ -54,9 +48,7 @@ async function perform(request: MirrorRequest): Promise<MirrorAnswers[keyof Mirr
       db = await PGlite.create({ startParams: START_PARAMS, ...(request.snapshot === undefined ? {} : { loadDataDir: new Blob([request.snapshot]) }) });
       if (request.snapshot === undefined) await withoutTemplates(db);
       if (request.ddl !== undefined) await db.exec(request.ddl);
-      const types = await db.query<[number]>('select oid from pg_catalog.pg_type', [], { rowMode: 'array' });
-      asText = Object.fromEntries(types.rows.map(([oid]) => [oid, (value: string) => value]));
-      heapAtOpen = heapBytes();
+      boundHeap(db);
       return null;
     }
     case 'query':
@@ -89,26 +81,65 @@ async function withoutTemplates(mirror: PGlite): Promise<void> {
 }
 
 /** The statement in a read-only transaction that is always rolled back: a mirror answers many callers. */
-async function readOnly(sql: string, params: unknown[], maxRows: number, maxBytes: number, searchPath: string | undefined): Promise<MirrorAnswers['query']> {
+async function readOnly(sql: string, params: readonly (string | null)[], maxRows: number, maxBytes: number, searchPath: string | undefined): Promise<MirrorAnswers['query']> {
   const mirror = opened();
   await mirror.query('begin transaction read only');
   try {
     if (searchPath !== undefined) await mirror.query("select pg_catalog.set_config('search_path', $1, true)", [searchPath]);
-    const result = await mirror.query<(string | null)[]>(sql, params, { rowMode: 'array', parsers: asText });
-    if (result.rows.length > maxRows) {
-      throw Object.assign(new Error(`a catalog answer holds at most ${maxRows} rows`), { code: TOO_MANY_ROWS });
-    }
-    let bytes = 0;
-    for (const row of result.rows) {
-      for (const value of row) bytes += 4 + (value === null ? 0 : Buffer.byteLength(value));
-      if (bytes > maxBytes) {
-        throw Object.assign(new Error(`the result is larger than ${maxBytes} bytes (server.maxResultBytes)`), { code: TOO_MANY_ROWS });
-      }
-    }
-    return { fields: result.fields.map(({ name, dataTypeID }) => ({ name, dataTypeID })), rows: result.rows };
+    return await bounded(mirror, sql, params, maxRows, maxBytes);
+  } catch (error) {
+    throw withinBounds(error);
   } finally {
     await mirror.query('rollback');
   }
+}
+
+/**
+ * The statement's answer, read from PostgreSQL's messages as they stream out while it runs (extended
+ * protocol). The first row past `maxRows`, or past `maxBytes` of values (4 bytes per value plus its text,
+ * as a DataRow carries them), cancels the statement, which stops at once: a flood of rows ends then, not
+ * at its time limit, and nothing past the limits is kept.
+ */
+async function bounded(mirror: PGlite, sql: string, params: readonly (string | null)[], maxRows: number, maxBytes: number): Promise<MirrorAnswers['query']> {
+  const answer: MirrorAnswers['query'] = { fields: [], rows: [] };
+  let bytes = 0;
+  let over: string | undefined;
+  let failed: Error | undefined;
+  const parser = new protocol.Parser();
+  const exchange = Buffer.concat([
+    serialize.parse({ text: sql }), serialize.bind({ values: [...params] }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync(),
+  ]);
+  // runs inside the statement (PGlite runs it synchronously): it must never throw
+  const read = (message: messages.BackendMessage) => {
+    if (message instanceof protocol.messages.DataRowMessage) {
+      if (over !== undefined) return;
+      // the message's length holds its own 4 bytes and the 2 of its value count besides the values
+      bytes += message.length - 6;
+      if (answer.rows.length >= maxRows) over = `a catalog answer holds at most ${maxRows} rows`;
+      else if (bytes > maxBytes) over = `the result is larger than ${maxBytes} bytes (server.maxResultBytes)`;
+      if (over === undefined) answer.rows.push(message.fields as (string | null)[]);
+      else cancelRunning(mirror);
+    } else if (message instanceof protocol.messages.RowDescriptionMessage) {
+      answer.fields = message.fields.map(({ name, dataTypeID }) => ({ name, dataTypeID }));
+    } else if (message instanceof protocol.messages.DatabaseError) {
+      failed ??= message;
+    }
+  };
+  await mirror.execProtocolRawStream(exchange, { onRawData: (chunk) => parser.parse(chunk, read) });
+  if (over !== undefined) throw overBudget(over);
+  if (failed !== undefined) throw failed;
+  return answer;
+}
+
+/** The memory bound (mirror-heap.ts) and the temporary file limit answer as the result budget does. */
+function withinBounds(error: unknown): unknown {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (code !== '53200' && code !== '53400') return error;
+  return overBudget(`the statement needs more memory than a catalog statement may use (${STATEMENT_MEMORY_BYTES / 1024 / 1024} MiB)`);
+}
+
+function overBudget(message: string): Error {
+  return Object.assign(new Error(message), { code: TOO_MANY_ROWS });
 }
 
 function opened(): PGlite {

@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import {
-  commandMissing, jdbc, jdbcMissing, pgClient, pgDump, postgresJs, psql, psqlMissing, pythonClient, pythonModulesMissing, type DoorTarget,
+  commandMissing, jdbc, jdbcMissing, pgClient, pgDump, postgresJs, psql, psqlMissing, pythonClient, pythonModulesMissing, SQLALCHEMY2_PATH, sqlAlchemy2Missing, type DoorTarget,
 } from '../../support/sql-clients.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
@@ -228,11 +228,13 @@ export function runSqlDoorSuite(backend: DoorBackend): void {
 
   (missingJdbc ? test.skip : test)(`JDBC DatabaseMetaData: getTables, getColumns and getPrimaryKeys list only what the analyst may read${missingJdbc ? ` (${missingJdbc})` : ''}`, async ({ target }) => {
     const lines = await jdbc(target, ANALYST_TOKEN, [`tables:${S}`, `columns:${S}|customers`, `pkeys:${S}|customers`, `columns:${S}|products`]);
+    // the columns' own types on the PostgreSQL family; MySQL's names show as their logical types
+    const varchar = backend.family === 'postgres' ? 'varchar' : 'text';
     assert.equal(lines, [
       `${S}|customers|TABLE`, `${S}|products|TABLE`,
-      'id|int4|NO', 'name|text|NO', 'region|text|NO',
+      'id|int4|NO', `name|${varchar}|NO`, `region|${varchar}|NO`,
       'id|1',
-      'id|int4|NO', 'name|text|NO', 'price|numeric|NO', 'active|bool|NO', 'added|date|NO',
+      'id|int4|NO', `name|${varchar}|NO`, 'price|numeric|NO', 'active|bool|NO', 'added|date|NO',
     ], 'no email column, and no relation outside the VDB or the grants');
   });
 
@@ -242,7 +244,8 @@ export function runSqlDoorSuite(backend: DoorBackend): void {
     // owned by the analyst's database role, the role its statements run as
     assert.equal(listed.stdout.trim().split('\n').map((line) => line.split('|').slice(0, 4).join('|')),
       [`${S}|customers|table|vdb_door_v1_analyst`, `${S}|products|table|vdb_door_v1_analyst`], listed.stderr);
-    assert.equal(described.stdout.trim().split('\n'), ['id|integer||not null|', 'name|text||not null|', 'region|text||not null|'], described.stderr);
+    const [name, region] = backend.family === 'postgres' ? ['character varying(80)', 'character varying(20)'] : ['text', 'text'];
+    assert.equal(described.stdout.trim().split('\n'), ['id|integer||not null|', `name|${name}||not null|`, `region|${region}||not null|`], described.stderr);
   });
 
   (missingPsql ? test.skip : test)(`psql \\df: the functions the caller may execute, with their signatures; current_user is its database role${missingPsql ? ` (${missingPsql})` : ''}`, async ({ target }) => {
@@ -392,12 +395,14 @@ export function runSqlDoorSuite(backend: DoorBackend): void {
 
   const missingAlchemy = pythonModulesMissing('psycopg2', 'sqlalchemy', 'pandas');
   (missingAlchemy ? test.skip : test)(`SQLAlchemy inspect() and a Core select; pandas read_sql with an engine, in chunks and streamed${missingAlchemy ? ` (${missingAlchemy})` : ''}`, async ({ target }) => {
+    const pg = backend.family === 'postgres';
+    const [name, region, price] = pg ? ['VARCHAR(80)', 'VARCHAR(20)', 'NUMERIC(10, 2)'] : ['TEXT', 'TEXT', 'NUMERIC'];
     assert.equal(await pythonClient(target, ANALYST_TOKEN, 'sqlalchemy', [S, 'customers']), [
       ['information_schema', S],
       ['customers', 'products'],
       [],
-      ['customers', [['id', 'INTEGER', false], ['name', 'TEXT', false], ['region', 'TEXT', false]], ['id'], []],
-      ['products', [['id', 'INTEGER', false], ['name', 'TEXT', false], ['price', 'NUMERIC', false], ['active', 'BOOLEAN', false], ['added', 'DATE', false]], ['id'], []],
+      ['customers', [['id', 'INTEGER', false], ['name', name, false], ['region', region, false]], ['id'], []],
+      ['products', [['id', 'INTEGER', false], ['name', name, false], ['price', price, false], ['active', 'BOOLEAN', false], ['added', 'DATE', false]], ['id'], []],
       [[2, 'Ben'], [3, 'Chloe']],
     ], 'no email column, no relation the grants hide');
     const rows = [[1, 'Ada'], [2, 'Ben'], [3, 'Chloe']];
@@ -408,11 +413,30 @@ export function runSqlDoorSuite(backend: DoorBackend): void {
     ]);
   });
 
+  const missingAlchemy2 = sqlAlchemy2Missing();
+  (missingAlchemy2 ? test.skip : test)(`SQLAlchemy 2 inspect(): schemas, tables, views, columns, keys; a Core select${missingAlchemy2 ? ` (${missingAlchemy2})` : ''}`, async ({ target }) => {
+    const pg = backend.family === 'postgres';
+    const [name, region, price] = pg ? ['VARCHAR(80)', 'VARCHAR(20)', 'NUMERIC(10, 2)'] : ['TEXT', 'TEXT', 'NUMERIC'];
+    assert.equal(await pythonClient(target, ANALYST_TOKEN, 'sqlalchemy2', [S, 'customers'], 'tester', SQLALCHEMY2_PATH), [
+      '2',
+      ['information_schema', S],
+      ['customers', 'products'],
+      [],
+      ['customers', [['id', 'INTEGER', false], ['name', name, false], ['region', region, false]], ['id'], []],
+      ['products', [['id', 'INTEGER', false], ['name', name, false], ['price', price, false], ['active', 'BOOLEAN', false], ['added', 'DATE', false]], ['id'], []],
+      [[2, 'Ben'], [3, 'Chloe']],
+    ], 'no email column, no relation the grants hide');
+  });
+
   const missingDump = commandMissing('pg_dump', 'postgresql-client');
   (missingDump ? test.skip : test)(`pg_dump --schema-only of what the analyst may see, and --data-only of a table, with COPY and with --inserts (PostgreSQL family)${missingDump ? ` (${missingDump})` : ''}`, async ({ target }) => {
     const schema = await pgDump(target, ANALYST_TOKEN, ['--schema-only', '-n', S]);
     assert.is(schema.code, 0, schema.stderr);
-    assert.ok(schema.stdout.includes(`CREATE TABLE ${S}.customers (\n    id integer NOT NULL,\n    name text NOT NULL,\n    region text NOT NULL\n);`), schema.stdout);
+    // the columns' own types on the PostgreSQL family (MySQL's names show as their logical types)
+    const pg = backend.family === 'postgres';
+    const [name, region, price] = pg ? ['character varying(80)', 'character varying(20)', 'numeric(10,2)'] : ['text', 'text', 'numeric'];
+    assert.ok(schema.stdout.includes(`CREATE TABLE ${S}.customers (\n    id integer NOT NULL,\n    name ${name} NOT NULL,\n    region ${region} NOT NULL\n);`), schema.stdout);
+    assert.ok(schema.stdout.includes(`CREATE TABLE ${S}.products (\n    id integer NOT NULL,\n    name ${name} NOT NULL,\n    price ${price} NOT NULL,\n    active boolean NOT NULL,\n    added date NOT NULL\n);`), schema.stdout);
     assert.ok(schema.stdout.includes(`ALTER TABLE ONLY ${S}.products\n    ADD CONSTRAINT products_pkey PRIMARY KEY (id);`), schema.stdout);
     assert.ok(schema.stdout.includes("SELECT pg_catalog.set_config('search_path', '', false);"), 'the search path pg_dump set, as it reads it back');
     assert.not.match(schema.stdout, /email|events|SET STATISTICS|pg_toast/);

@@ -3,8 +3,8 @@ import { PostgresDialect } from '../../../adapters/postgres/postgres-dialect.js'
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Catalog } from '../../../core/plugin-api/catalog.js';
-import { InputError, UnavailableError } from '../../../core/plugin-api/errors.js';
-import type { Datasource, DialectCapabilities, QueryResult, SqlDialect, SqlExecutor } from '../../../core/plugin-api/sql-dialect.js';
+import { UnavailableError } from '../../../core/plugin-api/errors.js';
+import type { Datasource, QueryResult, SqlDialect, SqlExecutor } from '../../../core/plugin-api/sql-dialect.js';
 import { guardDatasource } from '../../../core/sql/datasource-runtime.js';
 import { isConnectionFailure, StatementFailure, unavailableError } from '../../../core/sql/statement-failure.js';
 
@@ -46,42 +46,19 @@ class FakeDatasource implements Datasource {
   }
 }
 
-/** A dialect of one connection whose datasources leave the ordering of their calls to the core. */
-class SingleConnectionDialect extends PostgresDialect {
-  override readonly capabilities: DialectCapabilities = { singleConnection: true, explain: false, enforcesRoles: false };
-}
-
-const dialect = (singleConnection?: boolean): SqlDialect => (singleConnection ? new SingleConnectionDialect('fake') : new PostgresDialect('fake'));
+const dialect = (): SqlDialect => new PostgresDialect('fake');
 
 const errorWithCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 
-test('a single-connection dialect gets its calls one at a time; a pooled one runs them together', async () => {
-  const single = new FakeDatasource(dialect(true));
-  const guardedSingle = guardDatasource(single);
-  await Promise.all([1, 2, 3].map(() => guardedSingle.query('select 1', [])));
-  assert.is(single.maxRunning, 1);
-
-  const pooled = new FakeDatasource(dialect());
-  const guardedPooled = guardDatasource(pooled);
-  await Promise.all([1, 2, 3].map(() => guardedPooled.query('select 1', [])));
-  assert.is(pooled.maxRunning, 3);
-
-  const forced = new FakeDatasource(dialect());
-  await Promise.all([1, 2].map(() => guardDatasource(forced, { singleConnection: true }).query('select 1', [])));
-  assert.is(forced.maxRunning, 2, 'each guard has its own mutex: guard a datasource once');
-});
-
-test('a failed call does not block the next on a single connection', async () => {
-  const inner = new FakeDatasource(dialect(true));
+test('the guard leaves the order of calls to the datasource: they run together', async () => {
+  const inner = new FakeDatasource(dialect());
   const guarded = guardDatasource(inner);
-  inner.failWith = new InputError('invalid_body', 'syntax error');
-  const [first, second] = await Promise.all([guarded.query('fail', []).catch((e: unknown) => e), guarded.query('select 1', [])]);
-  assert.instance(first, InputError);
-  assert.equal(second, EMPTY);
+  await Promise.all([1, 2, 3].map(() => guarded.query('select 1', [])));
+  assert.is(inner.maxRunning, 3);
 });
 
 test('close runs once; calls after it are refused as unavailable; guarding twice returns the same guard', async () => {
-  const inner = new FakeDatasource(dialect(true));
+  const inner = new FakeDatasource(dialect());
   const guarded = guardDatasource(inner);
   assert.is(guardDatasource(guarded), guarded);
   await Promise.all([guarded.close(), guarded.close()]);
