@@ -104,6 +104,24 @@ for (const [name, query] of Object.entries(QUERIES)) {
   });
 }
 
+/** The code of the refusal `run` throws, or undefined when it throws none. */
+function osiCodeOf(run: () => unknown): unknown {
+  try {
+    run();
+    return undefined;
+  } catch (error) {
+    return (error as { details?: Record<string, unknown> }).details?.['osiCode'];
+  }
+}
+
+test('in a query a bare name is a metric (Foundation §4.6.4 rule 1): a bare column in an aggregate is E_NAME_NOT_FOUND, even where one dataset has it', ({ model, planner }) => {
+  const measure = (expression: string): SemanticQuery => ({ dimensions: [{ field: 'customers.region' }], measures: [{ expression }], orderBy: [] });
+  // `status` is a column of orders only; `amount` of orders and returns: neither is a metric.
+  assert.is(osiCodeOf(() => planQuery(model, planner, new Set(), measure('COUNT(DISTINCT status)'))), 'E_NAME_NOT_FOUND');
+  assert.is(osiCodeOf(() => planQuery(model, planner, new Set(), measure('SUM(amount)'))), 'E_NAME_NOT_FOUND');
+  assert.is(osiCodeOf(() => planQuery(model, planner, new Set(), measure('SUM(orders.amount)'))), undefined);
+});
+
 test('the check finds SQL text: a string of the writer\'s in a plan is reported', ({ pkg }) => {
   assert.equal(notData({ value: 'SUM([orders].[amount])' }, modelParts(pkg)), ['plan.value: "SUM([orders].[amount])"']);
   assert.equal(notData({ value: () => 'x' }, modelParts(pkg)), ['plan.value: a function']);
