@@ -423,7 +423,7 @@ export function writeExpression(expression: Resolved, writer: SqlWriter, target:
 }
 
 /** An aggregate call itself, its arguments at row level (an aggregate inside is nested aggregation). */
-export function writeAggregateCall(call: ResolvedCall, writer: SqlWriter, target: string): string {
+function writeAggregateCall(call: ResolvedCall, writer: SqlWriter, target: string): string {
   const args = call.args.map((arg) => writeExpression(arg, writer, target, true));
   if (call.name === 'median' || call.name.startsWith('percentile_')) {
     // MEDIAN(x); PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x), read by the parser as (p, x).
