@@ -1,14 +1,16 @@
 /**
- * A caller's expression as the compiler holds it: a small tree of the OSI expression subset. Names are not
- * yet resolved (`name`); literals are values, bound when the SQL is written, never text.
+ * A caller's expression as the compiler holds it: a small tree of the OSI expression subset. As parsed, names
+ * are not yet resolved (`name`); resolved (`Expr<Reference>`, query-plan.ts), each name is a `ref` to what it
+ * means (a field, a column, a dimension, an aggregate). Literals are values, bound when the SQL is written,
+ * never text; an `inline` one (a model's own) is written into the text.
  */
 import type { CastType, DatePart, DateUnit, PortableCall, TimeGrain } from '../plugin-api/semantic-query-syntax.js';
 
 export type Literal = string | number | boolean | null;
 
-export interface WindowSpec {
-  partitionBy: Expr[];
-  orderBy: { expression: Expr; direction: 'asc' | 'desc'; nulls: 'first' | 'last' | undefined }[];
+export interface WindowSpec<R = never> {
+  partitionBy: Expr<R>[];
+  orderBy: { expression: Expr<R>; direction: 'asc' | 'desc'; nulls: 'first' | 'last' | undefined }[];
   /** An explicit frame; undefined: SQL's default frame. */
   frame?: WindowFrame;
 }
@@ -25,40 +27,42 @@ export type FrameBound =
   | { kind: 'UNBOUNDED PRECEDING' | 'UNBOUNDED FOLLOWING' | 'CURRENT ROW' }
   | { kind: 'PRECEDING' | 'FOLLOWING'; offset: number };
 
-export type Expr =
+export type Expr<R = never> =
   | { kind: 'name'; parts: string[] }
   /** `digits`: a number's text as parsed (a decimal or a large number, which a double would round). */
-  | { kind: 'literal'; value: Literal; digits?: string }
-  | { kind: 'unary'; operator: '-' | '+' | 'NOT'; operand: Expr }
-  | { kind: 'binary'; operator: string; left: Expr; right: Expr }
-  | { kind: 'logical'; operator: 'AND' | 'OR'; operands: Expr[] }
-  | { kind: 'in'; operand: Expr; list: Expr[]; negated: boolean }
-  | { kind: 'between'; operand: Expr; low: Expr; high: Expr; negated: boolean }
-  | { kind: 'like'; operand: Expr; pattern: Expr; negated: boolean; caseInsensitive: boolean; literal?: boolean }
-  | { kind: 'isNull'; operand: Expr; negated: boolean }
-  | { kind: 'distinctFrom'; left: Expr; right: Expr; negated: boolean }
-  | { kind: 'call'; name: string; args: Expr[]; star: boolean; distinct: boolean; window: WindowSpec | undefined }
-  | { kind: 'case'; operand: Expr | undefined; branches: { when: Expr; then: Expr }[]; otherwise: Expr | undefined }
-  | { kind: 'cast'; operand: Expr; type: CastType; modifiers: number[] }
+  | { kind: 'literal'; value: Literal; digits?: string; inline?: boolean }
+  | { kind: 'unary'; operator: '-' | '+' | 'NOT'; operand: Expr<R> }
+  | { kind: 'binary'; operator: string; left: Expr<R>; right: Expr<R> }
+  | { kind: 'logical'; operator: 'AND' | 'OR'; operands: Expr<R>[] }
+  | { kind: 'in'; operand: Expr<R>; list: Expr<R>[]; negated: boolean }
+  | { kind: 'between'; operand: Expr<R>; low: Expr<R>; high: Expr<R>; negated: boolean }
+  | { kind: 'like'; operand: Expr<R>; pattern: Expr<R>; negated: boolean; caseInsensitive: boolean; literal?: boolean }
+  | { kind: 'isNull'; operand: Expr<R>; negated: boolean }
+  | { kind: 'distinctFrom'; left: Expr<R>; right: Expr<R>; negated: boolean }
+  | { kind: 'call'; name: string; args: Expr<R>[]; star: boolean; distinct: boolean; window: WindowSpec<R> | undefined }
+  | { kind: 'case'; operand: Expr<R> | undefined; branches: { when: Expr<R>; then: Expr<R> }[]; otherwise: Expr<R> | undefined }
+  | { kind: 'cast'; operand: Expr<R>; type: CastType; modifiers: number[] }
   | { kind: 'keyword'; word: 'CURRENT_DATE' | 'CURRENT_TIMESTAMP' }
   /** `YEAR(x)`, `EXTRACT(YEAR FROM x)`, `DATE_PART('year', x)`: written by the dialect. */
-  | { kind: 'datePart'; part: DatePart; operand: Expr }
+  | { kind: 'datePart'; part: DatePart; operand: Expr<R> }
   /** The 1-based position of `needle` in `haystack`, 0 when absent (`POSITION`, `CHARINDEX`): written by the dialect. */
-  | { kind: 'position'; needle: Expr; haystack: Expr; reversed: boolean }
+  | { kind: 'position'; needle: Expr<R>; haystack: Expr<R>; reversed: boolean }
   /** `DATE_TRUNC('month', x)` to a grain of the dimensions: written as the grains are. */
-  | { kind: 'truncate'; grain: TimeGrain; operand: Expr }
+  | { kind: 'truncate'; grain: TimeGrain; operand: Expr<R> }
   /** `DATEADD`, `DATEDIFF`, `SPLIT_PART`, `REGEXP_…`: written by the dialect, or refused where it has no form. */
-  | { kind: 'portable'; name: PortableCall['name']; unit: DateUnit | undefined; args: Expr[] };
+  | { kind: 'portable'; name: PortableCall['name']; unit: DateUnit | undefined; args: Expr<R>[] }
+  /** A resolved name: what it means, written by the writer (never in a caller's expression as parsed). */
+  | { kind: 'ref'; ref: R };
 
 /** Every sub-expression, depth first, the node itself first. */
-export function* nodesOf(expression: Expr): Generator<Expr> {
+export function* nodesOf<R>(expression: Expr<R>): Generator<Expr<R>> {
   yield expression;
   for (const child of childrenOf(expression)) yield* nodesOf(child);
 }
 
-export function childrenOf(expression: Expr): Expr[] {
+export function childrenOf<R>(expression: Expr<R>): Expr<R>[] {
   switch (expression.kind) {
-    case 'name': case 'literal': case 'keyword': return [];
+    case 'name': case 'literal': case 'keyword': case 'ref': return [];
     case 'unary': return [expression.operand];
     case 'binary': case 'distinctFrom': return [expression.left, expression.right];
     case 'logical': return expression.operands;
@@ -88,6 +92,6 @@ export const WINDOW_FUNCTIONS: ReadonlySet<string> = new Set([
 ]);
 
 /** An aggregate call (not over a window). */
-export function isAggregateCall(expression: Expr): boolean {
+export function isAggregateCall<R>(expression: Expr<R>): boolean {
   return expression.kind === 'call' && expression.window === undefined && AGGREGATES.has(expression.name);
 }

@@ -8,31 +8,21 @@
  */
 import { InputError } from '../plugin-api/errors.js';
 import { parseExpression } from './expression-parser.js';
-import { writeAggregateCall, writeExpression, type NameResolver } from './sql-writer.js';
 import type { OsiCode } from './query-errors.js';
-import { SqlWriter, type WriterDialect } from './sql-writer.js';
+import { SqlWriter, writeExpression, type WriterDialect } from './sql-writer.js';
 
 export type WrittenModelExpression =
   | { ok: true; sql: string }
   /** `parsed` is false when the Foundation's grammar refused the text itself (a construct outside its subset). */
   | { ok: false; osiCode: OsiCode; message: string; parsed: boolean };
 
-/** A literal of the model written into the text, in the dialect's form (the model is configuration, not input). */
-export function modelLiteral(dialect: WriterDialect): NonNullable<NameResolver['literal']> {
-  const { semanticSyntax } = dialect;
-  return (value, digits) => (typeof value === 'string' ? semanticSyntax.stringLiteral(value) : typeof value === 'number' ? digits ?? String(value) : semanticSyntax.booleanLiteral(value));
-}
-
 export function writeModelExpression(text: string, dialect: WriterDialect, target: string): WrittenModelExpression {
   let parsed = false;
   try {
     const expression = parseExpression(text, target);
     parsed = true;
-    const writer = new SqlWriter(dialect);
-    const rowLevel: NameResolver = { name: (parts) => parts.map((part) => dialect.quoteIdentifier(part)).join('.'), literal: modelLiteral(dialect) };
     // A field that aggregates is written too: the datasource's grammar then reports it (E_AGGREGATE_IN_FIELD).
-    const resolver: NameResolver = { ...rowLevel, aggregate: (call) => writeAggregateCall(call, writer, rowLevel, target) };
-    return { ok: true, sql: writeExpression(expression, writer, resolver, target) };
+    return { ok: true, sql: writeExpression(expression, new SqlWriter(dialect, new Map(), true), target) };
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     return { ok: false, osiCode: (error.details?.['osiCode'] as OsiCode | undefined) ?? 'E_INVALID_EXPRESSION', message: error.message, parsed };

@@ -136,10 +136,10 @@ export class ModelIndex {
   /**
    * `dataset.column`: a column of the dataset's relation, for an aggregate of a query (as a model metric may
    * read one, docs/semantic-query.md decision 35). Names match as a model's do: exactly, else without case
-   * when one column matches so; `write` gives the column's SQL. Undefined when the name has no dataset, or
-   * its relation no such column.
+   * when one column matches so. Its field's `sql` is the column's name: the query refers to the column, and
+   * the writer writes it. Undefined when the name has no dataset, or its relation no such column.
    */
-  column(parts: readonly string[], write: (dataset: PackageDataset, column: string) => string): ResolvedField | undefined {
+  column(parts: readonly string[]): ResolvedField | undefined {
     if (parts.length < 2) return undefined;
     const datasets = this.datasets.get(parts.slice(0, -1).join('.').toLowerCase()) ?? [];
     if (datasets.length !== 1) return undefined;
@@ -151,7 +151,7 @@ export class ModelIndex {
     const column = columns.find((candidate) => candidate.name === name) ?? (folded.length === 1 ? folded[0] : undefined);
     if (!column) return undefined;
     const field: PackageField = {
-      id: `${dataset.id}.${column.name}`, name: column.name, expression: column.name, sql: write(dataset, column.name), column: column.name, columns: [column.name],
+      id: `${dataset.id}.${column.name}`, name: column.name, expression: column.name, sql: column.name, column: column.name, columns: [column.name],
       logicalType: column.logicalType, nativeType: column.nativeType, nullable: column.nullable, isTime: false,
       label: null, description: null, aiContext: null, accessModifier: 'private',
     };

@@ -1,8 +1,9 @@
 /**
  * Compiles a semantic query against one package to one SQL statement: resolves its names against the model
- * (fields, metrics, columns), has each clause checked (query-validation.ts), builds the plan (query-plan.ts:
- * dimensions, aggregates at their homes, groups, joins) and has the writer write the statement from it
- * (sql-writer.ts, the one module that writes SQL text). It follows the OSI Foundation's evaluation
+ * (fields, metrics, columns; query-resolution.ts), has each clause checked (query-validation.ts), builds the
+ * plan (query-plan.ts: typed data, no SQL text: resolved expressions, dimensions, aggregates at their homes,
+ * groups, joins) and has the writer write the statement from it for the dialect (sql-writer.ts, the one
+ * module that writes SQL text). It follows the OSI Foundation's evaluation
  * algorithm (§6.2 A; decisions in docs/semantic-query.md):
  * - each aggregate of a measure or of a model metric is computed at the query's dimensions from its home
  *   dataset (the one its fields are reached from along many-to-one relationships; `COUNT(*)` takes the other
@@ -21,10 +22,10 @@ import { parseExpression } from './expression-parser.js';
 import type { JoinPlanner } from './join-planner.js';
 import type { ModelIndex, ResolvedField } from './model-index.js';
 import { queryInvalid } from './query-errors.js';
-import { groupJoins, scalarHome, scalarJoins, type ColumnReference, type Group, type GroupJoins, type Reads } from './query-plan.js';
-import { QueryResolution, type Output } from './query-resolution.js';
+import { groupJoins, scalarHome, scalarJoins, type AggregationPlan, type ColumnReference, type Output, type QueryPlan, type Reads, type ScalarPlan } from './query-plan.js';
+import { QueryResolution, type ResolvedOutput } from './query-resolution.js';
 import { checkColumnNames, checkHaving, checkNestedWindows, checkScalarField, hasWindow } from './query-validation.js';
-import { aggregationStatement, finish, orderTerm, scalarStatement, selected, SqlWriter, writeExpression, type ParamSource } from './sql-writer.js';
+import { writeStatement, type ParamSource } from './sql-writer.js';
 
 /** A query compiled: its statement, where each bound value comes from, and what the caller's grants must cover. */
 export interface CompiledQuery {
@@ -43,22 +44,31 @@ export interface CompiledQuery {
 }
 
 export function compileQuery(model: ModelIndex, planner: JoinPlanner, dialect: SqlDialect, query: SemanticQuery): CompiledQuery {
-  const reads: Reads = new Map();
-  const resolution = new QueryResolution(model, planner, new SqlWriter(dialect, reads), reads);
+  const plan = planQuery(model, planner, dialect.functionPolicy.allowed, query);
+  const { sql, params } = writeStatement(plan, dialect);
+  return { sql, params, datasource: plan.datasource, columns: plan.outputs.map((output) => output.name), reads: plan.reads, columnReferences: plan.columnReferences };
+}
+
+/** A query's plan: its names resolved and checked, as data; `functions`: the scalar functions it may call. */
+export function planQuery(model: ModelIndex, planner: JoinPlanner, functions: ReadonlySet<string>, query: SemanticQuery): QueryPlan {
+  const resolution = new QueryResolution(model, planner, functions);
   return query.fields ? scalarQuery(resolution, query, query.fields) : aggregationQuery(resolution, query);
 }
 
+/** A result's column as the plan holds it. */
+const outputOf = ({ name, value, target }: Output): Output => ({ name, value, target });
+
 /** An aggregation query (§5.1.1, §6.2 A): its dimensions and measures at their homes, stitched, then having and order. */
-function aggregationQuery(resolution: QueryResolution, query: SemanticQuery): CompiledQuery {
+function aggregationQuery(resolution: QueryResolution, query: SemanticQuery): AggregationPlan {
   query.dimensions.forEach((dimension, index) => resolution.addDimension(dimension.field, dimension.grain, dimension.alias, index));
-  resolution.where = resolution.predicate(query.where, 'where');
-  const outputs: Output[] = [
-    ...resolution.dimensions.map((dimension) => ({ name: dimension.output, sql: () => resolution.dimensionRef(dimension) })),
+  const where = resolution.predicate(query.where, 'where');
+  const outputs: ResolvedOutput[] = [
+    ...resolution.dimensions.map((dimension) => ({ name: dimension.output, value: resolution.dimensionRef(dimension), target: dimension.output })),
     ...query.measures.map((measure, index) => resolution.measureOutput(measure, index)),
   ];
   checkColumnNames(outputs.map((output) => output.name));
   const finalLevel = resolution.finalResolver(outputs);
-  // Resolving having and orderBy may add aggregates, so the groups are formed after them, the text last.
+  // Resolving having and orderBy may add aggregates, so the groups are formed after them.
   const havingExpressions = resolution.predicateExpressions(query.having, 'having');
   for (const { expression, target } of havingExpressions) {
     checkNestedWindows(expression, target);
@@ -73,71 +83,57 @@ function aggregationQuery(resolution: QueryResolution, query: SemanticQuery): Co
     checkNestedWindows(expression, orderTerms[index]?.target as string);
     resolution.checkRowWindows(expression, orderTerms[index]?.target as string);
   });
-  // Text is written after every aggregate is known, since writing final-level text needs the group of each.
-  const collect = (expression: Expr, target: string) => writeExpression(expression, resolution.writer, finalLevel, target);
-  for (const { expression, target } of havingExpressions) collect(expression, target);
-  orderExpressions.forEach((expression, index) => expression && collect(expression, orderTerms[index]?.target as string));
+  const having = havingExpressions.map(({ expression, target }) => ({ value: resolution.resolve(expression, finalLevel, target), target }));
+  const order = orderTerms.map(({ order, target, output }, index) => ({
+    value: output ? output.value : resolution.resolve(orderExpressions[index] as Expr, finalLevel, target), target, direction: order.direction, nulls: order.nulls,
+  }));
   resolution.formGroups();
-
-  const having = havingExpressions.map(({ expression, target }) => writeExpression(expression, resolution.writer, finalLevel, target));
-  // A window in having (§6.10.1 "Having: yes, over the post-GROUP BY row set"): the merged rows and the
-  // having terms are computed in a derived table, filtered outside it, where the measures' own windows run
-  // over the rows that remain (§6.3: windows run after having).
-  const relay = havingExpressions.some(({ expression }) => hasWindow(expression)) ? resolution.relayColumns(having) : undefined;
-  const order = orderTerms.map(({ order, target, output }, index) => {
-    const sql = output ? output.sql() : writeExpression(orderExpressions[index] as Expr, resolution.writer, finalLevel, target);
-    return orderTerm(resolution.writer, sql, order.direction, order.nulls);
-  });
-  const select = outputs.map((output) => selected(resolution.writer, output.sql(), output.name));
-  const limit = query.limit === undefined ? undefined : resolution.writer.param({ kind: 'limit' });
-  const offset = query.offset === undefined ? undefined : resolution.writer.param({ kind: 'offset' });
   const context = resolution.joinContext(resolution.whereFields.flatMap((field) => field.needs));
-  const joins = new Map<Group, GroupJoins>(resolution.groups.map((group) => [group, groupJoins(group, context)]));
-  const text = aggregationStatement(resolution.writer, { dimensions: resolution.dimensions, groups: resolution.groups, joins, where: resolution.where }, {
-    select, filter: relay ? relay.filter : having, relay: relay?.columns, order, limit, offset,
-  });
-  const { sql, order: params } = finish(text, resolution.writer.sources);
-  return { sql, params, datasource: resolution.datasource(), columns: outputs.map((output) => output.name), reads: resolution.reads, columnReferences: resolution.columnReferences };
+  for (const group of resolution.groups) group.joins = groupJoins(group, context);
+  return {
+    kind: 'aggregation', dimensions: resolution.dimensions, groups: resolution.groups, where, outputs: outputs.map(outputOf), having,
+    // A window in having (§6.10.1 "Having: yes, over the post-GROUP BY row set") filters a derived table.
+    relay: havingExpressions.some(({ expression }) => hasWindow(expression)),
+    order, limit: query.limit !== undefined, offset: query.offset !== undefined,
+    datasource: resolution.datasource(), reads: resolution.reads, columnReferences: resolution.columnReferences,
+  };
 }
 
 /**
  * A scalar query (§5.1.2, §6.2 B): one row per row of the home dataset, the dataset every other one is
  * reached from many-to-one (or one-to-one); anything that would repeat its rows is `E_FAN_OUT_IN_SCALAR_QUERY`.
  */
-function scalarQuery(resolution: QueryResolution, query: SemanticQuery, fields: NonNullable<SemanticQuery['fields']>): CompiledQuery {
-  resolution.where = resolution.predicate(query.where, 'where');
+function scalarQuery(resolution: QueryResolution, query: SemanticQuery, fields: NonNullable<SemanticQuery['fields']>): ScalarPlan {
+  const where = resolution.predicate(query.where, 'where');
   const projected: ResolvedField[] = [];
   const taken = new Set<string>();
-  const outputs = fields.map((entry, index) => {
+  const outputs = fields.map((entry, index): Output => {
     const target = `fields[${index}]`;
     const expression = 'field' in entry ? { kind: 'name' as const, parts: entry.field.split('.') } : parseExpression(entry.expression, target);
     checkNestedWindows(expression, target);
     checkScalarField(expression, target, resolution.names);
-    const sql = writeExpression(expression, resolution.writer, resolution.rowLevel(projected, target), target);
+    const value = resolution.resolve(expression, resolution.rowLevel(projected, target), target);
     // As for dimensions: the leaf name, with the dataset's in front when another column has it.
     const leaf = 'field' in entry ? (entry.field.split('.').at(-1) as string) : `field_${index + 1}`;
     const name = entry.alias ?? (taken.has(leaf.toLowerCase()) && 'field' in entry ? entry.field.split('.').slice(-2).join('_') : leaf);
     if (taken.has(name.toLowerCase())) throw queryInvalid('E_NAME_COLLISION', name, `two columns of the result are named ${name}: give one an alias`);
     taken.add(name.toLowerCase());
-    return { name, sql };
+    return { name, value, target };
   });
   const used = [...projected, ...resolution.whereFields];
   const order = query.orderBy.map((entry, index) => {
     const target = `orderBy[${index}]`;
     const output = outputs.find((candidate) => candidate.name.toLowerCase() === entry.field.toLowerCase());
-    const sql = output ? output.sql : writeExpression(parseExpression(entry.field, target), resolution.writer, resolution.rowLevel(used, target), target);
-    return orderTerm(resolution.writer, sql, entry.direction, entry.nulls);
+    const value = output ? output.value : resolution.resolve(parseExpression(entry.field, target), resolution.rowLevel(used, target), target);
+    return { value, target, direction: entry.direction, nulls: entry.nulls };
   });
   // The home is the dataset of the fields (§5.1.2 "whose row-level fields drive the projection"); a filter or
   // order on a dataset it reaches only one-to-many would repeat its rows (checked with the joins below).
   const home = scalarHome([...new Set((projected.length > 0 ? projected : used).flatMap((field) => field.datasets))], resolution.planner);
   resolution.groups = [{ alias: 'g0', home, aggregates: [] }];
-  const limit = query.limit === undefined ? undefined : resolution.writer.param({ kind: 'limit' });
-  const offset = query.offset === undefined ? undefined : resolution.writer.param({ kind: 'offset' });
   const joins = scalarJoins(home, used.flatMap((field) => field.needs), resolution.joinContext([]));
-  const text = scalarStatement(resolution.writer, home, joins, {
-    select: outputs.map(({ name, sql }) => selected(resolution.writer, sql, name)), filter: [], order, limit, offset, where: resolution.where,
-  });
-  const { sql, order: params } = finish(text, resolution.writer.sources);
-  return { sql, params, datasource: resolution.datasource(), columns: outputs.map(({ name }) => name), reads: resolution.reads, columnReferences: resolution.columnReferences };
+  return {
+    kind: 'scalar', home, joins, where, outputs, order, limit: query.limit !== undefined, offset: query.offset !== undefined,
+    datasource: resolution.datasource(), reads: resolution.reads, columnReferences: resolution.columnReferences,
+  };
 }

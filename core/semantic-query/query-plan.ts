@@ -2,29 +2,53 @@
  * The plan of a semantic query, as typed data: what each result column groups by or aggregates, the home
  * dataset of each aggregate (the home of `COUNT(*)`), the groups of aggregates sharing a home, the joins each
  * group makes and the key it is de-duplicated by, the columns read (docs/semantic-query.md, "How a query is
- * computed"). Nothing here writes SQL: sql-writer.ts writes the statement from the plan (the value of a
- * dimension and the call of an aggregate are carried as the writer wrote them while their names resolved).
+ * computed"). Its values are resolved expressions (`Resolved`): trees whose names are references to the
+ * model (fields, columns, dimensions, aggregates) and whose literals are values. It holds no SQL text of its
+ * own: sql-writer.ts alone writes the statement from it, for a dialect.
  */
-import type { PackageDataset } from '../plugin-api/semantic-package.js';
+import type { PackageDataset, PackageMetric } from '../plugin-api/semantic-package.js';
 import type { TimeGrain } from '../plugin-api/semantic-query-syntax.js';
+import type { Expr } from './expression-ast.js';
 import type { JoinPlanner } from './join-planner.js';
 import type { Edge, JoinNeed, ResolvedField } from './model-index.js';
 import { queryInvalid } from './query-errors.js';
+
+/** What a resolved name means (an expression's `ref`). */
+export type Reference =
+  /** A field's value at row level (a windowed field's: its column of its dataset's derived table). */
+  | { kind: 'field'; field: ResolvedField }
+  /** A column of a dataset's relation that no field names, read in an aggregate (decision 35). */
+  | { kind: 'column'; dataset: PackageDataset; column: string }
+  /** A structured filter's value, bound from the query at run time; `like`: bound as that LIKE pattern. */
+  | { kind: 'filterValue'; clause: 'where' | 'having'; entry: number; value: number; like?: { before: boolean; after: boolean } }
+  /** A window inside an aggregate: computed in its dataset's derived table, before the query's joins (decision 22). */
+  | { kind: 'window'; dataset: PackageDataset; window: Resolved; edges: readonly Edge[] }
+  /** A dimension, at the query's grain. */
+  | { kind: 'dimension'; dimension: Dimension }
+  /** An aggregate, at the query's grain. */
+  | { kind: 'aggregate'; aggregate: Aggregate };
+
+/** An expression whose names are resolved. */
+export type Resolved = Expr<Reference>;
+export type ResolvedCall = Extract<Resolved, { kind: 'call' }>;
 
 export interface Dimension {
   output: string;
   column: string;
   field: ResolvedField;
   grain: TimeGrain | undefined;
-  /** Its value at row level, as the writer wrote it while its names were resolved. */
-  sql: string;
+  /** Its value at row level. */
+  value: Resolved;
 }
 
 export interface Aggregate {
+  /** What tells two aggregates of the query apart: the same key is the same aggregate. */
   key: string;
+  /** How an error names it: the metric, or the call as the caller wrote it. */
+  label: string;
   column: string;
-  /** The aggregate call, as the writer wrote it while its names were resolved. */
-  sql: string;
+  /** The aggregate call, its arguments at row level; or a model metric computed from its package SQL. */
+  value: { kind: 'call'; call: ResolvedCall } | { kind: 'metric'; metric: PackageMetric };
   /** Undefined for COUNT(*) without dimensions or filters until the groups are formed: the others' home. */
   home?: PackageDataset;
   /** A model metric's COUNT(*): the fact of its model, counted when the query has no other dataset. */
@@ -40,6 +64,8 @@ export interface Group {
   alias: string;
   home: PackageDataset;
   aggregates: Aggregate[];
+  /** Set once every aggregate is known. */
+  joins?: GroupJoins;
 }
 
 /** The joins of one group: to what its aggregates read (`outer`), and to the dimensions and filters (`inner`). */
@@ -63,6 +89,56 @@ export interface ColumnReference {
 
 /** Every column the statement reads, per dataset: what the caller's grants must cover. */
 export type Reads = Map<PackageDataset, Set<string>>;
+
+/** A resolved expression of a clause, and where it is in the query (what an error names). */
+export interface Term {
+  value: Resolved;
+  target: string;
+}
+
+/** A column of the result. */
+export interface Output extends Term {
+  name: string;
+}
+
+export interface OrderItem extends Term {
+  direction: 'asc' | 'desc';
+  nulls: 'first' | 'last' | undefined;
+}
+
+/** What every plan has: its result, order and paging, and what it reads. */
+interface PlanBase {
+  outputs: Output[];
+  /** The where clause's terms, at row level, ANDed. */
+  where: Term[];
+  order: OrderItem[];
+  /** Whether the query pages: the values are bound from the query at run time. */
+  limit: boolean;
+  offset: boolean;
+  datasource: string;
+  reads: Reads;
+  columnReferences: ColumnReference[];
+}
+
+/** An aggregation query (§6.2 A): the groups' subqueries stitched on the dimensions, then having and order. */
+export interface AggregationPlan extends PlanBase {
+  kind: 'aggregation';
+  dimensions: Dimension[];
+  groups: Group[];
+  /** Having terms, over the rows at the query's grain. */
+  having: Term[];
+  /** A having holds a window: it filters a derived table of those rows (§6.10.1). */
+  relay: boolean;
+}
+
+/** A scalar query (§6.2 B): the home's rows, joined many-to-one. */
+export interface ScalarPlan extends PlanBase {
+  kind: 'scalar';
+  home: PackageDataset;
+  joins: Edge[];
+}
+
+export type QueryPlan = AggregationPlan | ScalarPlan;
 
 export function addReads(reads: Reads, dataset: PackageDataset, columns: Iterable<string>): void {
   let known = reads.get(dataset);
@@ -118,7 +194,7 @@ function joinsOf(group: Group, needs: Iterable<JoinNeed>, context: JoinContext, 
       const stitched = path.code === 'E_NO_PATH' && groups.length > 1 && groups.some((other) => !planner.connected(other.home, group.home));
       // A scalar query has no aggregation to absorb an N:N traversal: its rows would repeat (§6.2 B.5).
       const code = stitched ? 'E3013_NO_STITCHING_DIMENSION' : scalar && path.code === 'E3012_MN_NO_SAFE_REWRITE' ? 'E_FAN_OUT_IN_SCALAR_QUERY' : path.code;
-      throw queryInvalid(code, dataset.name, `${path.message} (needed by ${group.aggregates.map((aggregate) => aggregate.key.replace(/^(metric|expr):/, '')).join(', ') || 'the dimensions'})`);
+      throw queryInvalid(code, dataset.name, `${path.message} (needed by ${group.aggregates.map((aggregate) => aggregate.label).join(', ') || 'the dimensions'})`);
     }
     for (const edge of path.steps) {
       const known = joined.get(edge.to);
@@ -184,8 +260,7 @@ export function homeOf(datasets: readonly PackageDataset[], target: string, { pl
  * aggregates of several homes it counts the finest dataset of the query when that is one of them; otherwise
  * nothing says which rows it counts. A model metric's COUNT(*) in a query with no dataset counts its model's fact.
  */
-function countedHome(homes: ReadonlySet<PackageDataset>, { key, fact }: Aggregate, context: Homes): PackageDataset {
-  const target = key.replace(/^(expr|metric):/, '');
+function countedHome(homes: ReadonlySet<PackageDataset>, { label: target, fact }: Aggregate, context: Homes): PackageDataset {
   if (homes.size === 1) return [...homes][0] as PackageDataset;
   if (context.queryDatasets.length === 0) {
     // A model metric's COUNT(*) asked alone counts the rows of its model's fact (Foundation D-016).

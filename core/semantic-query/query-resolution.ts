@@ -2,29 +2,29 @@
  * The names of a semantic query resolved against the model: dimensions (fields, time grains, expressions),
  * measures (model metrics and expressions, each aggregate at its home and the query's grain), the where
  * clause, and what having and orderBy name; each clause checked as it is resolved (query-validation.ts).
- * What it finds goes into the plan's data (query-plan.ts): dimensions, aggregates, the fields the filters
- * read, the columns read; the writer (sql-writer.ts) writes each name's text as it resolves.
+ * What it finds goes into the plan's data (query-plan.ts): each expression resolved (`Resolved`: its names
+ * references to fields, columns, dimensions, aggregates), the aggregates, the fields the filters read, the
+ * columns read. It writes no SQL: the writer (sql-writer.ts) writes the plan.
  */
 import type { PackageDataset, PackageMetric } from '../plugin-api/semantic-package.js';
 import type { QueryPredicate, SemanticQuery } from '../plugin-api/semantic-query.js';
 import type { TimeGrain } from '../plugin-api/semantic-query-syntax.js';
 import { InputError } from '../plugin-api/errors.js';
-import { childrenOf, isAggregateCall, nodesOf, type Expr } from './expression-ast.js';
+import { childrenOf, isAggregateCall, nodesOf, type Expr, type WindowSpec } from './expression-ast.js';
 import { parseExpression } from './expression-parser.js';
 import type { JoinPlanner } from './join-planner.js';
 import type { Edge, JoinNeed, ModelIndex, ResolvedField } from './model-index.js';
-import { modelLiteral } from './model-expressions.js';
-import { isWindowedField, windowColumn, windowedMetric } from './model-windows.js';
+import { isWindowedField, windowedMetric } from './model-windows.js';
 import { queryInvalid } from './query-errors.js';
-import { addReads, datasourceOf, formGroups, homeOf, type Aggregate, type ColumnReference, type Dimension, type Group, type Homes, type JoinContext, type Reads } from './query-plan.js';
-import { checkExpressionDimension, checkMeasure, checkNestedWindows, checkWhere, hasWindow, type QueryNames } from './query-validation.js';
-import { aggregateRef, dimensionRef, fieldValue, relay, writeAggregateCall, writeExpression, type Grain, type NameResolver, type Relay, type SqlWriter } from './sql-writer.js';
+import {
+  addReads, datasourceOf, formGroups, homeOf,
+  type Aggregate, type ColumnReference, type Dimension, type Group, type Homes, type JoinContext, type Output, type Reads, type Reference, type Resolved, type ResolvedCall, type Term,
+} from './query-plan.js';
+import { checkAllowed, checkExpressionDimension, checkMeasure, checkNestedWindows, checkWhere, hasWindow, type QueryNames } from './query-validation.js';
 import { filterExpression, filterValue } from './structured-filters.js';
 
-/** A column of the result: its name, and its text at the query's grain once the groups are formed. */
-export interface Output {
-  name: string;
-  sql: () => string;
+/** A column of the result, resolved at the query's grain. */
+export interface ResolvedOutput extends Output {
   /**
    * True when the column holds a window, computed after having (§6.2 A.10): a having naming it would filter
    * on other values than the result shows, so it is refused.
@@ -32,7 +32,20 @@ export interface Output {
   windowed?: boolean;
 }
 
-type WindowCall = Extract<Expr, { kind: 'call' }>;
+type Call = Extract<Expr, { kind: 'call' }>;
+
+/** How a name, or an aggregate call met at the query's grain, resolves. */
+interface NameResolver {
+  name(parts: string[]): Resolved;
+  /** An aggregate call (without window); absent where aggregates are not allowed. */
+  aggregate?(call: Call): Resolved;
+  /** A window call, where it is computed elsewhere (inside an aggregate); absent: in place. */
+  window?(call: Call): Resolved;
+  /** A model's own expression: its literals are written into the text, not bound. */
+  inline?: boolean;
+}
+
+const ref = (reference: Reference): Resolved => ({ kind: 'ref', ref: reference });
 
 const TIME_TYPES = new Set(['date', 'timestamp']);
 
@@ -43,28 +56,23 @@ export class QueryResolution {
   readonly whereFields: ResolvedField[] = [];
   readonly columnReferences: ColumnReference[] = [];
   groups: Group[] = [];
-  where = '';
-  /** Set once a windowed having's derived table holds the dimensions and aggregates (relayColumns). */
-  private relayed = false;
+  /** The fields read as columns no field names (`fieldOrColumn`): referred to as columns. */
+  private readonly columns = new WeakSet<ResolvedField>();
 
   constructor(
     private readonly model: ModelIndex,
     readonly planner: JoinPlanner,
-    readonly writer: SqlWriter,
+    /** The dialect's scalar functions a query may call (its function policy). */
+    private readonly functions: ReadonlySet<string>,
     /** Every column the statement reads, per dataset (the writer lists them in derived tables). */
-    readonly reads: Reads,
-  ) {
-    this.modelLiteral = modelLiteral(writer.dialect);
-  }
+    readonly reads: Reads = new Map(),
+  ) {}
 
   /** What validation asks of the model and the query. */
   readonly names: QueryNames = {
     isMetric: (name) => this.model.metric(name).length > 0,
     isDimension: (parts) => this.dimensionOf(parts) !== undefined,
   };
-
-  /** A model metric's literals are written into the text, as the package writes its expressions. */
-  private readonly modelLiteral: NonNullable<NameResolver['literal']>;
 
   // --- names -------------------------------------------------------------------------------------------
 
@@ -81,8 +89,9 @@ export class QueryResolution {
    */
   private fieldOrColumn(parts: string[], target: string): ResolvedField {
     if (this.model.fields(parts).length > 0) return this.field(parts, target);
-    const column = this.model.column(parts, (dataset, name) => this.writer.column(dataset.alias, name));
+    const column = this.model.column(parts);
     if (!column) return this.field(parts, target);
+    this.columns.add(column);
     this.columnReferences.push({ dataset: column.dataset, column: column.field.name, refusal: { target, message: notFound(parts, target) } });
     return column;
   }
@@ -109,21 +118,74 @@ export class QueryResolution {
     return { planner: this.planner, reads: this.reads, groups: this.groups, dimensions: this.dimensions, whereNeeds };
   }
 
-  /** How the rows at the query's grain are read, once the groups are formed. */
-  private get grain(): Grain {
-    return { dimensions: this.dimensions.length, groups: this.groups.length, relayed: this.relayed };
+  /** A field's value at row level; a windowed field's is computed in its dataset's derived table, with its joins. */
+  private fieldValue(field: ResolvedField): Resolved {
+    this.read(field);
+    if (isWindowedField(field.field)) this.readJoins(field.enrichment);
+    return ref({ kind: 'field', field });
   }
 
-  private fieldSql(field: ResolvedField): string {
-    this.read(field);
-    if (isWindowedField(field.field)) {
-      // Computed at its dataset's grain in a derived table, before the query's joins and filters (§6.10.4);
-      // an enriched field its window reads brings its many-to-one joins into that table.
-      const edges = field.enrichment;
-      this.readJoins(edges);
-      return this.writer.column(field.dataset.alias, this.writer.window(field.dataset, field.field.sql, edges, windowColumn(field.field)));
+  /**
+   * An expression with its names resolved as `resolver` says, checked as it goes (the allow-list of calls,
+   * aggregates where none may be). Children are resolved in the order the writer writes them, so aggregates
+   * are numbered in the order they appear in the text.
+   */
+  resolve(expression: Expr, resolver: NameResolver, target: string): Resolved {
+    const next = (child: Expr): Resolved => this.resolve(child, resolver, target);
+    switch (expression.kind) {
+      case 'name': return resolver.name(expression.parts);
+      case 'literal': return resolver.inline && expression.value !== null ? { ...expression, inline: true } : expression;
+      case 'keyword': case 'ref': return expression;
+      case 'unary': return { ...expression, operand: next(expression.operand) };
+      case 'binary': case 'distinctFrom': {
+        const left = next(expression.left);
+        return { ...expression, left, right: next(expression.right) };
+      }
+      case 'logical': return { ...expression, operands: expression.operands.map(next) };
+      case 'in': {
+        const operand = next(expression.operand);
+        return { ...expression, operand, list: expression.list.map(next) };
+      }
+      case 'between': {
+        const operand = next(expression.operand);
+        const low = next(expression.low);
+        return { ...expression, operand, low, high: next(expression.high) };
+      }
+      case 'like': {
+        const operand = next(expression.operand);
+        return { ...expression, operand, pattern: next(expression.pattern) };
+      }
+      case 'isNull': case 'cast': case 'datePart': case 'truncate': return { ...expression, operand: next(expression.operand) };
+      case 'position': {
+        const needle = next(expression.needle);
+        return { ...expression, needle, haystack: next(expression.haystack) };
+      }
+      case 'portable': return { ...expression, args: expression.args.map(next) };
+      case 'case': {
+        // The writer writes the branches, then the otherwise, then the operand.
+        const branches = expression.branches.map((branch) => {
+          const when = next(branch.when);
+          return { when, then: next(branch.then) };
+        });
+        const otherwise = expression.otherwise && next(expression.otherwise);
+        return { ...expression, branches, otherwise, operand: expression.operand && next(expression.operand) };
+      }
+      case 'call': {
+        if (expression.window && resolver.window) return resolver.window(expression);
+        if (isAggregateCall(expression)) {
+          if (!resolver.aggregate) throw queryInvalid('E_NESTED_AGGREGATION_DEFERRED', target, `${target}: ${expression.name.toUpperCase()} is an aggregate inside an aggregate; nested aggregation is deferred by the OSI Foundation`);
+          return resolver.aggregate(expression);
+        }
+        checkAllowed(expression, this.functions, target);
+        const args = expression.args.map(next);
+        return { ...expression, args, window: expression.window && this.resolveWindow(expression.window, next) };
+      }
     }
-    return fieldValue(field.field);
+  }
+
+  private resolveWindow(window: WindowSpec, next: (child: Expr) => Resolved): WindowSpec<Reference> {
+    const partitionBy = window.partitionBy.map(next);
+    return { ...window, partitionBy, orderBy: window.orderBy.map((term) => ({ ...term, expression: next(term.expression) })) };
   }
 
   // --- dimensions --------------------------------------------------------------------------------------
@@ -140,12 +202,12 @@ export class QueryResolution {
     if (grain && type !== null && !TIME_TYPES.has(type)) {
       throw queryInvalid('E_INVALID_QUERY', target, `${target}: ${field.name} is ${type}; a time grain needs a date or timestamp field`);
     }
-    const base = this.fieldSql(field);
-    const sql = grain ? this.writer.syntax.truncateTime(base, grain) : base;
+    const base = this.fieldValue(field);
+    const value: Resolved = grain ? { kind: 'truncate', grain, operand: base } : base;
     const plain = grain ? `${field.field.name}_${grain}` : field.field.name;
     const clash = this.dimensions.some((dimension) => dimension.output === plain);
     const output = alias ?? (clash ? `${field.dataset.name}_${plain}` : plain);
-    this.dimensions.push({ output, column: `d${index}`, field, grain, sql });
+    this.dimensions.push({ output, column: `d${index}`, field, grain, value });
   }
 
   /**
@@ -158,7 +220,7 @@ export class QueryResolution {
     if (grain) throw queryInvalid('E_INVALID_QUERY', target, `${target}: a time grain applies to a field; write the expression with DATE_TRUNC instead`);
     checkExpressionDimension(expression, target, this.names);
     const fields: ResolvedField[] = [];
-    const sql = writeExpression(expression, this.writer, this.rowLevel(fields, target), target);
+    const value = this.resolve(expression, this.rowLevel(fields, target), target);
     const [first] = fields;
     if (!first) throw queryInvalid('E_INVALID_QUERY', target, `${target} reads no field: a dimension groups by a field or an expression over fields`);
     // Its own field identity, so that naming one of its fields elsewhere in the query does not mean this dimension.
@@ -167,21 +229,11 @@ export class QueryResolution {
       datasets: [...new Set(fields.flatMap((read) => read.datasets))], needs: [...new Set(fields.flatMap((read) => read.needs))],
     };
     const output = alias ?? `dimension_${index + 1}`;
-    this.dimensions.push({ output, column: `d${index}`, field, grain: undefined, sql });
+    this.dimensions.push({ output, column: `d${index}`, field, grain: undefined, value });
   }
 
-  dimensionRef(dimension: Dimension): string {
-    return dimensionRef(this.writer, dimension, this.grain);
-  }
-
-  /**
-   * The columns of the derived table a windowed having filters: every dimension and aggregate at the query's
-   * grain, and each having term; from then on, dimensions and aggregates are read from it.
-   */
-  relayColumns(having: string[]): Relay {
-    const written = relay(this.writer, this.dimensions, [...this.aggregates.values()], having, this.grain);
-    this.relayed = true;
-    return written;
+  dimensionRef(dimension: Dimension): Resolved {
+    return ref({ kind: 'dimension', dimension });
   }
 
   // --- where -------------------------------------------------------------------------------------------
@@ -196,12 +248,11 @@ export class QueryResolution {
   }
 
   /** The where clause at row level, checked (§6.2 A.3): no aggregate, no metric, no window. */
-  predicate(predicate: QueryPredicate | undefined, clause: 'where'): string {
-    const parts = this.predicateExpressions(predicate, clause).map(({ expression, target }) => {
+  predicate(predicate: QueryPredicate | undefined, clause: 'where'): Term[] {
+    return this.predicateExpressions(predicate, clause).map(({ expression, target }) => {
       checkWhere(expression, target, this.names);
-      return writeExpression(expression, this.writer, this.rowLevel(this.whereFields, target), target);
+      return { value: this.resolve(expression, this.rowLevel(this.whereFields, target), target), target };
     });
-    return parts.join(' AND ');
   }
 
   /**
@@ -211,22 +262,23 @@ export class QueryResolution {
   rowLevel(collected: ResolvedField[], target: string, scope?: PackageMetric, columns = false): NameResolver {
     return {
       name: (parts) => {
-        const value = filterValue(parts, this.writer);
-        if (value !== undefined) return value;
+        const value = filterValue(parts);
+        if (value !== undefined) return ref(value);
         if (parts.length === 1 && (this.model.metric(parts[0] as string).length > 0 || (scope && this.model.namedMetric(scope, parts[0] as string)))) {
           throw queryInvalid('E_NESTED_AGGREGATION_DEFERRED', target, `${target}: the metric ${parts[0]} is an aggregate; it cannot be inside another aggregate`);
         }
         const field = (scope && this.model.metricField(scope, parts)) ?? (columns && !scope ? this.fieldOrColumn(parts, target) : this.field(parts, target));
         collected.push(field);
-        return this.fieldSql(field);
+        if (this.columns.has(field)) return ref({ kind: 'column', dataset: field.dataset, column: field.field.name });
+        return this.fieldValue(field);
       },
-      ...(scope ? { literal: this.modelLiteral } : {}),
+      inline: scope !== undefined,
     };
   }
 
   // --- measures ----------------------------------------------------------------------------------------
 
-  measureOutput(measure: SemanticQuery['measures'][number], index: number): Output {
+  measureOutput(measure: SemanticQuery['measures'][number], index: number): ResolvedOutput {
     const target = `measures[${index}]`;
     if ('metric' in measure) {
       const metric = this.metric(measure.metric, target);
@@ -236,7 +288,7 @@ export class QueryResolution {
       const windowed = windowedMetric(metric);
       if (windowed) return { ...this.expressionOutput(windowed, target), name: measure.alias ?? metric.name };
       const aggregate = this.metricAggregate(metric, target);
-      return { name: measure.alias ?? metric.name, sql: () => this.aggregateRef(aggregate) };
+      return { name: measure.alias ?? metric.name, value: this.aggregateRef(aggregate), target };
     }
     return { ...this.expressionOutput(parseExpression(measure.expression, target), target), name: measure.alias ?? `measure_${index + 1}` };
   }
@@ -245,13 +297,11 @@ export class QueryResolution {
    * A measure expression, or a model metric's (`scope`, decisions 21, 28): each aggregate at the query's grain
    * in its home's subquery, everything around them (arithmetic, a window) over the merged rows.
    */
-  private expressionOutput(expression: Expr, target: string, scope?: PackageMetric): Output {
+  private expressionOutput(expression: Expr, target: string, scope?: PackageMetric): ResolvedOutput {
     checkNestedWindows(expression, target);
     this.checkRowWindows(expression, target);
     checkMeasure(expression, target, this.names);
-    // Resolve now (adds its aggregates); the text is written again once the groups are known.
-    writeExpression(expression, this.writer, this.finalResolver([], scope), target);
-    return { name: target, sql: () => writeExpression(expression, this.writer, this.finalResolver([], scope), target), windowed: hasWindow(expression) };
+    return { name: target, value: this.resolve(expression, this.finalResolver([], scope), target), target, windowed: hasWindow(expression) };
   }
 
   /**
@@ -300,15 +350,15 @@ export class QueryResolution {
    * Names at the query's grain: result columns, dimensions, metrics; an aggregate call becomes an aggregate of
    * its home. Inside a model metric (`scope`), its names are the metric's own: the metrics and fields it reads.
    */
-  finalResolver(outputs: Output[], scope?: PackageMetric): NameResolver {
+  finalResolver(outputs: readonly Output[], scope?: PackageMetric): NameResolver {
     return {
       name: (parts) => {
-        const value = filterValue(parts, this.writer);
-        if (value !== undefined) return value;
+        const value = filterValue(parts);
+        if (value !== undefined) return ref(value);
         const target = parts.join('.');
         if (parts.length === 1) {
           const output = outputs.find((candidate) => candidate.name.toLowerCase() === (parts[0] as string).toLowerCase());
-          if (output) return output.sql();
+          if (output) return output.value;
           const metric = (scope && this.model.namedMetric(scope, parts[0] as string)) ?? this.metric(parts[0] as string, target);
           if (!metric) throw queryInvalid('E_NAME_NOT_FOUND', target, `${target} is no metric of the model, nor a column of the query`);
           if (windowedMetric(metric)) {
@@ -316,7 +366,7 @@ export class QueryResolution {
           }
           // Each operand at the query's grain, its aggregates at their own homes (§4.5 forms 2, 3).
           const expression = metricExpression(this.model, metric);
-          if (expression) return writeExpression(expression, this.writer, this.finalResolver([], metric), target);
+          if (expression) return this.resolve(expression, this.finalResolver([], metric), target);
           return this.aggregateRef(this.metricAggregate(metric, target));
         }
         const dimension = this.dimensionOf(parts);
@@ -325,22 +375,21 @@ export class QueryResolution {
         throw queryInvalid('E_UNAGGREGATED_FINER_GRAIN_REFERENCE', target, `${target} is a row-level field that is not a dimension of the query; aggregate it or group by it`);
       },
       aggregate: (call) => {
-        // A call already resolved (a metric's expression is one tree, written for each place that names it).
-        const resolved = this.resolvedCalls.get(call);
-        if (resolved) return this.aggregateRef(resolved);
+        // A call already resolved (a metric's expression is one tree, resolved for each place that names it).
+        const known = this.resolvedCalls.get(call);
+        if (known) return this.aggregateRef(known);
         const fields: ResolvedField[] = [];
-        const rowLevel = { ...this.rowLevel(fields, call.name, scope, true), window: (window: WindowCall) => this.tableWindow(window, fields, call.name, scope) };
-        const sql = writeAggregateCall(call, this.writer, rowLevel, call.name);
-        // Keyed by its text with the values in place of their markers: writing the same call again finds it.
-        const key = sql.replace(/\u0001(\d+)\u0002/g, (_marker, index: string) => JSON.stringify(this.writer.sources[Number(index)]));
-        const aggregate = this.addAggregate(`expr:${key}`, sql, fields.flatMap((field) => field.datasets), fields.flatMap((field) => field.needs));
+        // Its arguments at row level: an aggregate inside is nested aggregation; a window runs at its dataset's grain.
+        const rowLevel = { ...this.rowLevel(fields, call.name, scope, true), window: (window: Call) => this.tableWindow(window, fields, call.name, scope) };
+        const resolved: ResolvedCall = { ...call, args: call.args.map((arg) => this.resolve(arg, rowLevel, call.name)) };
+        const aggregate = this.addAggregate(`expr:${aggregateKey(resolved)}`, labelOf(call), { kind: 'call', call: resolved }, fields.flatMap((field) => field.datasets), fields.flatMap((field) => field.needs));
         aggregate.counts = call.name === 'count';
         const fact = scope && !aggregate.home ? this.model.factOf(scope) : undefined;
         if (fact) aggregate.fact = fact;
         this.resolvedCalls.set(call, aggregate);
         return this.aggregateRef(aggregate);
       },
-      ...(scope ? { literal: this.modelLiteral } : {}),
+      inline: scope !== undefined,
     };
   }
 
@@ -349,9 +398,9 @@ export class QueryResolution {
    * rows of the one dataset whose fields it reads, computed in that dataset's derived table as a windowed
    * field is (decision 22), before the query's joins and filters; the aggregate then reads its column.
    */
-  private tableWindow(window: WindowCall, collected: ResolvedField[], target: string, scope?: PackageMetric): string {
+  private tableWindow(window: Call, collected: ResolvedField[], target: string, scope?: PackageMetric): Resolved {
     const own: ResolvedField[] = [];
-    const sql = writeExpression(window, this.writer, this.rowLevel(own, target, scope), target);
+    const resolved = this.resolve(window, this.rowLevel(own, target, scope), target);
     const [first, ...others] = own;
     if (!first || others.some((field) => field.dataset !== first.dataset)) {
       throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: a window inside an aggregate must read fields of one dataset, at whose grain it runs`);
@@ -360,7 +409,7 @@ export class QueryResolution {
     const edges = [...new Set(own.flatMap((field) => field.enrichment))];
     this.readJoins(edges);
     collected.push({ ...first, datasets: [first.dataset], needs: [first.dataset] });
-    return this.writer.column(first.dataset.alias, this.writer.window(first.dataset, sql, edges));
+    return ref({ kind: 'window', dataset: first.dataset, window: resolved, edges });
   }
 
   private metricAggregate(metric: PackageMetric, target: string): Aggregate {
@@ -379,19 +428,19 @@ export class QueryResolution {
     }
     // A metric reading no field (COUNT(*)) has no home of its own: it takes the query's (formGroups).
     const home = datasets.length > 0 ? this.model.dataset(metric.baseDataset) : undefined;
-    const aggregate = this.addAggregate(`metric:${metric.id}`, metric.sql, datasets, needs, home);
+    const aggregate = this.addAggregate(`metric:${metric.id}`, metric.id, { kind: 'metric', metric }, datasets, needs, home);
     aggregate.counts = countsRows(metric, this.model.pkg.metrics);
     const fact = home ? undefined : this.model.factOf(metric);
     if (fact) aggregate.fact = fact;
     return aggregate;
   }
 
-  private addAggregate(key: string, sql: string, datasets: PackageDataset[], needs: JoinNeed[], home?: PackageDataset): Aggregate {
+  private addAggregate(key: string, label: string, value: Aggregate['value'], datasets: PackageDataset[], needs: JoinNeed[], home?: PackageDataset): Aggregate {
     const known = this.aggregates.get(key);
     if (known) return known;
     // An aggregate reading no field (COUNT(*)) takes its home once every other aggregate has one (formGroups).
     const unhomed = home === undefined && datasets.length === 0;
-    const aggregate: Aggregate = { key, column: `m${this.aggregates.size}`, sql, ...(unhomed ? {} : { home: home ?? homeOf(datasets, key, this.homes()) }), needs };
+    const aggregate: Aggregate = { key, label, column: `m${this.aggregates.size}`, value, ...(unhomed ? {} : { home: home ?? homeOf(datasets, label, this.homes()) }), needs };
     this.aggregates.set(key, aggregate);
     return aggregate;
   }
@@ -401,8 +450,8 @@ export class QueryResolution {
     return { planner: this.planner, queryDatasets: [...new Set([...this.dimensions.flatMap((dimension) => dimension.field.datasets), ...this.whereFields.flatMap((field) => field.datasets)])] };
   }
 
-  private aggregateRef(aggregate: Aggregate): string {
-    return aggregateRef(this.writer, aggregate, this.grain);
+  private aggregateRef(aggregate: Aggregate): Resolved {
+    return ref({ kind: 'aggregate', aggregate });
   }
 
   formGroups(): void {
@@ -412,6 +461,31 @@ export class QueryResolution {
   datasource(): string {
     return datasourceOf(this.reads, this.groups);
   }
+}
+
+/**
+ * What tells aggregate calls apart: the call with its references by the model's ids (a field, a column, a
+ * filter's value), so the same call written twice is one aggregate.
+ */
+function aggregateKey(call: ResolvedCall): string {
+  return JSON.stringify(call, (key, value: unknown) => {
+    if (key !== 'ref') return value;
+    const reference = value as Reference;
+    switch (reference.kind) {
+      case 'field': return `field:${reference.field.field.id}`;
+      case 'column': return `column:${reference.dataset.id}.${reference.column}`;
+      case 'window': return { window: reference.window, dataset: reference.dataset.id };
+      case 'dimension': return `dimension:${reference.dimension.column}`;
+      case 'aggregate': return `aggregate:${reference.aggregate.key}`;
+      case 'filterValue': return reference;
+    }
+  });
+}
+
+/** An aggregate call as an error names it: its function and the names it reads. */
+function labelOf(call: Call): string {
+  const argument = (arg: Expr): string => (arg.kind === 'name' ? arg.parts.join('.') : arg.kind === 'literal' ? String(arg.value) : '…');
+  return `${call.name.toUpperCase()}(${call.star ? '*' : `${call.distinct ? 'DISTINCT ' : ''}${call.args.map(argument).join(', ')}`})`;
 }
 
 /** Why a name is refused when it is no field (nor, in an aggregate, a column the caller may read). */

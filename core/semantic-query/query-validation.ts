@@ -4,7 +4,7 @@
  * scalar query or an expression dimension may hold. Each refuses with the Foundation's code before any text
  * is written; the compiler calls them as it resolves the query's names.
  */
-import { childrenOf, isAggregateCall, nodesOf, type Expr } from './expression-ast.js';
+import { AGGREGATES, childrenOf, isAggregateCall, nodesOf, WINDOW_FUNCTIONS, type Expr } from './expression-ast.js';
 import { queryInvalid } from './query-errors.js';
 
 /** What the checks ask of the model and the query: whether a bare name is a metric, a qualified one a dimension. */
@@ -121,5 +121,24 @@ export function checkExpressionDimension(expression: Expr, target: string, names
     if (metric || isAggregateCall(node) || (node.kind === 'call' && node.window)) {
       throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: a dimension is row-level; it cannot aggregate, name a metric or hold a window`);
     }
+  }
+}
+
+/** Conditional forms every dialect has, whether or not its allow-list names them (they are syntax in PostgreSQL). */
+const CORE_SCALARS: ReadonlySet<string> = new Set(['coalesce', 'nullif', 'greatest', 'least']);
+
+/**
+ * The allow-list of a call that is not an aggregate at the query's grain: known aggregates (over a window
+ * here), window functions, and the dialect's scalar built-ins (`allowed`, its function policy).
+ */
+export function checkAllowed<R>(call: Extract<Expr<R>, { kind: 'call' }>, allowed: ReadonlySet<string>, target: string): void {
+  if (WINDOW_FUNCTIONS.has(call.name) || AGGREGATES.has(call.name)) {
+    if (!call.window) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: ${call.name.toUpperCase()} needs an OVER clause`);
+    return;
+  }
+  if (call.window) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: ${call.name.toUpperCase()} is no window function`);
+  if (call.star || call.distinct) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: * and DISTINCT belong in an aggregate`);
+  if (!CORE_SCALARS.has(call.name) && !allowed.has(call.name)) {
+    throw queryInvalid('E_FUNCTION_NOT_ALLOWED', target, `${target}: the function ${call.name} is not allowed`);
   }
 }

@@ -1,20 +1,23 @@
 /**
  * The one writer of SQL text of the semantic query compiler, for one dialect: quoted names, relations, join
- * conditions and bound values; expressions (a caller's or a model's, each name written as a resolver says);
- * and the statement of a plan (query-plan.ts): one grouped subquery per home dataset (its joins outward,
- * LEFT; de-duplicated per key and group key where a join fans out), the union of their dimension keys, and
- * the NULL-safe stitch of the subqueries on those keys (docs/semantic-query.md, "How a query is computed").
+ * conditions and bound values; resolved expressions (query-plan.ts `Resolved`: each reference written as what
+ * it means, at row level or at the query's grain) and a model's own expressions; and the statement of a plan:
+ * one grouped subquery per home dataset (its joins outward, LEFT; de-duplicated per key and group key where a
+ * join fans out), the union of their dimension keys, and the NULL-safe stitch of the subqueries on those keys
+ * (docs/semantic-query.md, "How a query is computed").
  *
  * A value is written as a marker first, since one fragment (the where clause) may appear in several places;
  * `finish` turns the markers into `?` in order of appearance and lists the values to bind in that order.
  */
 import type { SemanticQuery } from '../plugin-api/semantic-query.js';
 import type { SqlDialect } from '../plugin-api/sql-dialect.js';
-import type { PackageDataset, PackageField } from '../plugin-api/semantic-package.js';
-import { AGGREGATES, isAggregateCall, WINDOW_FUNCTIONS, type Expr, type FrameBound, type WindowFrame, type WindowSpec } from './expression-ast.js';
+import type { PackageDataset } from '../plugin-api/semantic-package.js';
+import { isAggregateCall, type FrameBound, type WindowFrame, type WindowSpec } from './expression-ast.js';
 import type { Edge } from './model-index.js';
-import type { Aggregate, Dimension, Group, GroupJoins, Reads } from './query-plan.js';
+import type { Aggregate, AggregationPlan, Dimension, Group, GroupJoins, QueryPlan, Reads, Reference, Resolved, ResolvedCall, ScalarPlan } from './query-plan.js';
 import { queryInvalid } from './query-errors.js';
+import { checkAllowed } from './query-validation.js';
+import { isWindowedField, windowColumn } from './model-windows.js';
 
 /** Where a bound value comes from: the compiled text itself, or the query (values kept out of the cache key). */
 export type ParamSource =
@@ -36,7 +39,7 @@ export type WriterDialect = Pick<SqlDialect, 'quoteIdentifier' | 'functionPolicy
 
 const MARKER = /\u0001(\d+)\u0002/g;
 /** How a bound value's marker starts: text holding it holds a bound value. */
-export const MARKER_START = '\u0001';
+const MARKER_START = '\u0001';
 
 export class SqlWriter {
   readonly sources: ParamSource[] = [];
@@ -47,8 +50,14 @@ export class SqlWriter {
    */
   private readonly windows = new Map<PackageDataset, Map<string, { sql: string; edges: readonly Edge[] }>>();
 
-  /** `reads`: the plan's columns read per dataset, which a derived table of a dataset lists. */
-  constructor(readonly dialect: WriterDialect, readonly reads: Reads = new Map()) {}
+  /** How the rows at the query's grain are read, once the statement's groups are known. */
+  grain: Grain = { dimensions: 0, groups: 1, relayed: false };
+
+  /**
+   * `reads`: the plan's columns read per dataset, which a derived table of a dataset lists. `inlineLiterals`:
+   * a model's own expression, whose literals are written into the text (the model is configuration, not input).
+   */
+  constructor(readonly dialect: WriterDialect, readonly reads: Reads = new Map(), readonly inlineLiterals = false) {}
 
   get syntax() {
     return this.dialect.semanticSyntax;
@@ -119,24 +128,32 @@ const ROW_VALUES = 'd__';
 /** The derived table of a having with a window. */
 const RELAY = 'r';
 
-/** What a statement's text is written from: the plan, and the text of the clauses resolved over it. */
-export interface StatementParts {
-  dimensions: readonly Dimension[];
-  groups: readonly Group[];
-  joins: ReadonlyMap<Group, GroupJoins>;
-  /** The where clause at row level ('' without one), written once for every group. */
-  where: string;
-}
-
 /** How the rows of an aggregation query are read at the query's grain: from the stitch, or from a relay. */
-export interface Grain {
+interface Grain {
   dimensions: number;
   groups: number;
   relayed: boolean;
 }
 
+/** A plan's statement, with `?` per value, and where each value comes from, in order. */
+export function writeStatement(plan: QueryPlan, dialect: WriterDialect): { sql: string; params: ParamSource[] } {
+  const writer = new SqlWriter(dialect, plan.reads);
+  const text = plan.kind === 'aggregation' ? aggregationStatement(writer, plan) : scalarStatement(writer, plan);
+  const { sql, order } = finish(text, writer.sources);
+  return { sql, params: order };
+}
+
+/** The row-level text of an aggregation plan, written once each; the clauses at the query's grain are written over it. */
+interface RowText {
+  dimensions: Map<Dimension, string>;
+  aggregates: Map<Aggregate, string>;
+  /** The where clause ('' without one), written once for every group. */
+  where: string;
+}
+
 /** A dimension's column at the query's grain. */
-export function dimensionRef(writer: SqlWriter, dimension: Dimension, grain: Grain): string {
+function dimensionRef(writer: SqlWriter, dimension: Dimension): string {
+  const { grain } = writer;
   if (grain.relayed) return writer.column(RELAY, dimension.column);
   return writer.column(grain.groups > 1 && grain.dimensions > 0 ? 'k' : 'g0', dimension.column);
 }
@@ -145,133 +162,133 @@ export function dimensionRef(writer: SqlWriter, dimension: Dimension, grain: Gra
  * An aggregate's column at the query's grain. In a stitch, a group that has no row of this aggregate's fact
  * gets what SQL gives over no rows (§6.11.5): NULL, but 0 for a COUNT.
  */
-export function aggregateRef(writer: SqlWriter, aggregate: Aggregate, grain: Grain): string {
+function aggregateRef(writer: SqlWriter, aggregate: Aggregate): string {
+  const { grain } = writer;
   if (grain.relayed) return writer.column(RELAY, aggregate.column);
   const column = writer.column(aggregate.group?.alias ?? '?', aggregate.column);
   return aggregate.counts && grain.groups > 1 && grain.dimensions > 0 ? `COALESCE(${column}, 0)` : column;
 }
 
-/** A field's value at row level: its package SQL, in parentheses unless it is one column. */
-export function fieldValue(field: PackageField): string {
-  return field.column === null ? `(${field.sql})` : field.sql;
-}
-
 /** `value AS name`: a column of a result. */
-export function selected(writer: SqlWriter, sql: string, name: string): string {
+function selected(writer: SqlWriter, sql: string, name: string): string {
   return `${sql} AS ${writer.name(name)}`;
 }
 
 /** An order term; without NULL placement, NULLs high (ASC NULLS LAST, DESC NULLS FIRST: Foundation §5.1, D-029). */
-export function orderTerm(writer: SqlWriter, sql: string, direction: 'asc' | 'desc', nulls: 'first' | 'last' | undefined): string {
+function orderTerm(writer: SqlWriter, sql: string, direction: 'asc' | 'desc', nulls: 'first' | 'last' | undefined): string {
   return writer.syntax.orderTerm(sql, direction, nulls ?? (direction === 'asc' ? 'last' : 'first'));
 }
 
-/** A windowed having's derived table: its columns, and the filter on them outside it. */
-export interface Relay {
-  columns: string[];
-  filter: string[];
-}
-
-/**
- * The columns of the derived table a windowed having filters: every dimension and aggregate at the query's
- * grain, and each having term; from then on, dimensions and aggregates are read from it.
- */
-export function relay(writer: SqlWriter, dimensions: readonly Dimension[], aggregates: readonly Aggregate[], having: readonly string[], grain: Grain): Relay {
-  const columns = [
-    ...dimensions.map((dimension) => selected(writer, dimensionRef(writer, dimension, grain), dimension.column)),
-    ...aggregates.map((aggregate) => selected(writer, aggregateRef(writer, aggregate, grain), aggregate.column)),
-    // As a number: SQL Server and Oracle have no boolean column.
-    ...having.map((term, index) => selected(writer, `CASE WHEN ${term} THEN 1 ELSE 0 END`, `h${index}`)),
-  ];
-  return { columns, filter: having.map((_term, index) => `${writer.column(RELAY, `h${index}`)} = 1`) };
-}
-
 /** One group's subquery: its aggregates by the dimensions, over its home and joins. */
-function groupSql(w: SqlWriter, group: Group, parts: StatementParts): string {
-  const { outer, inner, key } = parts.joins.get(group) as GroupJoins;
-  const where = parts.where === '' ? '' : ` WHERE ${parts.where}`;
-  const measures = group.aggregates.map((aggregate) => `${aggregate.sql} AS ${w.name(aggregate.column)}`);
+function groupSql(w: SqlWriter, group: Group, plan: AggregationPlan, text: RowText): string {
+  const { outer, inner, key } = group.joins as GroupJoins;
+  const where = text.where === '' ? '' : ` WHERE ${text.where}`;
+  const sqlOf = (dimension: Dimension) => text.dimensions.get(dimension) as string;
+  const measures = group.aggregates.map((aggregate) => `${text.aggregates.get(aggregate) as string} AS ${w.name(aggregate.column)}`);
   if (!key) {
     const joins = [...outer, ...inner.filter((edge) => !outer.includes(edge))];
     // A dimension holding a bound value (an expression dimension) is grouped by its position where the
     // server can; elsewhere it is computed once per row in a derived table and grouped by that column.
     // Written twice, it would hold two parameters the server does not know to be equal.
-    const bound = (dimension: Dimension) => dimension.sql.includes(MARKER_START);
-    const applied = w.syntax.groupsByPosition || !w.syntax.rowValues ? [] : parts.dimensions.filter(bound);
-    const value = (dimension: Dimension) => (applied.includes(dimension) ? w.column(ROW_VALUES, dimension.column) : dimension.sql);
-    const dimensions = parts.dimensions.map((dimension) => `${value(dimension)} AS ${w.name(dimension.column)}`);
+    const bound = (dimension: Dimension) => sqlOf(dimension).includes(MARKER_START);
+    const applied = w.syntax.groupsByPosition || !w.syntax.rowValues ? [] : plan.dimensions.filter(bound);
+    const value = (dimension: Dimension) => (applied.includes(dimension) ? w.column(ROW_VALUES, dimension.column) : sqlOf(dimension));
+    const dimensions = plan.dimensions.map((dimension) => `${value(dimension)} AS ${w.name(dimension.column)}`);
     const term = (dimension: Dimension, index: number) => (w.syntax.groupsByPosition && bound(dimension) ? String(index + 1) : value(dimension));
-    const groupBy = parts.dimensions.length > 0 ? ` GROUP BY ${parts.dimensions.map(term).join(', ')}` : '';
+    const groupBy = plan.dimensions.length > 0 ? ` GROUP BY ${plan.dimensions.map(term).join(', ')}` : '';
     const rowValues = applied.length > 0 && w.syntax.rowValues
-      ? [w.syntax.rowValues(applied.map((dimension) => `${dimension.sql} AS ${w.name(dimension.column)}`).join(', '), w.name(ROW_VALUES))]
+      ? [w.syntax.rowValues(applied.map((dimension) => `${sqlOf(dimension)} AS ${w.name(dimension.column)}`).join(', '), w.name(ROW_VALUES))]
       : [];
     return `SELECT ${[...dimensions, ...measures].join(', ')} FROM ${[w.relation(group.home), ...joins.map((edge) => w.join(edge)), ...rowValues].join(' ')}${where}${groupBy}`;
   }
   // Rows of the home repeat along the fan-out: keep one per (home row, group key), then aggregate (§6.8.1).
   const keyColumns = key.map((column, index) => `${w.column(group.home.alias, column)} AS ${w.name(`p${index}`)}`);
-  const dimensions = parts.dimensions.map((dimension) => `${dimension.sql} AS ${w.name(dimension.column)}`);
+  const dimensions = plan.dimensions.map((dimension) => `${sqlOf(dimension)} AS ${w.name(dimension.column)}`);
   const distinct = `SELECT DISTINCT ${[...keyColumns, ...dimensions].join(', ')} FROM ${[w.relation(group.home), ...inner.map((edge) => w.join(edge))].join(' ')}${where}`;
   const on = key.map((column, index) => `${w.column(group.home.alias, column)} = ${w.column('k', `p${index}`)}`).join(' AND ');
-  const groupKeys = parts.dimensions.map((dimension) => w.column('k', dimension.column));
+  const groupKeys = plan.dimensions.map((dimension) => w.column('k', dimension.column));
   const from = `(${distinct}) ${w.name('k')} JOIN ${w.relation(group.home)} ON ${on} ${outer.map((edge) => w.join(edge)).join(' ')}`;
   return `SELECT ${[...groupKeys, ...measures].join(', ')} FROM ${from}${groupKeys.length > 0 ? ` GROUP BY ${groupKeys.join(', ')}` : ''}`;
 }
 
-function keysCte(w: SqlWriter, parts: StatementParts): string {
-  if (parts.groups.length < 2 || parts.dimensions.length === 0) return '';
-  const columns = parts.dimensions.map((dimension) => w.name(dimension.column)).join(', ');
-  return `, ${w.name('k')} AS (${parts.groups.map((group) => `SELECT ${columns} FROM ${w.name(group.alias)}`).join(' UNION ')})`;
+function keysCte(w: SqlWriter, plan: AggregationPlan): string {
+  if (plan.groups.length < 2 || plan.dimensions.length === 0) return '';
+  const columns = plan.dimensions.map((dimension) => w.name(dimension.column)).join(', ');
+  return `, ${w.name('k')} AS (${plan.groups.map((group) => `SELECT ${columns} FROM ${w.name(group.alias)}`).join(' UNION ')})`;
 }
 
-function stitch(w: SqlWriter, parts: StatementParts): string {
-  if (parts.groups.length === 1) return w.name('g0');
-  if (parts.dimensions.length === 0) return parts.groups.map((group) => w.name(group.alias)).join(' CROSS JOIN ');
-  const joins = parts.groups.map((group) => {
-    const on = parts.dimensions.map((dimension) => w.syntax.nullSafeEquals(w.column(group.alias, dimension.column), w.column('k', dimension.column))).join(' AND ');
+function stitch(w: SqlWriter, plan: AggregationPlan): string {
+  if (plan.groups.length === 1) return w.name('g0');
+  if (plan.dimensions.length === 0) return plan.groups.map((group) => w.name(group.alias)).join(' CROSS JOIN ');
+  const joins = plan.groups.map((group) => {
+    const on = plan.dimensions.map((dimension) => w.syntax.nullSafeEquals(w.column(group.alias, dimension.column), w.column('k', dimension.column))).join(' AND ');
     return `LEFT JOIN ${w.name(group.alias)} ON ${on}`;
   });
   return `${w.name('k')} ${joins.join(' ')}`;
 }
 
-/** The clauses of an aggregation query's statement, written over its rows at the query's grain. */
-export interface AggregationClauses {
-  /** `value AS name` per column of the result. */
-  select: string[];
-  /** Having terms; with `relay`, the derived table's columns they filter. */
-  filter: string[];
-  relay?: string[] | undefined;
-  order: string[];
-  limit: string | undefined;
-  offset: string | undefined;
+/** The LIMIT/OFFSET clause, its values bound from the query. */
+function paging(w: SqlWriter, plan: QueryPlan, ordered: boolean): string {
+  const limit = plan.limit ? w.param({ kind: 'limit' }) : undefined;
+  const offset = plan.offset ? w.param({ kind: 'offset' }) : undefined;
+  return w.syntax.limitClause(limit, offset, ordered);
 }
 
 /** An aggregation query's statement: the groups' subqueries, their stitch, then the query's own clauses. */
-export function aggregationStatement(w: SqlWriter, parts: StatementParts, clauses: AggregationClauses): string {
-  const rows = stitch(w, parts);
-  const from = clauses.relay ? `(SELECT ${clauses.relay.join(', ')} FROM ${rows}) ${w.name(RELAY)}` : rows;
+function aggregationStatement(w: SqlWriter, plan: AggregationPlan): string {
+  // Row-level text first, in the order its names were resolved: the windows it computes in a dataset's
+  // derived table are listed in that order, and every one is known before a derived table is written.
+  const dimensions = new Map(plan.dimensions.map((dimension) => [dimension, writeExpression(dimension.value, w, `dimensions[${dimension.column.slice(1)}]`)]));
+  const where = plan.where.map((term) => writeExpression(term.value, w, term.target)).join(' AND ');
+  const aggregates = new Map<Aggregate, string>();
+  const all = plan.groups.flatMap((group) => group.aggregates).sort((a, b) => Number(a.column.slice(1)) - Number(b.column.slice(1)));
+  for (const aggregate of all) {
+    aggregates.set(aggregate, aggregate.value.kind === 'metric' ? aggregate.value.metric.sql : writeAggregateCall(aggregate.value.call, w, aggregate.value.call.name));
+  }
+  w.grain = { dimensions: plan.dimensions.length, groups: plan.groups.length, relayed: false };
+  const having = plan.having.map((term) => writeExpression(term.value, w, term.target));
+  // A window in having (§6.10.1): the merged rows and the having terms are computed in a derived table,
+  // filtered outside it, where the measures' own windows run over the rows that remain (§6.3).
+  const relay = plan.relay ? [
+    ...plan.dimensions.map((dimension) => selected(w, dimensionRef(w, dimension), dimension.column)),
+    ...all.map((aggregate) => selected(w, aggregateRef(w, aggregate), aggregate.column)),
+    // As a number: SQL Server and Oracle have no boolean column.
+    ...having.map((term, index) => selected(w, `CASE WHEN ${term} THEN 1 ELSE 0 END`, `h${index}`)),
+  ] : undefined;
+  const filter = relay ? having.map((_term, index) => `${w.column(RELAY, `h${index}`)} = 1`) : having;
+  if (relay) w.grain = { ...w.grain, relayed: true };
+  const order = plan.order.map((term) => orderTerm(w, writeExpression(term.value, w, term.target), term.direction, term.nulls));
+  const select = plan.outputs.map((output) => selected(w, writeExpression(output.value, w, output.target), output.name));
+  const text: RowText = { dimensions, aggregates, where };
+  const rows = stitch(w, plan);
+  const from = relay ? `(SELECT ${relay.join(', ')} FROM ${rows}) ${w.name(RELAY)}` : rows;
   return [
-    `WITH ${parts.groups.map((group) => `${w.name(group.alias)} AS (${groupSql(w, group, parts)})`).join(', ')}${keysCte(w, parts)}`,
-    `SELECT ${clauses.select.join(', ')}`,
+    `WITH ${plan.groups.map((group) => `${w.name(group.alias)} AS (${groupSql(w, group, plan, text)})`).join(', ')}${keysCte(w, plan)}`,
+    `SELECT ${select.join(', ')}`,
     `FROM ${from}`,
-    clauses.filter.length > 0 ? `WHERE ${clauses.filter.join(' AND ')}` : '',
-    clauses.order.length > 0 ? `ORDER BY ${clauses.order.join(', ')}` : '',
-    w.syntax.limitClause(clauses.limit, clauses.offset, clauses.order.length > 0),
+    filter.length > 0 ? `WHERE ${filter.join(' AND ')}` : '',
+    order.length > 0 ? `ORDER BY ${order.join(', ')}` : '',
+    paging(w, plan, order.length > 0),
   ].filter(Boolean).join(' ');
 }
 
 /** A scalar query's statement: its home's rows, joined many-to-one, filtered, ordered. */
-export function scalarStatement(w: SqlWriter, home: PackageDataset, joins: readonly Edge[], clauses: AggregationClauses & { where: string }): string {
+function scalarStatement(w: SqlWriter, plan: ScalarPlan): string {
+  // As resolved: the where clause, the fields, the order (the windows of derived tables in that order).
+  const where = plan.where.map((term) => writeExpression(term.value, w, term.target)).join(' AND ');
+  const select = plan.outputs.map((output) => selected(w, writeExpression(output.value, w, output.target), output.name));
+  const order = plan.order.map((term) => orderTerm(w, writeExpression(term.value, w, term.target), term.direction, term.nulls));
   return [
-    `SELECT ${clauses.select.join(', ')}`,
-    `FROM ${[w.relation(home), ...joins.map((edge) => w.join(edge))].join(' ')}`,
-    clauses.where === '' ? '' : `WHERE ${clauses.where}`,
-    clauses.order.length > 0 ? `ORDER BY ${clauses.order.join(', ')}` : '',
-    w.syntax.limitClause(clauses.limit, clauses.offset, clauses.order.length > 0),
+    `SELECT ${select.join(', ')}`,
+    `FROM ${[w.relation(plan.home), ...plan.joins.map((edge) => w.join(edge))].join(' ')}`,
+    where === '' ? '' : `WHERE ${where}`,
+    order.length > 0 ? `ORDER BY ${order.join(', ')}` : '',
+    paging(w, plan, order.length > 0),
   ].filter(Boolean).join(' ');
 }
 
 /** The statement with `?` per value, and where each value comes from, in order. */
-export function finish(text: string, sources: readonly ParamSource[]): { sql: string; order: ParamSource[] } {
+function finish(text: string, sources: readonly ParamSource[]): { sql: string; order: ParamSource[] } {
   const order: ParamSource[] = [];
   const sql = text.replace(MARKER, (_marker, index: string) => {
     order.push(sources[Number(index)] as ParamSource);
@@ -306,28 +323,47 @@ function likePattern(value: unknown, like: LikeForm): unknown {
 
 // --- expressions ---------------------------------------------------------------------------------------
 
-/** Conditional forms every dialect has, whether or not its allow-list names them (they are syntax in PostgreSQL). */
-const CORE_SCALARS: ReadonlySet<string> = new Set(['coalesce', 'nullif', 'greatest', 'least']);
-
-/** How a writer turns a name, or an aggregate call met at the query's grain, into SQL. */
-export interface NameResolver {
-  name(parts: string[]): string;
-  /** An aggregate call (without window); absent where aggregates are not allowed. */
-  aggregate?(call: Extract<Expr, { kind: 'call' }>): string;
-  /** A window call, where it is computed elsewhere (inside an aggregate); absent: written in place. */
-  window?(call: Extract<Expr, { kind: 'call' }>): string;
-  /** A literal written into the text (a model's own expression, not a caller's); absent: bound. */
-  literal?(value: string | number | boolean, digits: string | undefined): string;
+/** A reference of a resolved expression: at row level (fields, columns, values, windows) or at the query's grain. */
+function writeReference(ref: Reference, writer: SqlWriter, target: string): string {
+  switch (ref.kind) {
+    case 'field': {
+      const { field } = ref;
+      if (!isWindowedField(field.field)) return field.field.column === null ? `(${field.field.sql})` : field.field.sql;
+      // Computed at its dataset's grain in a derived table, before the query's joins and filters (§6.10.4);
+      // an enriched field its window reads brings its many-to-one joins into that table.
+      return writer.column(field.dataset.alias, writer.window(field.dataset, field.field.sql, field.enrichment, windowColumn(field.field)));
+    }
+    case 'column': return writer.column(ref.dataset.alias, ref.column);
+    case 'filterValue': {
+      const source = { kind: 'filter' as const, clause: ref.clause, entry: ref.entry, value: ref.value };
+      return writer.param(ref.like ? { ...source, like: { ...ref.like, ...writer.syntax.likeEscape } } : source);
+    }
+    case 'window': return writer.column(ref.dataset.alias, writer.window(ref.dataset, writeExpression(ref.window, writer, target), ref.edges));
+    case 'dimension': return dimensionRef(writer, ref.dimension);
+    case 'aggregate': return aggregateRef(writer, ref.aggregate);
+  }
 }
 
-export function writeExpression(expression: Expr, writer: SqlWriter, resolver: NameResolver, target: string): string {
-  const write = (child: Expr): string => writeExpression(child, writer, resolver, target);
+/** A literal written into the text, in the dialect's form: a model's own (configuration, not a caller's input). */
+function inlineLiteral(writer: SqlWriter, value: string | number | boolean, digits: string | undefined): string {
   const { syntax } = writer;
+  return typeof value === 'string' ? syntax.stringLiteral(value) : typeof value === 'number' ? digits ?? String(value) : syntax.booleanLiteral(value);
+}
+
+/**
+ * An expression: resolved (its references written as what they mean), or a model's own (its names written
+ * quoted, as parsed; an aggregate call in place).
+ */
+export function writeExpression(expression: Resolved, writer: SqlWriter, target: string, inAggregate = false): string {
+  const write = (child: Resolved): string => writeExpression(child, writer, target, inAggregate);
+  const { syntax } = writer;
+  const inline = (literal: Extract<Resolved, { kind: 'literal' }>) => literal.inline === true || writer.inlineLiterals;
   switch (expression.kind) {
-    case 'name': return resolver.name(expression.parts);
+    case 'ref': return writeReference(expression.ref, writer, target);
+    case 'name': return expression.parts.map((part) => writer.name(part)).join('.');
     case 'literal': {
       if (expression.value === null) return 'NULL';
-      if (resolver.literal) return resolver.literal(expression.value, expression.digits);
+      if (inline(expression)) return inlineLiteral(writer, expression.value, expression.digits);
       const placeholder = writer.param({ kind: 'constant', value: expression.value });
       return typeof expression.value === 'number' ? syntax.numberParam(placeholder, expression.value, /[.eE]/.test(expression.digits ?? '')) : placeholder;
     }
@@ -371,14 +407,13 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
       return `(CASE${expression.operand ? ` ${write(expression.operand)}` : ''} ${branches}${otherwise} END)`;
     }
     case 'call': {
-      if (expression.window && resolver.window) return resolver.window(expression);
       if (isAggregateCall(expression)) {
-        if (!resolver.aggregate) throw queryInvalid('E_NESTED_AGGREGATION_DEFERRED', target, `${target}: ${expression.name.toUpperCase()} is an aggregate inside an aggregate; nested aggregation is deferred by the OSI Foundation`);
-        return resolver.aggregate(expression);
+        if (inAggregate) throw queryInvalid('E_NESTED_AGGREGATION_DEFERRED', target, `${target}: ${expression.name.toUpperCase()} is an aggregate inside an aggregate; nested aggregation is deferred by the OSI Foundation`);
+        return writeAggregateCall(expression, writer, target);
       }
-      checkAllowed(expression, writer, target);
+      checkAllowed(expression, writer.dialect.functionPolicy.allowed, target);
       // PostgreSQL's CONCAT takes "any": a bound string there needs its type.
-      const argument = (arg: Expr) => (expression.name === 'concat' && arg.kind === 'literal' && typeof arg.value === 'string' && !resolver.literal
+      const argument = (arg: Resolved) => (expression.name === 'concat' && arg.kind === 'literal' && typeof arg.value === 'string' && !inline(arg)
         ? syntax.stringParam(writer.param({ kind: 'constant', value: arg.value }))
         : write(arg));
       const args = expression.star ? '*' : `${expression.distinct ? 'DISTINCT ' : ''}${expression.args.map(argument).join(', ')}`;
@@ -388,9 +423,8 @@ export function writeExpression(expression: Expr, writer: SqlWriter, resolver: N
 }
 
 /** An aggregate call itself, its arguments at row level (an aggregate inside is nested aggregation). */
-export function writeAggregateCall(call: Extract<Expr, { kind: 'call' }>, writer: SqlWriter, rowLevel: NameResolver, target: string): string {
-  const inner: NameResolver = { name: rowLevel.name, ...(rowLevel.window ? { window: rowLevel.window } : {}), ...(rowLevel.literal ? { literal: rowLevel.literal } : {}) };
-  const args = call.args.map((arg) => writeExpression(arg, writer, inner, target));
+function writeAggregateCall(call: ResolvedCall, writer: SqlWriter, target: string): string {
+  const args = call.args.map((arg) => writeExpression(arg, writer, target, true));
   if (call.name === 'median' || call.name.startsWith('percentile_')) {
     // MEDIAN(x); PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x), read by the parser as (p, x).
     const median = call.name === 'median';
@@ -403,20 +437,7 @@ export function writeAggregateCall(call: Extract<Expr, { kind: 'call' }>, writer
   return `${call.name.toUpperCase()}(${call.star ? '*' : `${call.distinct ? 'DISTINCT ' : ''}${args.join(', ')}`})`;
 }
 
-/** The allow-list: known aggregates (over a window here), window functions, and the dialect's scalar built-ins. */
-function checkAllowed(call: Extract<Expr, { kind: 'call' }>, writer: SqlWriter, target: string): void {
-  if (WINDOW_FUNCTIONS.has(call.name) || AGGREGATES.has(call.name)) {
-    if (!call.window) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: ${call.name.toUpperCase()} needs an OVER clause`);
-    return;
-  }
-  if (call.window) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: ${call.name.toUpperCase()} is no window function`);
-  if (call.star || call.distinct) throw queryInvalid('E_INVALID_EXPRESSION', target, `${target}: * and DISTINCT belong in an aggregate`);
-  if (!CORE_SCALARS.has(call.name) && !writer.dialect.functionPolicy.allowed.has(call.name)) {
-    throw queryInvalid('E_FUNCTION_NOT_ALLOWED', target, `${target}: the function ${call.name} is not allowed`);
-  }
-}
-
-function windowOf(window: WindowSpec, writer: SqlWriter, write: (child: Expr) => string): string {
+function windowOf(window: WindowSpec<Reference>, writer: SqlWriter, write: (child: Resolved) => string): string {
   const partition = window.partitionBy.length > 0 ? `PARTITION BY ${window.partitionBy.map(write).join(', ')}` : '';
   // NULL placement defaults as in the outer ORDER BY (OSI Foundation §6.10.2): high end.
   const order = window.orderBy.length > 0

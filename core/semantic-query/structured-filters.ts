@@ -6,7 +6,7 @@
 import type { QueryFilter } from '../plugin-api/semantic-query.js';
 import type { Expr } from './expression-ast.js';
 import { queryInvalid } from './query-errors.js';
-import type { SqlWriter } from './sql-writer.js';
+import type { Reference } from './query-plan.js';
 
 export function filterExpression(filter: QueryFilter, clause: 'where' | 'having', entry: number): Expr {
   const operand: Expr = { kind: 'name', parts: filter.field.split('.') };
@@ -36,13 +36,13 @@ export function filterExpression(filter: QueryFilter, clause: 'where' | 'having'
   }
 }
 
-/** A structured filter's value as a bound value; undefined for any other name. */
-export function filterValue(parts: string[], writer: SqlWriter): string | undefined {
+/** A structured filter's value, bound from the query at run time; undefined for any other name. */
+export function filterValue(parts: string[]): Reference | undefined {
   const [head, clause, entry, position] = parts;
   if (!head?.startsWith('\u0000')) return undefined;
-  const source = { kind: 'filter' as const, clause: clause as 'where' | 'having', entry: Number(entry), value: Number(position) };
-  const match = LIKE_FORMS[head.slice(1)];
-  return writer.param(match ? { ...source, like: { ...match, ...writer.syntax.likeEscape } } : source);
+  const value = { kind: 'filterValue' as const, clause: clause as 'where' | 'having', entry: Number(entry), value: Number(position) };
+  const like = LIKE_FORMS[head.slice(1)];
+  return like ? { ...value, like } : value;
 }
 
 /** Where each LIKE filter puts its wildcard around the (escaped) value. */
