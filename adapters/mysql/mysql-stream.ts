@@ -1,4 +1,4 @@
-import { armDeadline, offAbort, onAbort, ResultBuilder, type QueryOptions, type QueryResult } from '../../core/plugin-api/adapter-kit.js';
+import { offAbort, onAbort, onDeadline, type QueryOptions, type QueryResult, ResultBuilder } from '../../core/plugin-api/adapter-kit.js';
 import { mysqlCodec, type MysqlField } from './mysql-types.js';
 
 /** The part of mysql2's Query (an event emitter when given no callback) the rows are read from. */
@@ -92,7 +92,7 @@ export function streamStatement(connection: StreamingConnection, sql: string, bi
       reject(error);
     };
     const lost = (error: Error) => abandon(error);
-    const disarm = armDeadline(options.timeoutMs, abandon);
+    const disarm = onDeadline(options.deadline, abandon);
     connection.on('error', lost);
     if (signal) onAbort(signal, stop);
     const query = connection.query(sql, bindings);

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { armDeadline, offAbort, onAbort, ResultBuilder, type QueryOptions, type QueryResult, type ValueCodec } from '../../core/plugin-api/adapter-kit.js';
+import { offAbort, onAbort, onDeadline, type QueryOptions, type QueryResult, ResultBuilder, type ValueCodec } from '../../core/plugin-api/adapter-kit.js';
 import { RowsQuery, type FieldDescription, type NativeStatement } from './pg-statement.js';
 import { StatementCanceller, type CancellableClient } from './postgres-cancel.js';
 import { postgresCodec, postgresTypeParsers } from './postgres-types.js';
@@ -51,7 +51,7 @@ export function streamStatement(client: StreamingClient, statement: NativeStatem
       canceller.ended(outcome);
     };
     // a server that stopped answering enforces no time limit: the statement is given up, its client to be destroyed
-    const disarm = armDeadline(options.timeoutMs, (error) => {
+    const disarm = onDeadline(options.deadline, (error) => {
       if (settled) return;
       settled = true;
       if (signal) offAbort(signal, cancel);
