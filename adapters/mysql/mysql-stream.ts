@@ -48,8 +48,8 @@ const ENDED_ON_SERVER = new Set([1969, 3024, 1317]);
  * kill made the statement fail; an aborted one rejects with 57014.
  *
  * A lost connection (reported on the connection, not the query) rejects at once with the driver's error, and
- * so does a statement that outlives its time limit by DEADLINE_SLACK_MS (a server that no longer answers,
- * with 57014): either way the connection must then be destroyed.
+ * so does a statement at the runtime's deadline (`options.deadline`: a server that no longer answers, with
+ * 57014): either way the connection must then be destroyed.
  *
  * A CALL's several result sets answer the first, as knex.raw's callers read it.
  */

@@ -26,8 +26,8 @@ const EMPTY: QueryResult = { columns: [], rows: [], rowCount: 0, truncated: fals
  * cut result resolves even though the cancel made the statement fail; an aborted one rejects with the
  * server's 57014.
  *
- * A statement that outlives its time limit by DEADLINE_SLACK_MS (a server that no longer answers) rejects
- * with 57014 without waiting for the server: its client must then be released as broken.
+ * At the runtime's deadline (`options.deadline`: a server that no longer answers) the statement rejects with
+ * its 57014 without waiting for the server: its client must then be released as broken.
  *
  * A text of several statements (no values, simple protocol) answers its last result, as knex.raw does.
  */
