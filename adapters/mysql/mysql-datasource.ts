@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import {
   deny, denialError, isConnectionFailure, isDeadlineExceeded, messageOf, PING_TIMEOUT_MS, type JsonValue, readCatalog, KnexDatasource, encodeResult, type Catalog, type ExecutionScope, type QueryOptions, type QueryResult,
-  type LoginHoldings, type RoleLogin, type RowReader, type SqlDialect, type SqlExecutor, type TransactionOptions,
+  type LoginHoldings, type PingOptions, type RoleLogin, type RowReader, type SqlDialect, type SqlExecutor, type TransactionOptions,
 } from '../../core/plugin-api/adapter-kit.js';
 import { mysqlIntrospectionQueries } from './mysql-introspector.js';
 import { readMysqlOwnPrivileges } from './mysql-roles.js';
@@ -56,10 +56,10 @@ export class MysqlDatasource extends KnexDatasource {
   }
 
   override async transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-    const { scope, timeoutMs } = options;
+    const { scope, timeoutMs, deadline } = options;
     if (scope === undefined) return super.transaction(work);
     const pool = await this.scopePool(scope, timeoutMs);
-    return this.transactionWithin(pool, timeoutMs, (trx, progress) => work(this.executorOf(trx, progress)));
+    return this.transactionWithin(pool, deadline, (trx) => work(this.executorOf(trx)));
   }
 
   /**
@@ -156,8 +156,8 @@ export class MysqlDatasource extends KnexDatasource {
   }
 
   /** On the login's pool with a deadline: a server that stopped answering fails the ping and frees its connection. */
-  override async ping(): Promise<void> {
-    await this.pooledQuery(this.knex, 'select 1', [], { timeoutMs: PING_TIMEOUT_MS });
+  override async ping(options: PingOptions = {}): Promise<void> {
+    await this.pooledQuery(this.knex, 'select 1', [], { timeoutMs: PING_TIMEOUT_MS, deadline: options.deadline });
   }
 
   async introspect(schemas: readonly string[]): Promise<Catalog> {

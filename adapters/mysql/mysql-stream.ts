@@ -1,4 +1,4 @@
-import { armDeadline, offAbort, onAbort, ResultBuilder, type QueryOptions, type QueryResult } from '../../core/plugin-api/adapter-kit.js';
+import { offAbort, onAbort, onDeadline, type QueryOptions, type QueryResult, ResultBuilder } from '../../core/plugin-api/adapter-kit.js';
 import { mysqlCodec, type MysqlField } from './mysql-types.js';
 
 /** The part of mysql2's Query (an event emitter when given no callback) the rows are read from. */
@@ -48,8 +48,8 @@ const ENDED_ON_SERVER = new Set([1969, 3024, 1317]);
  * kill made the statement fail; an aborted one rejects with 57014.
  *
  * A lost connection (reported on the connection, not the query) rejects at once with the driver's error, and
- * so does a statement that outlives its time limit by DEADLINE_SLACK_MS (a server that no longer answers,
- * with 57014): either way the connection must then be destroyed.
+ * so does a statement at the runtime's deadline (`options.deadline`: a server that no longer answers, with
+ * 57014): either way the connection must then be destroyed.
  *
  * A CALL's several result sets answer the first, as knex.raw's callers read it.
  */
@@ -92,7 +92,7 @@ export function streamStatement(connection: StreamingConnection, sql: string, bi
       reject(error);
     };
     const lost = (error: Error) => abandon(error);
-    const disarm = armDeadline(options.timeoutMs, abandon);
+    const disarm = onDeadline(options.deadline, abandon);
     connection.on('error', lost);
     if (signal) onAbort(signal, stop);
     const query = connection.query(sql, bindings);

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import {
-  encodeResult, LruCache, readCatalog,
-  type Catalog, type Datasource, type ExecutionScope, type QueryOptions, type QueryResult, type RowReader, type SqlDialect, type SqlExecutor,
-  type TransactionOptions,
+  buildTableStatement, encodeResult, knexPoolUsage, LruCache, readCatalog,
+  type BuiltStatement, type Catalog, type Datasource, type ExecutionScope, type PoolUsage, type QueryOptions, type QueryResult, type RowReader,
+  type SqlDialect, type SqlExecutor, type TableStatement, type TransactionOptions,
 } from '../../core/plugin-api/adapter-kit.js';
 import { postgresIntrospectionQueries } from '../postgres/postgres-introspector.js';
 import { postgresCodec, postgresWithTimeZone } from '../postgres/postgres-types.js';
@@ -26,7 +26,15 @@ export class PgliteDatasource implements Datasource {
   /** Reopening the session as another login runs alone; statements and transactions share the session, which the host orders. */
   private readonly lock = new SessionLock();
 
-  constructor(readonly name: string, readonly dialect: SqlDialect, readonly knex: Knex, private readonly host: PgliteHost) {}
+  constructor(readonly name: string, readonly dialect: SqlDialect, private readonly knex: Knex, private readonly host: PgliteHost) {}
+
+  buildStatement(statement: TableStatement): BuiltStatement {
+    return buildTableStatement(this.knex, statement);
+  }
+
+  poolUsage(): PoolUsage | undefined {
+    return knexPoolUsage(this.knex);
+  }
 
   query(sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
     const { scope, ...statement } = options;

@@ -13,7 +13,7 @@ const NAME = 'vdb_cursor';
  * @param text the query with `$n` placeholders
  */
 export async function openPostgresCursor(
-  connections: ConnectionSource, text: string, values: readonly unknown[], options: Pick<QueryOptions, 'signal'>,
+  connections: ConnectionSource, text: string, values: readonly unknown[], options: Pick<QueryOptions, 'signal' | 'deadline'>,
 ): Promise<DatasourceCursor> {
   const connection = await connections.acquire();
   const cursor = new PostgresCursor(connections, connection);
@@ -38,7 +38,7 @@ class PostgresCursor implements DatasourceCursor {
 
   constructor(private readonly connections: ConnectionSource, private readonly connection: StreamingClient) {}
 
-  fetch(count: number, options: Pick<QueryOptions, 'maxBytes' | 'signal'>): Promise<QueryResult> {
+  fetch(count: number, options: Pick<QueryOptions, 'maxBytes' | 'signal' | 'deadline'>): Promise<QueryResult> {
     if (this.closing) return Promise.reject(new Error('the cursor is closed'));
     const howMany = Number.isFinite(count) ? String(Math.max(0, Math.trunc(count))) : 'all';
     return streamStatement(this.connection, { text: `fetch forward ${howMany} from ${NAME}`, values: [] }, options);

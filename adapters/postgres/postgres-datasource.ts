@@ -1,6 +1,6 @@
 import {
   isConnectionFailure, isDeadlineExceeded, PING_TIMEOUT_MS, readCatalog, KnexDatasource, encodeResult, type Catalog, type DatasourceCursor,
-  type ExecutionScope, type QueryOptions, type QueryResult, type RowReader,
+  type ExecutionScope, type PingOptions, type QueryOptions, type QueryResult, type RowReader,
   type SqlDialect, type SqlExecutor, type TransactionOptions, type WireForwardOptions, type WireForwardOutcome, type WireStatement,
 } from '../../core/plugin-api/adapter-kit.js';
 import type { Knex } from 'knex';
@@ -120,21 +120,21 @@ export class PostgresDatasource extends KnexDatasource {
     const open = this.openScope;
     if (open) return this.pooledQuery(sql, bindings, this.statementPool(open, scope, options.timeoutMs), options);
     const { maxRows, maxBytes } = options;
-    return this.transaction((transaction) => transaction.query(sql, bindings, { maxRows, maxBytes }), { scope, timeoutMs: options.timeoutMs });
+    return this.transaction((transaction) => transaction.query(sql, bindings, { maxRows, maxBytes }), { scope, timeoutMs: options.timeoutMs, deadline: options.deadline });
   }
 
   override transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-    const { scope, timeoutMs } = options;
+    const { scope, timeoutMs, deadline } = options;
     if (scope === undefined) return super.transaction(work);
     const open = this.openScope;
     if (open) {
       const entry = this.scopeEntry(scope, timeoutMs);
       entry.transactions ??= open.transactions(entry.setup);
-      return this.transactionWithin(entry.transactions, timeoutMs, (trx, progress) => work(this.executorOf(trx, progress)));
+      return this.transactionWithin(entry.transactions, deadline, (trx) => work(this.executorOf(trx)));
     }
-    return this.transactionWithin(this.knex, timeoutMs, async (trx, progress) => {
+    return this.transactionWithin(this.knex, deadline, async (trx) => {
       await runRaw(trx, TRANSACTION_SCOPE_SQL, [scope.role, timeoutMs === undefined ? null : String(timeoutMs)]);
-      return work(this.executorOf(trx, progress));
+      return work(this.executorOf(trx));
     }, { readOnly: scope.readOnly });
   }
 
@@ -226,8 +226,8 @@ export class PostgresDatasource extends KnexDatasource {
   }
 
   /** On the login's pool with a deadline: a server that stopped answering fails the ping and frees its connection. */
-  override async ping(): Promise<void> {
-    await this.pooledQuery('select 1', [], this.loginConnections, { timeoutMs: PING_TIMEOUT_MS });
+  override async ping(options: PingOptions = {}): Promise<void> {
+    await this.pooledQuery('select 1', [], this.loginConnections, { timeoutMs: PING_TIMEOUT_MS, deadline: options.deadline });
   }
 
   introspect(schemas: readonly string[]): Promise<Catalog> {

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { armDeadline, offAbort, onAbort, ResultBuilder, type QueryOptions, type QueryResult, type ValueCodec } from '../../core/plugin-api/adapter-kit.js';
+import { offAbort, onAbort, onDeadline, type QueryOptions, type QueryResult, ResultBuilder, type ValueCodec } from '../../core/plugin-api/adapter-kit.js';
 import { RowsQuery, type FieldDescription, type NativeStatement } from './pg-statement.js';
 import { StatementCanceller, type CancellableClient } from './postgres-cancel.js';
 import { postgresCodec, postgresTypeParsers } from './postgres-types.js';
@@ -26,8 +26,8 @@ const EMPTY: QueryResult = { columns: [], rows: [], rowCount: 0, truncated: fals
  * cut result resolves even though the cancel made the statement fail; an aborted one rejects with the
  * server's 57014.
  *
- * A statement that outlives its time limit by DEADLINE_SLACK_MS (a server that no longer answers) rejects
- * with 57014 without waiting for the server: its client must then be released as broken.
+ * At the runtime's deadline (`options.deadline`: a server that no longer answers) the statement rejects with
+ * its 57014 without waiting for the server: its client must then be released as broken.
  *
  * A text of several statements (no values, simple protocol) answers its last result, as knex.raw does.
  */
@@ -51,7 +51,7 @@ export function streamStatement(client: StreamingClient, statement: NativeStatem
       canceller.ended(outcome);
     };
     // a server that stopped answering enforces no time limit: the statement is given up, its client to be destroyed
-    const disarm = armDeadline(options.timeoutMs, (error) => {
+    const disarm = onDeadline(options.deadline, (error) => {
       if (settled) return;
       settled = true;
       if (signal) offAbort(signal, cancel);

@@ -6,7 +6,7 @@
  * ReadyForQuery, when the backend has nothing more to say.
  */
 import type { Socket } from 'node:net';
-import { armDeadline, offAbort, onAbort, type WireForwardOptions, type WireForwardOutcome, type WireStatement } from '../../core/plugin-api/adapter-kit.js';
+import { offAbort, onAbort, onDeadline, type WireForwardOptions, type WireForwardOutcome, type WireStatement } from '../../core/plugin-api/adapter-kit.js';
 import { StatementCanceller, type CancellableClient } from './postgres-cancel.js';
 import type { PreparedStatements } from './prepared-statements.js';
 
@@ -103,7 +103,7 @@ function run(client: ForwardingClient, statement: WireStatement, name: string | 
     };
     // a backend that stopped answering enforces no time limit: the statement is given up without waiting for
     // a cancel, and its connection (released as broken) is destroyed
-    const disarm = armDeadline(options.timeoutMs, (error) => {
+    const disarm = onDeadline(options.deadline, (error) => {
       if (settled) return;
       detach();
       canceller.abandon();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { CatalogRelation } from '../plugin-api/catalog.js';
 import { UnavailableError } from '../plugin-api/errors.js';
-import type { Datasource } from '../plugin-api/sql-dialect.js';
+import type { Datasource, TableStatement } from '../plugin-api/sql-dialect.js';
 import { guardDatasource } from '../sql/datasource-runtime.js';
 import type { ConformanceCase } from './conformance-case.js';
 import { ALL_TYPES_COLUMNS, EXPECTED_ROW, NULL_ROW, SCHEMA, fixtureFor, type ConformanceFixture } from './dialect-fixtures.js';
@@ -41,6 +41,26 @@ function relation(relations: readonly CatalogRelation[], name: string): CatalogR
 const cases: [string, Case][] = [
   ['ping answers', async (datasource) => {
     await datasource.ping();
+  }],
+
+  ['buildStatement builds statements the datasource runs: insert, update, first, exists, delete', async (datasource) => {
+    const table = { schema: SCHEMA, name: 'parent' };
+    const key = [{ column: 'id', operation: 'EQUAL' as const, value: 9001 }];
+    const run = (statement: TableStatement) => {
+      const built = datasource.buildStatement(statement);
+      return datasource.query(built.sql, built.bindings);
+    };
+    try {
+      await run({ kind: 'insert', table, values: { id: 9001, code: 'conformance', name: 'before' } });
+      await run({ kind: 'update', table, values: { name: 'after' }, filters: key });
+      const first = await run({ kind: 'first', table, columns: ['name'], filters: [...key, { column: 'code', operation: 'IN', value: ['conformance', 'other'] }] });
+      assert.deepEqual(first.rows, [{ name: 'after' }]);
+      const named = await run({ kind: 'exists', table, filters: [...key, { column: 'name', operation: 'IS_NOT_NULL' }] });
+      assert.equal(named.rows.length, 1);
+    } finally {
+      await run({ kind: 'delete', table, filters: key });
+    }
+    assert.equal((await run({ kind: 'exists', table, filters: key })).rows.length, 0);
   }],
 
   ['introspection lists tables and views of the schema, sorted', async (datasource) => {

@@ -3,7 +3,6 @@ import type { Datasource } from '../plugin-api/sql-dialect.js';
 import type { DatasourceStatus } from './datasource-readiness.js';
 import type { TaskBudgets, TaskState } from '../plugin-api/task-documents.js';
 import type { SemanticState } from '../semantic/semantic-types.js';
-import { poolUsage } from '../sql/pool-usage.js';
 import { counterSeries, histogramSeries } from './series-metric.js';
 import { STATEMENT_OUTCOMES, type StatementObserver, type StatementOutcome } from '../sql/statement-outcome.js';
 import type { TaskObserver } from '../tasks/task-observer.js';
@@ -75,7 +74,7 @@ export class ServiceMetrics implements StatementObserver, TaskObserver {
       collect() {
         this.reset();
         for (const [name, datasource] of metrics.datasources) {
-          const usage = poolUsage(datasource);
+          const usage = datasource.poolUsage?.();
           if (!usage) continue;
           for (const [state, count] of Object.entries(usage)) this.set({ datasource: name, state }, count);
         }

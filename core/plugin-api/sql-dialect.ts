@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { FunctionPolicy } from './builtin-functions.js';
 import type { Catalog, LogicalType } from './catalog.js';
 import type { PlannedRole, RoleChange, RolePrivilege, RoleState, RoleStateRequest } from './database-roles.js';
@@ -94,6 +93,14 @@ export interface QueryOptions {
   /** Aborted when the request or task the statement runs for has ended: the statement is cancelled. */
   signal?: AbortSignal;
   /**
+   * The statement's client-side deadline, set by the core's runtime (core/sql/datasource-runtime.ts) where
+   * `timeoutMs` is: aborted, its reason an Error with code 57014, once the limit plus a slack has passed
+   * without an answer (a server that stopped answering enforces no limit). The adapter then gives the
+   * statement up, rejecting with that reason, and destroys its connection, whose state is unknown, so that
+   * it is never reused. An adapter arms no timer of its own (`onDeadline` of the adapter kit listens).
+   */
+  deadline?: AbortSignal;
+  /**
    * Run as a caller: under the caller's database role, read-only when the route is (docs/governed-execution.md).
    * Only the datasources of a dialect whose `capabilities.enforcesRoles` is true take it; the statements of a
    * transaction run under the transaction's scope, not their own.
@@ -139,6 +146,12 @@ export interface TransactionOptions {
   scope?: ExecutionScope;
   /** The time limit of each statement of the transaction (see `QueryOptions.timeoutMs`). */
   timeoutMs?: number;
+  /**
+   * The transaction's client-side deadline (see `QueryOptions.deadline`), re-armed by the core as each of
+   * its statements starts and ends, so that BEGIN, every statement and COMMIT are covered: once aborted, the
+   * adapter destroys the transaction's connection, which ends the statement waiting on it and the rollback.
+   */
+  deadline?: AbortSignal;
 }
 
 /** Runs statements: a datasource's pool, or one transaction of it. */
@@ -150,18 +163,72 @@ export interface SqlExecutor {
   query(sql: string, bindings: readonly unknown[], options?: QueryOptions): Promise<QueryResult>;
 }
 
+/** A table as a statement names it. */
+export interface TableName {
+  schema: string;
+  name: string;
+}
+
+/** How a `TableFilter` compares its column: the action filters' operations. */
+export type TableFilterOperation =
+  | 'EQUAL' | 'NOT_EQUAL' | 'GREATER_THAN' | 'GREATER_THAN_OR_EQUAL' | 'LESS_THAN' | 'LESS_THAN_OR_EQUAL' | 'LIKE'
+  | 'IN' | 'NOT_IN' | 'IS_NULL' | 'IS_NOT_NULL';
+
+/** One condition of a `TableStatement`, its value ready to bind (a list for IN / NOT_IN, none for the null tests). */
+export interface TableFilter {
+  column: string;
+  operation: TableFilterOperation;
+  value?: unknown;
+}
+
+/**
+ * A statement on one table, as data: what an action runs (docs/actions.md), built into the dialect's SQL
+ * by the datasource (`Datasource.buildStatement`). `exists` selects one row's presence, `first` the columns
+ * of the first matching row; the filters are ANDed.
+ */
+export type TableStatement =
+  | { kind: 'exists'; table: TableName; filters: readonly TableFilter[] }
+  | { kind: 'first'; table: TableName; columns: readonly string[]; filters: readonly TableFilter[] }
+  | { kind: 'insert'; table: TableName; values: Readonly<Record<string, unknown>> }
+  | { kind: 'update'; table: TableName; values: Readonly<Record<string, unknown>>; filters: readonly TableFilter[] }
+  | { kind: 'delete'; table: TableName; filters: readonly TableFilter[] };
+
+/** One SQL text with its positional `?` bindings, as `SqlExecutor.query` takes them. */
+export interface BuiltStatement {
+  sql: string;
+  bindings: unknown[];
+}
+
+/** Connections of a datasource's pool: in use, idle, and requests waiting for one. */
+export interface PoolUsage {
+  used: number;
+  free: number;
+  pending: number;
+}
+
+/** What a datasource's `ping` is bounded by. */
+export interface PingOptions {
+  /** The ping's client-side deadline (see `QueryOptions.deadline`). */
+  deadline?: AbortSignal;
+}
+
 /** An open datasource. Created by a dialect, owned by the core, closed once at shutdown. */
 export interface Datasource extends SqlExecutor {
   readonly name: string;
   readonly dialect: SqlDialect;
-  /** The knex instance for query builders (actions build their statements with it). */
-  readonly knex: Knex;
+  /**
+   * The statement in the dialect's SQL, identifiers quoted and values bound, never spliced. Runs nothing.
+   * Example: `{ kind: 'delete', table: { schema: 'sales', name: 'orders' }, filters: [{ column: 'id', operation: 'EQUAL', value: 7 }] }`.
+   */
+  buildStatement(statement: TableStatement): BuiltStatement;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it rejects. */
   transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Reads relations, columns, keys and functions of the given schemas. */
   introspect(schemas: readonly string[]): Promise<Catalog>;
   /** Resolves when the datasource answers a trivial query; rejects when it is unreachable. */
-  ping(): Promise<void>;
+  ping(options?: PingOptions): Promise<void>;
+  /** The usage of the datasource's connection pool, read without a statement; absent where it has none. */
+  poolUsage?(): PoolUsage | undefined;
   /** Drains and closes the pool. Safe to call twice. */
   close(): Promise<void>;
   /**
@@ -205,7 +272,7 @@ export interface DatasourceCursor {
    * The next rows, at most `count` (Infinity: all that are left): fewer means the end was reached. Within
    * `options.maxBytes` and `options.signal` as `query` is; a cut or failed fetch leaves the cursor unusable.
    */
-  fetch(count: number, options: Pick<QueryOptions, 'maxBytes' | 'signal'>): Promise<QueryResult>;
+  fetch(count: number, options: Pick<QueryOptions, 'maxBytes' | 'signal' | 'deadline'>): Promise<QueryResult>;
   /** Ends the cursor and its transaction and gives the connection back. Never rejects; safe to call twice. */
   close(): Promise<void>;
 }
@@ -235,6 +302,8 @@ export interface WireForwardOptions {
   timeoutMs?: number;
   /** Aborted: the statement is cancelled on the server; the promise rejects with the server's 57014. */
   signal?: AbortSignal;
+  /** The statement's client-side deadline (see `QueryOptions.deadline`). */
+  deadline?: AbortSignal;
   /** DataRow bytes (whole messages) at most: past them the statement is cancelled and the outcome is `cut`. */
   maxBytes: number;
   /**
@@ -285,7 +354,7 @@ export interface SqlDialect extends DialectSyntax {
   readonly functionPolicy: FunctionPolicy;
   /** The SQL forms the semantic query compiler writes differently per server (time grains, NULL-safe equality, ...). */
   readonly semanticSyntax: SemanticSqlSyntax;
-  /** Opens a datasource: knex client and pool, plus init scripts where the dialect is embedded. */
+  /** Opens a datasource: the driver's client and pool, plus init scripts where the dialect is embedded. */
   open(settings: DatasourceSettings): Promise<Datasource>;
   /** Maps a native type name (as introspection reports it) to its logical type. */
   logicalType(nativeType: string): LogicalType;

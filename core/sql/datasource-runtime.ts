@@ -1,11 +1,11 @@
-import type { Knex } from 'knex';
 import { LruCache } from '../caching/lru-cache.js';
 import type { Catalog } from '../plugin-api/catalog.js';
 import { ServiceError, UnavailableError } from '../plugin-api/errors.js';
 import type {
-  Datasource, DatasourceCursor, ExecutionScope, LoginHoldings, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor, TransactionOptions,
-  WireForwardOptions, WireForwardOutcome, WireStatement,
+  BuiltStatement, Datasource, DatasourceCursor, ExecutionScope, LoginHoldings, PoolUsage, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor,
+  TableStatement, TransactionOptions, WireForwardOptions, WireForwardOutcome, WireStatement,
 } from '../plugin-api/sql-dialect.js';
+import { PING_TIMEOUT_MS, StatementDeadline } from './statement-deadline.js';
 import { statementFailure, unavailableError } from './statement-failure.js';
 import { failureOutcome, type StatementObserver } from './statement-outcome.js';
 
@@ -56,6 +56,10 @@ const MAX_CACHED_SQL_LENGTH = 64 * 1024;
  *   connection (PGlite);
  * - role scope and bounds: `forCaller` runs a caller's statements under their database role, time limit,
  *   row bound and signal;
+ * - cancellation: each statement with a time limit gets one client-side deadline (statement-deadline.ts,
+ *   the limit plus a slack), a transaction one re-armed as each of its statements starts and ends; past it
+ *   the statement settles with 57014 whatever the adapter does, and the adapter, told by the deadline
+ *   signal of its options (`QueryOptions.deadline`), destroys the connection so that it is never reused;
  * - failures: classified once (`statementFailure`), thrown as the StatementFailure (or, unreachable, the
  *   `UnavailableError('datasource_unavailable')`) every door answers from;
  * - metrics: each statement's outcome and duration, and each refusal of the analyzer (`denied`), reported to
@@ -84,16 +88,16 @@ export class DatasourceRuntime implements Datasource {
     const useLogins = inner.useRoleLogins?.bind(inner);
     if (useLogins) this.useRoleLogins = (logins) => this.call(() => useLogins(logins));
     const forward = inner.forwardWire?.bind(inner);
-    if (forward) this.forwardWire = (statement, options) => this.statement(() => forward(statement, options), options);
+    if (forward) this.forwardWire = (statement, options) => this.statement((bounded) => forward(statement, bounded), options);
     const openCursor = inner.openCursor?.bind(inner);
     if (openCursor) {
-      // each fetch is a statement on the database
+      // each fetch is a statement on the database, within the cursor's time limit
       this.openCursor = async (sql, bindings, options) => {
-        const cursor = await this.statement(() => openCursor(sql, bindings, options), options);
+        const cursor = await this.statement((bounded) => openCursor(sql, bindings, bounded), options);
         return {
           columns: cursor.columns,
           ...(cursor.withTimeZone && { withTimeZone: cursor.withTimeZone }),
-          fetch: (count, fetching) => this.measured(() => cursor.fetch(count, fetching), fetching),
+          fetch: (count, fetching) => this.measured(() => withinDeadline(options.timeoutMs, fetching, (bounded) => cursor.fetch(count, bounded)), fetching),
           close: () => cursor.close(),
         };
       };
@@ -114,7 +118,14 @@ export class DatasourceRuntime implements Datasource {
 
   get name(): string { return this.lifecycle.inner.name; }
   get dialect(): SqlDialect { return this.lifecycle.inner.dialect; }
-  get knex(): Knex { return this.lifecycle.inner.knex; }
+
+  buildStatement(statement: TableStatement): BuiltStatement {
+    return this.lifecycle.inner.buildStatement(statement);
+  }
+
+  poolUsage(): PoolUsage | undefined {
+    return this.lifecycle.inner.poolUsage?.();
+  }
 
   /** Counts a statement the analyzer refused as `denied`: it never reaches the database. */
   denied(): void {
@@ -122,22 +133,49 @@ export class DatasourceRuntime implements Datasource {
   }
 
   query(sql: string, bindings: readonly unknown[], options?: QueryOptions): Promise<QueryResult> {
-    return this.statement(() => this.lifecycle.inner.query(sql, bindings, options), options);
+    return this.statement((bounded) => this.lifecycle.inner.query(sql, bindings, bounded), options ?? {});
   }
 
-  /** Statements inside `work` use the transaction's connection, so they are not queued behind it. */
+  /**
+   * Statements inside `work` use the transaction's connection, so they are not queued behind it. With a time
+   * limit, one deadline covers BEGIN, each statement and COMMIT: re-armed as each statement starts and ends.
+   */
   transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T> {
-    return this.call(() => this.lifecycle.inner.transaction((transaction) => work({
-      query: (sql, bindings, statement) => this.measured(() => transaction.query(sql, bindings, statement), statement),
-    }), options));
+    const { inner } = this.lifecycle;
+    const timeoutMs = options?.timeoutMs;
+    if (timeoutMs === undefined) {
+      return this.call(() => inner.transaction((transaction) => work({
+        query: (sql, bindings, statement) => this.measured(() => transaction.query(sql, bindings, statement), statement),
+      }), options));
+    }
+    return this.call(() => {
+      const deadline = new StatementDeadline(timeoutMs);
+      const running = inner.transaction((transaction) => work({
+        query: (sql, bindings, statement) => {
+          deadline.arm();
+          return this.measured(() => transaction.query(sql, bindings, statement), statement).finally(() => deadline.arm());
+        },
+      }), { ...options, deadline: deadline.signal });
+      return settledBy(deadline, running);
+    });
   }
 
   introspect(schemas: readonly string[]): Promise<Catalog> {
     return this.call(() => this.lifecycle.inner.introspect(schemas));
   }
 
-  ping(): Promise<void> {
-    return this.call(() => this.lifecycle.inner.ping());
+  /**
+   * With the deadline of a statement of PING_TIMEOUT_MS, on which the adapter frees the connection of a
+   * server that stopped answering. Not cut short here: a datasource that queues its calls itself (PGlite)
+   * answers a ping late while it is busy, not never; the readiness check bounds its wait on its own.
+   */
+  async ping(): Promise<void> {
+    const deadline = new StatementDeadline(PING_TIMEOUT_MS);
+    try {
+      await this.call(() => this.lifecycle.inner.ping({ deadline: deadline.signal }));
+    } finally {
+      deadline.disarm();
+    }
   }
 
   close(): Promise<void> {
@@ -193,9 +231,13 @@ export class DatasourceRuntime implements Datasource {
     return bounded;
   }
 
-  /** A statement: refused after close and ordered as every call, then reported. */
-  private statement<T>(run: () => Promise<T>, options: QueryOptions | undefined): Promise<T> {
-    return this.observer === undefined ? this.call(run) : this.observed(() => this.call(run), options);
+  /**
+   * A statement: refused after close and ordered as every call, within its deadline from when it runs (not
+   * while it waits its turn), then reported.
+   */
+  private statement<T, O extends { timeoutMs?: number | undefined; deadline?: AbortSignal | undefined }>(run: (bounded: O) => Promise<T>, options: O): Promise<T> {
+    const within = () => withinDeadline(options.timeoutMs, options, run);
+    return this.observer === undefined ? this.call(within) : this.observed(() => this.call(within), options);
   }
 
   /** A statement of a transaction, or a cursor's fetch: the call that holds its connection was ordered already. */
@@ -231,6 +273,32 @@ export class DatasourceRuntime implements Datasource {
       throw seamError(this.name, error);
     }
   }
+}
+
+/**
+ * Runs `run` with `options` and, where there is a time limit, one deadline (its signal in the options the
+ * adapter receives): the promise settles with the deadline's 57014 at the latest.
+ */
+function withinDeadline<T, O extends { deadline?: AbortSignal | undefined }>(timeoutMs: number | undefined, options: O, run: (bounded: O) => Promise<T>): Promise<T> {
+  if (timeoutMs === undefined) return run(options);
+  const deadline = new StatementDeadline(timeoutMs);
+  return settledBy(deadline, run({ ...options, deadline: deadline.signal }));
+}
+
+/** `running`, or the deadline's error once it expires first (`running`'s later failure then goes unheard); the deadline disarmed either way. */
+function settledBy<T>(deadline: StatementDeadline, running: Promise<T>): Promise<T> {
+  const { signal } = deadline;
+  return new Promise<T>((resolve, reject) => {
+    const expire = () => {
+      running.catch(() => undefined);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', expire, { once: true });
+    running.then(resolve, reject).finally(() => {
+      deadline.disarm();
+      signal.removeEventListener('abort', expire);
+    });
+  });
 }
 
 /**

@@ -1,8 +1,11 @@
 import knex, { type Knex } from 'knex';
 import type { Catalog } from '../plugin-api/catalog.js';
-import type { Datasource, PoolSettings, QueryOptions, QueryResult, SqlDialect, SqlExecutor, TransactionOptions } from '../plugin-api/sql-dialect.js';
+import type {
+  BuiltStatement, Datasource, PingOptions, PoolSettings, PoolUsage, QueryOptions, QueryResult, SqlDialect, SqlExecutor, TableStatement, TransactionOptions,
+} from '../plugin-api/sql-dialect.js';
+import { buildTableStatement, knexPoolUsage } from './knex-table-statements.js';
 import { unavailableError } from './statement-failure.js';
-import { armDeadline } from './statement-deadline.js';
+import { onDeadline, PING_TIMEOUT_MS, StatementDeadline } from './statement-deadline.js';
 
 /** One SQL text with its positional `?` bindings, as introspection queries are written. */
 export interface BoundSql {
@@ -42,8 +45,10 @@ export function knexPool(pool: PoolSettings): Knex.PoolConfig {
 }
 
 /**
- * What every knex-backed datasource shares: the knex instance, ping, a close that runs once, and the check
- * at open that the server answers, and transactions. Dialects supply `execute` and `introspect`.
+ * What every knex-backed datasource shares: the knex instance (its query builder builds `buildStatement`,
+ * its pool answers `poolUsage`), ping, a close that runs once, the check at open that the server answers,
+ * and transactions. Dialects supply `execute` and `introspect`. Knex stays inside: the contract
+ * (`Datasource`) names none of its types.
  */
 export abstract class KnexDatasource implements Datasource {
   private closing: Promise<void> | undefined;
@@ -51,10 +56,18 @@ export abstract class KnexDatasource implements Datasource {
   constructor(
     readonly name: string,
     readonly dialect: SqlDialect,
-    readonly knex: Knex,
+    protected readonly knex: Knex,
     /** The trivial statement of `ping`, e.g. `select 1 from dual` on Oracle. */
     private readonly pingSql = 'select 1',
   ) {}
+
+  buildStatement(statement: TableStatement): BuiltStatement {
+    return buildTableStatement(this.knex, statement);
+  }
+
+  poolUsage(): PoolUsage | undefined {
+    return knexPoolUsage(this.knex);
+  }
 
   /** Dialects whose database enforces the data roles override it to honour `options.scope`. */
   query(sql: string, bindings: readonly unknown[], options?: QueryOptions): Promise<QueryResult> {
@@ -68,49 +81,35 @@ export abstract class KnexDatasource implements Datasource {
     return this.knex.transaction((trx) => work(this.executorOf(trx)));
   }
 
-  /**
-   * The statements of one open transaction; a statement's own `scope` is the transaction's. `progress` is
-   * told as each statement starts and ends (`transactionWithin` re-arms its deadline).
-   */
-  protected executorOf(trx: Knex.Transaction, progress?: () => void): SqlExecutor {
-    if (progress === undefined) return { query: (sql, bindings, options) => this.execute(trx, sql, bindings, options) };
-    return {
-      query: (sql, bindings, options) => {
-        progress();
-        return this.execute(trx, sql, bindings, options).finally(progress);
-      },
-    };
+  /** The statements of one open transaction; a statement's own `scope` is the transaction's. */
+  protected executorOf(trx: Knex.Transaction): SqlExecutor {
+    return { query: (sql, bindings, options) => this.execute(trx, sql, bindings, options) };
   }
 
   /**
-   * A transaction on `runner` with a client-side deadline of `timeoutMs` plus slack, re-armed as each of its
-   * statements starts and ends, so that BEGIN, every statement and COMMIT are covered, where the dialect can
-   * destroy a connection (`abandonConnection`): a server that stopped answering enforces no time limit, so
-   * past the deadline the transaction's connection is destroyed, which ends the statement waiting on it and
-   * the rollback at once, and the transaction fails with 57014.
+   * A transaction on `runner` that ends at `deadline` (`TransactionOptions.deadline`, armed and re-armed by
+   * the runtime) where the dialect can destroy a connection (`abandonConnection`): a server that stopped
+   * answering enforces no time limit, so once the deadline aborts, the transaction's connection is
+   * destroyed, which ends the statement waiting on it and the rollback at once, and the transaction fails
+   * with the deadline's 57014.
    */
-  protected async transactionWithin<T>(runner: Knex, timeoutMs: number | undefined, work: (trx: Knex.Transaction, progress?: () => void) => Promise<T>, config: Knex.TransactionConfig = {}): Promise<T> {
+  protected async transactionWithin<T>(runner: Knex, deadline: AbortSignal | undefined, work: (trx: Knex.Transaction) => Promise<T>, config: Knex.TransactionConfig = {}): Promise<T> {
     const abandon = this.abandonConnection?.bind(this);
-    if (timeoutMs === undefined || abandon === undefined) return runner.transaction((trx) => work(trx), config);
+    if (deadline === undefined || abandon === undefined) return runner.transaction((trx) => work(trx), config);
     // the connection is acquired here, so that it can be destroyed even while BEGIN waits on it
     const client = runner.client as { acquireConnection(): Promise<unknown>; releaseConnection(connection: unknown): Promise<unknown> };
     const connection = await client.acquireConnection();
     let expired: Error | undefined;
-    let disarm = () => undefined as void;
-    const progress = () => {
-      disarm();
-      disarm = armDeadline(timeoutMs, (error) => {
-        expired = error;
-        abandon(connection, error);
-      });
-    };
-    progress();
+    const stop = onDeadline(deadline, (error) => {
+      expired = error;
+      abandon(connection, error);
+    });
     try {
-      return await runner.transaction((trx) => work(trx, progress), { ...config, connection });
+      return await runner.transaction((trx) => work(trx), { ...config, connection });
     } catch (error) {
       throw expired ?? error;
     } finally {
-      disarm();
+      stop();
       await client.releaseConnection(connection);
     }
   }
@@ -130,7 +129,8 @@ export abstract class KnexDatasource implements Datasource {
   protected abstract execute(runner: Knex, sql: string, bindings: readonly unknown[], options?: QueryOptions): Promise<QueryResult>;
   abstract introspect(schemas: readonly string[]): Promise<Catalog>;
 
-  async ping(): Promise<void> {
+  /** Where the dialect can destroy a connection, it overrides this to honour `options.deadline`. */
+  async ping(_options?: PingOptions): Promise<void> {
     await this.knex.raw(this.pingSql);
   }
 
@@ -149,12 +149,16 @@ export abstract class KnexDatasource implements Datasource {
    * `UnavailableError('datasource_unavailable')` naming the datasource (never its password).
    */
   async verified(): Promise<this> {
+    // no runtime holds the datasource yet: the check bounds its own ping as the runtime does
+    const deadline = new StatementDeadline(PING_TIMEOUT_MS);
     try {
-      await this.ping();
+      await this.ping({ deadline: deadline.signal });
       return this;
     } catch (error) {
       await this.close().catch(() => undefined);
       throw unavailableError(this.name, error);
+    } finally {
+      deadline.disarm();
     }
   }
 }

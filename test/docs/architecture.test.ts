@@ -91,6 +91,13 @@ rules('the plugin API contracts import nothing of the core outside core/plugin-a
   assert.equal(outside, []);
 });
 
+rules('statement deadlines are armed by the runtime seam: no adapter arms its own timer', () => {
+  // core/sql/datasource-runtime.ts arms one deadline per statement and aborts the adapter's `deadline` signal
+  const arming = files.filter((file) => /\barmDeadline\b|new StatementDeadline\(/.test(readFileSync(join(root, file), 'utf8')));
+  // besides the seam, only the kit's check at open, before any runtime exists (KnexDatasource.verified)
+  assert.equal(arming, ['core/sql/datasource-runtime.ts', 'core/sql/knex-datasource.ts']);
+});
+
 rules('the core imports no plugin or adapter, and no core file but a plugin imports a facade', () => {
   const wrong = files
     .filter((file) => file.startsWith('core/') && !FACADES.has(file))

@@ -11,7 +11,8 @@ import { refusedField } from '../refused-value.js';
 import { databaseDenialError } from '../../sql/read-failure.js';
 import { statementFailure, unavailableError } from '../../sql/statement-failure.js';
 import type { ActionPlan, ActionTarget, PlannedAssertion, PlannedOperation, PlannedWrite } from './action-plan.js';
-import { existenceStatement, writeStatement, type ActionContext, type BuiltStatement } from './action-statements.js';
+import type { BuiltStatement } from '../../plugin-api/sql-dialect.js';
+import { existenceStatement, writeStatement, type ActionContext } from './action-statements.js';
 import { waitUntilEffective } from './wait-until-effective.js';
 
 export type OperationStatus = 'done' | 'skipped' | 'failed' | 'not_run';

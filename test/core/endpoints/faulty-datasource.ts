@@ -1,6 +1,7 @@
-import type { Knex } from 'knex';
 import type { Catalog } from '../../../core/plugin-api/catalog.js';
-import type { Datasource, LoginHoldings, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor, TransactionOptions } from '../../../core/plugin-api/sql-dialect.js';
+import type {
+  BuiltStatement, Datasource, LoginHoldings, PoolUsage, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor, TableStatement, TransactionOptions,
+} from '../../../core/plugin-api/sql-dialect.js';
 
 /** A connection reset as pg, mysql2 and tedious report it. */
 export function connectionReset(): Error {
@@ -25,7 +26,14 @@ export class FaultyDatasource implements Datasource {
 
   get name(): string { return this.inner.name; }
   get dialect(): SqlDialect { return this.inner.dialect; }
-  get knex(): Knex { return this.inner.knex; }
+
+  buildStatement(statement: TableStatement): BuiltStatement {
+    return this.inner.buildStatement(statement);
+  }
+
+  poolUsage(): PoolUsage | undefined {
+    return this.inner.poolUsage?.();
+  }
 
   /** The next statement matching `pattern` fails with `error()`. */
   failNext(pattern: RegExp, error: () => Error = connectionReset): void {

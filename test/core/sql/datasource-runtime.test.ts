@@ -1,10 +1,9 @@
-import type { Knex } from 'knex';
 import { PostgresDialect } from '../../../adapters/postgres/postgres-dialect.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Catalog } from '../../../core/plugin-api/catalog.js';
 import { UnavailableError } from '../../../core/plugin-api/errors.js';
-import type { Datasource, QueryResult, SqlDialect, SqlExecutor } from '../../../core/plugin-api/sql-dialect.js';
+import type { BuiltStatement, Datasource, QueryResult, SqlDialect, SqlExecutor } from '../../../core/plugin-api/sql-dialect.js';
 import { guardDatasource } from '../../../core/sql/datasource-runtime.js';
 import { isConnectionFailure, StatementFailure, unavailableError } from '../../../core/sql/statement-failure.js';
 
@@ -13,7 +12,6 @@ const EMPTY: QueryResult = { columns: [], rows: [], rowCount: 0, truncated: fals
 /** A datasource that records how its calls overlap and fails on demand. */
 class FakeDatasource implements Datasource {
   readonly name = 'fake_db';
-  readonly knex = {} as Knex;
   running = 0;
   maxRunning = 0;
   closes = 0;
@@ -33,6 +31,10 @@ class FakeDatasource implements Datasource {
 
   async introspect(): Promise<Catalog> {
     return { schemas: [], relations: [], functions: [] };
+  }
+
+  buildStatement(): BuiltStatement {
+    return { sql: 'select 1', bindings: [] };
   }
 
   transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T> {
