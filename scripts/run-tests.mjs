@@ -13,7 +13,7 @@
 //   - `postgres-server`, `mysql-server`: every job on the server of VDB_TEST_POSTGRES_URL / VDB_TEST_MYSQL_URL
 //     (found in the file's source, or the backend's); their suites share the test database, its schemas and
 //     the server's roles;
-//   - any lane a test file names in a line `// test-lane: <lane>` (`soak`: suites that measure memory, load
+//   - any lane a test file names in a line `// test-lane: <lane>[, <lane>]` (`soak`: suites that measure memory, load
 //     the machine or start their own database servers, one at a time).
 import { fork } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -50,7 +50,7 @@ for (const source of sources('test').sort()) {
   const text = readFileSync(source, 'utf8');
   const name = relative('test', source).replace(/\.ts$/, '.js');
   const file = join('dist', source.replace(/\.ts$/, '.js'));
-  const named = /^\/\/ test-lane: (.+)$/m.exec(text)?.[1].split(',').map((lane) => lane.trim()) ?? [];
+  const named = /^\/\/ test-lane: ([\w-]+(?:, [\w-]+)*)/m.exec(text)?.[1].split(', ') ?? [];
   if (/\bforEachBackend\(/.test(text)) {
     backends ??= (await import(pathToFileURL('dist/test/support/backends.js').href)).BACKENDS;
     for (const backend of backends) {

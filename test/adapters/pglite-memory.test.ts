@@ -4,6 +4,8 @@ import * as assert from 'uvu/assert';
 import { spawnService, type SpawnedService } from '../support/spawned-service.js';
 import { ADMIN_TOKEN, demoConfig } from '../support/test-service.js';
 
+// test-lane: soak (a memory soak of a service process under load: one such suite at a time, see scripts/run-tests.mjs)
+
 /**
  * Memory under sustained load on the embedded default: the service as its own process on PGlite, a query
  * endpoint called by many clients at once, the process's resident memory (its PGlite worker included) read
