@@ -4,6 +4,8 @@ import { pgClient, type DoorTarget } from '../support/sql-clients.js';
 import { spawnService, type SpawnedService } from '../support/spawned-service.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig } from '../support/test-service.js';
 
+// test-lane: soak (runaways beside an admin whose answers are awaited within bounds: one such suite at a time, see scripts/run-tests.mjs)
+
 /**
  * No caller holds the embedded database for the others: the service as its own process on PGlite (in
  * memory, the default), an analyst's runaway statements through the SQL door beside an admin who calls a

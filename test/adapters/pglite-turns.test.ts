@@ -6,6 +6,8 @@ import * as assert from 'uvu/assert';
 import { PgliteDialect } from '../../adapters/pglite/pglite-dialect.js';
 import type { Datasource } from '../../core/plugin-api/sql-dialect.js';
 
+// test-lane: soak (time limits and turns on one PGlite worker, awaited within bounds: one such suite at a time, see scripts/run-tests.mjs)
+
 /**
  * Turns on the single PGlite worker (adapters/pglite/pglite-host.ts): time limits counted from the call, a
  * caller's runaway ended for another caller's turn, statements cut off by another's end queued again.

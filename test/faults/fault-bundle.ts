@@ -49,6 +49,7 @@ export const RSS_NOISE_KIB = 8_192;
 /** What a soak measured: requests answered while measuring, and what the process kept of them. */
 export interface SoakResult {
   requests: number;
+  /** The statuses answered while measuring, and 0 for each dropped connection in any phase. */
   statuses: Record<number, number>;
   /** Growth of the resident set after a full collection, in KiB per request. */
   rssKibPerRequest: number;
@@ -70,10 +71,11 @@ export async function soak(service: { url: string; memoryAfterCollection(): Prom
   const loops = Array.from({ length: clients }, async (_, client) => {
     const init = { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${FAULT_TOKEN}` } };
     for (let sent = 0; phase !== 'done'; sent += 1) {
-      const response = await fetch(`${service.url}/api/v1/query/perform/fault_one`, { ...init, body: `{"id":${1 + ((client * 7 + sent) % 100)}}` });
-      await response.arrayBuffer();
+      // a dropped connection is status 0, in any phase: the test fails on it, where a rejection here would end the test process
+      const status = await fetch(`${service.url}/api/v1/query/perform/fault_one`, { ...init, body: `{"id":${1 + ((client * 7 + sent) % 100)}}` })
+        .then(async (response) => (await response.arrayBuffer(), response.status), () => 0);
       answered += 1;
-      if (phase === 'measure') statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+      if (phase === 'measure' || status === 0) statuses[status] = (statuses[status] ?? 0) + 1;
       if (answered === (phase === 'warm' ? requests : 2 * requests)) reached();
     }
   });

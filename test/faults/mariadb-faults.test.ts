@@ -3,6 +3,8 @@ import * as assert from 'uvu/assert';
 import { faultSkipReason, isCleanAnswer, MariadbServer, pause, perform, removeDir, ServiceProcess, type Answer } from '../support/fault-servers.js';
 import { FAULT_TOKEN, REQUEST_TIMEOUT_MS, RSS_NOISE_KIB, faultBundle, soak } from './fault-bundle.js';
 
+// test-lane: soak (its own MariaDB server and service process under load, and a memory soak: one such suite at a time, see scripts/run-tests.mjs)
+
 /**
  * MariaDB going away under the service (`node dist/core/cli.js start`) on a mariadbd the test starts on a
  * free port and a data directory of its own: stopped and started with statements in flight, frozen

@@ -4,6 +4,8 @@ import { faultSkipReason, freePort, isCleanAnswer, pause, perform, PgCluster, re
 import pg from 'pg';
 import { FAULT_TOKEN, REQUEST_TIMEOUT_MS, RSS_NOISE_KIB, faultBundle, soak } from './fault-bundle.js';
 
+// test-lane: soak (its own PostgreSQL cluster and service process under load, and a memory soak: one such suite at a time, see scripts/run-tests.mjs)
+
 /**
  * PostgreSQL going away under the service (`node dist/core/cli.js start`, a process of its own) on a cluster
  * the test creates on a free port: restarted under load, its backends terminated mid-statement, frozen

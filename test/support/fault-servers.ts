@@ -137,7 +137,8 @@ export class MariadbServer {
       '--bind-address=127.0.0.1', '--skip-name-resolve', `--pid-file=${join(this.dir, 'mariadb.pid')}`, '--innodb-buffer-pool-size=16M',
     ], { stdio: 'ignore' });
     this.process = child;
-    for (let tries = 0; tries < 100; tries += 1) {
+    // heap snapshots of the worker threads take a few seconds on a busy machine
+    for (let tries = 0; tries < 1200; tries += 1) {
       if (child.exitCode !== null) throw new Error(`mariadbd exited with ${child.exitCode}`);
       const up = await mysql.createConnection({ socketPath: this.socket, user: 'root' }).then(async (connection) => {
         await connection.end();
@@ -193,6 +194,8 @@ export interface ProbedMemory {
   heapUsed: number;
   external: number;
   code: number;
+  /** The live objects of each worker thread's own heap. */
+  threadHeaps: number[];
 }
 
 /** The service as `node dist/core/cli.js start`: a process of its own, whose death the test can see. */
@@ -233,7 +236,8 @@ export class ServiceProcess {
         child.stderr?.on('data', check);
       }),
       service.exited.then(() => false),
-      pause(60_000).then(() => false),
+      // a PGlite cold start on a busy machine takes over a minute (spawned-service.ts waits as long)
+      pause(120_000).then(() => false),
     ]);
     if (!listening) {
       child.kill('SIGKILL');
@@ -260,7 +264,8 @@ export class ServiceProcess {
   async memoryAfterCollection(): Promise<ProbedMemory> {
     const seen = this.output.length;
     this.child.kill('SIGUSR2');
-    for (let tries = 0; tries < 100; tries += 1) {
+    // heap snapshots of the worker threads take a few seconds on a busy machine
+    for (let tries = 0; tries < 1200; tries += 1) {
       const line = /memory-probe (\{.*\})\n/.exec(this.output.slice(seen))?.[1];
       if (line !== undefined) return JSON.parse(line) as ProbedMemory;
       await pause(50);

@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot, writeBundle } from './test-service.js';
 
@@ -11,8 +10,6 @@ export interface SpawnedService {
   sqlPort: number | undefined;
   /** Everything it wrote so far. */
   output(): string;
-  /** The resident memory of the process (its worker threads included), in bytes. */
-  rss(): number;
   /** SIGTERM, then SIGKILL if it has not ended within 15 s; resolves with its exit code. */
   stop(): Promise<number | null>;
 }
@@ -58,11 +55,6 @@ function handle(child: ChildProcess, url: string, sqlPort: number | undefined, o
   const pid = child.pid as number;
   return {
     url, pid, sqlPort, output,
-    rss: () => {
-      const kib = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-      if (kib === undefined) throw new Error(`no VmRSS for process ${pid}`);
-      return Number(kib) * 1024;
-    },
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);

@@ -1,10 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { sharedPglite } from '../../support/shared-pglite.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, startTestService, type TestService } from '../../support/test-service.js';
-import { runGovernedSuite } from './governed-suite.js';
-
-runGovernedSuite({ name: 'pglite', open: sharedPglite, closeAfter: false });
 
 const demo = suite<{ service: TestService }>('the demo on PGlite: its data roles enforced by the database');
 demo.before(async (context) => {
