@@ -1,3 +1,4 @@
+import type { Test } from 'uvu';
 import { MysqlDialect } from '../../adapters/mysql/mysql-dialect.js';
 import { PostgresDialect } from '../../adapters/postgres/postgres-dialect.js';
 import type { Datasource, SqlDialect } from '../../core/plugin-api/sql-dialect.js';
@@ -63,4 +64,15 @@ export function forEachBackend(register: (backend: Backend) => void, families?: 
     if (families !== undefined && !families.includes(backend.family)) continue;
     register(backend);
   }
+}
+
+/**
+ * Where the backend's server is not configured here, reports its suite as one skipped test saying why and
+ * runs it; true then, and the suite registers nothing else.
+ */
+export function skippedHere<T>(test: Test<T>, backend: { skip?: string | undefined }): boolean {
+  if (backend.skip === undefined) return false;
+  test.skip(`(${backend.skip})`, () => undefined);
+  test.run();
+  return true;
 }

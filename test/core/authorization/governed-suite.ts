@@ -11,6 +11,7 @@ import { databaseDenialError } from '../../../core/sql/read-failure.js';
 import { statementFailure } from '../../../core/sql/statement-failure.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, startTestService, writeBundle, type TestService } from '../../support/test-service.js';
+import { skippedHere } from '../../support/backends.js';
 import {
   ACTIONS, ATTACKS, AUDITOR_DB_ROLE, AUTHENTICATOR, EMAIL, governedVdb, HANDMADE_ROLE, QUERIES, SCHEMA, SCHEMA_SETUP, VDB,
 } from './governed-fixtures.js';
@@ -90,11 +91,7 @@ const failure = (work: Promise<unknown>): Promise<{ code?: unknown } | undefined
  */
 export function runGovernedSuite(backend: GovernedBackend): void {
   const test = suite<{ raw: Datasource; service: TestService }>(`${backend.name}: governed execution, the database as the authoritative gate`);
-  if (backend.skip) {
-    test.skip(`(${backend.skip})`, () => undefined);
-    test.run();
-    return;
-  }
+  if (skippedHere(test, backend)) return;
 
   test.before(async (context) => {
     context.raw = await backend.open();

@@ -8,6 +8,7 @@ import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ANALYST_TOKEN, demoConfig, projectRoot, startTestService, type TestService } from '../../support/test-service.js';
 import { actionDefinitions, FILTER_CASES, queryDefinitions, schemaSetup, SHOP_VDB, TEST_SCHEMA } from './endpoint-fixtures.js';
 import { FaultyDatasource } from './faulty-datasource.js';
+import { skippedHere } from '../../support/backends.js';
 
 export interface EndpointBackend {
   name: string;
@@ -35,11 +36,7 @@ const S = TEST_SCHEMA;
  */
 export function runEndpointSuite(backend: EndpointBackend): void {
   const test = suite<{ service: TestService; db: FaultyDatasource; raw: Datasource }>(`${backend.name}: query and action endpoints`);
-  if (backend.skip) {
-    test.skip(`(${backend.skip})`, () => undefined);
-    test.run();
-    return;
-  }
+  if (skippedHere(test, backend)) return;
 
   test.before(async (context) => {
     context.raw = await backend.open();

@@ -4,6 +4,7 @@ import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { demoConfig, startTestService, type TestService } from '../../support/test-service.js';
 import { RESTRICTED_TOKEN, seedStatements, shapesBundle, TABLES, VDB, type FamilyTypes } from './shapes-fixtures.js';
+import { skippedHere } from '../../support/backends.js';
 
 export interface ShapesBackend {
   name: string;
@@ -40,11 +41,7 @@ function sorted(rows: unknown[][]): unknown[][] {
 
 export function runShapesSuite(backend: ShapesBackend): void {
   const test = suite<{ raw: Datasource; service: TestService }>(`${backend.name}: semantic query shapes of the OSI Foundation §6`);
-  if (backend.skip) {
-    test.skip(`(${backend.skip})`, () => undefined);
-    test.run();
-    return;
-  }
+  if (skippedHere(test, backend)) return;
   const qualify = (table: string) => `${backend.schema}.${table}`;
 
   test.before(async (context) => {

@@ -4,6 +4,7 @@ import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { dataStatements, dropStatements, namespaceStatements, ossieBundleFiles, ossieFixtures, ossieSchema, schemaStatements, type GeneratedSchema, type SqlFamily } from '../../support/ossie-models.js';
 import { demoConfig, startTestService, type TestService } from '../../support/test-service.js';
+import { skippedHere } from '../../support/backends.js';
 
 /**
  * Apache Ossie's public models, activated unchanged over generated data, answer semantic queries with the
@@ -191,11 +192,7 @@ export const COMPOSITION_CASES: OracleCase[] = [
 
 export function runOracleSuite(backend: OracleBackend, cases: readonly OracleCase[] = [...ORACLE_CASES, ...COMPOSITION_CASES]): void {
   const test = suite<{ raw?: Datasource; service: TestService; schema: GeneratedSchema }>(`${backend.name}: Apache Ossie models answer as hand-written SQL`);
-  if (backend.skip) {
-    test.skip(`(${backend.skip})`, () => undefined);
-    test.run();
-    return;
-  }
+  if (skippedHere(test, backend)) return;
   const q = (name: string) => (backend.family === 'mysql' ? `\`${name}\`` : `"${name}"`);
   const t = (schema: string, table: string) => `${q(schema)}.${q(table)}`;
 

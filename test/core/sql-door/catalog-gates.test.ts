@@ -9,6 +9,7 @@ import { sharedPglite } from '../../support/shared-pglite.js';
 import { cancelUntilEnded, pgClient, type DoorTarget } from '../../support/sql-clients.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
+import { skippedHere } from '../../support/backends.js';
 
 /**
  * Statements the SQL front door answers from its catalog mirror go through the same gates as those of the
@@ -58,11 +59,7 @@ async function connected(target: DoorTarget, token: string): Promise<pg.Client> 
 
 function gates(backend: Backend): void {
   const test = suite<Context>(`${backend.name}: catalog statements through the data path's gates`);
-  if (backend.skip) {
-    test.skip(`(${backend.skip})`, () => undefined);
-    test.run();
-    return;
-  }
+  if (skippedHere(test, backend)) return;
 
   test.before(async (context) => {
     context.raw = await backend.open();

@@ -7,6 +7,7 @@ import {
 } from '../../support/sql-clients.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
+import { skippedHere } from '../../support/backends.js';
 
 export interface DoorBackend {
   name: string;
@@ -137,11 +138,7 @@ const CURSOR_TRANSCRIPT = [
 export function runSqlDoorSuite(backend: DoorBackend): void {
   const S = backend.schema;
   const test = suite<{ service: TestService; raw: Datasource; target: DoorTarget }>(`${backend.name}: the SQL front door with real clients`);
-  if (backend.skip) {
-    test.skip(`(${backend.skip})`, () => undefined);
-    test.run();
-    return;
-  }
+  if (skippedHere(test, backend)) return;
 
   test.before(async (context) => {
     context.raw = await backend.open();

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
+import { skippedHere } from '../../support/backends.js';
 
 /**
  * Bounded execution through the real service (docs/governed-execution.md#bounded-execution): results cut at
@@ -111,11 +112,7 @@ const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 export function runBoundedSuite(backend: BoundedBackend): void {
   const test = suite<{ raw: Datasource; service: TestService }>(`${backend.name}: bounded execution through the service`);
-  if (backend.skip) {
-    test.skip(`(${backend.skip})`, () => undefined);
-    test.run();
-    return;
-  }
+  if (skippedHere(test, backend)) return;
   const statements = backend.statements ?? POSTGRES_STATEMENTS;
   const TASKS = `/api/v1/capabilities/answer/vdbs/${statements.vdb}/versions/1/tasks`;
 
