@@ -138,9 +138,9 @@ export function runAuthorized(authorized: AuthorizedRun, bounds: CallerBounds, o
   const { vdb, grants, readOnly, datasource, sql, bindings } = authorized;
   const { timeoutMs, maxRowBytes, signal } = bounds;
   const executor = datasource.forCaller(callerScope(datasource.dialect, vdb, grants, readOnly), { timeoutMs, maxRowBytes, signal });
-  const { transaction, ...limits } = options;
-  if (transaction) return executor.transaction((inside) => inside.query(sql, bindings, limits));
-  return executor.query(sql, bindings, limits);
+  // the options as they are, not copied without `transaction`: this is every query request's path
+  if (options.transaction) return executor.transaction((inside) => inside.query(sql, bindings, options));
+  return executor.query(sql, bindings, options);
 }
 
 /**
