@@ -107,9 +107,9 @@ function settingKey(dialectId: string, readOnly: boolean, allowFunctions: readon
  * and `allowFunctions`, within the service's `sql` bounds.
  */
 export function authorizeVdbStatement(
-  bound: Pick<VdbHandle, 'vdb' | 'dialect' | 'sqlBounds'>, sql: string, grants: CallerGrants, readOnly: boolean,
+  handle: Pick<VdbHandle, 'vdb' | 'dialect' | 'sqlBounds'>, sql: string, grants: CallerGrants, readOnly: boolean,
 ): Promise<SqlAuthorization> {
-  const { vdb, dialect, sqlBounds } = bound;
+  const { vdb, dialect, sqlBounds } = handle;
   return authorizeSql({
     sql, dialect, grants, catalog: vdb.catalog, readOnly, maxStatementBytes: sqlBounds.maxStatementBytes,
     ...(vdb.allowFunctions === undefined ? {} : { allowFunctions: vdb.allowFunctions }),

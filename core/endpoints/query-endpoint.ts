@@ -20,12 +20,12 @@ export interface QueryResponse {
   columns: ResultColumn[];
 }
 
-/** A registered query definition, bound to its VDB at startup. */
+/** A registered query definition and the handle of its VDB, resolved at startup. */
 export class QueryEndpoint {
   constructor(
     readonly name: string,
     private readonly definition: CompiledDefinition,
-    readonly bound: VdbHandle,
+    readonly handle: VdbHandle,
     readonly neededFields: readonly string[],
   ) {}
 
@@ -39,11 +39,11 @@ export class QueryEndpoint {
   /** Renders the definition for the request's fields, its values bound, as the caller's read-only statement. */
   private render(request: EndpointRequest): RenderedStatement {
     requireFields(this.neededFields, request.fields);
-    const rendered = renderBody(this.definition, QUERY_BODY_SCHEMA, this.bound, request);
+    const rendered = renderBody(this.definition, QUERY_BODY_SCHEMA, this.handle, request);
     const body = rendered.document as QueryBody;
     if (body.query.trim() === '') throw new InputError('invalid_body', `query ${this.name} renders no SQL for these fields`);
-    const { sql, bindings } = asServiceError(() => toSql(body.query, rendered.values, { dialect: this.bound.dialect, origin: rendered.origin }));
-    return { handle: this.bound, sql, bindings: bindings.map(sqlBinding), grants: grantsOn(this.bound, request.caller), readOnly: true };
+    const { sql, bindings } = asServiceError(() => toSql(body.query, rendered.values, { dialect: this.handle.dialect, origin: rendered.origin }));
+    return { handle: this.handle, sql, bindings: bindings.map(sqlBinding), grants: grantsOn(this.handle, request.caller), readOnly: true };
   }
 
   /** A single read-only statement within the caller's grants, on one datasource. */

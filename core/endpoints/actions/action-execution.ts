@@ -79,7 +79,7 @@ export async function executeAction(action: string, plan: ActionPlan, by: Action
 
 /** The caller's statements on the target's datasource, as the role of their grants on the target's VDB. */
 function executorFor(target: ActionTarget, readOnly: boolean, by: ActionCaller): CallerExecutor {
-  return callerExecutor(target.datasource, target.bound.vdb, effectiveGrants(target.bound.vdb, by.caller), { readOnly, timeoutMs: by.timeoutMs, signal: by.signal });
+  return callerExecutor(target.datasource, target.handle.vdb, effectiveGrants(target.handle.vdb, by.caller), { readOnly, timeoutMs: by.timeoutMs, signal: by.signal });
 }
 
 async function checkAssertion(action: string, assertion: PlannedAssertion, by: ActionCaller): Promise<void> {
