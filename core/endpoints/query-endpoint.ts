@@ -4,14 +4,13 @@ import { driverCodeSuffix } from '../sql/driver-code.js';
 import { readFailure, resultTooLarge, type ReadContext } from '../sql/read-failure.js';
 import type { JsonValue, QueryResult, ResultColumn } from '../plugin-api/sql-dialect.js';
 import { authorizeStatement, grantsOn, runAuthorized, type AuthorizedRun, type RenderedStatement } from '../statements/statement-pipeline.js';
-import { toSql } from './bound-text.js';
+import { boundValue, toSql } from './bound-text.js';
 import { QUERY_BODY_SCHEMA } from './definition-body-schema.js';
 import { asServiceError, renderBody, requireFields, type EndpointRequest } from './endpoint-request.js';
 import type { QueryBody } from './endpoint-types.js';
 import type { CompiledDefinition } from '../plugin-api/template-engine.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
 import { refusedValueError } from './refused-value.js';
-import { sqlBinding } from './sql-binding-values.js';
 
 /** The 200 body of `POST /api/v1/query/perform/{name}` (docs/endpoints.md). */
 export interface QueryResponse {
@@ -43,7 +42,7 @@ export class QueryEndpoint {
     const body = rendered.document as QueryBody;
     if (body.query.trim() === '') throw new InputError('invalid_body', `query ${this.name} renders no SQL for these fields`);
     const { sql, bindings } = asServiceError(() => toSql(body.query, rendered.values, { dialect: this.handle.dialect, origin: rendered.origin }));
-    return { handle: this.handle, sql, bindings: bindings.map(sqlBinding), grants: grantsOn(this.handle, request.caller), readOnly: true };
+    return { handle: this.handle, sql, bindings: bindings.map(boundValue), grants: grantsOn(this.handle, request.caller), readOnly: true };
   }
 
   /** A single read-only statement within the caller's grants, on one datasource. */

@@ -4,7 +4,7 @@ import {
   type TwingSynchronousEnvironment, type TwingSynchronousExecutionContext,
 } from 'twing';
 import { parseBoundedYaml, DeferredValue, InputError } from '../../core/plugin-api/index.js';
-import { SEPARATOR_FILTER } from './binding-executor.js';
+import { SEPARATOR_FILTER } from './bound-value-executor.js';
 import type { ActiveRender } from './render-session.js';
 import { isTrustedText, trustedText } from './trusted-text.js';
 

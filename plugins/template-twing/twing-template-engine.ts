@@ -3,7 +3,7 @@ import {
   isATwingError as isTwingErrorObject, type TwingError, type TwingSynchronousEnvironment, type TwingSynchronousNodeExecutor, type TwingSynchronousTemplate,
 } from 'twing';
 import { DefinitionError, layoutDefinition, RenderedYamlCache, ServiceError, type CompiledDefinition, type DefinitionSource, type RenderContext, type RenderedDefinition, type TemplateEngine, type StartupProblem, type TemplateFunction, type TemplateFunctionModule } from '../../core/plugin-api/index.js';
-import { createBindingExecutor } from './binding-executor.js';
+import { createBoundValueExecutor } from './bound-value-executor.js';
 import { installBuiltins } from './builtin-functions.js';
 import { installCapturingSetTag } from './capturing-set-tag.js';
 import { inspectDefinition } from './definition-inspection.js';
@@ -16,12 +16,12 @@ export function createTwingTemplateEngine(id: string): TemplateEngine {
   // An empty loader: definitions are parsed from their source and may not load other templates.
   const environment = createSynchronousEnvironment(createSynchronousArrayLoader({}), { autoEscapingStrategy: 'sql' });
   environment.registerEscapingStrategy(() => {
-    throw new Error('the sql strategy is applied by the binding executor, never as an escaper');
+    throw new Error('the sql strategy is applied by the bound-value executor, never as an escaper');
   }, 'sql');
   installBuiltins(environment, active);
   installCapturingSetTag(environment);
   const registerModules = moduleRegistrar(environment);
-  const nodeExecutor = createBindingExecutor(active);
+  const nodeExecutor = createBoundValueExecutor(active);
   const yamlCache = new RenderedYamlCache();
 
   return {
@@ -46,7 +46,7 @@ interface RenderMachinery {
 class TwingCompiledDefinition implements CompiledDefinition {
   readonly name: string;
   readonly file: string;
-  /** The variables of a straight-line definition in binding order (straight-line.ts); undefined otherwise. */
+  /** The variables of a straight-line definition in placeholder order (straight-line.ts); undefined otherwise. */
   private readonly straightLine: string[] | undefined;
   private first: FirstRender | undefined;
 
@@ -115,7 +115,7 @@ function renderFailure(error: unknown, file: string): Error {
 
 /**
  * Registers each module function as twing function `<module>__<function>`. Its result is a value: a
- * function call is never a literal, so the binding executor captures it.
+ * function call is never a literal, so the bound-value executor captures it.
  */
 function moduleRegistrar(environment: TwingSynchronousEnvironment): (modules: readonly TemplateFunctionModule[]) => void {
   const registered = new Map<string, TemplateFunction>();

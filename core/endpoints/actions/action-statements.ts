@@ -1,7 +1,7 @@
 import { InternalError, InputError } from '../../plugin-api/errors.js';
 import type { BuiltStatement, TableFilter } from '../../plugin-api/sql-dialect.js';
+import { boundValue } from '../bound-text.js';
 import { DeferredValue } from '../deferred-value.js';
-import { sqlBinding } from '../sql-binding-values.js';
 import type { ActionTarget, PlannedAssertion, PlannedFilter, PlannedWait, PlannedWrite } from './action-plan.js';
 import { coerceValue } from './value-coercion.js';
 
@@ -45,7 +45,7 @@ function tableFilters(filters: readonly PlannedFilter[], context: ActionContext)
     switch (operation) {
       case 'IN':
       case 'NOT_IN':
-        return { column, operation, value: (value as unknown[]).map((item) => sqlBinding(resolved(item, context))) };
+        return { column, operation, value: (value as unknown[]).map((item) => boundValue(resolved(item, context))) };
       case 'IS_NULL':
       case 'IS_NOT_NULL':
         return { column, operation };
@@ -53,7 +53,7 @@ function tableFilters(filters: readonly PlannedFilter[], context: ActionContext)
         // `= null` matches nothing in SQL; an author comparing to null means IS NULL
         if (value === null && operation === 'EQUAL') return { column, operation: 'IS_NULL' };
         if (value === null && operation === 'NOT_EQUAL') return { column, operation: 'IS_NOT_NULL' };
-        return { column, operation, value: sqlBinding(value) };
+        return { column, operation, value: boundValue(value) };
     }
   });
 }

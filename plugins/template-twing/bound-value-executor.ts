@@ -9,14 +9,14 @@ import { isTrustedText, trustTemplateOutput } from './trusted-text.js';
 export const SEPARATOR_FILTER = 'filterValWhenVarFalse';
 
 /**
- * The node executor that makes binding hold by construction. Every `{{ expr }}` (a print node, escaped or
+ * The node executor that makes every value bound by construction. Every `{{ expr }}` (a print node, escaped or
  * not, in the body, a macro or a block) prints either
  * - trusted text: a markup made by `| identifier`, `| raw` or by the template's own output;
  * - a literal, decided from the node tree, never from the value: the author's text is text;
  * - otherwise a placeholder, and the value is captured with its type (objects from twing hashes as plain
  *   objects). So a request value never reaches the text.
  */
-export function createBindingExecutor(active: ActiveRender): TwingSynchronousNodeExecutor {
+export function createBoundValueExecutor(active: ActiveRender): TwingSynchronousNodeExecutor {
   const execute: TwingSynchronousNodeExecutor = (node, context) => {
     switch (node.type) {
       case 'print':
