@@ -10,7 +10,7 @@ import { messageOf } from '../plugin-api/errors.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { bindModel, type SourceDefaults } from './catalog-binding.js';
 import type { ModuleManifest } from './module-schemas.js';
-import type { ActivationStage } from './diagnostic-catalog.js';
+import type { ActivationStage } from './diagnostic-codes.js';
 import { DiagnosticList } from './diagnostic-list.js';
 import { ExpressionAnalyzer } from './expression-analysis.js';
 import { compileModel } from './model-compilation.js';
