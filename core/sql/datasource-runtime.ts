@@ -313,7 +313,7 @@ function seamError(datasource: string, error: unknown): unknown {
 }
 
 /** The runtime the core wraps every adapter's datasource in; over a runtime, that runtime. */
-export function guardDatasource(datasource: Datasource): DatasourceRuntime {
+export function runtimeOver(datasource: Datasource): DatasourceRuntime {
   return DatasourceRuntime.over(datasource);
 }
 
@@ -323,5 +323,5 @@ export function guardDatasource(datasource: Datasource): DatasourceRuntime {
  * datasource handed in by a test may call itself otherwise).
  */
 export function observeStatements(name: string, datasource: Datasource, observer: StatementObserver): DatasourceRuntime {
-  return guardDatasource(datasource).observedBy(name, observer);
+  return runtimeOver(datasource).observedBy(name, observer);
 }
