@@ -7,7 +7,7 @@ import { createBoundValueExecutor } from './bound-value-executor.js';
 import { installBuiltins } from './builtin-functions.js';
 import { installCapturingSetTag } from './capturing-set-tag.js';
 import { inspectDefinition } from './definition-inspection.js';
-import { ActiveRender, RenderSession } from './render-session.js';
+import { ActiveRender, RenderState } from './render-state.js';
 import { straightLineValues, straightLineVariables, type FirstRender } from './straight-line.js';
 
 /** The twing engine: one synchronous environment for every definition, templates compiled once. */
@@ -68,11 +68,11 @@ class TwingCompiledDefinition implements CompiledDefinition {
       const values = straightLineValues(this.straightLine, fields, environment.globals);
       if (values) return { document: this.first.document, values, origin: { file: this.file, lines: this.first.lines } };
     }
-    const session = new RenderSession(context);
+    const state = new RenderState(context);
     const variables = new Map<string, unknown>(Object.entries(fields));
     let text: string;
     try {
-      text = active.run(session, () => this.template.render(environment, variables, { nodeExecutor, strict: false }));
+      text = active.run(state, () => this.template.render(environment, variables, { nodeExecutor, strict: false }));
     } catch (error) {
       throw renderFailure(error, this.file);
     }
@@ -82,8 +82,8 @@ class TwingCompiledDefinition implements CompiledDefinition {
       throw new DefinitionError({ file: this.file, message: `the rendered body is not valid YAML${where}: ${body.message}` });
     }
     // the text holds no value, so its document stands for every request (the YAML cache froze it)
-    if (this.straightLine?.length === session.values.length) this.first ??= { document: body.value, lines: Object.freeze(session.lines) };
-    return { document: body.value, values: session.values, origin: { file: this.file, lines: session.lines } };
+    if (this.straightLine?.length === state.values.length) this.first ??= { document: body.value, lines: Object.freeze(state.lines) };
+    return { document: body.value, values: state.values, origin: { file: this.file, lines: state.lines } };
   }
 }
 
