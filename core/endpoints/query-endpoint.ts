@@ -1,7 +1,7 @@
 import { denialError, isDenial } from '../plugin-api/denial.js';
 import { InputError, InternalError } from '../plugin-api/errors.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
-import { readFailure, resultTooLarge, type ReadContext } from '../sql/read-failure.js';
+import { readFailure, resultTooLarge, type CallerRead } from '../sql/read-failure.js';
 import type { JsonValue, QueryResult, ResultColumn } from '../plugin-api/sql-dialect.js';
 import { authorizeStatement, grantsOn, runAuthorized, type AuthorizedRun, type RenderedStatement } from '../statements/statement-pipeline.js';
 import { boundValue, toSql } from './bound-text.js';
@@ -31,7 +31,7 @@ export class QueryEndpoint {
   /** The statement pipeline (core/statements/statement-pipeline.ts): render, authorize, run, shape. */
   async perform(request: EndpointRequest): Promise<QueryResponse> {
     const authorized = await this.authorize(this.render(request));
-    const read: ReadContext = { subject: `query ${this.name}`, datasource: authorized.datasource.name, timeoutMs: request.timeoutMs, maxResultBytes: request.maxResultBytes };
+    const read: CallerRead = { subject: `query ${this.name}`, datasource: authorized.datasource.name, timeoutMs: request.timeoutMs, maxResultBytes: request.maxResultBytes };
     return this.shape(read, await this.run(authorized, read, request));
   }
 
@@ -60,7 +60,7 @@ export class QueryEndpoint {
    * Runs the statement as the caller, reading at most `maxResultBytes` of rows; a value the database refuses
    * is the caller's 400, what every read route answers alike is `readFailure`'s, anything else ours.
    */
-  private async run(authorized: AuthorizedRun, read: ReadContext, request: EndpointRequest): Promise<QueryResult> {
+  private async run(authorized: AuthorizedRun, read: CallerRead, request: EndpointRequest): Promise<QueryResult> {
     const { maxResultBytes, timeoutMs, signal } = request;
     try {
       return await runAuthorized(authorized, { timeoutMs, maxRowBytes: maxResultBytes, signal }, { maxBytes: maxResultBytes });
@@ -71,7 +71,7 @@ export class QueryEndpoint {
     }
   }
 
-  private shape(read: ReadContext, result: QueryResult): QueryResponse {
+  private shape(read: CallerRead, result: QueryResult): QueryResponse {
     if (result.truncatedBy === 'maxBytes') throw resultTooLarge(read);
     return { rows: result.rows, rowCount: result.rowCount, columns: result.columns };
   }

@@ -14,7 +14,7 @@ import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import type { SemanticRegistry } from '../semantic/semantic-registry.js';
 import type { DatasourceRegistry } from '../sql/datasource-registry.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
-import { readFailure, resultTooLarge, type ReadContext } from '../sql/read-failure.js';
+import { readFailure, resultTooLarge, type CallerRead } from '../sql/read-failure.js';
 import { JoinPlanner } from './join-planner.js';
 import { ModelIndex } from './model-index.js';
 import { compileQuery, type CompiledQuery } from './query-compiler.js';
@@ -82,7 +82,7 @@ export class SemanticQueries {
     const { compiled, datasource } = await this.compile(vdb, query);
     checkGrants(compiled, grants);
     const executor = callerExecutor(datasource, vdb, grants, { readOnly: true, timeoutMs, maxRowBytes: maxResultBytes, signal });
-    const read: ReadContext = { subject: 'the semantic query', datasource: datasource.name, timeoutMs, maxResultBytes };
+    const read: CallerRead = { subject: 'the semantic query', datasource: datasource.name, timeoutMs, maxResultBytes };
     let result: QueryResult;
     try {
       result = await executor.query(compiled.sql, bindings(compiled.params, query), { maxBytes: maxResultBytes });
