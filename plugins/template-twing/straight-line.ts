@@ -12,7 +12,7 @@ const SPECIAL_NAMES = new Set([...PROVIDED_NAMES, '_charset']);
  * Straight-line: text, comments, and prints of a literal or of a plain variable, nothing else (no tag, no
  * filter, no function, no test, no macro or block). The bound-value executor turns every printed variable
  * into a placeholder whatever its value, so such a definition renders the same text for every request:
- * a render after the first need only read the variables again (straight-line-render.ts). Anything that
+ * a render after the first need only read the variables again (TwingCompiledDefinition.render, twing-template-engine.ts). Anything that
  * could make the text depend on a value (`{% if %}`, `{% for %}`, `| length`, a function) leaves the
  * definition to twing on every render.
  */
