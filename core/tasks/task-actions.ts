@@ -39,10 +39,10 @@ export interface ActionLimits {
  * nothing more); neither a denial nor a failure ends the task: the runtime reads them as observations. A
  * result over the row limit or the byte budget is cut there (`truncated`).
  */
-export async function runPendingAction(action: PendingAction, bound: VdbHandle, caller: Principal, limits: ActionLimits, semanticQueries: SemanticQueries): Promise<Observation> {
-  const grants = effectiveGrants(bound.vdb, caller);
-  if (action.kind === 'semanticQuery') return runSemanticAction(action, bound, grants, limits, semanticQueries);
-  const decision = await authorizeStatement({ handle: bound, sql: action.sql, bindings: [], grants, readOnly: true });
+export async function runPendingAction(action: PendingAction, handle: VdbHandle, caller: Principal, limits: ActionLimits, semanticQueries: SemanticQueries): Promise<Observation> {
+  const grants = effectiveGrants(handle.vdb, caller);
+  if (action.kind === 'semanticQuery') return runSemanticAction(action, handle, grants, limits, semanticQueries);
+  const decision = await authorizeStatement({ handle, sql: action.sql, bindings: [], grants, readOnly: true });
   if (isDenial(decision)) return deniedObservation(action, decision);
   if ('crossDatasource' in decision) return failedObservation(action, 'denied', 'cross_datasource_query', 'the query reads relations of two datasources');
   return execute(action, decision, limits);
@@ -52,12 +52,12 @@ export async function runPendingAction(action: PendingAction, bound: VdbHandle, 
  * A semantic query: compiled by the service against the active package (its values bound), checked against
  * the caller's grants like the route does (docs/semantic-query.md), then run like any query.
  */
-async function runSemanticAction(action: Extract<PendingAction, { kind: 'semanticQuery' }>, bound: VdbHandle, grants: CallerGrants, limits: ActionLimits, semanticQueries: SemanticQueries): Promise<Observation> {
+async function runSemanticAction(action: Extract<PendingAction, { kind: 'semanticQuery' }>, handle: VdbHandle, grants: CallerGrants, limits: ActionLimits, semanticQueries: SemanticQueries): Promise<Observation> {
   let authorized: AuthorizedRun;
   try {
     const query = readSemanticQuery(action.query);
-    const { compiled, datasource } = await semanticQueries.compile(bound.vdb, query);
-    const decision = authorizeCompiled(compiled, query, bound.vdb, grants, datasource);
+    const { compiled, datasource } = await semanticQueries.compile(handle.vdb, query);
+    const decision = authorizeCompiled(compiled, query, handle.vdb, grants, datasource);
     if (isDenial(decision)) throw semanticDenialError(decision);
     authorized = decision;
   } catch (error) {

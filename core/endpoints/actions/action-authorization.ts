@@ -25,7 +25,7 @@ export function authorizeActionPlan(plan: ActionPlan, caller: Principal): Action
     authorizations.set(statement, decision);
   };
   const plannedOn = (target: ActionTarget, kind: PlannedStatement['kind'], accesses: PlannedStatement['accesses']): PlannedStatement => {
-    const { vdb } = target.bound;
+    const { vdb } = target.handle;
     return { vdb, grants: effectiveGrants(vdb, caller), kind, datasource: target.datasource, accesses };
   };
   const write = (statement: PlannedWrite) => authorize(statement, plannedOn(statement.target, statement.type, writeAccesses(statement)));
