@@ -31,3 +31,4 @@ export { onDeadline, isDeadlineExceeded, DEADLINE_SLACK_MS, PING_TIMEOUT_MS } fr
 export { isConnectionFailure } from '../sql/statement-failure.js';
 export { lookupLogicalType, parseNativeType, type LogicalTypeTable } from '../sql/logical-types.js';
 export { LruCache } from '../caching/lru-cache.js';
+export { WorkerRpc, type WorkerRpcErrors, type WorkerRpcOptions, type RequestLimit, type Running, type WireError } from '../sql/worker-rpc.js';
