@@ -116,7 +116,8 @@ class Pending<Tag> {
  * sent, so several may be on their way and the worker never waits for the main thread between them. The one
  * running (the oldest unanswered) is bounded: past its deadline, or still running `abortGraceMs` after its
  * signal aborted, it ends the thread, the only way to stop a statement PGlite runs synchronously to its end.
- * The requests behind it fail as cut off (`errors.cutOff`); a crash fails every one in flight. A stopped
+ * The requests behind it fail as cut off (`errors.cutOff`): they never ran, and so when the worker crashes, or
+ * exits after answering with a WASM trap. A stopped
  * thread answers nothing more: its owner opens another. The thread keeps the process alive only while a
  * request is under way, so an owner nobody closes does not hold the process at exit.
  */
@@ -137,8 +138,9 @@ export class WorkerRpc<Commands extends { kind: string }, Answers extends Record
     this.worker = new Worker(new URL('./worker-rpc-serve.js', import.meta.url), { name: options.name, workerData: { module: options.module.href } });
     this.worker.unref();
     this.worker.on('message', (reply: WorkerReply) => this.settle(reply));
-    this.worker.on('error', (error) => this.stop(this.errors.failed(error)));
-    this.worker.on('exit', () => this.stop(this.errors.stopped()));
+    // a crash: the request running fails with it, the ones sent behind it never ran
+    this.worker.on('error', (error) => this.stop(this.errors.failed(error), this.pending.keys().next().value));
+    this.worker.on('exit', () => this.stop(this.errors.stopped(), this.pending.keys().next().value));
   }
 
   /** True once the thread ended: over a limit, aborted, crashed or terminated. */
@@ -215,7 +217,8 @@ export class WorkerRpc<Commands extends { kind: string }, Answers extends Record
     this.idleCheck();
     if ('error' in reply) pending.answer(undefined, this.errors.fromWire(reply.error));
     else pending.answer(reply.value);
-    if (reply.ending === true) this.stop(this.errors.stopped());
+    // the worker exits without running the ones sent behind it
+    if (reply.ending === true) this.stop(this.errors.cutOff());
   }
 
   private turn(entry: Pending<Tag>): void {
@@ -236,8 +239,7 @@ export class WorkerRpc<Commands extends { kind: string }, Answers extends Record
 
   /**
    * Ends the thread once. Request `culprit` fails with `error`; the one running, when it is not the culprit,
-   * as stopped by the worker's end; the ones behind it as cut off. Without a culprit (a crash, a close) all
-   * fail with `error`.
+   * as stopped by the worker's end; the ones behind it as cut off. Without a culprit all fail with `error`.
    */
   private stop(error: Error, culprit?: number): void {
     this.end();
