@@ -1,4 +1,4 @@
-import { offAbort, onAbort, type RequestLimit } from '../../core/plugin-api/adapter-kit.js';
+import { offAbort, onAbort, type WorkerRequestLimit } from '../../core/plugin-api/adapter-kit.js';
 import { TEXT_OIDS } from '../postgres/postgres-types.js';
 import { statementCanceled, transactionAborted, connectionFailure } from './pglite-errors.js';
 import type { PgliteRows, PgliteSetup, SessionScope } from './pglite-messages.js';
@@ -235,13 +235,13 @@ export class PgliteHost {
    */
   private onThread<T>(
     options: StatementOptions,
-    work: (thread: PgliteThread, limit: RequestLimit<Turn>) => Promise<T>,
+    work: (thread: PgliteThread, limit: WorkerRequestLimit<Turn>) => Promise<T>,
     how: { ahead?: boolean; preemptible?: boolean; deadlineMs?: number } = {},
   ): Promise<T> {
     const { transaction, signal } = options;
     const lane = options.lane ?? options.scope?.role ?? '';
     const deadline = Date.now() + (how.deadlineMs ?? limitMs(options.timeoutMs));
-    const limit: RequestLimit<Turn> = { deadline, signal, tag: { lane, preemptible: how.preemptible === true } };
+    const limit: WorkerRequestLimit<Turn> = { deadline, signal, tag: { lane, preemptible: how.preemptible === true } };
     if (lane !== '' && !this.callersServed) {
       this.callersServed = true;
       this.prepareSpare();
@@ -390,7 +390,7 @@ export class PgliteHost {
    * Ends `thread` and opens the database in a new one whose session runs as `user` (undefined: the
    * superuser). In memory, the new worker starts from the present state, which becomes the snapshot.
    */
-  private async reopen(thread: PgliteThread, limit: RequestLimit<Turn>, user: string | undefined): Promise<PgliteThread> {
+  private async reopen(thread: PgliteThread, limit: WorkerRequestLimit<Turn>, user: string | undefined): Promise<PgliteThread> {
     if (this.dataDir === undefined) this.snapshot = await thread.request({ kind: 'dump' }, limit);
     await retire(thread);
     this.user = user;
@@ -494,7 +494,7 @@ export class PgliteHost {
 }
 
 /** `opening`, or 57014 once `limit`'s deadline passes or its signal aborts first: a reopen counts against the time of the calls waiting for it. */
-function beforeDeadline<T>(opening: Promise<T>, limit: RequestLimit<Turn>): Promise<T> {
+function beforeDeadline<T>(opening: Promise<T>, limit: WorkerRequestLimit<Turn>): Promise<T> {
   const { signal } = limit;
   return new Promise<T>((resolve, reject) => {
     const expired = () => reject(statementCanceled('statement timeout'));

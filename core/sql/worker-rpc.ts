@@ -5,7 +5,7 @@ import type { WorkerReply, WorkerRequest, WireError } from './worker-rpc-message
 export type { WireError } from './worker-rpc-messages.js';
 
 /** How long a request may run, what ends it early, and what its owner tags it with. */
-export interface RequestLimit<Tag> {
+export interface WorkerRequestLimit<Tag> {
   /** When its time is up (`Date.now()` ms), counted from when its caller's call was accepted, not from its turn. */
   deadline: number;
   /** Aborted: the request is canceled like one over its time (after the RPC's `abortGraceMs`, once running). */
@@ -15,7 +15,7 @@ export interface RequestLimit<Tag> {
 }
 
 /** The request the worker is running: its tag, and since when (`Date.now()` when its turn came). */
-export interface Running<Tag> {
+export interface RunningRequest<Tag> {
   readonly tag: Tag | undefined;
   readonly since: number;
 }
@@ -36,6 +36,7 @@ export interface WorkerRpcErrors {
   unsendable(cause: unknown): Error;
 }
 
+/** What a WorkerRpc runs, what it is called, and how its requests fail and end. */
 export interface WorkerRpcOptions {
   /** The module the worker loads; it exports `perform(request)` (worker-rpc-serve.ts). */
   module: URL;
@@ -66,7 +67,7 @@ class Pending<Tag> {
   constructor(
     readonly resolve: (value: unknown) => void,
     readonly reject: (error: unknown) => void,
-    readonly limit: RequestLimit<Tag>,
+    readonly limit: WorkerRequestLimit<Tag>,
     private readonly rpc: { errors: WorkerRpcErrors; abortGraceMs: number; end: (error: Error) => void },
   ) {
     if (limit.signal) onAbort(limit.signal, this.abandoned);
@@ -149,7 +150,7 @@ export class WorkerRpc<Commands extends { kind: string }, Answers extends Record
   }
 
   /** The request running now, if any. */
-  get running(): Running<Tag> | undefined {
+  get running(): RunningRequest<Tag> | undefined {
     const first = this.pending.values().next().value;
     return first === undefined ? undefined : { tag: first.limit.tag, since: first.since };
   }
@@ -164,7 +165,7 @@ export class WorkerRpc<Commands extends { kind: string }, Answers extends Record
   }
 
   /** Sends one command; past its deadline (or when its signal aborts) it fails with 57014 and the thread ends. */
-  request<K extends Commands['kind']>(command: Commands & { kind: K }, limit: RequestLimit<Tag>): Promise<Answers[K]> {
+  request<K extends Commands['kind']>(command: Commands & { kind: K }, limit: WorkerRequestLimit<Tag>): Promise<Answers[K]> {
     if (this.stopped) return Promise.reject(this.errors.stopped());
     if (limit.signal?.aborted) return Promise.reject(this.errors.canceled('user request'));
     const id = this.nextId++;
