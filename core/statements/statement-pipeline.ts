@@ -19,7 +19,7 @@ import type { Datasource, QueryOptions, QueryResult } from '../plugin-api/sql-di
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { DatasourceRuntime, type CallerBounds, type CallerExecutor } from '../sql/datasource-runtime.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
-import { planFederated, type FederatedPlan } from '../federation/federated-plan.js';
+import { explainFederated, planFederated, type FederatedPlan } from '../federation/federated-plan.js';
 import { runFederated } from '../federation/federated-run.js';
 
 export type { CallerExecutor };
@@ -80,6 +80,12 @@ export async function authorizeStatement(rendered: RenderedStatement): Promise<A
     counted.federated('denied');
     throw error;
   }
+}
+
+/** What an authorized statement would run, without running it: `{sql, params}` on one datasource, the plan over several. */
+export function explainAuthorized(authorized: AuthorizedRun): ReturnType<typeof explainFederated> | { sql: string; params: readonly unknown[] } {
+  const { rendered, federated } = authorized;
+  return federated === undefined ? { sql: rendered.sql, params: rendered.bindings } : explainFederated(federated);
 }
 
 /**
