@@ -71,6 +71,9 @@ const REFUSED: readonly [string, string][] = [
 
 type Rows = Record<string, unknown>[];
 
+const MEMORY_LIMIT = '16MB';
+const BIG_ROWS = 300_000;
+
 /** The rows, each numeric value in its canonical decimal form. */
 function canonical(result: pg.QueryResult): Rows {
   const numeric = new Set(result.fields.filter((field) => field.dataTypeID === NUMERIC_OID).map((field) => field.name));
@@ -94,6 +97,8 @@ if (!skippedHere(test, postgres)) {
     const server = [
       'drop schema if exists fedq cascade', 'drop schema if exists fedo cascade', 'create schema fedq', 'create schema fedo',
       ...statements(CUSTOMERS, 'fedq', ''), ...statements(ORDERS, 'fedo', 'collate "C"'), ...statements(CUSTOMERS, 'fedo', 'collate "C"'),
+      // about 35 MB of rows: more than the engine's memory limit of this suite
+      `create view fedq.big as select g as n, repeat('x', 100) || g as pad from generate_series(1, ${BIG_ROWS}) g`,
     ];
     for (const statement of server) await context.server.query(statement, []);
     const vdb = `name: fedp
@@ -106,6 +111,7 @@ schemas:
     const config = {
       ...demoConfig({ descriptors: './bundle', sql: { enabled: true, port: 0 } }),
       datasources: { retail_db: { adapter: 'pglite' }, crm_pg: postgres.datasourceConfig },
+      federation: { memoryLimit: MEMORY_LIMIT },
     };
     context.service = await startTestService({ config, files: { 'bundle/vdbs/fedp.yaml': vdb }, datasources: { retail_db: context.pglite, crm_pg: context.server } });
     context.door = pgClient({ port: (context.service.sqlAddress as { port: number }).port, database: 'fedp@1' }, ADMIN_TOKEN);
@@ -152,6 +158,16 @@ schemas:
       assert.is(error?.code, '0A000', statement);
       assert.match(String(error?.message), construct, statement);
     }
+  });
+
+  test('a plan needing more than federation.memoryLimit fails with the limit (54000 at the SQL door, 422 result_too_large elsewhere); the next statement is served', async ({ door }) => {
+    const error = await door.query('select count(distinct b.pad) from fedq.big b join fedp.orders o on o.id = b.n')
+      .then(() => undefined, (failure: Error & { code?: string; detail?: string }) => failure);
+    assert.is(error?.code, '54000');
+    assert.match(String(error?.message), `more memory than ${MEMORY_LIMIT} (federation.memoryLimit)`);
+    assert.is(error?.detail, 'code: result_too_large');
+    const next = await door.query('select count(*) as n from fedp.orders o join fedq.customers c on c.id = o.customer_id');
+    assert.equal(next.rows, [{ n: '6' }]);
   });
 
   test('a division by zero fails as on PostgreSQL (22012), where the engine alone would answer NULL', async ({ door }) => {
