@@ -9,9 +9,12 @@ import { InputError } from '../plugin-api/errors.js';
 
 type PgObject = { [field: string]: unknown };
 
-/** The engine's view of a value's type, as far as the writer can tell. */
+/**
+ * The engine's view of a value's type, as far as the writer can tell: `decimal` a numeric of a fixed scale,
+ * `numeric` one whose values each have their own (an unconstrained `numeric` column, held at a fixed scale).
+ */
 export type EngineType =
-  | 'integer' | 'bigint' | 'decimal' | 'float' | 'string' | 'boolean' | 'date' | 'time' | 'timestamp' | 'timestamptz' | 'uuid' | 'unknown';
+  | 'integer' | 'bigint' | 'decimal' | 'numeric' | 'float' | 'string' | 'boolean' | 'date' | 'time' | 'timestamp' | 'timestamptz' | 'uuid' | 'unknown';
 
 /** A relation of a source as the engine holds it: its table and typed columns. */
 export interface EngineTable {
@@ -30,6 +33,8 @@ export interface TableLookup {
 interface Output {
   readonly name: string;
   readonly type: EngineType;
+  /** An `avg` of the outermost SELECT: the engine answers its exact sum and count (`postgresAverage` divides). */
+  readonly average?: true;
 }
 
 interface Written {
@@ -59,24 +64,64 @@ export function unsupported(construct: string): InputError {
 
 const COMPARISONS = new Set(['=', '<>', '!=', '<', '>', '<=', '>=']);
 const INTEGRAL = new Set<EngineType>(['integer', 'bigint']);
-const NUMERIC = new Set<EngineType>(['integer', 'bigint', 'decimal', 'float']);
+const NUMERIC = new Set<EngineType>(['integer', 'bigint', 'decimal', 'numeric', 'float']);
 
 /** Casts the writer allows, by PostgreSQL type name: the engine type and the types it may convert from exactly. */
 const CASTS: Readonly<Record<string, { sql: string; type: EngineType; from: readonly EngineType[] }>> = {
-  int2: { sql: 'INTEGER', type: 'integer', from: ['integer', 'bigint', 'decimal', 'string'] },
-  int4: { sql: 'INTEGER', type: 'integer', from: ['integer', 'bigint', 'decimal', 'string'] },
-  int8: { sql: 'BIGINT', type: 'bigint', from: ['integer', 'bigint', 'decimal', 'string'] },
-  text: { sql: 'VARCHAR', type: 'string', from: ['integer', 'bigint', 'decimal', 'string', 'date', 'boolean', 'uuid'] },
-  varchar: { sql: 'VARCHAR', type: 'string', from: ['integer', 'bigint', 'decimal', 'string', 'date', 'boolean', 'uuid'] },
+  int2: { sql: 'INTEGER', type: 'integer', from: ['integer', 'bigint', 'decimal', 'numeric', 'string'] },
+  int4: { sql: 'INTEGER', type: 'integer', from: ['integer', 'bigint', 'decimal', 'numeric', 'string'] },
+  int8: { sql: 'BIGINT', type: 'bigint', from: ['integer', 'bigint', 'decimal', 'numeric', 'string'] },
+  text: { sql: 'VARCHAR', type: 'string', from: ['integer', 'bigint', 'decimal', 'numeric', 'string', 'date', 'boolean', 'uuid'] },
+  varchar: { sql: 'VARCHAR', type: 'string', from: ['integer', 'bigint', 'decimal', 'numeric', 'string', 'date', 'boolean', 'uuid'] },
   bool: { sql: 'BOOLEAN', type: 'boolean', from: ['boolean', 'string'] },
   date: { sql: 'DATE', type: 'date', from: ['date', 'string', 'timestamp'] },
   timestamp: { sql: 'TIMESTAMP', type: 'timestamp', from: ['date', 'string', 'timestamp'] },
-  float8: { sql: 'DOUBLE', type: 'float', from: ['integer', 'bigint', 'decimal', 'float', 'string'] },
+  float8: { sql: 'DOUBLE', type: 'float', from: ['integer', 'bigint', 'decimal', 'numeric', 'float', 'string'] },
 };
 
-/** Writes `statement` (a SelectStmt node's fields) for the engine; throws `federation_unsupported`. */
+/**
+ * Writes `statement` (a SelectStmt node's fields) for the engine; throws `federation_unsupported`. The
+ * outputs marked `average` are answered by the engine as `{s, n}` (exact sum, count) for `postgresAverage`.
+ */
 export function engineSql(statement: PgObject, tables: TableLookup): { sql: string; outputs: Output[] } {
-  return new EngineWriter(tables).select(statement, undefined);
+  return new EngineWriter(tables).select(statement, undefined, undefined, true);
+}
+
+/**
+ * `sum / count` as PostgreSQL's numeric division answers `avg` (select_div_scale, then rounding half away
+ * from zero): at least 16 significant digits, and never fewer fractional digits than the sum's.
+ */
+export function postgresAverage(sum: string, count: string): string | null {
+  const n = BigInt(count);
+  if (n === 0n) return null;
+  const negative = sum.startsWith('-');
+  const [whole = '', fraction = ''] = sum.replace(/^[-+]/, '').split('.');
+  const [weight1, first1] = baseWeight(whole, fraction);
+  const [weight2, first2] = baseWeight(count, '');
+  const qweight = weight1 - weight2 - (first1 <= first2 ? 1 : 0);
+  const scale = Math.min(Math.max(16 - qweight * 4, fraction.length, 0), 1000);
+  const numerator = BigInt(whole + fraction) * 10n ** BigInt(scale);
+  const denominator = n * 10n ** BigInt(fraction.length);
+  let quotient = numerator / denominator;
+  if ((numerator % denominator) * 2n >= denominator) quotient += 1n;
+  const digits = quotient.toString().padStart(scale + 1, '0');
+  const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  return negative && quotient !== 0n ? `-${text}` : text;
+}
+
+/** PostgreSQL's weight (in base-10000 digits) and first base-10000 digit of a non-negative decimal; zero is [0, 0]. */
+function baseWeight(whole: string, fraction: string): [number, number] {
+  const integer = whole.replace(/^0+/, '');
+  if (integer !== '') {
+    const padded = '0'.repeat((4 - (integer.length % 4)) % 4) + integer;
+    return [padded.length / 4 - 1, Number(padded.slice(0, 4))];
+  }
+  const padded = fraction + '0'.repeat((4 - (fraction.length % 4)) % 4);
+  for (let index = 0; index < padded.length; index += 4) {
+    const digit = Number(padded.slice(index, index + 4));
+    if (digit !== 0) return [-(index / 4) - 1, digit];
+  }
+  return [0, 0];
 }
 
 /** Quotes an identifier for the engine. */
@@ -108,7 +153,7 @@ function literal(text: string): string {
 class EngineWriter {
   constructor(private readonly tables: TableLookup) {}
 
-  select(node: PgObject, parent: Level | undefined, inheritedCtes?: ReadonlyMap<string, Output[]>): { sql: string; outputs: Output[] } {
+  select(node: PgObject, parent: Level | undefined, inheritedCtes?: ReadonlyMap<string, Output[]>, outermost = false): { sql: string; outputs: Output[] } {
     if (node.intoClause !== undefined) throw unsupported('SELECT INTO');
     if (list(node.lockingClause).length > 0) throw unsupported('FOR UPDATE/SHARE');
     if (node.valuesLists !== undefined) throw unsupported('VALUES');
@@ -145,7 +190,7 @@ class EngineWriter {
       level = { ranges: [{ alias: '', columns: new Map(left.outputs.map((output) => [output.name, output.type])) }], ctes, parent };
     } else {
       level = { ranges: [], ctes, parent };
-      body = this.simpleSelect(node, level);
+      body = this.simpleSelect(node, level, outermost);
     }
     let sql = withSql + body.sql;
     const sorts = list(node.sortClause);
@@ -165,7 +210,7 @@ class EngineWriter {
     return written.sql;
   }
 
-  private simpleSelect(node: PgObject, level: Level): { sql: string; outputs: Output[] } {
+  private simpleSelect(node: PgObject, level: Level, outermost: boolean): { sql: string; outputs: Output[] } {
     const from = list(node.fromClause).map((item) => this.fromItem(item, level));
     const targets: string[] = [];
     const outputs: Output[] = [];
@@ -177,14 +222,16 @@ class EngineWriter {
         outputs.push(...star.outputs);
         continue;
       }
-      const written = this.expr(target.val, level);
       const name = target.name === undefined ? outputName(target.val) : String(target.name);
+      const average = outermost ? this.average(target.val, level) : undefined;
+      const written = average ?? this.expr(target.val, level);
       targets.push(`${written.sql} AS ${engineIdentifier(name)}`);
-      outputs.push({ name, type: written.type });
+      outputs.push({ name, type: written.type, ...(average && { average: true }) });
     }
     let sql = 'SELECT ';
     const distinct = node.distinctClause;
     if (distinct !== undefined) {
+      if (outputs.some((output) => output.average)) throw unsupported('DISTINCT over avg');
       const on = list(distinct).filter((item) => item !== null && Object.keys(item as PgObject).length > 0);
       sql += on.length === 0 ? 'DISTINCT ' : `DISTINCT ON (${on.map((item) => this.expr(item, level).sql).join(', ')}) `;
     }
@@ -275,11 +322,16 @@ class EngineWriter {
     if (sort.sortby_dir === 'SORTBY_USING') throw unsupported('ORDER BY ... USING');
     const [type, node] = unwrap(sort.node);
     let sql: string;
+    const named = type === 'ColumnRef' && list(node.fields).length === 1 ? String(unwrap(list(node.fields)[0])[1].sval) : undefined;
+    const output = type === 'A_Const' && node.ival !== undefined
+      ? outputs[Number((node.ival as PgObject).ival ?? 0) - 1]
+      : outputs.find((candidate) => candidate.name === named);
+    if (output?.average) throw unsupported('ORDER BY an avg');
     if (type === 'A_Const' && node.ival !== undefined) {
       sql = this.expr(sort.node, level).sql;
-    } else if (type === 'ColumnRef' && list(node.fields).length === 1 && outputs.some((output) => output.name === String(unwrap(list(node.fields)[0])[1].sval))) {
+    } else if (named !== undefined && output !== undefined) {
       // an output column by name, as PostgreSQL resolves ORDER BY names first
-      sql = engineIdentifier(String(unwrap(list(node.fields)[0])[1].sval));
+      sql = engineIdentifier(named);
     } else {
       sql = this.expr(sort.node, level).sql;
     }
@@ -434,7 +486,7 @@ class EngineWriter {
         const sum = `sum(${distinct}${arg.sql})${filter}`;
         if (arg.type === 'integer') return { sql: `CAST(${sum} AS BIGINT)`, type: 'bigint' };
         if (arg.type === 'bigint') return { sql: `CAST(${sum} AS DECIMAL(38,0))`, type: 'decimal' };
-        if (arg.type === 'decimal' || arg.type === 'float') return { sql: sum, type: arg.type };
+        if (arg.type === 'decimal' || arg.type === 'numeric' || arg.type === 'float') return { sql: sum, type: arg.type };
         throw unsupported('sum over a value whose type the plan cannot tell');
       }
       case 'min':
@@ -460,6 +512,23 @@ class EngineWriter {
     }
   }
 
+  /** An `avg(...)` target of the outermost SELECT, as its exact sum and count; undefined for any other target. */
+  private average(value: unknown, level: Level): Written | undefined {
+    const [type, node] = unwrap(value);
+    if (type !== 'FuncCall' || node.over !== undefined) return undefined;
+    const names = stringsOf(node.funcname);
+    if (names.at(-1)?.toLowerCase() !== 'avg' || (names.length > 1 && names[0] !== 'pg_catalog')) return undefined;
+    if (list(node.agg_order).length > 0 || node.agg_star === true) throw unsupported('avg with ORDER BY or *');
+    const arg = single('avg', list(node.args).map((item) => this.expr(item, level)));
+    const distinct = node.agg_distinct === true ? 'DISTINCT ' : '';
+    const filter = node.agg_filter === undefined ? '' : ` FILTER (WHERE ${this.expr(node.agg_filter, level).sql})`;
+    // the sum's scale is the arguments' (a numeric of a fixed scale), which PostgreSQL's division reads
+    const sum = INTEGRAL.has(arg.type) ? `CAST(sum(${distinct}${arg.sql})${filter} AS HUGEINT)`
+      : arg.type === 'decimal' ? `sum(${distinct}${arg.sql})${filter}` : undefined;
+    if (sum === undefined) throw unsupported(`avg over ${arg.type === 'unknown' ? 'a value whose type the plan cannot tell' : `a ${arg.type} value`}`);
+    return { sql: `struct_pack(s := ${sum}, n := count(${distinct}${arg.sql})${filter})`, type: 'decimal' };
+  }
+
   private cast(node: PgObject, level: Level): Written {
     const typeName = node.typeName as PgObject;
     if (list(typeName.arrayBounds).length > 0) throw unsupported('a cast to an array');
@@ -470,7 +539,7 @@ class EngineWriter {
       const mods = list(typeName.typmods).map((mod) => Number((unwrap(mod)[1].ival as PgObject | undefined)?.ival ?? 0));
       const [precision, scale = 0] = mods;
       if (precision === undefined || precision > 38) throw unsupported('a cast to numeric without a precision of at most 38');
-      if (!['integer', 'bigint', 'decimal', 'string'].includes(arg.type)) throw unsupported(`a cast of ${arg.type} to numeric`);
+      if (!['integer', 'bigint', 'decimal', 'numeric', 'string'].includes(arg.type)) throw unsupported(`a cast of ${arg.type} to numeric`);
       return { sql: `CAST(${arg.sql} AS DECIMAL(${precision},${scale}))`, type: 'decimal' };
     }
     const known = CASTS[target];
@@ -555,7 +624,7 @@ function arithmetic(op: string, left: Written, right: Written): Written {
 function widest(types: readonly EngineType[]): EngineType {
   const known = types.filter((type) => type !== 'unknown');
   if (known.length === 0) return 'unknown';
-  for (const type of ['float', 'decimal', 'bigint', 'integer'] as const) if (known.includes(type)) return type;
+  for (const type of ['float', 'numeric', 'decimal', 'bigint', 'integer'] as const) if (known.includes(type)) return type;
   return known[0] as EngineType;
 }
 

@@ -17,7 +17,7 @@ import { DatasourceRuntime, type CallerBounds, type CallerExecutor } from '../sq
 import { StatementFailure } from '../sql/statement-failure.js';
 import { failureOutcome } from '../sql/statement-outcome.js';
 import { encodeValue } from '../sql/value-encoding.js';
-import { engineIdentifier, unsupported } from './engine-sql.js';
+import { engineIdentifier, postgresAverage, unsupported } from './engine-sql.js';
 import { engineTypeOf, explainFederated, ROW_MARK_COLUMN, sourceStatement, UNCONSTRAINED_SCALE, type FederatedPlan, type SourceScan } from './federated-plan.js';
 
 /** Who runs a plan, and how. */
@@ -228,7 +228,8 @@ async function answer(connection: DuckDBConnection, plan: FederatedPlan, options
   try {
     const result = await connection.stream(plan.engineSql, plan.bindings.map(engineValue));
     const names = result.columnNames();
-    const codecs = result.columnTypes().map((type) => logicalOf(String(type)));
+    const averages = new Set(plan.averages);
+    const codecs = result.columnTypes().map((type, position) => (averages.has(position) ? { logicalType: 'decimal' as const } : logicalOf(String(type))));
     const columns: ResultColumn[] = names.map((name, position) => ({ name, logicalType: (codecs[position] as Codec).logicalType }));
     const withTimeZone = names.filter((_, position) => (codecs[position] as Codec).withTimeZone === true);
     const rows: Record<string, JsonValue>[] = [];
@@ -239,7 +240,8 @@ async function answer(connection: DuckDBConnection, plan: FederatedPlan, options
       for (const values of chunk.convertRows(JsonDuckDBValueConverter)) {
         const row: Record<string, JsonValue> = {};
         names.forEach((name, position) => {
-          row[name] = encodeValue(values[position] ?? null, codecs[position] as Codec);
+          const value = averages.has(position) ? averageOf(values[position] ?? null) : values[position] ?? null;
+          row[name] = encodeValue(value, codecs[position] as Codec);
         });
         if (options?.maxRows !== undefined && rows.length >= options.maxRows) return cut(columns, rows, withTimeZone, 'maxRows');
         bytes += Buffer.byteLength(JSON.stringify(row)) + 1;
@@ -251,6 +253,12 @@ async function answer(connection: DuckDBConnection, plan: FederatedPlan, options
   } finally {
     signal.removeEventListener('abort', interrupt);
   }
+}
+
+/** An `avg` column's value: the engine's exact `{s, n}` divided as PostgreSQL divides. */
+function averageOf(value: unknown): string | null {
+  const { s, n } = (value ?? {}) as { s?: unknown; n?: unknown };
+  return s === null || s === undefined || n === null || n === undefined ? null : postgresAverage(String(s), String(n));
 }
 
 function cut(columns: ResultColumn[], rows: Record<string, JsonValue>[], withTimeZone: string[], by: 'maxRows' | 'maxBytes'): QueryResult {

@@ -58,12 +58,16 @@ const CORPUS = [
   'select cast(o.amount as int) as whole, o.amount::text as text, c.id::text || \'-\' || c.name as label from fedp.orders o join fedq.customers c on c.id = o.customer_id order by o.id',
   'select count(distinct c.region) from fedp.orders o join fedq.customers c on c.id = o.customer_id',
   'select o.id from fedp.orders o join fedq.customers c on c.id = o.customer_id where c.vip is not true order by 1',
+  'select c.region, avg(o.amount) as mean, avg(o.qty), avg(distinct o.customer_id) from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region order by c.region',
+  'select avg(o.qty * 12345), avg(o.amount * 3) filter (where o.qty > 0), avg(-o.amount) from fedp.orders o join fedq.customers c on c.id = o.customer_id',
+  'select avg(o.qty) from fedp.orders o join fedq.customers c on c.id = o.customer_id where o.id > 100',
   'select greatest(o.qty, c.id) as g, least(o.qty, c.id) as l, nullif(o.qty, 1) as n, abs(o.qty) as a from fedp.orders o join fedq.customers c on c.id = o.customer_id order by o.id',
 ];
 
 /** Statements the plan refuses, with the construct it names. */
 const REFUSED: readonly [string, string][] = [
-  ['select avg(o.amount) from fedp.orders o join fedq.customers c on c.id = o.customer_id', 'function avg'],
+  ['select c.region, avg(o.qty) as mean from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region order by mean', 'ORDER BY an avg'],
+  ['select c.region from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region having avg(o.qty) > 1', 'function avg'],
   ['select o.amount / 3 from fedp.orders o join fedq.customers c on c.id = o.customer_id', 'division'],
   ['select lower(c.name) from fedp.orders o join fedq.customers c on c.id = o.customer_id', 'function lower'],
   ['select c.name from fedp.orders o join fedq.customers c on c.id = o.customer_id where c.name ilike \'a%\'', 'ILIKE'],
