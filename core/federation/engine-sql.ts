@@ -63,6 +63,13 @@ export function unsupported(construct: string): InputError {
 }
 
 const COMPARISONS = new Set(['=', '<>', '!=', '<', '>', '<=', '>=']);
+/** Ranking functions, which need OVER; with them, the aggregates that may take one. */
+const RANKING = new Set(['row_number', 'rank', 'dense_rank']);
+const WINDOW_FUNCTIONS = new Set([...RANKING, 'count', 'sum', 'min', 'max', 'bool_and', 'bool_or']);
+/** `frameOptions` of a window without a frame clause: RANGE UNBOUNDED PRECEDING to CURRENT ROW, peers included. */
+const DEFAULT_FRAME = 1058;
+/** Fields `extract` and `date_part` answer alike in both, from a date or timestamp without time zone. */
+const DATE_PARTS = new Set(['year', 'quarter', 'month', 'week', 'day', 'dow', 'doy', 'hour', 'minute']);
 const INTEGRAL = new Set<EngineType>(['integer', 'bigint']);
 const NUMERIC = new Set<EngineType>(['integer', 'bigint', 'decimal', 'numeric', 'float']);
 
@@ -468,22 +475,29 @@ class EngineWriter {
     const names = stringsOf(node.funcname);
     const name = (names.at(-1) ?? '').toLowerCase();
     if (names.length > 1 && names[0] !== 'pg_catalog') throw unsupported(`function ${names.join('.')}`);
-    if (node.over !== undefined) throw unsupported(`window function ${name}`);
     if (list(node.agg_order).length > 0 || node.agg_within_group === true) throw unsupported(`ORDER BY inside ${name}()`);
     if (node.func_variadic === true) throw unsupported(`VARIADIC in ${name}()`);
+    const over = node.over === undefined ? undefined : this.window(node.over as PgObject, level, name);
     const distinct = node.agg_distinct === true ? 'DISTINCT ' : '';
-    const args = list(node.args).map((arg) => this.expr(arg, level));
     const filter = node.agg_filter === undefined ? '' : ` FILTER (WHERE ${this.expr(node.agg_filter, level).sql})`;
+    const windowed = (aggregate: string) => `${aggregate}${filter}${over ?? ''}`;
+    if (over !== undefined && (distinct !== '' || !WINDOW_FUNCTIONS.has(name))) throw unsupported(`window function ${distinct === '' ? name : `${name}(DISTINCT ...)`}`);
+    if (over === undefined && RANKING.has(name)) throw unsupported(`${name} without OVER`);
+    if (RANKING.has(name)) {
+      if (list(node.args).length > 0) throw unsupported(`${name} with arguments`);
+      return { sql: windowed(`${name}()`), type: 'bigint' };
+    }
+    const args = list(node.args).map((arg) => this.expr(arg, level));
     const argSql = args.map((arg) => arg.sql).join(', ');
     switch (name) {
       case 'count':
-        if (node.agg_star === true) return { sql: `count(*)${filter}`, type: 'bigint' };
+        if (node.agg_star === true) return { sql: windowed('count(*)'), type: 'bigint' };
         if (args.length !== 1) throw unsupported('count with several arguments');
-        return { sql: `count(${distinct}${argSql})${filter}`, type: 'bigint' };
+        return { sql: windowed(`count(${distinct}${argSql})`), type: 'bigint' };
       case 'sum': {
         const arg = single(name, args);
         // PostgreSQL: sum(int) is bigint, sum(bigint) numeric, sum(numeric) numeric of the argument's scale
-        const sum = `sum(${distinct}${arg.sql})${filter}`;
+        const sum = windowed(`sum(${distinct}${arg.sql})`);
         if (arg.type === 'integer') return { sql: `CAST(${sum} AS BIGINT)`, type: 'bigint' };
         if (arg.type === 'bigint') return { sql: `CAST(${sum} AS DECIMAL(38,0))`, type: 'decimal' };
         if (arg.type === 'decimal' || arg.type === 'numeric' || arg.type === 'float') return { sql: sum, type: arg.type };
@@ -492,11 +506,11 @@ class EngineWriter {
       case 'min':
       case 'max': {
         const arg = single(name, args);
-        return { sql: `${name}(${distinct}${arg.sql})${filter}`, type: arg.type };
+        return { sql: windowed(`${name}(${distinct}${arg.sql})`), type: arg.type };
       }
       case 'bool_and':
       case 'bool_or':
-        return { sql: `${name}(${single(name, args).sql})${filter}`, type: 'boolean' };
+        return { sql: windowed(`${name}(${single(name, args).sql})`), type: 'boolean' };
       case 'coalesce':
         return this.variadic('COALESCE', node.args, level);
       case 'abs': {
@@ -507,9 +521,50 @@ class EngineWriter {
       case 'length':
       case 'char_length':
         return { sql: `CAST(length(${single(name, args).sql}) AS INTEGER)`, type: 'integer' };
+      case 'round': {
+        // numeric rounding, half away from zero in both; a double's (half to even in PostgreSQL) is refused
+        const [value, places] = args;
+        if (value === undefined || value.type !== 'decimal' || args.length > 2) throw unsupported('round other than of a numeric of a fixed scale');
+        const digits = list(node.args)[1];
+        if (places !== undefined && !(unwrap(digits)[0] === 'A_Const' && places.type === 'integer')) throw unsupported('round to a number of places that is not a constant');
+        return { sql: places === undefined ? `round(${value.sql})` : `round(${value.sql}, ${places.sql})`, type: 'decimal' };
+      }
+      case 'extract':
+      case 'date_part': {
+        const [field, source] = list(node.args);
+        const [fieldType, fieldNode] = unwrap(field);
+        const part = fieldType === 'A_Const' && fieldNode.sval !== undefined ? String((fieldNode.sval as PgObject).sval).toLowerCase() : '';
+        const from = args[1];
+        if (!DATE_PARTS.has(part) || from === undefined || !['date', 'timestamp'].includes(from.type) || source === undefined) {
+          throw unsupported(`${name} other than of ${[...DATE_PARTS].join(', ')} from a date or timestamp`);
+        }
+        // PostgreSQL: extract answers numeric, date_part double precision
+        return name === 'extract'
+          ? { sql: `CAST(extract(${part} FROM ${from.sql}) AS DECIMAL(38,0))`, type: 'decimal' }
+          : { sql: `CAST(date_part('${part}', ${from.sql}) AS DOUBLE)`, type: 'float' };
+      }
       default:
         throw unsupported(`function ${name}`);
     }
+  }
+
+  /** `OVER (...)` with PostgreSQL's default frame; a named window or another frame is refused. */
+  private window(over: PgObject, level: Level, name: string): string {
+    if (over.name !== undefined || over.refname !== undefined) throw unsupported(`a named window for ${name}`);
+    if (over.frameOptions !== DEFAULT_FRAME) throw unsupported(`a window frame for ${name}`);
+    const partition = list(over.partitionClause).map((item) => this.expr(item, level).sql);
+    const order = list(over.orderClause).map((item) => {
+      const [, sort] = unwrap(item);
+      if (sort.sortby_dir === 'SORTBY_USING') throw unsupported('ORDER BY ... USING');
+      const descending = sort.sortby_dir === 'SORTBY_DESC';
+      const nullsFirst = sort.sortby_nulls === 'SORTBY_NULLS_DEFAULT' || sort.sortby_nulls === undefined ? descending : sort.sortby_nulls === 'SORTBY_NULLS_FIRST';
+      return `${this.expr(sort.node, level).sql} ${descending ? 'DESC' : 'ASC'} NULLS ${nullsFirst ? 'FIRST' : 'LAST'}`;
+    });
+    const parts = [
+      ...(partition.length > 0 ? [`PARTITION BY ${partition.join(', ')}`] : []),
+      ...(order.length > 0 ? [`ORDER BY ${order.join(', ')}`] : []),
+    ];
+    return ` OVER (${parts.join(' ')})`;
   }
 
   /** An `avg(...)` target of the outermost SELECT, as its exact sum and count; undefined for any other target. */

@@ -61,6 +61,8 @@ const CORPUS = [
   'select c.region, avg(o.amount) as mean, avg(o.qty), avg(distinct o.customer_id) from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region order by c.region',
   'select avg(o.qty * 12345), avg(o.amount * 3) filter (where o.qty > 0), avg(-o.amount) from fedp.orders o join fedq.customers c on c.id = o.customer_id',
   'select avg(o.qty) from fedp.orders o join fedq.customers c on c.id = o.customer_id where o.id > 100',
+  'select o.id, rank() over (partition by c.region order by o.amount desc) as r, dense_rank() over (order by c.vip) as d, sum(o.qty) over (partition by c.region) as region_qty, count(*) over () as n, max(o.amount) over (order by o.id) as running from fedp.orders o join fedq.customers c on c.id = o.customer_id order by o.id',
+  'select o.id, extract(year from o.shipped) as y, extract(quarter from o.at), date_part(\'month\', o.at) as m, round(o.amount, 1) as r1, round(o.amount) as r0, round(o.amount * 7, -1) from fedp.orders o join fedq.customers c on c.id = o.customer_id order by o.id',
   'select greatest(o.qty, c.id) as g, least(o.qty, c.id) as l, nullif(o.qty, 1) as n, abs(o.qty) as a from fedp.orders o join fedq.customers c on c.id = o.customer_id order by o.id',
 ];
 
