@@ -33,8 +33,11 @@ export interface TableLookup {
 interface Output {
   readonly name: string;
   readonly type: EngineType;
-  /** An `avg` of the outermost SELECT: the engine answers its exact sum and count (`postgresAverage` divides). */
-  readonly average?: true;
+  /**
+   * A division PostgreSQL answers as numeric (an `avg`, a numeric `/`) in the outermost SELECT: the engine
+   * answers its exact operands `{a, b}`, which `postgresDivide` divides.
+   */
+  readonly quotient?: true;
 }
 
 interface Written {
@@ -88,32 +91,41 @@ const CASTS: Readonly<Record<string, { sql: string; type: EngineType; from: read
 
 /**
  * Writes `statement` (a SelectStmt node's fields) for the engine; throws `federation_unsupported`. The
- * outputs marked `average` are answered by the engine as `{s, n}` (exact sum, count) for `postgresAverage`.
+ * outputs marked `quotient` are answered by the engine as `{a, b}`, exact operands for `postgresDivide`.
  */
 export function engineSql(statement: PgObject, tables: TableLookup): { sql: string; outputs: Output[] } {
   return new EngineWriter(tables).select(statement, undefined, undefined, true);
 }
 
 /**
- * `sum / count` as PostgreSQL's numeric division answers `avg` (select_div_scale, then rounding half away
- * from zero): at least 16 significant digits, and never fewer fractional digits than the sum's.
+ * `dividend / divisor` (decimal texts, each with its own scale) as PostgreSQL's numeric division answers it
+ * (select_div_scale, then rounding half away from zero): at least 16 significant digits, never fewer
+ * fractional digits than either operand's. Null when either is null.
+ * @throws Error `division by zero` for a divisor of zero, as PostgreSQL raises division_by_zero (22012).
  */
-export function postgresAverage(sum: string, count: string): string | null {
-  const n = BigInt(count);
-  if (n === 0n) return null;
-  const negative = sum.startsWith('-');
-  const [whole = '', fraction = ''] = sum.replace(/^[-+]/, '').split('.');
-  const [weight1, first1] = baseWeight(whole, fraction);
-  const [weight2, first2] = baseWeight(count, '');
+export function postgresDivide(dividend: string | null, divisor: string | null): string | null {
+  if (dividend === null || divisor === null) return null;
+  const [sign1, whole1, fraction1] = decimalParts(dividend);
+  const [sign2, whole2, fraction2] = decimalParts(divisor);
+  const denominatorDigits = BigInt(whole2 + fraction2);
+  if (denominatorDigits === 0n) throw new Error('division by zero');
+  const [weight1, first1] = baseWeight(whole1, fraction1);
+  const [weight2, first2] = baseWeight(whole2, fraction2);
   const qweight = weight1 - weight2 - (first1 <= first2 ? 1 : 0);
-  const scale = Math.min(Math.max(16 - qweight * 4, fraction.length, 0), 1000);
-  const numerator = BigInt(whole + fraction) * 10n ** BigInt(scale);
-  const denominator = n * 10n ** BigInt(fraction.length);
+  const scale = Math.min(Math.max(16 - qweight * 4, fraction1.length, fraction2.length, 0), 1000);
+  const numerator = BigInt(whole1 + fraction1) * 10n ** BigInt(scale + fraction2.length);
+  const denominator = denominatorDigits * 10n ** BigInt(fraction1.length);
   let quotient = numerator / denominator;
   if ((numerator % denominator) * 2n >= denominator) quotient += 1n;
   const digits = quotient.toString().padStart(scale + 1, '0');
   const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
-  return negative && quotient !== 0n ? `-${text}` : text;
+  return sign1 !== sign2 && quotient !== 0n ? `-${text}` : text;
+}
+
+/** A decimal text as its sign, integer digits and fractional digits. */
+function decimalParts(text: string): [boolean, string, string] {
+  const [whole = '', fraction = ''] = text.trim().replace(/^[-+]/, '').split('.');
+  return [text.trim().startsWith('-'), whole === '' ? '0' : whole, fraction];
 }
 
 /** PostgreSQL's weight (in base-10000 digits) and first base-10000 digit of a non-negative decimal; zero is [0, 0]. */
@@ -230,15 +242,15 @@ class EngineWriter {
         continue;
       }
       const name = target.name === undefined ? outputName(target.val) : String(target.name);
-      const average = outermost ? this.average(target.val, level) : undefined;
-      const written = average ?? this.expr(target.val, level);
+      const quotient = outermost ? this.average(target.val, level) ?? this.quotient(target.val, level) : undefined;
+      const written = quotient ?? this.expr(target.val, level);
       targets.push(`${written.sql} AS ${engineIdentifier(name)}`);
-      outputs.push({ name, type: written.type, ...(average && { average: true }) });
+      outputs.push({ name, type: written.type, ...(quotient && { quotient: true }) });
     }
     let sql = 'SELECT ';
     const distinct = node.distinctClause;
     if (distinct !== undefined) {
-      if (outputs.some((output) => output.average)) throw unsupported('DISTINCT over avg');
+      if (outputs.some((output) => output.quotient)) throw unsupported('DISTINCT over avg or a numeric division');
       const on = list(distinct).filter((item) => item !== null && Object.keys(item as PgObject).length > 0);
       sql += on.length === 0 ? 'DISTINCT ' : `DISTINCT ON (${on.map((item) => this.expr(item, level).sql).join(', ')}) `;
     }
@@ -333,7 +345,7 @@ class EngineWriter {
     const output = type === 'A_Const' && node.ival !== undefined
       ? outputs[Number((node.ival as PgObject).ival ?? 0) - 1]
       : outputs.find((candidate) => candidate.name === named);
-    if (output?.average) throw unsupported('ORDER BY an avg');
+    if (output?.quotient) throw unsupported('ORDER BY an avg or a numeric division');
     if (type === 'A_Const' && node.ival !== undefined) {
       sql = this.expr(sort.node, level).sql;
     } else if (named !== undefined && output !== undefined) {
@@ -581,7 +593,21 @@ class EngineWriter {
     const sum = INTEGRAL.has(arg.type) ? `CAST(sum(${distinct}${arg.sql})${filter} AS HUGEINT)`
       : arg.type === 'decimal' ? `sum(${distinct}${arg.sql})${filter}` : undefined;
     if (sum === undefined) throw unsupported(`avg over ${arg.type === 'unknown' ? 'a value whose type the plan cannot tell' : `a ${arg.type} value`}`);
-    return { sql: `struct_pack(s := ${sum}, n := count(${distinct}${arg.sql})${filter})`, type: 'decimal' };
+    return { sql: `struct_pack(a := ${sum}, b := count(${distinct}${arg.sql})${filter})`, type: 'decimal' };
+  }
+
+  /**
+   * A numeric division (an operand numeric of a fixed scale, neither a double) as a target of the outermost
+   * SELECT, as its exact operands; undefined for any other target.
+   */
+  private quotient(value: unknown, level: Level): Written | undefined {
+    const [type, node] = unwrap(value);
+    if (type !== 'A_Expr' || node.kind !== 'AEXPR_OP' || node.lexpr === undefined || stringsOf(node.name).at(-1) !== '/') return undefined;
+    const left = this.expr(node.lexpr, level);
+    const right = this.expr(node.rexpr, level);
+    const exact = (operand: Written) => INTEGRAL.has(operand.type) || operand.type === 'decimal';
+    if (!exact(left) || !exact(right) || (INTEGRAL.has(left.type) && INTEGRAL.has(right.type))) return undefined;
+    return { sql: `struct_pack(a := ${left.sql}, b := ${right.sql})`, type: 'decimal' };
   }
 
   private cast(node: PgObject, level: Level): Written {
@@ -665,7 +691,9 @@ function arithmetic(op: string, left: Written, right: Written): Written {
   if (op === '/' || op === '%') {
     const integral = types.every((type) => INTEGRAL.has(type));
     const floating = op === '/' && types.every((type) => type === 'float');
-    if (!integral && !floating) throw unsupported(`${op === '/' ? 'division' : 'modulo'} unless both operands are integers (or both double precision)`);
+    if (!integral && !floating) {
+      throw unsupported(op === '/' ? 'a numeric division other than an output column of the outermost SELECT' : 'modulo unless both operands are integers');
+    }
     // PostgreSQL raises division_by_zero where the engine would answer NULL
     const divisor = `(CASE WHEN ${right.sql} = 0 THEN error('division by zero') ELSE ${right.sql} END)`;
     return { sql: `(${left.sql} ${op} ${divisor})`, type: floating ? 'float' : widest(types) };

@@ -48,8 +48,8 @@ export interface FederatedPlan {
   readonly engineSql: string;
   /** The statement's bound values, in the engine's `$n` order. */
   readonly bindings: readonly unknown[];
-  /** The result columns that are an `avg`: the engine answers `{s, n}`, divided as PostgreSQL divides. */
-  readonly averages: readonly number[];
+  /** The result columns that are a numeric division (an `avg`, a `/`): the engine answers `{a, b}`, divided as PostgreSQL divides. */
+  readonly quotients: readonly number[];
   /** The statement was `EXPLAIN <query>`: its answer is the plan (`explainFederated`), nothing runs. */
   readonly explain: boolean;
 }
@@ -101,8 +101,8 @@ export async function planFederated(
   };
   const engine = engineSql(select, { table: tables });
   const pushed = pushdown(select, scans, bindings);
-  const averages = engine.outputs.flatMap((output, index) => (output.average ? [index] : []));
-  return { scans: pushed, engineSql: engine.sql, bindings, averages, explain };
+  const quotients = engine.outputs.flatMap((output, index) => (output.quotient ? [index] : []));
+  return { scans: pushed, engineSql: engine.sql, bindings, quotients, explain };
 }
 
 /** The pushed statement of a scan, as it runs: the predicates and, for a dependent scan, its keys. */

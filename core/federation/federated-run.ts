@@ -17,7 +17,7 @@ import { DatasourceRuntime, type CallerBounds, type CallerExecutor } from '../sq
 import { StatementFailure } from '../sql/statement-failure.js';
 import { failureOutcome } from '../sql/statement-outcome.js';
 import { encodeValue } from '../sql/value-encoding.js';
-import { engineIdentifier, postgresAverage, unsupported } from './engine-sql.js';
+import { engineIdentifier, postgresDivide, unsupported } from './engine-sql.js';
 import { engineTypeOf, explainFederated, ROW_MARK_COLUMN, sourceStatement, UNCONSTRAINED_SCALE, type FederatedPlan, type SourceScan } from './federated-plan.js';
 
 /** Who runs a plan, and how. */
@@ -228,8 +228,8 @@ async function answer(connection: DuckDBConnection, plan: FederatedPlan, options
   try {
     const result = await connection.stream(plan.engineSql, plan.bindings.map(engineValue));
     const names = result.columnNames();
-    const averages = new Set(plan.averages);
-    const codecs = result.columnTypes().map((type, position) => (averages.has(position) ? { logicalType: 'decimal' as const } : logicalOf(String(type))));
+    const quotients = new Set(plan.quotients);
+    const codecs = result.columnTypes().map((type, position) => (quotients.has(position) ? { logicalType: 'decimal' as const } : logicalOf(String(type))));
     const columns: ResultColumn[] = names.map((name, position) => ({ name, logicalType: (codecs[position] as Codec).logicalType }));
     const withTimeZone = names.filter((_, position) => (codecs[position] as Codec).withTimeZone === true);
     const rows: Record<string, JsonValue>[] = [];
@@ -240,7 +240,7 @@ async function answer(connection: DuckDBConnection, plan: FederatedPlan, options
       for (const values of chunk.convertRows(JsonDuckDBValueConverter)) {
         const row: Record<string, JsonValue> = {};
         names.forEach((name, position) => {
-          const value = averages.has(position) ? averageOf(values[position] ?? null) : values[position] ?? null;
+          const value = quotients.has(position) ? quotientOf(values[position] ?? null) : values[position] ?? null;
           row[name] = encodeValue(value, codecs[position] as Codec);
         });
         if (options?.maxRows !== undefined && rows.length >= options.maxRows) return cut(columns, rows, withTimeZone, 'maxRows');
@@ -255,10 +255,10 @@ async function answer(connection: DuckDBConnection, plan: FederatedPlan, options
   }
 }
 
-/** An `avg` column's value: the engine's exact `{s, n}` divided as PostgreSQL divides. */
-function averageOf(value: unknown): string | null {
-  const { s, n } = (value ?? {}) as { s?: unknown; n?: unknown };
-  return s === null || s === undefined || n === null || n === undefined ? null : postgresAverage(String(s), String(n));
+/** A numeric division's value: the engine's exact `{a, b}` divided as PostgreSQL divides. */
+function quotientOf(value: unknown): string | null {
+  const { a, b } = (value ?? {}) as { a?: unknown; b?: unknown };
+  return postgresDivide(a === null || a === undefined ? null : String(a), b === null || b === undefined ? null : String(b));
 }
 
 function cut(columns: ResultColumn[], rows: Record<string, JsonValue>[], withTimeZone: string[], by: 'maxRows' | 'maxBytes'): QueryResult {

@@ -63,6 +63,8 @@ const CORPUS = [
   'select avg(o.qty) from fedp.orders o join fedq.customers c on c.id = o.customer_id where o.id > 100',
   'select o.id, rank() over (partition by c.region order by o.amount desc) as r, dense_rank() over (order by c.vip) as d, sum(o.qty) over (partition by c.region) as region_qty, count(*) over () as n, max(o.amount) over (order by o.id) as running from fedp.orders o join fedq.customers c on c.id = o.customer_id order by o.id',
   'select o.id, extract(year from o.shipped) as y, extract(quarter from o.at), date_part(\'month\', o.at) as m, round(o.amount, 1) as r1, round(o.amount) as r0, round(o.amount * 7, -1) from fedp.orders o join fedq.customers c on c.id = o.customer_id order by o.id',
+  'select o.id, o.amount / 3 as third, o.amount / o.qty as unit, o.qty / 2.5, -o.amount / 7 as neg, 1 / o.amount from fedp.orders o join fedq.customers c on c.id = o.customer_id where o.qty <> 0 and o.amount <> 0 order by o.id',
+  'select c.region, sum(o.amount) / count(*) as mean, sum(o.amount * 1000) / 7 from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region order by c.region',
   'select greatest(o.qty, c.id) as g, least(o.qty, c.id) as l, nullif(o.qty, 1) as n, abs(o.qty) as a from fedp.orders o join fedq.customers c on c.id = o.customer_id order by o.id',
 ];
 
@@ -70,7 +72,7 @@ const CORPUS = [
 const REFUSED: readonly [string, string][] = [
   ['select c.region, avg(o.qty) as mean from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region order by mean', 'ORDER BY an avg'],
   ['select c.region from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region having avg(o.qty) > 1', 'function avg'],
-  ['select o.amount / 3 from fedp.orders o join fedq.customers c on c.id = o.customer_id', 'division'],
+  ['select o.id from fedp.orders o join fedq.customers c on c.id = o.customer_id where o.amount / 3 > 1', 'numeric division'],
   ['select lower(c.name) from fedp.orders o join fedq.customers c on c.id = o.customer_id', 'function lower'],
   ['select c.name from fedp.orders o join fedq.customers c on c.id = o.customer_id where c.name ilike \'a%\'', 'ILIKE'],
 ];
@@ -177,9 +179,13 @@ schemas:
   });
 
   test('a division by zero fails as on PostgreSQL (22012), where the engine alone would answer NULL', async ({ door }) => {
-    const error = await door.query('select o.qty / (c.id - 1) from fedp.orders o join fedq.customers c on c.id = o.customer_id')
-      .then(() => undefined, (failure: Error & { code?: string }) => failure);
-    assert.is(error?.code, '22012');
+    for (const statement of [
+      'select o.qty / (c.id - 1) from fedp.orders o join fedq.customers c on c.id = o.customer_id',
+      'select o.amount / (c.id - 1) from fedp.orders o join fedq.customers c on c.id = o.customer_id',
+    ]) {
+      const error = await door.query(statement).then(() => undefined, (failure: Error & { code?: string }) => failure);
+      assert.is(error?.code, '22012', statement);
+    }
   });
 }
 
