@@ -66,6 +66,8 @@ export function unsupported(construct: string): InputError {
 }
 
 const COMPARISONS = new Set(['=', '<>', '!=', '<', '>', '<=', '>=']);
+const ASCII_UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+const CONCAT_TYPES = new Set<EngineType>(['string', 'integer', 'bigint', 'decimal', 'date']);
 /** Ranking functions, which need OVER; with them, the aggregates that may take one. */
 const RANKING = new Set(['row_number', 'rank', 'dense_rank']);
 const WINDOW_FUNCTIONS = new Set([...RANKING, 'count', 'sum', 'min', 'max', 'bool_and', 'bool_or']);
@@ -529,6 +531,18 @@ class EngineWriter {
         const arg = single(name, args);
         if (!NUMERIC.has(arg.type)) throw unsupported('abs over a value whose type the plan cannot tell');
         return { sql: `abs(${arg.sql})`, type: arg.type };
+      }
+      case 'lower':
+      case 'upper': {
+        // collation "C" folds ASCII letters only; the engine's lower/upper would fold every letter
+        const [from, to] = name === 'lower' ? [ASCII_UPPER, ASCII_UPPER.toLowerCase()] : [ASCII_UPPER.toLowerCase(), ASCII_UPPER];
+        return { sql: `translate(${single(name, args).sql}, '${from}', '${to}')`, type: 'string' };
+      }
+      case 'concat': {
+        // NULLs are skipped in both; each argument's text is the same in both for these types
+        const isNull = (raw: unknown) => unwrap(raw)[0] === 'A_Const' && unwrap(raw)[1].isnull === true;
+        if (args.some((arg, index) => !CONCAT_TYPES.has(arg.type) && !isNull(list(node.args)[index]))) throw unsupported('concat of a value other than text, an integer, a numeric or a date');
+        return { sql: `concat(${argSql})`, type: 'string' };
       }
       case 'length':
       case 'char_length':

@@ -14,7 +14,7 @@ import { LimitError, ServiceError } from '../plugin-api/errors.js';
 import type { JsonValue, QueryOptions, QueryResult, ResultColumn } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { DatasourceRuntime, type CallerBounds, type CallerExecutor } from '../sql/datasource-runtime.js';
-import { StatementFailure } from '../sql/statement-failure.js';
+import { QUERY_CANCELED, StatementFailure } from '../sql/statement-failure.js';
 import { failureOutcome } from '../sql/statement-outcome.js';
 import { encodeValue } from '../sql/value-encoding.js';
 import { engineIdentifier, postgresDivide, unsupported } from './engine-sql.js';
@@ -67,6 +67,7 @@ export async function runFederated(plan: FederatedPlan, context: FederatedRunCon
     const text = JSON.stringify(explainFederated(plan), null, 2);
     return { columns: [{ name: 'QUERY PLAN', logicalType: 'string' }], rows: [{ 'QUERY PLAN': text }], rowCount: 1, truncated: false };
   }
+  const started = Date.now();
   const controller = new AbortController();
   const stop = () => controller.abort(bounds.signal?.reason);
   if (bounds.signal?.aborted) stop();
@@ -97,7 +98,8 @@ export async function runFederated(plan: FederatedPlan, context: FederatedRunCon
     const failed = settled.find((outcome) => outcome.status === 'rejected');
     if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
     if (controller.signal.aborted) throw controller.signal.reason;
-    const result = await answer(open, plan, options, controller.signal);
+    // the engine's statement has what is left of the plan's time limit
+    const result = await answer(open, plan, options, controller.signal, Math.max(1, bounds.timeoutMs - (Date.now() - started)));
     context.counted.federated('ok');
     return result;
   } catch (error) {
@@ -222,9 +224,14 @@ function checkedDecimal(value: string, logicalType: LogicalType, nativeType: str
 }
 
 /** The engine's answer, cut at the route's row and byte bounds as a single statement's would be. */
-async function answer(connection: DuckDBConnection, plan: FederatedPlan, options: QueryOptions | undefined, signal: AbortSignal): Promise<QueryResult> {
+async function answer(connection: DuckDBConnection, plan: FederatedPlan, options: QueryOptions | undefined, signal: AbortSignal, timeoutMs: number): Promise<QueryResult> {
   const interrupt = () => connection.interrupt();
   signal.addEventListener('abort', interrupt, { once: true });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    connection.interrupt();
+  }, timeoutMs);
   try {
     const result = await connection.stream(plan.engineSql, plan.bindings.map(engineValue));
     const names = result.columnNames();
@@ -250,7 +257,15 @@ async function answer(connection: DuckDBConnection, plan: FederatedPlan, options
       }
     }
     return { columns, rows, rowCount: rows.length, truncated: false, ...(withTimeZone.length > 0 && { withTimeZone }) };
+  } catch (error) {
+    if (signal.aborted) throw signal.reason ?? error;
+    if (timedOut) {
+      const cancelled = new Error('canceling statement due to statement timeout');
+      throw new StatementFailure('timeout', cancelled, QUERY_CANCELED, undefined, undefined, error);
+    }
+    throw error;
   } finally {
+    clearTimeout(timer);
     signal.removeEventListener('abort', interrupt);
   }
 }

@@ -65,6 +65,7 @@ const CORPUS = [
   'select o.id, extract(year from o.shipped) as y, extract(quarter from o.at), date_part(\'month\', o.at) as m, round(o.amount, 1) as r1, round(o.amount) as r0, round(o.amount * 7, -1) from fedp.orders o join fedq.customers c on c.id = o.customer_id order by o.id',
   'select o.id, o.amount / 3 as third, o.amount / o.qty as unit, o.qty / 2.5, -o.amount / 7 as neg, 1 / o.amount from fedp.orders o join fedq.customers c on c.id = o.customer_id where o.qty <> 0 and o.amount <> 0 order by o.id',
   'select c.region, sum(o.amount) / count(*) as mean, sum(o.amount * 1000) / 7 from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region order by c.region',
+  'select lower(c.name) as l, upper(o.note) as u, concat(c.name, \'-\', o.amount, o.qty, o.shipped, null) as label from fedp.orders o join fedq.customers c on c.id = o.customer_id order by o.id',
   'select greatest(o.qty, c.id) as g, least(o.qty, c.id) as l, nullif(o.qty, 1) as n, abs(o.qty) as a from fedp.orders o join fedq.customers c on c.id = o.customer_id order by o.id',
 ];
 
@@ -73,7 +74,7 @@ const REFUSED: readonly [string, string][] = [
   ['select c.region, avg(o.qty) as mean from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region order by mean', 'ORDER BY an avg'],
   ['select c.region from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region having avg(o.qty) > 1', 'function avg'],
   ['select o.id from fedp.orders o join fedq.customers c on c.id = o.customer_id where o.amount / 3 > 1', 'numeric division'],
-  ['select lower(c.name) from fedp.orders o join fedq.customers c on c.id = o.customer_id', 'function lower'],
+  ['select concat(c.vip, o.note) from fedp.orders o join fedq.customers c on c.id = o.customer_id', 'concat of a value'],
   ['select c.name from fedp.orders o join fedq.customers c on c.id = o.customer_id where c.name ilike \'a%\'', 'ILIKE'],
 ];
 
