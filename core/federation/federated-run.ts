@@ -75,6 +75,8 @@ export async function runFederated(plan: FederatedPlan, context: FederatedRunCon
   let connection: DuckDBConnection | undefined;
   try {
     connection = await (await engine(context.config.memoryLimit)).connect();
+    // the service's sessions run in UTC: a zoned value's text, and a literal compared with one, read alike
+    await connection.run("SET TimeZone = 'UTC'");
     const open = connection;
     // a dependent scan waits for its driver's keys, wherever the driver stands in the plan
     const keysOf = plan.scans.map(() => deferred<readonly JsonValue[] | undefined>());

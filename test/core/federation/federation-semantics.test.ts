@@ -23,8 +23,9 @@ const ORDERS = [
     (7, 4, null, null, '2024-03-05', 'é', null)`,
 ];
 const CUSTOMERS = [
-  'create table %s.customers (id int primary key, name text %c, region text %c, vip boolean)',
-  `insert into %s.customers values (1, 'Alice', 'North', true), (2, 'alice', 'South', false), (3, 'Bob', null, null), (4, 'Émile', 'North', false), (5, 'Zoe', 'East', true)`,
+  'create table %s.customers (id int primary key, name text %c, region text %c, vip boolean, seen timestamptz)',
+  `insert into %s.customers values (1, 'Alice', 'North', true, '2024-01-01 10:00:00+02'), (2, 'alice', 'South', false, '2024-01-01 08:30:00.25+00'),
+    (3, 'Bob', null, null, null), (4, 'Émile', 'North', false, '2023-12-31 23:00:00-05'), (5, 'Zoe', 'East', true, '2024-06-01 00:00:00+00')`,
 ];
 
 function statements(list: readonly string[], schema: string, collate: string): string[] {
@@ -66,6 +67,8 @@ const CORPUS = [
   'select o.id, o.amount / 3 as third, o.amount / o.qty as unit, o.qty / 2.5, -o.amount / 7 as neg, 1 / o.amount from fedp.orders o join fedq.customers c on c.id = o.customer_id where o.qty <> 0 and o.amount <> 0 order by o.id',
   'select c.region, sum(o.amount) / count(*) as mean, sum(o.amount * 1000) / 7 from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region order by c.region',
   'select lower(c.name) as l, upper(o.note) as u, concat(c.name, \'-\', o.amount, o.qty, o.shipped, null) as label from fedp.orders o join fedq.customers c on c.id = o.customer_id order by o.id',
+  'select c.name, c.seen, o.at from fedp.orders o join fedq.customers c on c.id = o.customer_id where c.seen > \'2024-01-01 08:00:00+00\' order by c.seen desc, o.id',
+  'select max(c.seen) as last_seen, min(o.at) as first_at, count(*) filter (where c.seen < o.at) as later from fedp.orders o join fedq.customers c on c.id = o.customer_id',
   'select greatest(o.qty, c.id) as g, least(o.qty, c.id) as l, nullif(o.qty, 1) as n, abs(o.qty) as a from fedp.orders o join fedq.customers c on c.id = o.customer_id order by o.id',
 ];
 
