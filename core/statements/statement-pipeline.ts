@@ -96,8 +96,9 @@ export function runAuthorized(authorized: AuthorizedRun, bounds: CallerBounds, o
   const { rendered, datasource, federated } = authorized;
   const { timeoutMs, maxRowBytes, signal } = bounds;
   if (federated !== undefined) {
-    const { handle, grants, readOnly } = rendered;
-    const context = { vdb: handle.vdb, grants, readOnly, config: handle.federation, counted: datasource };
+    // every pushed statement only reads, whatever the route: the plan is of a SELECT
+    const { handle, grants } = rendered;
+    const context = { vdb: handle.vdb, grants, config: handle.federation, counted: datasource };
     if (bindings === undefined) return runFederated(federated, context, bounds, options);
     // planned again with this run's values, so that its predicates on them are pushed too
     return planFederated(handle, rendered.sql, bindings, authorized.facts.relations).then((plan) => runFederated(plan, context, bounds, options));
