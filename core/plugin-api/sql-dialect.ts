@@ -381,4 +381,17 @@ export interface SqlDialect extends DialectSyntax {
   loginPasswordSql(): string | undefined;
   /** Statements that end a sync, after its changes (MySQL: release the lock `readRoles` took, which outlives transactions). */
   roleSyncEndSql(): string[];
+  /**
+   * How a federated plan's pushed statements compare as PostgreSQL does on this server (docs/federation.md);
+   * absent, only the columns and the predicates that need neither form are pushed to its datasources.
+   */
+  readonly pushdown?: PushdownSyntax;
+}
+
+/** The forms a pushed statement of a federated plan writes in the server's dialect. */
+export interface PushdownSyntax {
+  /** A text column (quoted already) compared byte-wise, as PostgreSQL's collation "C" compares, e.g. `name COLLATE "C"`. */
+  byteWiseText(column: string): string;
+  /** `column` equal to one of `values`: the text (`?` per bound value) and the bound values, e.g. `= ANY(?)` with one array. */
+  anyOf(column: string, values: readonly unknown[]): { sql: string; bindings: unknown[] };
 }

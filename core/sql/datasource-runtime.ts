@@ -7,7 +7,7 @@ import type {
 } from '../plugin-api/sql-dialect.js';
 import { PING_TIMEOUT_MS, StatementDeadline } from './statement-deadline.js';
 import { statementFailure, unavailableError } from './statement-failure.js';
-import { failureOutcome, type StatementObserver } from './statement-outcome.js';
+import { failureOutcome, type StatementObserver, type StatementOutcome } from './statement-outcome.js';
 
 /** The bounds of a caller's statements, set by the route that runs them. */
 export interface CallerBounds {
@@ -130,6 +130,16 @@ export class DatasourceRuntime implements Datasource {
   /** Counts a statement the analyzer refused as `denied`: it never reaches the database. */
   denied(): void {
     this.observer?.statement(this.label, 'denied');
+  }
+
+  /** Counts the rows a pushed statement of a federated plan read from this datasource. */
+  rowsRead(rows: number): void {
+    this.observer?.sourceRows(this.label, rows);
+  }
+
+  /** Counts a federated plan over this VDB's datasource by how it ended. */
+  federated(outcome: StatementOutcome): void {
+    this.observer?.federatedPlan(outcome);
   }
 
   query(sql: string, bindings: readonly unknown[], options?: QueryOptions): Promise<QueryResult> {
