@@ -80,7 +80,7 @@ export async function planFederated(
   const [type, select] = Object.entries(statement)[0] as [string, PgObject];
   if (type !== 'SelectStmt') throw unsupported(`${type.replace(/Stmt$/, '').toUpperCase()} over several datasources`);
 
-  const scans = relations.map((read, index) => scanOf(handle, read, index));
+  const scans = distinct(relations).map((read, index) => scanOf(handle, read, index));
   const tables = (schema: string | undefined, name: string): EngineTable | undefined => {
     const scan = findScan(scans, schema, name);
     if (scan === undefined) return undefined;
@@ -148,6 +148,18 @@ export function explainFederated(plan: FederatedPlan): { sources: { datasource: 
     }),
     engine: { sql: plan.engineSql },
   };
+}
+
+/** Each relation once, with every column the statement reads of it. */
+function distinct(relations: readonly ReadRelation[]): ReadRelation[] {
+  const byName = new Map<string, { schema: string; name: string; columns: string[] }>();
+  for (const relation of relations) {
+    const key = `${relation.schema}.${relation.name}`;
+    const known = byName.get(key);
+    if (known === undefined) byName.set(key, { schema: relation.schema, name: relation.name, columns: [...relation.columns] });
+    else known.columns.push(...relation.columns.filter((column) => !known.columns.includes(column)));
+  }
+  return [...byName.values()];
 }
 
 function scanOf(handle: VdbHandle, read: ReadRelation, index: number): SourceScan {

@@ -50,7 +50,6 @@ function engine(memoryLimit: string): Promise<DuckDBInstance> {
       default_null_order: 'nulls_last_on_asc_first_on_desc',
       integer_division: 'true',
       default_collation: '',
-      TimeZone: 'UTC',
       scalar_subquery_error_on_multiple_rows: 'true',
       autoinstall_known_extensions: 'false',
       autoload_known_extensions: 'false',
@@ -72,14 +71,19 @@ export async function runFederated(plan: FederatedPlan, context: FederatedRunCon
   try {
     connection = await (await engine(context.config.memoryLimit)).connect();
     const open = connection;
-    const loads: Promise<readonly JsonValue[] | undefined>[] = [];
-    plan.scans.forEach((scan, index) => {
-      const keysFrom = scan.dependent === undefined ? undefined : loads[scan.dependent.driver];
-      loads[index] = (async () => {
-        const driverKeys = keysFrom === undefined ? undefined : await keysFrom;
+    // a dependent scan waits for its driver's keys, wherever the driver stands in the plan
+    const keysOf = plan.scans.map(() => deferred<readonly JsonValue[] | undefined>());
+    const loads = plan.scans.map(async (scan, index) => {
+      try {
+        const driverKeys = scan.dependent === undefined ? undefined : await keysOf[scan.dependent.driver]?.promise;
         const keys = driverKeys !== undefined && driverKeys.length <= context.config.semiJoinMaxKeys ? driverKeys : undefined;
-        return loadScan(open, scan, index, plan, keys, context, bounds, controller.signal);
-      })();
+        const loaded = await loadScan(open, scan, index, plan, keys, context, bounds, controller.signal);
+        keysOf[index]?.resolve(loaded);
+        return loaded;
+      } catch (error) {
+        keysOf[index]?.resolve(undefined);
+        throw error;
+      }
     });
     const settled = await Promise.allSettled(loads.map((load) => load.catch((error: unknown) => {
       // the first failure cancels every other source statement still running
@@ -99,6 +103,15 @@ export async function runFederated(plan: FederatedPlan, context: FederatedRunCon
     bounds.signal?.removeEventListener('abort', stop);
     connection?.closeSync();
   }
+}
+
+/** A promise and its resolve, for a value another task makes. */
+function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve: (value: T) => void = () => undefined;
+  const promise = new Promise<T>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
 }
 
 /**

@@ -7,7 +7,8 @@
  *   → run (`runAuthorized`, `callerExecutor`: the runtime seam, under the role and the route's bounds)
  *   → shape (the door's: rows as JSON, an observation, wire messages; a failure from its one classification).
  *
- * A statement federated over several datasources would be authorized here and run behind the same seam.
+ * A statement over several datasources of its VDB is authorized the same way, then planned (core/federation/):
+ * its run reads each relation from its source as the caller and answers in the engine.
  */
 import { callerScope } from '../authorization/caller-execution.js';
 import { effectiveGrants, type CallerGrants } from '../authorization/grants.js';
@@ -18,6 +19,8 @@ import type { Datasource, QueryOptions, QueryResult } from '../plugin-api/sql-di
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { DatasourceRuntime, type CallerBounds, type CallerExecutor } from '../sql/datasource-runtime.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
+import { planFederated, type FederatedPlan } from '../federation/federated-plan.js';
+import { runFederated } from '../federation/federated-run.js';
 
 export type { CallerExecutor };
 
@@ -31,16 +34,15 @@ export interface RenderedStatement {
   readonly readOnly: boolean;
 }
 
-/** Stage 2, authorize: what the analyzer found, and the one datasource (behind its runtime) that runs it. */
+/**
+ * Stage 2, authorize: what the analyzer found, and the one datasource (behind its runtime) that runs it; for
+ * a statement over several datasources, its federated plan (`datasource` is then the VDB's default).
+ */
 export interface AuthorizedRun {
   readonly rendered: RenderedStatement;
   readonly facts: AuthorizedStatement;
   readonly datasource: DatasourceRuntime;
-}
-
-/** The statement reads relations of several datasources: no single database can run it. */
-export interface CrossDatasource {
-  readonly crossDatasource: readonly string[];
+  readonly federated?: FederatedPlan;
 }
 
 /** How a route runs a caller's statements: its mode and its bounds. */
@@ -56,10 +58,12 @@ export function grantsOn(handle: VdbHandle, caller: Principal): CallerGrants {
 
 /**
  * Authorizes a rendered statement: the analyzer checks it against the caller's grants, then the datasource
- * of the relations it reads is picked. A refusal is counted as `denied` on the VDB's datasource and
- * returned, for the door to word; nothing reaches the database.
+ * of the relations it reads is picked, or, when they live in several, the statement is planned across them.
+ * A refusal is counted as `denied` on the VDB's datasource and returned, for the door to word; nothing
+ * reaches the database.
+ * @throws InputError `federation_unsupported` for a statement over several datasources the plan cannot evaluate.
  */
-export async function authorizeStatement(rendered: RenderedStatement): Promise<AuthorizedRun | Denial | CrossDatasource> {
+export async function authorizeStatement(rendered: RenderedStatement): Promise<AuthorizedRun | Denial> {
   const { handle, sql, grants, readOnly } = rendered;
   const decision = await authorizeVdbStatement(handle, sql, grants, readOnly);
   if (isDenial(decision)) {
@@ -67,14 +71,25 @@ export async function authorizeStatement(rendered: RenderedStatement): Promise<A
     return decision;
   }
   const datasource = handle.datasourceFor(decision.facts.relations);
-  if (!datasource) return { crossDatasource: [...new Set(decision.facts.relations.map((relation) => relation.datasource))] };
-  return { rendered, facts: decision.facts, datasource: DatasourceRuntime.over(datasource) };
+  if (datasource) return { rendered, facts: decision.facts, datasource: DatasourceRuntime.over(datasource) };
+  const counted = DatasourceRuntime.over(handle.datasource);
+  try {
+    const federated = await planFederated(handle, sql, rendered.bindings, decision.facts.relations);
+    return { rendered, facts: decision.facts, datasource: counted, federated };
+  } catch (error) {
+    counted.federated('denied');
+    throw error;
+  }
 }
 
 /** Runs an authorized statement as the caller, within `bounds`: the run stage of a single statement. */
 export function runAuthorized(authorized: AuthorizedRun, bounds: CallerBounds, options?: QueryOptions): Promise<QueryResult> {
-  const { rendered, datasource } = authorized;
+  const { rendered, datasource, federated } = authorized;
   const { timeoutMs, maxRowBytes, signal } = bounds;
+  if (federated !== undefined) {
+    const { handle, grants, readOnly } = rendered;
+    return runFederated(federated, { vdb: handle.vdb, grants, readOnly, config: handle.federation, counted: datasource }, bounds, options);
+  }
   const executor = datasource.forCaller(callerScope(datasource.dialect, rendered.handle.vdb, rendered.grants, rendered.readOnly), { timeoutMs, maxRowBytes, signal });
   return executor.query(rendered.sql, rendered.bindings, options);
 }

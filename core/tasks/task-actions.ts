@@ -46,7 +46,6 @@ export async function runPendingAction(action: PendingAction, bound: VdbHandle, 
   if (action.kind === 'semanticQuery') return runSemanticAction(action, bound, grants, limits, semanticQueries);
   const decision = await authorizeStatement({ handle: bound, sql: action.sql, bindings: [], grants, readOnly: true });
   if (isDenial(decision)) return deniedObservation(action, decision);
-  if ('crossDatasource' in decision) return failedObservation(action, 'denied', 'cross_datasource_query', 'the query reads relations of two datasources');
   return execute(action, { datasource: decision.datasource, sql: action.sql, bindings: [] }, bound, grants, limits);
 }
 
