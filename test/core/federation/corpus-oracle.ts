@@ -103,3 +103,31 @@ export function canonicalValue(value: string | null, oid: number): string | null
   const trimmed = value.replace(/0+$/, '').replace(/\.$/, '');
   return trimmed === '-0' ? '0' : trimmed;
 }
+
+const LOGICAL_TYPES: Record<number, string> = {
+  16: 'boolean', 20: 'bigint', 21: 'integer', 23: 'integer', 25: 'string', 114: 'json', 700: 'float', 701: 'float', 1042: 'string', 1043: 'string',
+  1082: 'date', 1083: 'time', 1114: 'timestamp', 1184: 'timestamp', 1700: 'decimal', 2950: 'uuid', 3802: 'json',
+};
+
+/** The logical type of a PostgreSQL type (docs/logical-types.md). */
+export function logicalTypeOf(oid: number): string {
+  return LOGICAL_TYPES[oid] ?? `type ${oid}`;
+}
+
+/** A value of PostgreSQL's text form as the JSON of its logical type (docs/logical-types.md#json-encoding). */
+export function jsonValue(value: string | null, oid: number): unknown {
+  if (value === null) return null;
+  switch (logicalTypeOf(oid)) {
+    case 'integer': case 'float': return Number(value);
+    case 'boolean': return value === 't';
+    case 'decimal': return canonicalValue(value, 1700);
+    case 'timestamp': {
+      const [date, time = ''] = value.split(' ');
+      const zone = oid === 1184 ? /[+-]\d\d(:\d\d)?$/.exec(time)?.[0] : undefined;
+      if (zone !== undefined && zone !== '+00') throw new Error(`the oracle's session is not in UTC: ${value}`);
+      const clock = zone === undefined ? time : time.slice(0, -zone.length);
+      return `${date}T${clock}${oid === 1184 ? 'Z' : ''}`;
+    }
+    default: return value;
+  }
+}
