@@ -3,7 +3,7 @@ import { InputError, InternalError } from '../plugin-api/errors.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
 import { readFailure, resultTooLarge, type ReadContext } from '../sql/read-failure.js';
 import type { JsonValue, QueryResult, ResultColumn } from '../plugin-api/sql-dialect.js';
-import { authorizeStatement, grantsOn, runAuthorized, type AuthorizedRun, type RenderedStatement } from '../statements/statement-pipeline.js';
+import { authorizeStatement, explainAuthorized, grantsOn, runAuthorized, type AuthorizedRun, type RenderedStatement } from '../statements/statement-pipeline.js';
 import { toSql } from './bound-text.js';
 import { QUERY_BODY_SCHEMA } from './definition-body-schema.js';
 import { asServiceError, renderBody, requireFields, type EndpointRequest } from './endpoint-request.js';
@@ -34,6 +34,11 @@ export class QueryEndpoint {
     const authorized = await this.authorize(this.render(request));
     const read: ReadContext = { subject: `query ${this.name}`, datasource: authorized.datasource.name, timeoutMs: request.timeoutMs, maxResultBytes: request.maxResultBytes };
     return this.shape(read, await this.run(authorized, read, request));
+  }
+
+  /** What `perform` would run for the request, authorized the same way, without running it (`?explain=true`). */
+  async explain(request: EndpointRequest): Promise<ReturnType<typeof explainAuthorized>> {
+    return explainAuthorized(await this.authorize(this.render(request)));
   }
 
   /** Renders the definition for the request's fields, its values bound, as the caller's read-only statement. */

@@ -48,6 +48,8 @@ export interface FederatedPlan {
   readonly engineSql: string;
   /** The statement's bound values, in the engine's `$n` order. */
   readonly bindings: readonly unknown[];
+  /** The statement was `EXPLAIN <query>`: its answer is the plan (`explainFederated`), nothing runs. */
+  readonly explain: boolean;
 }
 
 /** The name of the engine column that stands for a row when a relation's columns are not read. */
@@ -77,7 +79,13 @@ export async function planFederated(
     if (error instanceof InputError) throw error;
     throw new InputError('federation_unsupported', `the statement cannot be parsed as PostgreSQL: ${messageOf(error)}`, { details: { construct: 'syntax' } });
   }
-  const [type, select] = Object.entries(statement)[0] as [string, PgObject];
+  let [type, select] = Object.entries(statement)[0] as [string, PgObject];
+  const explain = type === 'ExplainStmt';
+  if (explain) {
+    // EXPLAIN answers the plan; EXPLAIN ANALYZE and other options would need the engine's own plan
+    if (list(select.options).length > 0) throw unsupported('EXPLAIN with options');
+    [type, select] = Object.entries(select.query as PgObject)[0] as [string, PgObject];
+  }
   if (type !== 'SelectStmt') throw unsupported(`${type.replace(/Stmt$/, '').toUpperCase()} over several datasources`);
 
   const scans = distinct(relations).map((read, index) => scanOf(handle, read, index));
@@ -91,7 +99,7 @@ export async function planFederated(
   };
   const engine = engineSql(select, { table: tables });
   const pushed = pushdown(select, scans, bindings);
-  return { scans: pushed, engineSql: engine.sql, bindings };
+  return { scans: pushed, engineSql: engine.sql, bindings, explain };
 }
 
 /** The pushed statement of a scan, as it runs: the predicates and, for a dependent scan, its keys. */

@@ -18,7 +18,7 @@ import { StatementFailure } from '../sql/statement-failure.js';
 import { failureOutcome } from '../sql/statement-outcome.js';
 import { encodeValue } from '../sql/value-encoding.js';
 import { engineIdentifier, unsupported } from './engine-sql.js';
-import { engineTypeOf, ROW_MARK_COLUMN, sourceStatement, UNCONSTRAINED_SCALE, type FederatedPlan, type SourceScan } from './federated-plan.js';
+import { engineTypeOf, explainFederated, ROW_MARK_COLUMN, sourceStatement, UNCONSTRAINED_SCALE, type FederatedPlan, type SourceScan } from './federated-plan.js';
 
 /** Who runs a plan, and how. */
 export interface FederatedRunContext {
@@ -63,6 +63,10 @@ function engine(memoryLimit: string): Promise<DuckDBInstance> {
 
 /** Runs `plan` as the caller within `bounds`; `options` bound the answer (rows, bytes) as for one statement. */
 export async function runFederated(plan: FederatedPlan, context: FederatedRunContext, bounds: CallerBounds, options?: QueryOptions): Promise<QueryResult> {
+  if (plan.explain) {
+    const text = JSON.stringify(explainFederated(plan), null, 2);
+    return { columns: [{ name: 'QUERY PLAN', logicalType: 'string' }], rows: [{ 'QUERY PLAN': text }], rowCount: 1, truncated: false };
+  }
   const controller = new AbortController();
   const stop = () => controller.abort(bounds.signal?.reason);
   if (bounds.signal?.aborted) stop();

@@ -19,7 +19,7 @@ import type { Datasource, QueryOptions, QueryResult } from '../plugin-api/sql-di
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { DatasourceRuntime, type CallerBounds, type CallerExecutor } from '../sql/datasource-runtime.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
-import { planFederated, type FederatedPlan } from '../federation/federated-plan.js';
+import { explainFederated, planFederated, type FederatedPlan } from '../federation/federated-plan.js';
 import { runFederated } from '../federation/federated-run.js';
 
 export type { CallerExecutor };
@@ -82,14 +82,27 @@ export async function authorizeStatement(rendered: RenderedStatement): Promise<A
   }
 }
 
-/** Runs an authorized statement as the caller, within `bounds`: the run stage of a single statement. */
-export function runAuthorized(authorized: AuthorizedRun, bounds: CallerBounds, options?: QueryOptions): Promise<QueryResult> {
+/** What an authorized statement would run, without running it: `{sql, params}` on one datasource, the plan over several. */
+export function explainAuthorized(authorized: AuthorizedRun): ReturnType<typeof explainFederated> | { sql: string; params: readonly unknown[] } {
+  const { rendered, federated } = authorized;
+  return federated === undefined ? { sql: rendered.sql, params: rendered.bindings } : explainFederated(federated);
+}
+
+/**
+ * Runs an authorized statement as the caller, within `bounds`: the run stage of a single statement.
+ * `bindings`, where given, replace the rendered statement's (a prepared statement of the SQL door, run with each Bind's values).
+ */
+export function runAuthorized(authorized: AuthorizedRun, bounds: CallerBounds, options?: QueryOptions, bindings?: readonly unknown[]): Promise<QueryResult> {
   const { rendered, datasource, federated } = authorized;
   const { timeoutMs, maxRowBytes, signal } = bounds;
   if (federated !== undefined) {
     const { handle, grants, readOnly } = rendered;
-    return runFederated(federated, { vdb: handle.vdb, grants, readOnly, config: handle.federation, counted: datasource }, bounds, options);
+    const context = { vdb: handle.vdb, grants, readOnly, config: handle.federation, counted: datasource };
+    if (bindings === undefined) return runFederated(federated, context, bounds, options);
+    // planned again with this run's values, so that its predicates on them are pushed too
+    return planFederated(handle, rendered.sql, bindings, authorized.facts.relations).then((plan) => runFederated(plan, context, bounds, options));
   }
+  if (bindings !== undefined) return runAuthorized({ ...authorized, rendered: { ...rendered, bindings } }, bounds, options);
   const executor = datasource.forCaller(callerScope(datasource.dialect, rendered.handle.vdb, rendered.grants, rendered.readOnly), { timeoutMs, maxRowBytes, signal });
   return executor.query(rendered.sql, rendered.bindings, options);
 }

@@ -1,7 +1,7 @@
 import type { Principal } from '../plugin-api/auth-scheme.js';
 import { isDenial, type Denial } from '../plugin-api/denial.js';
 import { ForbiddenError } from '../plugin-api/errors.js';
-import { authorizeStatement, callerExecutor } from '../statements/statement-pipeline.js';
+import { authorizeStatement, callerExecutor, runAuthorized, type CallerRun } from '../statements/statement-pipeline.js';
 import { effectiveGrants } from '../authorization/grants.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
@@ -10,7 +10,7 @@ import { raceDeadline } from './deadline.js';
 import type { Observation, PendingAction } from '../plugin-api/task-documents.js';
 import type { CallerGrants } from '../authorization/grants.js';
 import { ServiceError } from '../plugin-api/errors.js';
-import type { Datasource } from '../plugin-api/sql-dialect.js';
+import type { Datasource, QueryOptions, QueryResult } from '../plugin-api/sql-dialect.js';
 import { readSemanticQuery } from '../semantic-query/query-input.js';
 import { checkGrants, type SemanticQueries } from '../semantic-query/semantic-query-service.js';
 import { bindings } from '../semantic-query/sql-writer.js';
@@ -44,9 +44,18 @@ export interface ActionLimits {
 export async function runPendingAction(action: PendingAction, bound: VdbHandle, caller: Principal, limits: ActionLimits, semanticQueries: SemanticQueries): Promise<Observation> {
   const grants = effectiveGrants(bound.vdb, caller);
   if (action.kind === 'semanticQuery') return runSemanticAction(action, bound, grants, limits, semanticQueries);
-  const decision = await authorizeStatement({ handle: bound, sql: action.sql, bindings: [], grants, readOnly: true });
+  let decision: Awaited<ReturnType<typeof authorizeStatement>>;
+  try {
+    decision = await authorizeStatement({ handle: bound, sql: action.sql, bindings: [], grants, readOnly: true });
+  } catch (error) {
+    // a statement over several datasources the federated plan cannot evaluate: refused before anything ran
+    if (error instanceof ServiceError) return failedObservation(action, 'denied', error.code, error.message);
+    throw error;
+  }
   if (isDenial(decision)) return deniedObservation(action, decision);
-  return execute(action, { datasource: decision.datasource, sql: action.sql, bindings: [] }, bound, grants, limits);
+  const authorized = decision;
+  if (authorized.federated !== undefined) return execute(action, (run, options) => runAuthorized(authorized, run, options), limits);
+  return execute(action, (run, options) => callerExecutor(authorized.datasource, bound.vdb, grants, run).query(action.sql, [], options), limits);
 }
 
 /**
@@ -66,23 +75,25 @@ async function runSemanticAction(action: Extract<PendingAction, { kind: 'semanti
     const message = typeof osiCode === 'string' ? `${error.message} (${osiCode})` : error.message;
     return failedObservation(action, error instanceof ForbiddenError ? 'denied' : 'failed', error.code, message);
   }
-  return execute(action, statement, bound, grants, limits);
+  return execute(action, (run, options) => callerExecutor(statement.datasource, bound.vdb, grants, run).query(statement.sql, statement.bindings, options), limits);
 }
 
 /** Runs an authorized statement as the caller's database role; a failure is an observation, never an error of the task. */
-async function execute(action: PendingAction, statement: { datasource: Datasource; sql: string; bindings: unknown[] }, bound: VdbHandle, grants: CallerGrants, limits: ActionLimits): Promise<Observation> {
+async function execute(action: PendingAction, run: (bounds: CallerRun, options: QueryOptions) => Promise<QueryResult>, limits: ActionLimits): Promise<Observation> {
   const { maxRows, maxBytes, maxRowBytes, signal } = limits;
   const timedOut = `the query ran longer than ${ACTION_TIMEOUT_MS / 1000} s`;
   try {
-    const executor = callerExecutor(statement.datasource, bound.vdb, grants, { readOnly: true, timeoutMs: ACTION_TIMEOUT_MS, maxRowBytes, signal });
+    const running = run({ readOnly: true, timeoutMs: ACTION_TIMEOUT_MS, maxRowBytes, signal }, { maxRows, maxBytes });
     // the database cancels at the limit; the race answers even if a driver does not
-    const result = await raceDeadline(executor.query(statement.sql, statement.bindings, { maxRows, maxBytes }), ACTION_TIMEOUT_MS, () => new QueryTimeout(timedOut));
+    const result = await raceDeadline(running, ACTION_TIMEOUT_MS, () => new QueryTimeout(timedOut));
     const { columns, rows, rowCount, truncated } = result;
     return { actionId: action.actionId, status: 'ok', columns, rows, rowCount, truncated, error: null };
   } catch (error) {
     // no database role stands for the caller's grants
     if (error instanceof ForbiddenError) return failedObservation(action, 'denied', String(error.details?.['denial'] ?? 'forbidden'), error.message);
     if (error instanceof QueryTimeout) return failedObservation(action, 'failed', 'statement_timeout', timedOut);
+    // a federated plan's cap (rows of a source, the engine's memory)
+    if (error instanceof ServiceError) return failedObservation(action, 'failed', error.code, error.message);
     const failure = statementFailure(error);
     switch (failure.kind) {
       case 'denied':

@@ -8,6 +8,7 @@ import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { BACKENDS, skippedHere, type Backend } from '../../support/backends.js';
 import { samplesOf, sampleValue } from '../../support/prometheus-text.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
+import { pgClient } from '../../support/sql-clients.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
 
 const postgres = BACKENDS.find((backend) => backend.name === 'postgres') as Backend;
@@ -89,6 +90,8 @@ if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
       datasources: { sales_db: postgres.datasourceConfig, crm_db: mysql.datasourceConfig },
       server: { host: '127.0.0.1', port: 0, requestTimeoutMs: 15_000 },
       federation: { maxSourceRows: MAX_SOURCE_ROWS },
+      sql: { enabled: true, port: 0 },
+      capabilities: [{ name: 'answer' }],
     };
     context.service = await startTestService({ config, files: files(mysql.database), datasources: { sales_db: context.pg, crm_db: context.my } });
   });
@@ -144,6 +147,39 @@ if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
   test('a pushed statement over federation.maxSourceRows answers 422 result_too_large naming the datasource', async ({ service }) => {
     const reply = await perform(service, 'fed_all', {}, ANALYST_TOKEN);
     assert.equal([reply.status, reply.body['code'], reply.body['details']], [422, 'result_too_large', { datasource: 'sales_db', limitRows: MAX_SOURCE_ROWS }], JSON.stringify(reply.body));
+  });
+
+  test('the SQL door answers a statement over both with a bound parameter, and EXPLAIN answers the plan without running it', async ({ service }) => {
+    const client = pgClient({ port: (service.sqlAddress as { port: number }).port, database: 'fed@1' }, ANALYST_TOKEN);
+    await client.connect();
+    try {
+      const statement = `select o.id, c.region from fed_sales.orders o join ${mysql.database}.fed_customers c on c.id = o.customer_id where o.id < $1 order by o.id`;
+      const result = await client.query(statement, [3]);
+      assert.equal(result.rows, [{ id: 1, region: 'North' }, { id: 2, region: 'North' }]);
+      const explained = await client.query(`explain ${statement.replace('$1', '3')}`);
+      const plan = JSON.parse(String(explained.rows[0]?.['QUERY PLAN'])) as { sources: { datasource: string; sql: string }[]; engine: { sql: string } };
+      assert.equal(plan.sources.map((source) => source.datasource).sort(), ['crm_db', 'sales_db']);
+      const pushed = plan.sources.find((source) => source.datasource === 'sales_db')?.sql ?? '';
+      assert.match(pushed, /"id" < \?/, 'the predicate on orders is pushed, its value elided');
+      assert.not.match(pushed, /note|amount/, 'only the columns used are read');
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('a task query over both answers as an observation; a construct the plan cannot evaluate is a denied observation naming it', async ({ service }) => {
+    const tasks = '/api/v1/capabilities/answer/vdbs/fed/versions/1/tasks';
+    const post = async (goal: string) => {
+      const response = await service.request(tasks, { method: 'POST', body: JSON.stringify({ goal }), headers: { 'content-type': 'application/json' }, token: ANALYST_TOKEN });
+      const snapshot = (await response.json()) as { state: string; artifacts: { kind: string; content: { data: string } }[] };
+      return snapshot.state + snapshot.artifacts.map((one) => Buffer.from(one.content.data, 'base64').toString('utf8')).join('\n');
+    };
+    const answered = await post(`select c.name from fed_sales.orders o join ${mysql.database}.fed_customers c on c.id = o.customer_id where o.id = 4`);
+    assert.match(answered, /^completed/, answered);
+    assert.match(answered, 'Bob');
+    const refused = await post(`select c.name, row_number() over (order by o.id) from fed_sales.orders o join ${mysql.database}.fed_customers c on c.id = o.customer_id`);
+    assert.match(refused, 'federation_unsupported', refused);
+    assert.match(refused, 'window function row_number');
   });
 
   test('a client that goes away cancels the slow pushed statement on its server', async ({ pg, service }) => {
