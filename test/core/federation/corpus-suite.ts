@@ -74,6 +74,9 @@ function definition(entry: CorpusEntry): [string, string] {
 
 const endpointName = (entry: CorpusEntry) => `corpus_${entry.id.replace(/-/g, '_')}`;
 
+/** The service's last error log line, for a failure's message. */
+const lastError = (service: TestService) => [...service.logs].reverse().find((line) => /"level":(50|60)/.test(line))?.slice(0, 1500) ?? 'no error logged';
+
 /** Rows as compared: canonical values, sorted when the statement does not order them. */
 function comparable(answer: TextAnswer, ordered: boolean): string[] {
   const rows = answer.rows.map((row) => JSON.stringify(row.map((value, index) => canonicalValue(value, answer.types[index] ?? 0))));
@@ -142,12 +145,12 @@ export function runCorpusSuite(pair: CorpusPair): void {
 
   for (const entry of CORPUS) {
     const ordered = entry.ordered === true;
-    test(`${entry.id}: ${entry.refused ? `the oracle's answer, or refused naming ${entry.refused.join(', ')}` : "the oracle's answer"}, through the SQL door`, async ({ door, oracle }) => {
+    test(`${entry.id}: ${entry.refused ? `the oracle's answer, or refused naming ${entry.refused.join(', ')}` : "the oracle's answer"}, through the SQL door`, async ({ door, oracle, service }) => {
       const expected = await oracle.run(entry.sql);
       const answer = await textAnswer(door, entry.sql).catch((error: { code?: string; message: string }) => error);
       if ('message' in answer) {
         const refusal = `${answer.code ?? 'no SQLSTATE'}: ${answer.message}`;
-        assert.ok(entry.refused !== undefined, `${entry.id} must answer; it failed with ${refusal}`);
+        assert.ok(entry.refused !== undefined, `${entry.id} must answer; it failed with ${refusal}; the service logged ${lastError(service)}`);
         assert.is(answer.code, '0A000', refusal);
         for (const word of entry.refused) assert.ok(answer.message.toLowerCase().includes(word.toLowerCase()), `${refusal} does not name ${word}`);
         return;
@@ -162,7 +165,7 @@ export function runCorpusSuite(pair: CorpusPair): void {
         method: 'POST', body: '{}', headers: { 'content-type': 'application/json' }, token: ANALYST_TOKEN,
       });
       const body = await response.json() as { columns: { name: string; logicalType: string }[]; rows: Record<string, unknown>[] };
-      assert.is(response.status, 200, JSON.stringify(body));
+      assert.is(response.status, 200, `${JSON.stringify(body)}; the service logged ${lastError(service)}`);
       assert.equal(body.columns.map((column) => column.logicalType), expected.types.map(logicalTypeOf), `${entry.id}: the columns' logical types`);
       const names = body.columns.map((column) => column.name);
       const rows = body.rows.map((row) => JSON.stringify(names.map((name) => row[name])));
