@@ -150,7 +150,7 @@ export const UNCONSTRAINED_SCALE = 12;
 export function explainFederated(plan: FederatedPlan): { sources: { datasource: string; sql: string; dependentOn?: string }[]; engine: { sql: string } } {
   return {
     sources: plan.scans.map((scan) => {
-      const { sql } = sourceStatement(scan, scan.dependent === undefined ? undefined : []);
+      const { sql } = sourceStatement(scan, scan.dependent === undefined ? undefined : [null]);
       const driver = scan.dependent === undefined ? undefined : plan.scans[scan.dependent.driver];
       return { datasource: scan.datasource.name, sql, ...(driver && { dependentOn: driver.datasource.name }) };
     }),

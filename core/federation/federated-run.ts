@@ -293,7 +293,7 @@ function logicalOf(type: string): Codec {
  */
 function engineError(error: unknown, memoryLimit: string): unknown {
   if (error instanceof ServiceError || error instanceof StatementFailure || !(error instanceof Error)) return error;
-  if (/Out of Memory/i.test(error.message)) {
+  if (/Out of Memory|could not allocate/i.test(error.message)) {
     return new LimitError('result_too_large', `the statement over several datasources needs more memory than ${memoryLimit} (federation.memoryLimit)`, {
       details: { memoryLimit }, cause: error,
     });

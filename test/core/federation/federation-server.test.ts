@@ -144,6 +144,23 @@ if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
     assert.is(await sourceRows(service, 'sales_db') - before, 2, 'rows read from PostgreSQL: the two orders of customer 2');
   });
 
+  test('?explain=true answers the plan without running it: each source\'s statement in its dialect, values elided, the dependent one named', async ({ service }) => {
+    const before = await sourceRows(service, 'crm_db');
+    const response = await service.request('/api/v1/query/perform/fed_named?explain=true', {
+      method: 'POST', body: JSON.stringify({ name: 'alice' }), headers: { 'content-type': 'application/json' }, token: ANALYST_TOKEN,
+    });
+    const text = await response.text();
+    assert.is(response.status, 200, text);
+    assert.not.match(text, 'alice', 'bound values are elided');
+    const plan = JSON.parse(text) as { sources: { datasource: string; sql: string; dependentOn?: string }[]; engine: { sql: string } };
+    assert.equal(plan.sources, [
+      { datasource: 'sales_db', sql: 'SELECT "id", "customer_id" FROM "fed_sales"."orders" WHERE "customer_id" = ANY(?)', dependentOn: 'crm_db' },
+      { datasource: 'crm_db', sql: `SELECT \`id\`, \`name\` FROM \`${mysql.database}\`.\`fed_customers\` WHERE CAST(\`name\` AS BINARY) = ?` },
+    ]);
+    assert.match(plan.engine.sql, /^SELECT /);
+    assert.is(await sourceRows(service, 'crm_db'), before, 'nothing ran');
+  });
+
   test('a pushed statement over federation.maxSourceRows answers 422 result_too_large naming the datasource', async ({ service }) => {
     const reply = await perform(service, 'fed_all', {}, ANALYST_TOKEN);
     assert.equal([reply.status, reply.body['code'], reply.body['details']], [422, 'result_too_large', { datasource: 'sales_db', limitRows: MAX_SOURCE_ROWS }], JSON.stringify(reply.body));
