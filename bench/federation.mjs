@@ -67,8 +67,6 @@ const SCHEMAS = {
   ],
 };
 
-if (process.argv[2] === '--serve') await serve(process.argv[3]);
-else await main();
 
 /** The child: the service with the SQL front door on a free port; tells the parent the port, then its peak RSS when asked. */
 async function serve(configFile) {
@@ -285,3 +283,6 @@ async function engines(url, plans) {
   console.log(`  PGlite: start ${elapsed(liteStart, liteCreated).toFixed(0)} ms, load (COPY) ${elapsed(liteCreated, liteLoaded).toFixed(0)} ms, evaluate ${elapsed(liteLoaded, liteDone).toFixed(0)} ms`);
   console.log(`  the same answer: ${same ? 'yes' : `no: DuckDB ${JSON.stringify(duckRows).slice(0, 200)}, PGlite ${JSON.stringify(liteRows).slice(0, 200)}`}`);
 }
+
+if (process.argv[2] === '--serve') await serve(process.argv[3]);
+else await main();

@@ -152,7 +152,8 @@ export function explainFederated(plan: FederatedPlan): { sources: { datasource: 
     sources: plan.scans.map((scan) => {
       const { sql } = sourceStatement(scan, scan.dependent === undefined ? undefined : [null]);
       const driver = scan.dependent === undefined ? undefined : plan.scans[scan.dependent.driver];
-      return { datasource: scan.datasource.name, sql, ...(driver && { dependentOn: driver.datasource.name }) };
+      // the VDB's name of the datasource (a datasource handed in may call itself otherwise)
+      return { datasource: scan.relation.datasource, sql, ...(driver && { dependentOn: driver.relation.datasource }) };
     }),
     engine: { sql: plan.engineSql },
   };

@@ -3,16 +3,18 @@
  * per query shape: the values of structured filters, limit and offset are bound, not part of the key),
  * checks the caller's grants before any SQL runs, and runs the statement as the caller.
  */
-import { callerExecutor } from '../statements/statement-pipeline.js';
+import { authorizeStatement, callerExecutor, explainAuthorized, runAuthorized, type AuthorizedRun } from '../statements/statement-pipeline.js';
 import { allows, type CallerGrants } from '../authorization/grants.js';
 import { LruCache } from '../caching/lru-cache.js';
-import { ConflictError, ForbiddenError, InternalError } from '../plugin-api/errors.js';
+import { denialError, isDenial } from '../plugin-api/denial.js';
+import { ConflictError, ForbiddenError, InputError, InternalError } from '../plugin-api/errors.js';
 import type { SemanticPackage } from '../plugin-api/semantic-package.js';
 import type { SemanticQuery } from '../plugin-api/semantic-query.js';
-import type { Datasource, QueryResult } from '../plugin-api/sql-dialect.js';
+import type { Datasource, QueryResult, SqlDialect } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import type { SemanticRegistry } from '../semantic/semantic-registry.js';
 import type { DatasourceRegistry } from '../sql/datasource-registry.js';
+import type { VdbHandle, VdbHandles } from '../vdb/vdb-handles.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
 import { readFailure, resultTooLarge, type ReadContext } from '../sql/read-failure.js';
 import { JoinPlanner } from './join-planner.js';
@@ -47,10 +49,15 @@ export class SemanticQueries {
   constructor(
     private readonly semantic: SemanticRegistry,
     private readonly datasources: DatasourceRegistry,
+    private readonly handles: VdbHandles,
   ) {}
 
-  /** A query compiled against the VDB's active package; 409 without one, 400 for a query it cannot answer. */
-  async compile(vdb: VirtualDatabase, query: SemanticQuery): Promise<{ compiled: CompiledQuery; datasource: Datasource }> {
+  /**
+   * A query compiled against the VDB's active package; 409 without one, 400 for a query it cannot answer.
+   * Over datasets of several datasources it is written in PostgreSQL's dialect and `federated` is the VDB's
+   * handle, which plans it across them (docs/federation.md).
+   */
+  async compile(vdb: VirtualDatabase, query: SemanticQuery): Promise<{ compiled: CompiledQuery; datasource: Datasource; federated?: VdbHandle }> {
     const pkg = this.semantic.packageOf(vdb.name, vdb.version)?.document;
     if (!pkg) {
       const activation = this.semantic.find(vdb.name, vdb.version);
@@ -63,29 +70,54 @@ export class SemanticQueries {
     const state = this.stateOf(pkg, vdb);
     const firstDatasource = pkg.datasets[0]?.relation.datasource ?? vdb.datasource;
     const dialectSource = await this.datasources.open(firstDatasource);
-    const key = `${dialectSource.dialect.id}\u0000${shapeKey(query)}`;
-    let compiled = state.cache.get(key);
-    if (!compiled) state.cache.set(key, (compiled = compileQuery(state.model, state.planner, dialectSource.dialect, query)));
-    const datasource = compiled.datasource === firstDatasource ? dialectSource : await this.datasources.open(compiled.datasource);
+    const compiled = this.compiled(state, dialectSource.dialect, query);
+    if (compiled.datasources.length > 1) {
+      const handle = this.handles.lookup(vdb.name, vdb.version);
+      if (typeof handle === 'string') throw new InternalError('query_failed', handle);
+      // the federated plan reads the statement as PostgreSQL, authorized in the dialect of the VDB's datasource
+      if (handle.dialect.family !== 'postgres') {
+        throw new InputError('federation_unsupported', `the query reads datasets of ${compiled.datasources.length} datasources (${compiled.datasources.join(', ')}); a semantic query over several is written in PostgreSQL's dialect, and the VDB's datasource ${vdb.datasource} is not of the PostgreSQL family`, {
+          details: { construct: 'a semantic query over several datasources of a VDB whose datasource is not PostgreSQL' },
+        });
+      }
+      return { compiled: this.compiled(state, handle.dialect, query), datasource: dialectSource, federated: handle };
+    }
+    const [only = firstDatasource] = compiled.datasources;
+    const datasource = only === firstDatasource ? dialectSource : await this.datasources.open(only);
     return { compiled, datasource };
   }
 
-  /** `{sql, params}` without running it (`?explain=true`). */
-  async explain(vdb: VirtualDatabase, grants: CallerGrants, query: SemanticQuery): Promise<{ sql: string; params: unknown[] }> {
-    const { compiled } = await this.compile(vdb, query);
-    checkGrants(compiled, grants);
-    return { sql: compiled.sql, params: bindings(compiled.params, query) };
+  private compiled(state: PackageState, dialect: SqlDialect, query: SemanticQuery): CompiledQuery {
+    const key = `${dialect.id}\u0000${shapeKey(query)}`;
+    let compiled = state.cache.get(key);
+    if (!compiled) state.cache.set(key, (compiled = compileQuery(state.model, state.planner, dialect, query)));
+    return compiled;
   }
 
-  /** Compiles, checks the grants (403 before any SQL), runs as the caller. */
-  async run({ vdb, grants, query, timeoutMs, maxResultBytes, signal }: SemanticQueryRun): Promise<Pick<QueryResult, 'columns' | 'rows' | 'rowCount'>> {
-    const { compiled, datasource } = await this.compile(vdb, query);
+  /** `{sql, params}` without running it (`?explain=true`); over several datasources, the federated plan. */
+  async explain(vdb: VirtualDatabase, grants: CallerGrants, query: SemanticQuery): Promise<ReturnType<typeof explainAuthorized>> {
+    const { compiled, federated } = await this.compile(vdb, query);
     checkGrants(compiled, grants);
-    const executor = callerExecutor(datasource, vdb, grants, { readOnly: true, timeoutMs, maxRowBytes: maxResultBytes, signal });
-    const read: ReadContext = { subject: 'the semantic query', datasource: datasource.name, timeoutMs, maxResultBytes };
+    const params = bindings(compiled.params, query);
+    if (federated === undefined) return { sql: compiled.sql, params };
+    return explainAuthorized(await authorizeFederated(federated, compiled.sql, params, grants));
+  }
+
+  /** Compiles, checks the grants (403 before any SQL), runs as the caller (on each source, when federated). */
+  async run({ vdb, grants, query, timeoutMs, maxResultBytes, signal }: SemanticQueryRun): Promise<Pick<QueryResult, 'columns' | 'rows' | 'rowCount'>> {
+    const { compiled, datasource, federated } = await this.compile(vdb, query);
+    checkGrants(compiled, grants);
+    const params = bindings(compiled.params, query);
+    const read: ReadContext = { subject: 'the semantic query', datasource: federated === undefined ? datasource.name : federated.datasource.name, timeoutMs, maxResultBytes };
     let result: QueryResult;
     try {
-      result = await executor.query(compiled.sql, bindings(compiled.params, query), { maxBytes: maxResultBytes });
+      if (federated === undefined) {
+        const executor = callerExecutor(datasource, vdb, grants, { readOnly: true, timeoutMs, maxRowBytes: maxResultBytes, signal });
+        result = await executor.query(compiled.sql, params, { maxBytes: maxResultBytes });
+      } else {
+        const authorized = await authorizeFederated(federated, compiled.sql, params, grants);
+        result = await runAuthorized(authorized, { timeoutMs, maxRowBytes: maxResultBytes, signal }, { maxBytes: maxResultBytes });
+      }
     } catch (error) {
       throw readFailure(error, read, (failure) => {
         if (failure.kind === 'invalid_value') {
@@ -112,6 +144,13 @@ export class SemanticQueries {
     }
     return state;
   }
+}
+
+/** The federated plan of a compiled query: authorized as the caller's statement, as every door's is. */
+async function authorizeFederated(handle: VdbHandle, sql: string, params: unknown[], grants: CallerGrants): Promise<AuthorizedRun> {
+  const decision = await authorizeStatement({ handle, sql, bindings: params, grants, readOnly: true });
+  if (isDenial(decision)) throw denialError(decision);
+  return decision;
 }
 
 /** 403 when a column the statement reads is outside the caller's grants (the database would refuse it too). */
