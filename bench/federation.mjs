@@ -187,7 +187,9 @@ async function main() {
       plans[name] = JSON.parse(Object.values((await door.query({ text: `explain ${sql}`, values })).rows[0] ?? {})[0] ?? 'null');
       // one run of each first: the answers must be the same, and neither side is timed cold
       const [mine, theirs] = [await timed(door, sql, values, 1), await timed(single, sql, values, 1)];
-      if (JSON.stringify(mine.rows) !== JSON.stringify(theirs.rows)) {
+      // decimals compared in their canonical form: the door sends `68.9` for PostgreSQL's `68.90` (docs/sql.md#types)
+      const canonical = (rows) => JSON.stringify(rows, (_key, value) => (typeof value === 'string' && /^-?\d+\.\d+$/.test(value) ? value.replace(/\.?0+$/, '') : value));
+      if (canonical(mine.rows) !== canonical(theirs.rows)) {
         console.log(`${name}: the answers differ\n  door: ${JSON.stringify(mine.rows).slice(0, 400)}\n  PostgreSQL: ${JSON.stringify(theirs.rows).slice(0, 400)}`);
       }
     }
