@@ -9,9 +9,12 @@ import { InputError } from '../plugin-api/errors.js';
 
 type PgObject = { [field: string]: unknown };
 
-/** The engine's view of a value's type, as far as the writer can tell. */
+/**
+ * The engine's view of a value's type, as far as the writer can tell: `decimal` a numeric of a fixed scale,
+ * `numeric` one whose values each have their own (an unconstrained `numeric` column, held at a fixed scale).
+ */
 export type EngineType =
-  | 'integer' | 'bigint' | 'decimal' | 'float' | 'string' | 'boolean' | 'date' | 'time' | 'timestamp' | 'timestamptz' | 'uuid' | 'unknown';
+  | 'integer' | 'bigint' | 'decimal' | 'numeric' | 'float' | 'string' | 'boolean' | 'date' | 'time' | 'timestamp' | 'timestamptz' | 'uuid' | 'unknown';
 
 /** A relation of a source as the engine holds it: its table and typed columns. */
 export interface EngineTable {
@@ -30,6 +33,11 @@ export interface TableLookup {
 interface Output {
   readonly name: string;
   readonly type: EngineType;
+  /**
+   * A division PostgreSQL answers as numeric (an `avg`, a numeric `/`) in the outermost SELECT: the engine
+   * answers its exact operands `{a, b}`, which `postgresDivide` divides.
+   */
+  readonly quotient?: true;
 }
 
 interface Written {
@@ -58,25 +66,83 @@ export function unsupported(construct: string): InputError {
 }
 
 const COMPARISONS = new Set(['=', '<>', '!=', '<', '>', '<=', '>=']);
+const ASCII_UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+const CONCAT_TYPES = new Set<EngineType>(['string', 'integer', 'bigint', 'decimal', 'date']);
+/** Ranking functions, which need OVER; with them, the aggregates that may take one. */
+const RANKING = new Set(['row_number', 'rank', 'dense_rank']);
+const WINDOW_FUNCTIONS = new Set([...RANKING, 'count', 'sum', 'min', 'max', 'bool_and', 'bool_or']);
+/** `frameOptions` of a window without a frame clause: RANGE UNBOUNDED PRECEDING to CURRENT ROW, peers included. */
+const DEFAULT_FRAME = 1058;
+/** Fields `extract` and `date_part` answer alike in both, from a date or timestamp without time zone. */
+const DATE_PARTS = new Set(['year', 'quarter', 'month', 'week', 'day', 'dow', 'doy', 'hour', 'minute']);
 const INTEGRAL = new Set<EngineType>(['integer', 'bigint']);
-const NUMERIC = new Set<EngineType>(['integer', 'bigint', 'decimal', 'float']);
+const NUMERIC = new Set<EngineType>(['integer', 'bigint', 'decimal', 'numeric', 'float']);
 
 /** Casts the writer allows, by PostgreSQL type name: the engine type and the types it may convert from exactly. */
 const CASTS: Readonly<Record<string, { sql: string; type: EngineType; from: readonly EngineType[] }>> = {
-  int2: { sql: 'INTEGER', type: 'integer', from: ['integer', 'bigint', 'decimal', 'string'] },
-  int4: { sql: 'INTEGER', type: 'integer', from: ['integer', 'bigint', 'decimal', 'string'] },
-  int8: { sql: 'BIGINT', type: 'bigint', from: ['integer', 'bigint', 'decimal', 'string'] },
-  text: { sql: 'VARCHAR', type: 'string', from: ['integer', 'bigint', 'decimal', 'string', 'date', 'boolean', 'uuid'] },
-  varchar: { sql: 'VARCHAR', type: 'string', from: ['integer', 'bigint', 'decimal', 'string', 'date', 'boolean', 'uuid'] },
+  int2: { sql: 'INTEGER', type: 'integer', from: ['integer', 'bigint', 'decimal', 'numeric', 'string'] },
+  int4: { sql: 'INTEGER', type: 'integer', from: ['integer', 'bigint', 'decimal', 'numeric', 'string'] },
+  int8: { sql: 'BIGINT', type: 'bigint', from: ['integer', 'bigint', 'decimal', 'numeric', 'string'] },
+  text: { sql: 'VARCHAR', type: 'string', from: ['integer', 'bigint', 'decimal', 'numeric', 'string', 'date', 'boolean', 'uuid'] },
+  varchar: { sql: 'VARCHAR', type: 'string', from: ['integer', 'bigint', 'decimal', 'numeric', 'string', 'date', 'boolean', 'uuid'] },
   bool: { sql: 'BOOLEAN', type: 'boolean', from: ['boolean', 'string'] },
   date: { sql: 'DATE', type: 'date', from: ['date', 'string', 'timestamp'] },
   timestamp: { sql: 'TIMESTAMP', type: 'timestamp', from: ['date', 'string', 'timestamp'] },
-  float8: { sql: 'DOUBLE', type: 'float', from: ['integer', 'bigint', 'decimal', 'float', 'string'] },
+  float8: { sql: 'DOUBLE', type: 'float', from: ['integer', 'bigint', 'decimal', 'numeric', 'float', 'string'] },
 };
 
-/** Writes `statement` (a SelectStmt node's fields) for the engine; throws `federation_unsupported`. */
+/**
+ * Writes `statement` (a SelectStmt node's fields) for the engine; throws `federation_unsupported`. The
+ * outputs marked `quotient` are answered by the engine as `{a, b}`, exact operands for `postgresDivide`.
+ */
 export function engineSql(statement: PgObject, tables: TableLookup): { sql: string; outputs: Output[] } {
-  return new EngineWriter(tables).select(statement, undefined);
+  return new EngineWriter(tables).select(statement, undefined, undefined, true);
+}
+
+/**
+ * `dividend / divisor` (decimal texts, each with its own scale) as PostgreSQL's numeric division answers it
+ * (select_div_scale, then rounding half away from zero): at least 16 significant digits, never fewer
+ * fractional digits than either operand's. Null when either is null.
+ * @throws Error `division by zero` for a divisor of zero, as PostgreSQL raises division_by_zero (22012).
+ */
+export function postgresDivide(dividend: string | null, divisor: string | null): string | null {
+  if (dividend === null || divisor === null) return null;
+  const [sign1, whole1, fraction1] = decimalParts(dividend);
+  const [sign2, whole2, fraction2] = decimalParts(divisor);
+  const denominatorDigits = BigInt(whole2 + fraction2);
+  if (denominatorDigits === 0n) throw new Error('division by zero');
+  const [weight1, first1] = baseWeight(whole1, fraction1);
+  const [weight2, first2] = baseWeight(whole2, fraction2);
+  const qweight = weight1 - weight2 - (first1 <= first2 ? 1 : 0);
+  const scale = Math.min(Math.max(16 - qweight * 4, fraction1.length, fraction2.length, 0), 1000);
+  const numerator = BigInt(whole1 + fraction1) * 10n ** BigInt(scale + fraction2.length);
+  const denominator = denominatorDigits * 10n ** BigInt(fraction1.length);
+  let quotient = numerator / denominator;
+  if ((numerator % denominator) * 2n >= denominator) quotient += 1n;
+  const digits = quotient.toString().padStart(scale + 1, '0');
+  const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  return sign1 !== sign2 && quotient !== 0n ? `-${text}` : text;
+}
+
+/** A decimal text as its sign, integer digits and fractional digits. */
+function decimalParts(text: string): [boolean, string, string] {
+  const [whole = '', fraction = ''] = text.trim().replace(/^[-+]/, '').split('.');
+  return [text.trim().startsWith('-'), whole === '' ? '0' : whole, fraction];
+}
+
+/** PostgreSQL's weight (in base-10000 digits) and first base-10000 digit of a non-negative decimal; zero is [0, 0]. */
+function baseWeight(whole: string, fraction: string): [number, number] {
+  const integer = whole.replace(/^0+/, '');
+  if (integer !== '') {
+    const padded = '0'.repeat((4 - (integer.length % 4)) % 4) + integer;
+    return [padded.length / 4 - 1, Number(padded.slice(0, 4))];
+  }
+  const padded = fraction + '0'.repeat((4 - (fraction.length % 4)) % 4);
+  for (let index = 0; index < padded.length; index += 4) {
+    const digit = Number(padded.slice(index, index + 4));
+    if (digit !== 0) return [-(index / 4) - 1, digit];
+  }
+  return [0, 0];
 }
 
 /** Quotes an identifier for the engine. */
@@ -108,7 +174,7 @@ function literal(text: string): string {
 class EngineWriter {
   constructor(private readonly tables: TableLookup) {}
 
-  select(node: PgObject, parent: Level | undefined, inheritedCtes?: ReadonlyMap<string, Output[]>): { sql: string; outputs: Output[] } {
+  select(node: PgObject, parent: Level | undefined, inheritedCtes?: ReadonlyMap<string, Output[]>, outermost = false): { sql: string; outputs: Output[] } {
     if (node.intoClause !== undefined) throw unsupported('SELECT INTO');
     if (list(node.lockingClause).length > 0) throw unsupported('FOR UPDATE/SHARE');
     if (node.valuesLists !== undefined) throw unsupported('VALUES');
@@ -145,7 +211,7 @@ class EngineWriter {
       level = { ranges: [{ alias: '', columns: new Map(left.outputs.map((output) => [output.name, output.type])) }], ctes, parent };
     } else {
       level = { ranges: [], ctes, parent };
-      body = this.simpleSelect(node, level);
+      body = this.simpleSelect(node, level, outermost);
     }
     let sql = withSql + body.sql;
     const sorts = list(node.sortClause);
@@ -165,7 +231,7 @@ class EngineWriter {
     return written.sql;
   }
 
-  private simpleSelect(node: PgObject, level: Level): { sql: string; outputs: Output[] } {
+  private simpleSelect(node: PgObject, level: Level, outermost: boolean): { sql: string; outputs: Output[] } {
     const from = list(node.fromClause).map((item) => this.fromItem(item, level));
     const targets: string[] = [];
     const outputs: Output[] = [];
@@ -177,14 +243,16 @@ class EngineWriter {
         outputs.push(...star.outputs);
         continue;
       }
-      const written = this.expr(target.val, level);
       const name = target.name === undefined ? outputName(target.val) : String(target.name);
+      const quotient = outermost ? this.average(target.val, level) ?? this.quotient(target.val, level) : undefined;
+      const written = quotient ?? this.expr(target.val, level);
       targets.push(`${written.sql} AS ${engineIdentifier(name)}`);
-      outputs.push({ name, type: written.type });
+      outputs.push({ name, type: written.type, ...(quotient && { quotient: true }) });
     }
     let sql = 'SELECT ';
     const distinct = node.distinctClause;
     if (distinct !== undefined) {
+      if (outputs.some((output) => output.quotient)) throw unsupported('DISTINCT over avg or a numeric division');
       const on = list(distinct).filter((item) => item !== null && Object.keys(item as PgObject).length > 0);
       sql += on.length === 0 ? 'DISTINCT ' : `DISTINCT ON (${on.map((item) => this.expr(item, level).sql).join(', ')}) `;
     }
@@ -275,11 +343,16 @@ class EngineWriter {
     if (sort.sortby_dir === 'SORTBY_USING') throw unsupported('ORDER BY ... USING');
     const [type, node] = unwrap(sort.node);
     let sql: string;
+    const named = type === 'ColumnRef' && list(node.fields).length === 1 ? String(unwrap(list(node.fields)[0])[1].sval) : undefined;
+    const output = type === 'A_Const' && node.ival !== undefined
+      ? outputs[Number((node.ival as PgObject).ival ?? 0) - 1]
+      : outputs.find((candidate) => candidate.name === named);
+    if (output?.quotient) throw unsupported('ORDER BY an avg or a numeric division');
     if (type === 'A_Const' && node.ival !== undefined) {
       sql = this.expr(sort.node, level).sql;
-    } else if (type === 'ColumnRef' && list(node.fields).length === 1 && outputs.some((output) => output.name === String(unwrap(list(node.fields)[0])[1].sval))) {
+    } else if (named !== undefined && output !== undefined) {
       // an output column by name, as PostgreSQL resolves ORDER BY names first
-      sql = engineIdentifier(String(unwrap(list(node.fields)[0])[1].sval));
+      sql = engineIdentifier(named);
     } else {
       sql = this.expr(sort.node, level).sql;
     }
@@ -416,35 +489,42 @@ class EngineWriter {
     const names = stringsOf(node.funcname);
     const name = (names.at(-1) ?? '').toLowerCase();
     if (names.length > 1 && names[0] !== 'pg_catalog') throw unsupported(`function ${names.join('.')}`);
-    if (node.over !== undefined) throw unsupported(`window function ${name}`);
     if (list(node.agg_order).length > 0 || node.agg_within_group === true) throw unsupported(`ORDER BY inside ${name}()`);
     if (node.func_variadic === true) throw unsupported(`VARIADIC in ${name}()`);
+    const over = node.over === undefined ? undefined : this.window(node.over as PgObject, level, name);
     const distinct = node.agg_distinct === true ? 'DISTINCT ' : '';
-    const args = list(node.args).map((arg) => this.expr(arg, level));
     const filter = node.agg_filter === undefined ? '' : ` FILTER (WHERE ${this.expr(node.agg_filter, level).sql})`;
+    const windowed = (aggregate: string) => `${aggregate}${filter}${over ?? ''}`;
+    if (over !== undefined && (distinct !== '' || !WINDOW_FUNCTIONS.has(name))) throw unsupported(`window function ${distinct === '' ? name : `${name}(DISTINCT ...)`}`);
+    if (over === undefined && RANKING.has(name)) throw unsupported(`${name} without OVER`);
+    if (RANKING.has(name)) {
+      if (list(node.args).length > 0) throw unsupported(`${name} with arguments`);
+      return { sql: windowed(`${name}()`), type: 'bigint' };
+    }
+    const args = list(node.args).map((arg) => this.expr(arg, level));
     const argSql = args.map((arg) => arg.sql).join(', ');
     switch (name) {
       case 'count':
-        if (node.agg_star === true) return { sql: `count(*)${filter}`, type: 'bigint' };
+        if (node.agg_star === true) return { sql: windowed('count(*)'), type: 'bigint' };
         if (args.length !== 1) throw unsupported('count with several arguments');
-        return { sql: `count(${distinct}${argSql})${filter}`, type: 'bigint' };
+        return { sql: windowed(`count(${distinct}${argSql})`), type: 'bigint' };
       case 'sum': {
         const arg = single(name, args);
         // PostgreSQL: sum(int) is bigint, sum(bigint) numeric, sum(numeric) numeric of the argument's scale
-        const sum = `sum(${distinct}${arg.sql})${filter}`;
+        const sum = windowed(`sum(${distinct}${arg.sql})`);
         if (arg.type === 'integer') return { sql: `CAST(${sum} AS BIGINT)`, type: 'bigint' };
         if (arg.type === 'bigint') return { sql: `CAST(${sum} AS DECIMAL(38,0))`, type: 'decimal' };
-        if (arg.type === 'decimal' || arg.type === 'float') return { sql: sum, type: arg.type };
+        if (arg.type === 'decimal' || arg.type === 'numeric' || arg.type === 'float') return { sql: sum, type: arg.type };
         throw unsupported('sum over a value whose type the plan cannot tell');
       }
       case 'min':
       case 'max': {
         const arg = single(name, args);
-        return { sql: `${name}(${distinct}${arg.sql})${filter}`, type: arg.type };
+        return { sql: windowed(`${name}(${distinct}${arg.sql})`), type: arg.type };
       }
       case 'bool_and':
       case 'bool_or':
-        return { sql: `${name}(${single(name, args).sql})${filter}`, type: 'boolean' };
+        return { sql: windowed(`${name}(${single(name, args).sql})`), type: 'boolean' };
       case 'coalesce':
         return this.variadic('COALESCE', node.args, level);
       case 'abs': {
@@ -452,12 +532,96 @@ class EngineWriter {
         if (!NUMERIC.has(arg.type)) throw unsupported('abs over a value whose type the plan cannot tell');
         return { sql: `abs(${arg.sql})`, type: arg.type };
       }
+      case 'lower':
+      case 'upper': {
+        // collation "C" folds ASCII letters only; the engine's lower/upper would fold every letter
+        const [from, to] = name === 'lower' ? [ASCII_UPPER, ASCII_UPPER.toLowerCase()] : [ASCII_UPPER.toLowerCase(), ASCII_UPPER];
+        return { sql: `translate(${single(name, args).sql}, '${from}', '${to}')`, type: 'string' };
+      }
+      case 'concat': {
+        // NULLs are skipped in both; each argument's text is the same in both for these types
+        const isNull = (raw: unknown) => unwrap(raw)[0] === 'A_Const' && unwrap(raw)[1].isnull === true;
+        if (args.some((arg, index) => !CONCAT_TYPES.has(arg.type) && !isNull(list(node.args)[index]))) throw unsupported('concat of a value other than text, an integer, a numeric or a date');
+        return { sql: `concat(${argSql})`, type: 'string' };
+      }
       case 'length':
       case 'char_length':
         return { sql: `CAST(length(${single(name, args).sql}) AS INTEGER)`, type: 'integer' };
+      case 'round': {
+        // numeric rounding, half away from zero in both; a double's (half to even in PostgreSQL) is refused
+        const [value, places] = args;
+        if (value === undefined || value.type !== 'decimal' || args.length > 2) throw unsupported('round other than of a numeric of a fixed scale');
+        const digits = list(node.args)[1];
+        if (places !== undefined && !(unwrap(digits)[0] === 'A_Const' && places.type === 'integer')) throw unsupported('round to a number of places that is not a constant');
+        return { sql: places === undefined ? `round(${value.sql})` : `round(${value.sql}, ${places.sql})`, type: 'decimal' };
+      }
+      case 'extract':
+      case 'date_part': {
+        const [field, source] = list(node.args);
+        const [fieldType, fieldNode] = unwrap(field);
+        const part = fieldType === 'A_Const' && fieldNode.sval !== undefined ? String((fieldNode.sval as PgObject).sval).toLowerCase() : '';
+        const from = args[1];
+        if (!DATE_PARTS.has(part) || from === undefined || !['date', 'timestamp'].includes(from.type) || source === undefined) {
+          throw unsupported(`${name} other than of ${[...DATE_PARTS].join(', ')} from a date or timestamp`);
+        }
+        // PostgreSQL: extract answers numeric, date_part double precision
+        return name === 'extract'
+          ? { sql: `CAST(extract(${part} FROM ${from.sql}) AS DECIMAL(38,0))`, type: 'decimal' }
+          : { sql: `CAST(date_part('${part}', ${from.sql}) AS DOUBLE)`, type: 'float' };
+      }
       default:
         throw unsupported(`function ${name}`);
     }
+  }
+
+  /** `OVER (...)` with PostgreSQL's default frame; a named window or another frame is refused. */
+  private window(over: PgObject, level: Level, name: string): string {
+    if (over.name !== undefined || over.refname !== undefined) throw unsupported(`a named window for ${name}`);
+    if (over.frameOptions !== DEFAULT_FRAME) throw unsupported(`a window frame for ${name}`);
+    const partition = list(over.partitionClause).map((item) => this.expr(item, level).sql);
+    const order = list(over.orderClause).map((item) => {
+      const [, sort] = unwrap(item);
+      if (sort.sortby_dir === 'SORTBY_USING') throw unsupported('ORDER BY ... USING');
+      const descending = sort.sortby_dir === 'SORTBY_DESC';
+      const nullsFirst = sort.sortby_nulls === 'SORTBY_NULLS_DEFAULT' || sort.sortby_nulls === undefined ? descending : sort.sortby_nulls === 'SORTBY_NULLS_FIRST';
+      return `${this.expr(sort.node, level).sql} ${descending ? 'DESC' : 'ASC'} NULLS ${nullsFirst ? 'FIRST' : 'LAST'}`;
+    });
+    const parts = [
+      ...(partition.length > 0 ? [`PARTITION BY ${partition.join(', ')}`] : []),
+      ...(order.length > 0 ? [`ORDER BY ${order.join(', ')}`] : []),
+    ];
+    return ` OVER (${parts.join(' ')})`;
+  }
+
+  /** An `avg(...)` target of the outermost SELECT, as its exact sum and count; undefined for any other target. */
+  private average(value: unknown, level: Level): Written | undefined {
+    const [type, node] = unwrap(value);
+    if (type !== 'FuncCall' || node.over !== undefined) return undefined;
+    const names = stringsOf(node.funcname);
+    if (names.at(-1)?.toLowerCase() !== 'avg' || (names.length > 1 && names[0] !== 'pg_catalog')) return undefined;
+    if (list(node.agg_order).length > 0 || node.agg_star === true) throw unsupported('avg with ORDER BY or *');
+    const arg = single('avg', list(node.args).map((item) => this.expr(item, level)));
+    const distinct = node.agg_distinct === true ? 'DISTINCT ' : '';
+    const filter = node.agg_filter === undefined ? '' : ` FILTER (WHERE ${this.expr(node.agg_filter, level).sql})`;
+    // the sum's scale is the arguments' (a numeric of a fixed scale), which PostgreSQL's division reads
+    const sum = INTEGRAL.has(arg.type) ? `CAST(sum(${distinct}${arg.sql})${filter} AS HUGEINT)`
+      : arg.type === 'decimal' ? `sum(${distinct}${arg.sql})${filter}` : undefined;
+    if (sum === undefined) throw unsupported(`avg over ${arg.type === 'unknown' ? 'a value whose type the plan cannot tell' : `a ${arg.type} value`}`);
+    return { sql: `struct_pack(a := ${sum}, b := count(${distinct}${arg.sql})${filter})`, type: 'decimal' };
+  }
+
+  /**
+   * A numeric division (an operand numeric of a fixed scale, neither a double) as a target of the outermost
+   * SELECT, as its exact operands; undefined for any other target.
+   */
+  private quotient(value: unknown, level: Level): Written | undefined {
+    const [type, node] = unwrap(value);
+    if (type !== 'A_Expr' || node.kind !== 'AEXPR_OP' || node.lexpr === undefined || stringsOf(node.name).at(-1) !== '/') return undefined;
+    const left = this.expr(node.lexpr, level);
+    const right = this.expr(node.rexpr, level);
+    const exact = (operand: Written) => INTEGRAL.has(operand.type) || operand.type === 'decimal';
+    if (!exact(left) || !exact(right) || (INTEGRAL.has(left.type) && INTEGRAL.has(right.type))) return undefined;
+    return { sql: `struct_pack(a := ${left.sql}, b := ${right.sql})`, type: 'decimal' };
   }
 
   private cast(node: PgObject, level: Level): Written {
@@ -470,7 +634,7 @@ class EngineWriter {
       const mods = list(typeName.typmods).map((mod) => Number((unwrap(mod)[1].ival as PgObject | undefined)?.ival ?? 0));
       const [precision, scale = 0] = mods;
       if (precision === undefined || precision > 38) throw unsupported('a cast to numeric without a precision of at most 38');
-      if (!['integer', 'bigint', 'decimal', 'string'].includes(arg.type)) throw unsupported(`a cast of ${arg.type} to numeric`);
+      if (!['integer', 'bigint', 'decimal', 'numeric', 'string'].includes(arg.type)) throw unsupported(`a cast of ${arg.type} to numeric`);
       return { sql: `CAST(${arg.sql} AS DECIMAL(${precision},${scale}))`, type: 'decimal' };
     }
     const known = CASTS[target];
@@ -541,7 +705,9 @@ function arithmetic(op: string, left: Written, right: Written): Written {
   if (op === '/' || op === '%') {
     const integral = types.every((type) => INTEGRAL.has(type));
     const floating = op === '/' && types.every((type) => type === 'float');
-    if (!integral && !floating) throw unsupported(`${op === '/' ? 'division' : 'modulo'} unless both operands are integers (or both double precision)`);
+    if (!integral && !floating) {
+      throw unsupported(op === '/' ? 'a numeric division other than an output column of the outermost SELECT' : 'modulo unless both operands are integers');
+    }
     // PostgreSQL raises division_by_zero where the engine would answer NULL
     const divisor = `(CASE WHEN ${right.sql} = 0 THEN error('division by zero') ELSE ${right.sql} END)`;
     return { sql: `(${left.sql} ${op} ${divisor})`, type: floating ? 'float' : widest(types) };
@@ -555,7 +721,7 @@ function arithmetic(op: string, left: Written, right: Written): Written {
 function widest(types: readonly EngineType[]): EngineType {
   const known = types.filter((type) => type !== 'unknown');
   if (known.length === 0) return 'unknown';
-  for (const type of ['float', 'decimal', 'bigint', 'integer'] as const) if (known.includes(type)) return type;
+  for (const type of ['float', 'numeric', 'decimal', 'bigint', 'integer'] as const) if (known.includes(type)) return type;
   return known[0] as EngineType;
 }
 

@@ -48,6 +48,8 @@ export interface FederatedPlan {
   readonly engineSql: string;
   /** The statement's bound values, in the engine's `$n` order. */
   readonly bindings: readonly unknown[];
+  /** The result columns that are a numeric division (an `avg`, a `/`): the engine answers `{a, b}`, divided as PostgreSQL divides. */
+  readonly quotients: readonly number[];
   /** The statement was `EXPLAIN <query>`: its answer is the plan (`explainFederated`), nothing runs. */
   readonly explain: boolean;
 }
@@ -55,7 +57,7 @@ export interface FederatedPlan {
 /** The name of the engine column that stands for a row when a relation's columns are not read. */
 export const ROW_MARK_COLUMN = 'vdb_row';
 
-const PUSHABLE_TYPES = new Set<EngineType>(['integer', 'bigint', 'decimal', 'string', 'date']);
+const PUSHABLE_TYPES = new Set<EngineType>(['integer', 'bigint', 'decimal', 'numeric', 'string', 'date']);
 const KEY_TYPES = new Set<EngineType>(['integer', 'bigint', 'string', 'date', 'uuid']);
 const COMPARISONS = new Set(['=', '<>', '!=', '<', '>', '<=', '>=']);
 const FLIPPED: Readonly<Record<string, string>> = { '<': '>', '>': '<', '<=': '>=', '>=': '<=', '=': '=', '<>': '<>', '!=': '<>' };
@@ -99,7 +101,8 @@ export async function planFederated(
   };
   const engine = engineSql(select, { table: tables });
   const pushed = pushdown(select, scans, bindings);
-  return { scans: pushed, engineSql: engine.sql, bindings, explain };
+  const quotients = engine.outputs.flatMap((output, index) => (output.quotient ? [index] : []));
+  return { scans: pushed, engineSql: engine.sql, bindings, quotients, explain };
 }
 
 /** The pushed statement of a scan, as it runs: the predicates and, for a dependent scan, its keys. */
@@ -129,7 +132,7 @@ export function engineTypeOf(column: CatalogColumn, relation: VdbRelation): { ty
     case 'decimal': {
       const match = /\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)/.exec(column.nativeType);
       const precision = Number(match?.[1] ?? 0);
-      if (match === null) return { type: 'decimal', sql: `DECIMAL(38,${UNCONSTRAINED_SCALE})` };
+      if (match === null) return { type: 'numeric', sql: `DECIMAL(38,${UNCONSTRAINED_SCALE})` };
       if (precision > 38) throw unsupported(`${subject} of type ${column.nativeType} (more than 38 digits)`);
       return { type: 'decimal', sql: `DECIMAL(${precision},${Number(match[2] ?? 0)})` };
     }
@@ -335,8 +338,8 @@ function pushableValue(node: unknown, type: EngineType, bindings: readonly unkno
     return undefined;
   }
   if (kind !== 'A_Const' || value.isnull === true) return undefined;
-  if (value.ival !== undefined && (type === 'integer' || type === 'bigint' || type === 'decimal')) return { value: Number((value.ival as PgObject).ival ?? 0) };
-  if (value.fval !== undefined && (type === 'decimal' || ((type === 'integer' || type === 'bigint') && /^\d+$/.test(String((value.fval as PgObject).fval))))) {
+  if (value.ival !== undefined && (type === 'integer' || type === 'bigint' || type === 'decimal' || type === 'numeric')) return { value: Number((value.ival as PgObject).ival ?? 0) };
+  if (value.fval !== undefined && (type === 'decimal' || type === 'numeric' || ((type === 'integer' || type === 'bigint') && /^\d+$/.test(String((value.fval as PgObject).fval))))) {
     return { value: String((value.fval as PgObject).fval) };
   }
   if (value.sval !== undefined) {

@@ -14,10 +14,10 @@ import { LimitError, ServiceError } from '../plugin-api/errors.js';
 import type { JsonValue, QueryOptions, QueryResult, ResultColumn } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { DatasourceRuntime, type CallerBounds, type CallerExecutor } from '../sql/datasource-runtime.js';
-import { StatementFailure } from '../sql/statement-failure.js';
+import { QUERY_CANCELED, StatementFailure } from '../sql/statement-failure.js';
 import { failureOutcome } from '../sql/statement-outcome.js';
 import { encodeValue } from '../sql/value-encoding.js';
-import { engineIdentifier, unsupported } from './engine-sql.js';
+import { engineIdentifier, postgresDivide, unsupported } from './engine-sql.js';
 import { engineTypeOf, explainFederated, ROW_MARK_COLUMN, sourceStatement, UNCONSTRAINED_SCALE, type FederatedPlan, type SourceScan } from './federated-plan.js';
 
 /** Who runs a plan, and how. */
@@ -67,6 +67,7 @@ export async function runFederated(plan: FederatedPlan, context: FederatedRunCon
     const text = JSON.stringify(explainFederated(plan), null, 2);
     return { columns: [{ name: 'QUERY PLAN', logicalType: 'string' }], rows: [{ 'QUERY PLAN': text }], rowCount: 1, truncated: false };
   }
+  const started = Date.now();
   const controller = new AbortController();
   const stop = () => controller.abort(bounds.signal?.reason);
   if (bounds.signal?.aborted) stop();
@@ -74,6 +75,8 @@ export async function runFederated(plan: FederatedPlan, context: FederatedRunCon
   let connection: DuckDBConnection | undefined;
   try {
     connection = await (await engine(context.config.memoryLimit)).connect();
+    // the service's sessions run in UTC: a zoned value's text, and a literal compared with one, read alike
+    await connection.run("SET TimeZone = 'UTC'");
     const open = connection;
     // a dependent scan waits for its driver's keys, wherever the driver stands in the plan
     const keysOf = plan.scans.map(() => deferred<readonly JsonValue[] | undefined>());
@@ -97,7 +100,8 @@ export async function runFederated(plan: FederatedPlan, context: FederatedRunCon
     const failed = settled.find((outcome) => outcome.status === 'rejected');
     if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
     if (controller.signal.aborted) throw controller.signal.reason;
-    const result = await answer(open, plan, options, controller.signal);
+    // the engine's statement has what is left of the plan's time limit
+    const result = await answer(open, plan, options, controller.signal, Math.max(1, bounds.timeoutMs - (Date.now() - started)));
     context.counted.federated('ok');
     return result;
   } catch (error) {
@@ -222,13 +226,19 @@ function checkedDecimal(value: string, logicalType: LogicalType, nativeType: str
 }
 
 /** The engine's answer, cut at the route's row and byte bounds as a single statement's would be. */
-async function answer(connection: DuckDBConnection, plan: FederatedPlan, options: QueryOptions | undefined, signal: AbortSignal): Promise<QueryResult> {
+async function answer(connection: DuckDBConnection, plan: FederatedPlan, options: QueryOptions | undefined, signal: AbortSignal, timeoutMs: number): Promise<QueryResult> {
   const interrupt = () => connection.interrupt();
   signal.addEventListener('abort', interrupt, { once: true });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    connection.interrupt();
+  }, timeoutMs);
   try {
     const result = await connection.stream(plan.engineSql, plan.bindings.map(engineValue));
     const names = result.columnNames();
-    const codecs = result.columnTypes().map((type) => logicalOf(String(type)));
+    const quotients = new Set(plan.quotients);
+    const codecs = result.columnTypes().map((type, position) => (quotients.has(position) ? { logicalType: 'decimal' as const } : logicalOf(String(type))));
     const columns: ResultColumn[] = names.map((name, position) => ({ name, logicalType: (codecs[position] as Codec).logicalType }));
     const withTimeZone = names.filter((_, position) => (codecs[position] as Codec).withTimeZone === true);
     const rows: Record<string, JsonValue>[] = [];
@@ -239,7 +249,8 @@ async function answer(connection: DuckDBConnection, plan: FederatedPlan, options
       for (const values of chunk.convertRows(JsonDuckDBValueConverter)) {
         const row: Record<string, JsonValue> = {};
         names.forEach((name, position) => {
-          row[name] = encodeValue(values[position] ?? null, codecs[position] as Codec);
+          const value = quotients.has(position) ? quotientOf(values[position] ?? null) : values[position] ?? null;
+          row[name] = encodeValue(value, codecs[position] as Codec);
         });
         if (options?.maxRows !== undefined && rows.length >= options.maxRows) return cut(columns, rows, withTimeZone, 'maxRows');
         bytes += Buffer.byteLength(JSON.stringify(row)) + 1;
@@ -248,9 +259,23 @@ async function answer(connection: DuckDBConnection, plan: FederatedPlan, options
       }
     }
     return { columns, rows, rowCount: rows.length, truncated: false, ...(withTimeZone.length > 0 && { withTimeZone }) };
+  } catch (error) {
+    if (signal.aborted) throw signal.reason ?? error;
+    if (timedOut) {
+      const cancelled = new Error('canceling statement due to statement timeout');
+      throw new StatementFailure('timeout', cancelled, QUERY_CANCELED, undefined, undefined, error);
+    }
+    throw error;
   } finally {
+    clearTimeout(timer);
     signal.removeEventListener('abort', interrupt);
   }
+}
+
+/** A numeric division's value: the engine's exact `{a, b}` divided as PostgreSQL divides. */
+function quotientOf(value: unknown): string | null {
+  const { a, b } = (value ?? {}) as { a?: unknown; b?: unknown };
+  return postgresDivide(a === null || a === undefined ? null : String(a), b === null || b === undefined ? null : String(b));
 }
 
 function cut(columns: ResultColumn[], rows: Record<string, JsonValue>[], withTimeZone: string[], by: 'maxRows' | 'maxBytes'): QueryResult {

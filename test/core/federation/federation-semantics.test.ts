@@ -23,8 +23,9 @@ const ORDERS = [
     (7, 4, null, null, '2024-03-05', 'é', null)`,
 ];
 const CUSTOMERS = [
-  'create table %s.customers (id int primary key, name text %c, region text %c, vip boolean)',
-  `insert into %s.customers values (1, 'Alice', 'North', true), (2, 'alice', 'South', false), (3, 'Bob', null, null), (4, 'Émile', 'North', false), (5, 'Zoe', 'East', true)`,
+  'create table %s.customers (id int primary key, name text %c, region text %c, vip boolean, seen timestamptz)',
+  `insert into %s.customers values (1, 'Alice', 'North', true, '2024-01-01 10:00:00+02'), (2, 'alice', 'South', false, '2024-01-01 08:30:00.25+00'),
+    (3, 'Bob', null, null, null), (4, 'Émile', 'North', false, '2023-12-31 23:00:00-05'), (5, 'Zoe', 'East', true, '2024-06-01 00:00:00+00')`,
 ];
 
 function statements(list: readonly string[], schema: string, collate: string): string[] {
@@ -58,14 +59,25 @@ const CORPUS = [
   'select cast(o.amount as int) as whole, o.amount::text as text, c.id::text || \'-\' || c.name as label from fedp.orders o join fedq.customers c on c.id = o.customer_id order by o.id',
   'select count(distinct c.region) from fedp.orders o join fedq.customers c on c.id = o.customer_id',
   'select o.id from fedp.orders o join fedq.customers c on c.id = o.customer_id where c.vip is not true order by 1',
+  'select c.region, avg(o.amount) as mean, avg(o.qty), avg(distinct o.customer_id) from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region order by c.region',
+  'select avg(o.qty * 12345), avg(o.amount * 3) filter (where o.qty > 0), avg(-o.amount) from fedp.orders o join fedq.customers c on c.id = o.customer_id',
+  'select avg(o.qty) from fedp.orders o join fedq.customers c on c.id = o.customer_id where o.id > 100',
+  'select o.id, rank() over (partition by c.region order by o.amount desc) as r, dense_rank() over (order by c.vip) as d, sum(o.qty) over (partition by c.region) as region_qty, count(*) over () as n, max(o.amount) over (order by o.id) as running from fedp.orders o join fedq.customers c on c.id = o.customer_id order by o.id',
+  'select o.id, extract(year from o.shipped) as y, extract(quarter from o.at), date_part(\'month\', o.at) as m, round(o.amount, 1) as r1, round(o.amount) as r0, round(o.amount * 7, -1) from fedp.orders o join fedq.customers c on c.id = o.customer_id order by o.id',
+  'select o.id, o.amount / 3 as third, o.amount / o.qty as unit, o.qty / 2.5, -o.amount / 7 as neg, 1 / o.amount from fedp.orders o join fedq.customers c on c.id = o.customer_id where o.qty <> 0 and o.amount <> 0 order by o.id',
+  'select c.region, sum(o.amount) / count(*) as mean, sum(o.amount * 1000) / 7 from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region order by c.region',
+  'select lower(c.name) as l, upper(o.note) as u, concat(c.name, \'-\', o.amount, o.qty, o.shipped, null) as label from fedp.orders o join fedq.customers c on c.id = o.customer_id order by o.id',
+  'select c.name, c.seen, o.at from fedp.orders o join fedq.customers c on c.id = o.customer_id where c.seen > \'2024-01-01 08:00:00+00\' order by c.seen desc, o.id',
+  'select max(c.seen) as last_seen, min(o.at) as first_at, count(*) filter (where c.seen < o.at) as later from fedp.orders o join fedq.customers c on c.id = o.customer_id',
   'select greatest(o.qty, c.id) as g, least(o.qty, c.id) as l, nullif(o.qty, 1) as n, abs(o.qty) as a from fedp.orders o join fedq.customers c on c.id = o.customer_id order by o.id',
 ];
 
 /** Statements the plan refuses, with the construct it names. */
 const REFUSED: readonly [string, string][] = [
-  ['select avg(o.amount) from fedp.orders o join fedq.customers c on c.id = o.customer_id', 'function avg'],
-  ['select o.amount / 3 from fedp.orders o join fedq.customers c on c.id = o.customer_id', 'division'],
-  ['select lower(c.name) from fedp.orders o join fedq.customers c on c.id = o.customer_id', 'function lower'],
+  ['select c.region, avg(o.qty) as mean from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region order by mean', 'ORDER BY an avg'],
+  ['select c.region from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region having avg(o.qty) > 1', 'function avg'],
+  ['select o.id from fedp.orders o join fedq.customers c on c.id = o.customer_id where o.amount / 3 > 1', 'numeric division'],
+  ['select concat(c.vip, o.note) from fedp.orders o join fedq.customers c on c.id = o.customer_id', 'concat of a value'],
   ['select c.name from fedp.orders o join fedq.customers c on c.id = o.customer_id where c.name ilike \'a%\'', 'ILIKE'],
 ];
 
@@ -171,9 +183,13 @@ schemas:
   });
 
   test('a division by zero fails as on PostgreSQL (22012), where the engine alone would answer NULL', async ({ door }) => {
-    const error = await door.query('select o.qty / (c.id - 1) from fedp.orders o join fedq.customers c on c.id = o.customer_id')
-      .then(() => undefined, (failure: Error & { code?: string }) => failure);
-    assert.is(error?.code, '22012');
+    for (const statement of [
+      'select o.qty / (c.id - 1) from fedp.orders o join fedq.customers c on c.id = o.customer_id',
+      'select o.amount / (c.id - 1) from fedp.orders o join fedq.customers c on c.id = o.customer_id',
+    ]) {
+      const error = await door.query(statement).then(() => undefined, (failure: Error & { code?: string }) => failure);
+      assert.is(error?.code, '22012', statement);
+    }
   });
 }
 
