@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 
@@ -68,11 +71,19 @@ export async function serverOracle(url: string, setup: readonly string[]): Promi
   };
 }
 
-/** The oracle in an embedded PGlite of its own (its only collation is C). */
+/**
+ * The oracle in an embedded PGlite of its own, in a temporary folder. PGlite's database has collation C but
+ * character type C.UTF-8 (`upper('é')` is `É` there, `é` under collation C): the type is set to C and the
+ * database opened again, as a backend reads it when it starts.
+ */
 export async function pgliteOracle(setup: readonly string[]): Promise<Oracle> {
-  const db = await PGlite.create();
-  const collation = await db.query<{ datcollate: string }>('select datcollate from pg_database where datname = current_database()');
-  if (collation.rows[0]?.datcollate !== 'C') throw new Error(`the PGlite oracle's collation is ${collation.rows[0]?.datcollate}, not C`);
+  const folder = mkdtempSync(join(tmpdir(), 'vdb-oracle-'));
+  const first = await PGlite.create(folder);
+  await first.exec("update pg_database set datctype = 'C' where datname = current_database()");
+  await first.close();
+  const db = await PGlite.create(folder);
+  const locale = await db.query<{ datcollate: string; datctype: string }>('select datcollate, datctype from pg_database where datname = current_database()');
+  if (locale.rows[0]?.datcollate !== 'C' || locale.rows[0]?.datctype !== 'C') throw new Error(`the PGlite oracle's collation is not C: ${JSON.stringify(locale.rows[0])}`);
   await db.exec("set timezone to 'UTC'");
   for (const statement of setup) await db.exec(statement);
   const parsers = Object.fromEntries(TEXT_TYPES.map((oid) => [oid, asText]));
@@ -81,7 +92,10 @@ export async function pgliteOracle(setup: readonly string[]): Promise<Oracle> {
       const result = await db.query<unknown[]>(sql, [], { rowMode: 'array', parsers });
       return { types: result.fields.map((field) => field.dataTypeID), rows: result.rows as (string | null)[][] };
     },
-    close: () => db.close(),
+    close: async () => {
+      await db.close();
+      rmSync(folder, { recursive: true, force: true });
+    },
   };
 }
 
