@@ -160,6 +160,11 @@ async function timed(client, sql, values, count) {
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const ms = (value) => `${value < 10 ? value.toFixed(2) : value.toFixed(0)} ms`;
 
+function currentRss(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
+}
+
 function peakRss(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
@@ -175,6 +180,7 @@ async function main() {
   await prepare(url);
   console.log(`data ready in ${((Date.now() - started) / 1000).toFixed(1)} s; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
   const { child, config } = await startDoor(url);
+  const startedRss = currentRss(child.pid);
   const door = new pg.Client(config);
   const single = new pg.Client({ connectionString: databaseUrl(url, 'fedbench_single') });
   const email = ['customer4242@example.com'];
@@ -185,12 +191,13 @@ async function main() {
     const plans = {};
     for (const [name, sql, values] of [['selective', SELECTIVE, email], ['full', FULL, []]]) {
       plans[name] = JSON.parse(Object.values((await door.query({ text: `explain ${sql}`, values })).rows[0] ?? {})[0] ?? 'null');
+      console.log(`${name}: the plan reads ${(plans[name]?.sources ?? []).map((source) => `${source.datasource}${source.dependentOn ? ` (dependent on ${source.dependentOn})` : ''}: ${source.sql}`).join('; ')}`);
       // one run of each first: the answers must be the same, and neither side is timed cold
       const [mine, theirs] = [await timed(door, sql, values, 1), await timed(single, sql, values, 1)];
       // decimals compared in their canonical form: the door sends `68.9` for PostgreSQL's `68.90` (docs/sql.md#types)
       const canonical = (rows) => JSON.stringify(rows, (_key, value) => (typeof value === 'string' && /^-?\d+\.\d+$/.test(value) ? value.replace(/\.?0+$/, '') : value));
       if (canonical(mine.rows) !== canonical(theirs.rows)) {
-        console.log(`${name}: the answers differ\n  door: ${JSON.stringify(mine.rows).slice(0, 400)}\n  PostgreSQL: ${JSON.stringify(theirs.rows).slice(0, 400)}`);
+        console.log(`${name}: the answers differ\n  door: ${canonical(mine.rows).slice(0, 400)}\n  PostgreSQL: ${canonical(theirs.rows).slice(0, 400)}`);
       }
     }
     const results = {};
@@ -206,7 +213,7 @@ async function main() {
         + `${(results[name].federated / results[name].baseline).toFixed(2)}× (median of ${count})`);
     }
     const rss = peakRss(child.pid);
-    console.log(`the service's peak RSS ${(rss / 2 ** 20).toFixed(0)} MB (federation.memoryLimit ${memoryLimit})`);
+    console.log(`the service's RSS: ${(startedRss / 2 ** 20).toFixed(0)} MB once started, peak ${(rss / 2 ** 20).toFixed(0)} MB (federation.memoryLimit ${memoryLimit})`);
     await engines(url, plans);
   } finally {
     await door.end().catch(() => undefined);
@@ -242,7 +249,7 @@ async function engines(url, plans) {
 
   const elapsed = (from, to) => Number(to - from) / 1e6;
   const duckStart = process.hrtime.bigint();
-  const instance = await DuckDBInstance.create(':memory:', { memory_limit: memoryLimit, integer_division: 'true', TimeZone: 'UTC' });
+  const instance = await DuckDBInstance.create(':memory:', { memory_limit: memoryLimit, integer_division: 'true' });
   const duck = await instance.connect();
   for (const source of sources) {
     await duck.run(`create temp table ${source.table} (${source.fields.map((field) => `"${field.name}" ${typeOf(field.dataTypeID)[0]}`).join(', ')})`);

@@ -155,7 +155,6 @@ export function explainFederated(plan: FederatedPlan): { sources: { datasource: 
     sources: plan.scans.map((scan) => {
       const { sql } = sourceStatement(scan, scan.dependent === undefined ? undefined : [null]);
       const driver = scan.dependent === undefined ? undefined : plan.scans[scan.dependent.driver];
-      // the VDB's name of the datasource (a datasource handed in may call itself otherwise)
       return { datasource: scan.relation.datasource, sql, ...(driver && { dependentOn: driver.relation.datasource }) };
     }),
     engine: { sql: plan.engineSql },
@@ -416,7 +415,7 @@ function equiJoin(node: unknown, ranges: readonly InnerRange[], scans: readonly 
   const left = rangeColumn(value.lexpr, ranges, scans);
   const right = rangeColumn(value.rexpr, ranges, scans);
   if (left === undefined || right === undefined || left.scan === right.scan) return undefined;
-  if ((scans[left.scan] as SourceScan).datasource.name === (scans[right.scan] as SourceScan).datasource.name) return undefined;
+  if ((scans[left.scan] as SourceScan).relation.datasource === (scans[right.scan] as SourceScan).relation.datasource) return undefined;
   if (!KEY_TYPES.has(left.type) || !KEY_TYPES.has(right.type)) return undefined;
   const integral = (candidate: EngineType) => candidate === 'integer' || candidate === 'bigint';
   if (left.type !== right.type && !(integral(left.type) && integral(right.type))) return undefined;

@@ -145,8 +145,8 @@ async function loadScan(
   const append = async (rows: readonly Record<string, JsonValue>[]) => {
     read += rows.length;
     if (read > limit) {
-      throw new LimitError('result_too_large', `datasource ${scan.datasource.name}: a pushed statement reads more than ${limit} rows (federation.maxSourceRows)`, {
-        details: { datasource: scan.datasource.name, limitRows: limit },
+      throw new LimitError('result_too_large', `datasource ${scan.relation.datasource}: a pushed statement reads more than ${limit} rows (federation.maxSourceRows)`, {
+        details: { datasource: scan.relation.datasource, limitRows: limit },
       });
     }
     for (const [column, set] of keySets) {

@@ -41,12 +41,12 @@ export interface ActionLimits {
  * nothing more); neither a denial nor a failure ends the task: the runtime reads them as observations. A
  * result over the row limit or the byte budget is cut there (`truncated`).
  */
-export async function runPendingAction(action: PendingAction, bound: VdbHandle, caller: Principal, limits: ActionLimits, semanticQueries: SemanticQueries): Promise<Observation> {
-  const grants = effectiveGrants(bound.vdb, caller);
-  if (action.kind === 'semanticQuery') return runSemanticAction(action, bound, grants, limits, semanticQueries);
+export async function runPendingAction(action: PendingAction, handle: VdbHandle, caller: Principal, limits: ActionLimits, semanticQueries: SemanticQueries): Promise<Observation> {
+  const grants = effectiveGrants(handle.vdb, caller);
+  if (action.kind === 'semanticQuery') return runSemanticAction(action, handle, grants, limits, semanticQueries);
   let decision: Awaited<ReturnType<typeof authorizeStatement>>;
   try {
-    decision = await authorizeStatement({ handle: bound, sql: action.sql, bindings: [], grants, readOnly: true });
+    decision = await authorizeStatement({ handle, sql: action.sql, bindings: [], grants, readOnly: true });
   } catch (error) {
     // a statement over several datasources the federated plan cannot evaluate: refused before anything ran
     if (error instanceof ServiceError) return failedObservation(action, 'denied', error.code, error.message);
@@ -55,18 +55,18 @@ export async function runPendingAction(action: PendingAction, bound: VdbHandle, 
   if (isDenial(decision)) return deniedObservation(action, decision);
   const authorized = decision;
   if (authorized.federated !== undefined) return execute(action, (run, options) => runAuthorized(authorized, run, options), limits);
-  return execute(action, (run, options) => callerExecutor(authorized.datasource, bound.vdb, grants, run).query(action.sql, [], options), limits);
+  return execute(action, (run, options) => callerExecutor(authorized.datasource, handle.vdb, grants, run).query(action.sql, [], options), limits);
 }
 
 /**
  * A semantic query: compiled by the service against the active package (its values bound), checked against
  * the caller's grants like the route does (docs/semantic-query.md), then run like any query.
  */
-async function runSemanticAction(action: Extract<PendingAction, { kind: 'semanticQuery' }>, bound: VdbHandle, grants: CallerGrants, limits: ActionLimits, semanticQueries: SemanticQueries): Promise<Observation> {
+async function runSemanticAction(action: Extract<PendingAction, { kind: 'semanticQuery' }>, handle: VdbHandle, grants: CallerGrants, limits: ActionLimits, semanticQueries: SemanticQueries): Promise<Observation> {
   let statement: { datasource: Datasource; sql: string; bindings: unknown[] };
   try {
     const query = readSemanticQuery(action.query);
-    const { compiled, datasource } = await semanticQueries.compile(bound.vdb, query);
+    const { compiled, datasource } = await semanticQueries.compile(handle.vdb, query);
     checkGrants(compiled, grants);
     statement = { datasource, sql: compiled.sql, bindings: bindings(compiled.params, query) };
   } catch (error) {
@@ -75,7 +75,7 @@ async function runSemanticAction(action: Extract<PendingAction, { kind: 'semanti
     const message = typeof osiCode === 'string' ? `${error.message} (${osiCode})` : error.message;
     return failedObservation(action, error instanceof ForbiddenError ? 'denied' : 'failed', error.code, message);
   }
-  return execute(action, (run, options) => callerExecutor(statement.datasource, bound.vdb, grants, run).query(statement.sql, statement.bindings, options), limits);
+  return execute(action, (run, options) => callerExecutor(statement.datasource, handle.vdb, grants, run).query(statement.sql, statement.bindings, options), limits);
 }
 
 /** Runs an authorized statement as the caller's database role; a failure is an observation, never an error of the task. */

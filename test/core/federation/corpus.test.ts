@@ -1,7 +1,7 @@
 // test-lane: postgres-server
 // (the PostgreSQL + MariaDB pair runs on both servers, and every pair's oracle on the PostgreSQL server)
 import { PgliteDialect } from '../../../adapters/pglite/pglite-dialect.js';
-import { guardDatasource } from '../../../core/sql/datasource-runtime.js';
+import { runtimeOver } from '../../../core/sql/datasource-runtime.js';
 import { BACKENDS, forEachBackend, type Backend } from '../../support/backends.js';
 import { sharedPglite } from '../../support/shared-pglite.js';
 import { dropDatabase, freshDatabase, pgliteOracle, serverOracle } from './corpus-oracle.js';
@@ -18,7 +18,7 @@ const sharedPgliteSide: PairSide = {
 const ownPgliteSide: PairSide = {
   family: 'postgres',
   config: { adapter: 'pglite' },
-  open: async () => guardDatasource(await new PgliteDialect('pglite').open({ name: 'shop_db', adapter: 'pglite', connection: {}, pool: {}, init: [], baseDir: process.cwd() })),
+  open: async () => runtimeOver(await new PgliteDialect('pglite').open({ name: 'shop_db', adapter: 'pglite', connection: {}, pool: {}, init: [], baseDir: process.cwd() })),
   release: (datasource) => datasource.close(),
 };
 
