@@ -128,7 +128,8 @@ async function startDoor(url) {
   const configFile = join(folder, 'service.yaml');
   const datasource = (name) => ({ adapter: 'postgres', connection: { connectionString: databaseUrl(url, name) }, pool: { max: 4 } });
   writeFileSync(configFile, JSON.stringify({
-    server: { host: '127.0.0.1', port: 0 },
+    // the full aggregation takes tens of seconds on a loaded machine: no statement time limit gets in the way
+    server: { host: '127.0.0.1', port: 0, requestTimeoutMs: 600_000 },
     descriptors: './bundle',
     datasources: { crm_db: datasource('fedbench_crm'), shop_db: datasource('fedbench_shop') },
     auth: { scheme: 'bearer', tokens: [{ token: TOKEN, subject: 'bench', roles: ['reader'] }] },
