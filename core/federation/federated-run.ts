@@ -24,7 +24,6 @@ import { engineTypeOf, explainFederated, ROW_MARK_COLUMN, sourceStatement, UNCON
 export interface FederatedRunContext {
   readonly vdb: VirtualDatabase;
   readonly grants: CallerGrants;
-  readonly readOnly: boolean;
   readonly config: FederationConfig;
   /** The runtime the plan's outcome is counted on (the VDB's default datasource). */
   readonly counted: DatasourceRuntime;

@@ -1,12 +1,13 @@
 /**
  * The semantic query service: compiles queries against the active package of each VDB (compiled SQL cached
  * per query shape: the values of structured filters, limit and offset are bound, not part of the key),
- * checks the caller's grants before any SQL runs, and runs the statement as the caller.
+ * and runs it through the statement pipeline: the compiled statement is authorized against the caller's
+ * grants before any SQL runs (`authorizeCompiled`), then run as the caller.
  */
-import { authorizeStatement, callerExecutor, explainAuthorized, runAuthorized, type AuthorizedRun } from '../statements/statement-pipeline.js';
+import { authorizePlanned, authorizeStatement, explainAuthorized, runAuthorized, withText, type AuthorizedRun } from '../statements/statement-pipeline.js';
 import { allows, type CallerGrants } from '../authorization/grants.js';
+import { isDenial, type Denial } from '../plugin-api/denial.js';
 import { LruCache } from '../caching/lru-cache.js';
-import { denialError, isDenial } from '../plugin-api/denial.js';
 import { ConflictError, ForbiddenError, InputError, InternalError } from '../plugin-api/errors.js';
 import type { SemanticPackage } from '../plugin-api/semantic-package.js';
 import type { SemanticQuery } from '../plugin-api/semantic-query.js';
@@ -107,28 +108,17 @@ export class SemanticQueries {
 
   /** `{sql, params}` without running it (`?explain=true`); over several datasources, the federated plan. */
   async explain(vdb: VirtualDatabase, grants: CallerGrants, query: SemanticQuery): Promise<ReturnType<typeof explainAuthorized>> {
-    const { compiled, federated } = await this.compile(vdb, query);
-    checkGrants(compiled, grants);
-    const params = bindings(compiled.params, query);
-    if (federated === undefined) return { sql: compiled.sql, params };
-    return explainAuthorized(await authorizeFederated(federated, compiled.sql, params, grants));
+    const authorized = await this.authorize(vdb, grants, query);
+    return authorized.federated === undefined ? { sql: authorized.sql, params: [...authorized.bindings] } : explainAuthorized(authorized);
   }
 
-  /** Compiles, checks the grants (403 before any SQL), runs as the caller (on each source, when federated). */
+  /** Compiles (render), authorizes (403 before any SQL), runs as the caller (on each source, when federated) and shapes: the statement pipeline. */
   async run({ vdb, grants, query, timeoutMs, maxResultBytes, signal }: SemanticQueryRun): Promise<Pick<QueryResult, 'columns' | 'rows' | 'rowCount'>> {
-    const { compiled, datasource, federated } = await this.compile(vdb, query);
-    checkGrants(compiled, grants);
-    const params = bindings(compiled.params, query);
-    const read: CallerRead = { subject: 'the semantic query', datasource: federated === undefined ? datasource.name : federated.datasource.name, timeoutMs, maxResultBytes };
+    const authorized = await this.authorize(vdb, grants, query);
+    const read: CallerRead = { subject: 'the semantic query', datasource: authorized.datasource.name, timeoutMs, maxResultBytes };
     let result: QueryResult;
     try {
-      if (federated === undefined) {
-        const executor = callerExecutor(datasource, vdb, grants, { readOnly: true, timeoutMs, maxRowBytes: maxResultBytes, signal });
-        result = await executor.query(compiled.sql, params, { maxBytes: maxResultBytes });
-      } else {
-        const authorized = await authorizeFederated(federated, compiled.sql, params, grants);
-        result = await runAuthorized(authorized, { timeoutMs, maxRowBytes: maxResultBytes, signal }, { maxBytes: maxResultBytes });
-      }
+      result = await runAuthorized(authorized, { timeoutMs, maxRowBytes: maxResultBytes, signal }, { maxBytes: maxResultBytes });
     } catch (error) {
       throw readFailure(error, read, (failure) => {
         if (failure.kind === 'invalid_value') {
@@ -145,6 +135,23 @@ export class SemanticQueries {
     return { columns: result.columns, rows: result.rows, rowCount: result.rowCount };
   }
 
+  /**
+   * The authorize stage: over one datasource the plan's accesses (`authorizeCompiled`); over several, the
+   * compiled text through the analyzer, then planned across them (`authorizeStatement`), as every door's.
+   */
+  private async authorize(vdb: VirtualDatabase, grants: CallerGrants, query: SemanticQuery): Promise<AuthorizedRun> {
+    const { compiled, datasource, federated } = await this.compile(vdb, query);
+    if (federated === undefined) {
+      const authorized = authorizeCompiled(compiled, query, vdb, grants, datasource);
+      if (isDenial(authorized)) throw semanticDenialError(authorized);
+      return authorized;
+    }
+    checkColumnReferences(compiled, grants);
+    const authorized = await authorizeStatement({ handle: federated, sql: compiled.sql, bindings: bindings(compiled.params, query), grants, readOnly: true });
+    if (isDenial(authorized)) throw semanticDenialError(authorized);
+    return authorized;
+  }
+
   private stateOf(pkg: SemanticPackage, vdb: VirtualDatabase): PackageState {
     let state = this.states.get(pkg);
     if (!state) {
@@ -157,24 +164,31 @@ export class SemanticQueries {
   }
 }
 
-/** The federated plan of a compiled query: authorized as the caller's statement, as every door's is. */
-async function authorizeFederated(handle: VdbHandle, sql: string, params: unknown[], grants: CallerGrants): Promise<AuthorizedRun> {
-  const decision = await authorizeStatement({ handle, sql, bindings: params, grants, readOnly: true });
-  if (isDenial(decision)) throw denialError(decision);
-  return decision;
-}
-
-/** 403 when a column the statement reads is outside the caller's grants (the database would refuse it too). */
-export function checkGrants(compiled: CompiledQuery, grants: CallerGrants): void {
+/** A column the query names outside the grants is a name the caller cannot see: the 400 `E_NAME_NOT_FOUND` an unknown name gets. */
+function checkColumnReferences(compiled: CompiledQuery, grants: CallerGrants): void {
   for (const { dataset, column, refusal } of compiled.columnReferences) {
     if (!allows(grants, 'select', { schema: dataset.relation.schema, relation: dataset.relation.name, columns: [column] }).allowed) {
       throw queryInvalid('E_NAME_NOT_FOUND', refusal.target, refusal.message);
     }
   }
-  for (const [dataset, columns] of compiled.reads) {
-    const check = allows(grants, 'select', { schema: dataset.relation.schema, relation: dataset.relation.name, columns: [...columns] });
-    if (!check.allowed) throw new ForbiddenError('forbidden', `the query reads ${check.resource} (dataset ${dataset.name}): ${check.reason}`, { details: { resource: check.resource } });
-  }
+}
+
+/**
+ * The authorize stage for a compiled query (its render stage): a column it names outside the grants is a
+ * name the caller cannot see, the 400 `E_NAME_NOT_FOUND` an unknown name gets (thrown); what it reads is
+ * checked by the pipeline (`authorizePlanned`), a refusal answered as the `Denial`, counted as `denied`.
+ */
+export function authorizeCompiled(compiled: CompiledQuery, query: SemanticQuery, vdb: VirtualDatabase, grants: CallerGrants, datasource: Datasource): AuthorizedRun | Denial {
+  checkColumnReferences(compiled, grants);
+  const accesses = [...compiled.reads].map(([dataset, columns]) => ({ schema: dataset.relation.schema, name: dataset.relation.name, action: 'select' as const, columns: [...columns] }));
+  const authorization = authorizePlanned({ vdb, grants, kind: 'select', datasource, accesses });
+  return isDenial(authorization) ? authorization : withText(authorization, { sql: compiled.sql, bindings: bindings(compiled.params, query) });
+}
+
+/** A semantic query's denial as the route's 403 (nothing has run). */
+export function semanticDenialError(denial: Denial): ForbiddenError {
+  const resource = denial.resource === undefined ? {} : { resource: denial.resource };
+  return new ForbiddenError('forbidden', `the query reads ${denial.resource ?? 'a relation'}: ${denial.reason}`, { details: resource });
 }
 
 /** The query without the values that are bound from it: structured filter values (but whether each is null), limit and offset. */

@@ -269,7 +269,7 @@ export class StatementRunner {
     const { federated } = plan;
     if (federated !== undefined) {
       return plan.executors[use] ??= {
-        query: (_sql, bindings, options) => runAuthorized(federated, { ...run, signal: options?.signal }, options, bindings),
+        query: (_sql, bindings, options) => runAuthorized({ ...federated, bindings }, { ...run, signal: options?.signal }, options),
         transaction: () => Promise.reject(new WireError('0A000', 'a statement over several datasources runs outside a transaction')),
       };
     }
