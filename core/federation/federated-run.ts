@@ -135,7 +135,7 @@ async function loadScan(
   const definitions = scan.columns.length === 0
     ? `${engineIdentifier(ROW_MARK_COLUMN)} INTEGER`
     : scan.columns.map((column, position) => `${engineIdentifier(column.name)} ${(types[position] as { sql: string }).sql}`).join(', ');
-  await connection.run(`CREATE TEMP TABLE ${engineIdentifier(scan.table)} (${definitions})`);
+  await inTurn(connection, () => connection.run(`CREATE TEMP TABLE ${engineIdentifier(scan.table)} (${definitions})`));
   const dependents = plan.scans.filter((other) => other.dependent?.driver === index).map((other) => other.dependent?.driverColumn as string);
   const keySets = new Map(dependents.map((column) => [column, new Set<JsonValue>()]));
   const { sql, bindings } = sourceStatement(scan, keys);
@@ -154,7 +154,7 @@ async function loadScan(
         if (key !== null && key !== undefined && set.size <= context.config.semiJoinMaxKeys) set.add(key);
       }
     }
-    await appendRows(connection, scan, rows);
+    await inTurn(connection, () => appendRows(connection, scan, rows));
   };
   try {
     await readSource(executor, sql, bindings, limit, signal, append);
@@ -187,6 +187,18 @@ async function readSource(
   } finally {
     await cursor.close();
   }
+}
+
+/**
+ * The scans load concurrently into one connection, which runs one thing at a time: a table created while
+ * another scan's appender flushes fails that flush ("closed pending query result"). Each use waits its turn.
+ */
+const turns = new WeakMap<DuckDBConnection, Promise<unknown>>();
+
+function inTurn<T>(connection: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+  const next = (turns.get(connection) ?? Promise.resolve()).then(work);
+  turns.set(connection, next.catch(() => undefined));
+  return next;
 }
 
 async function appendRows(connection: DuckDBConnection, scan: SourceScan, rows: readonly Record<string, JsonValue>[]): Promise<void> {
