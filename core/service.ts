@@ -24,6 +24,8 @@ import type { VirtualDatabase } from './plugin-api/vdb.js';
 import { VdbRegistry } from './vdb/vdb-registry.js';
 import { activateSemantics } from './semantic/semantic-activation.js';
 import { loadEndpoints } from './endpoints/endpoint-loader.js';
+import { ActionJournals, type ActionRunObserver } from './endpoints/actions/action-journal.js';
+import { startRecovery } from './endpoints/actions/action-recovery.js';
 import type { TemplateEngine } from './plugin-api/template-engine.js';
 import { VdbHandles } from './vdb/vdb-handles.js';
 import type { RuntimeTransport } from './plugin-api/runtime-transport.js';
@@ -121,8 +123,9 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
   metrics.watchDatasources(() => readiness.check());
   try {
     const vdbs = await loadVdbs(config.descriptors, datasources.names(), (name) => datasources.open(name));
-    const governance = await governDatasources(vdbs, config, datasources, logger, options.checkOnly ?? false);
+    const governance = await governDatasources(vdbs, config, datasources, logger, metrics, options.checkOnly ?? false);
     roleWarnings = governance.warnings;
+    container.register(coreTokens.actionJournals, { useValue: governance.journals });
     container.register(coreTokens.vdbs, { useValue: new VdbRegistry(vdbs) });
     container.register(coreTokens.semantic, { useValue: await activateSemantics(vdbs, config, container, logger) });
     container.register(coreTokens.semanticQueries, { useValue: new SemanticQueries(container.resolve(coreTokens.semantic), datasources) });
@@ -134,6 +137,7 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
       functions: extensions.templateFunctions.values(),
       handles,
       governed: governance.governed,
+      journals: governance.journals,
       logger,
     });
     const errors = endpoints.problems.filter((problem) => problem.severity !== 'warning');
@@ -165,17 +169,46 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
  * datasources whose roles are in place.
  */
 async function governDatasources(
-  vdbs: readonly VirtualDatabase[], config: ServiceConfig, datasources: DatasourceRegistry, logger: Logger, checkOnly: boolean,
-): Promise<{ warnings: StartupProblem[]; governed: ReadonlySet<Datasource> }> {
+  vdbs: readonly VirtualDatabase[], config: ServiceConfig, datasources: DatasourceRegistry, logger: Logger, metrics: ServiceMetrics, checkOnly: boolean,
+): Promise<{ warnings: StartupProblem[]; governed: ReadonlySet<Datasource>; journals: ActionJournals }> {
   const restricts = (name: string) => !datasources.isHandedIn(name);
   const outcome = await syncDatabaseRoles({ vdbs, config, open: (name) => datasources.open(name), write: !checkOnly, restricts, logger });
   for (const warning of outcome.warnings) logger.warn({ file: warning.file, line: warning.line }, warning.message);
   const governed = new Set(outcome.datasources.map((entry) => entry.datasource));
-  if (checkOnly) return { warnings: outcome.warnings, governed };
+  if (checkOnly) return { warnings: outcome.warnings, governed, journals: ActionJournals.empty() };
+  // the journal is set up by the service's own login, before an embedded database's session is restricted
+  const journals = await prepareJournals(config, datasources, outcome.datasources, metrics);
   for (const { name, datasource, roles } of outcome.datasources) {
     if (typeof datasource.restrictSession === 'function' && restricts(name)) await datasource.restrictSession(roles);
   }
-  return { warnings: outcome.warnings, governed };
+  return { warnings: outcome.warnings, governed, journals };
+}
+
+/** The journals of action runs (docs/actions.md#the-journal): on `actions.journal.datasource`, or on each governed datasource. */
+async function prepareJournals(
+  config: ServiceConfig, datasources: DatasourceRegistry, governed: readonly { name: string; datasource: Datasource; roles: string[] }[], observer: ActionRunObserver,
+): Promise<ActionJournals> {
+  const { actions, instanceId, server } = config;
+  const home = actions.journal.datasource;
+  const settings = { instance: instanceId, leaseSeconds: actions.leaseSeconds, idempotencyTtlSeconds: actions.idempotencyTtlSeconds, timeoutMs: server.requestTimeoutMs, observer };
+  if (home === undefined) return prepareOrFail(() => ActionJournals.prepare(governed, settings, undefined));
+  if (!datasources.names().has(home)) {
+    throw StartupError.of([config.source.problem(['actions', 'journal', 'datasource'], `actions.journal.datasource: ${home} is not a datasource of this service (${[...datasources.names()].join(', ')})`)]);
+  }
+  const datasource = await datasources.open(home);
+  if (!datasource.dialect.actionJournal) {
+    throw StartupError.of([config.source.problem(['actions', 'journal', 'datasource'], `actions.journal.datasource: the ${datasource.dialect.id} adapter of ${home} keeps no journal of action runs`)]);
+  }
+  const roles = governed.find((entry) => entry.name === home)?.roles ?? [];
+  return prepareOrFail(() => ActionJournals.prepare([{ name: home, datasource, roles }], settings, home));
+}
+
+async function prepareOrFail(prepare: () => Promise<ActionJournals>): Promise<ActionJournals> {
+  try {
+    return await prepare();
+  } catch (error) {
+    throw new StartupError(error instanceof Error ? error.message : String(error), [], { cause: error });
+  }
 }
 
 /** The configured runtime transport, when the runtime is enabled. */
@@ -202,6 +235,15 @@ function templateEngine(extensions: ExtensionRegistries): TemplateEngine {
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const prepared = await prepareService(options);
   const { config, container, logger } = prepared;
+  const datasources = container.resolve(coreTokens.datasources);
+  // runs a killed process left unfinished are undone before the first request is served
+  const recovery = startRecovery({
+    journals: container.resolve(coreTokens.actionJournals),
+    datasource: async (name) => (datasources.names().has(name) ? datasources.open(name) : undefined),
+    timeoutMs: config.server.requestTimeoutMs,
+    logger,
+  }, config.actions.recoveryIntervalSeconds);
+  await recovery.first;
   const serverConfig = options.port === undefined ? config.server : { ...config.server, port: options.port };
   const listeners = HttpListeners.build(serverConfig, routeModules, container, logger);
   try {
@@ -209,6 +251,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   } catch (error) {
     // the main listener may be up when the admin one fails: an open server would keep the process alive
     await listeners.close(0);
+    await recovery.stop();
     await prepared.close();
     if (!(error instanceof ListenFailure)) throw error;
     throw new StartupError(listenFailureMessage(error, { configFile: displayPath(config.file), overriddenBy: options.portSetBy }), [], { cause: error });
@@ -218,12 +261,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     door = config.sql.enabled ? await startSqlDoor(config, container, logger, options.sqlPort) : undefined;
   } catch (error) {
     await listeners.close(0);
+    await recovery.stop();
     await prepared.close();
     throw error;
   }
   let closing: Promise<void> | undefined;
   const close = () => {
-    closing ??= Promise.all([listeners.close(DRAIN_MS), door?.close()]).then(() => prepared.close());
+    closing ??= Promise.all([listeners.close(DRAIN_MS), door?.close(), recovery.stop()]).then(() => prepared.close());
     return closing;
   };
   return { ...prepared, url: listeners.url, adminUrl: listeners.adminUrl, sqlAddress: door?.address, close };

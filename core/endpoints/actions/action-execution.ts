@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Principal } from '../../plugin-api/auth-scheme.js';
 import { callerExecutor, type CallerExecutor } from '../../statements/statement-pipeline.js';
+import { callerScope } from '../../authorization/caller-execution.js';
 import { effectiveGrants } from '../../authorization/grants.js';
 import type { ErrorCode } from '../../plugin-api/error-catalog.js';
 import {
@@ -10,6 +11,7 @@ import { driverCodeSuffix } from '../../sql/driver-code.js';
 import { refusedField } from '../refused-value.js';
 import { databaseDenialError } from '../../sql/read-failure.js';
 import { statementFailure, unavailableError } from '../../sql/statement-failure.js';
+import type { ActionJournal, StepCompensation, StoredAnswer } from './action-journal.js';
 import type { ActionPlan, ActionTarget, PlannedAssertion, PlannedOperation, PlannedWrite } from './action-plan.js';
 import type { BuiltStatement } from '../../plugin-api/sql-dialect.js';
 import { existenceStatement, writeStatement, type ActionContext } from './action-statements.js';
@@ -42,6 +44,15 @@ export interface ActionCaller {
   fields: Readonly<Record<string, unknown>>;
 }
 
+/** The run of the journal an action records its operations and compensations in (docs/actions.md#the-journal). */
+export interface JournaledRun {
+  journal: ActionJournal;
+  id: string;
+}
+
+/** How the compensations of a failed action ended: all done, one a person must repair, or one to retry later. */
+export type CompensationOutcome = 'compensated' | 'needs_attention' | 'retry';
+
 /**
  * Runs a planned action: every assertion first (a failing one stops everything, 409 `assertion_failed`),
  * then the operations in order, each in its own transaction, waiting where asked. When an operation fails,
@@ -50,8 +61,14 @@ export interface ActionCaller {
  * Every statement runs as the caller's database role (docs/governed-execution.md): assertions and waits
  * read-only, operations and rollbacks read-write.
  */
-export async function executeAction(action: string, plan: ActionPlan, by: ActionCaller, logger: Logger): Promise<ActionSuccess> {
-  for (const assertion of plan.assertions) await checkAssertion(action, assertion, by);
+export async function executeAction(action: string, plan: ActionPlan, by: ActionCaller, logger: Logger, run?: JournaledRun): Promise<ActionSuccess> {
+  try {
+    for (const assertion of plan.assertions) await checkAssertion(action, assertion, by);
+  } catch (error) {
+    // nothing ran: the run ends failed, with the answer a retry gets
+    if (run && error instanceof ServiceError) await run.journal.setState(run.id, 'failed', { response: answerOf(error) }).catch(() => undefined);
+    throw error;
+  }
 
   const context: ActionContext = {};
   const reports: OperationReport[] = plan.operations.map((operation) => ({ name: operation.name, status: 'not_run', affectedRows: 0 }));
@@ -62,19 +79,61 @@ export async function executeAction(action: string, plan: ActionPlan, by: Action
       continue;
     }
     try {
-      report.affectedRows = await runWrite(operation, context, by);
+      report.affectedRows = await runOperation(operation, index, context, by, run);
       report.status = 'done';
       if (operation.wait) {
         const row = await waitUntilEffective(operation.name, operation.wait, context, executorFor(operation.wait.target, true, by));
-        if (operation.wait.putInContextVar) context[operation.wait.putInContextVar] = row;
+        if (operation.wait.putInContextVar) {
+          context[operation.wait.putInContextVar] = row;
+          // the rollback may read what the wait found: the journal keeps it as it now resolves
+          if (run && operation.rollback) await run.journal.step(run.id, stepOf(operation, index, 'done', report.affectedRows, context, by));
+        }
       }
     } catch (error) {
       if (report.status === 'not_run') report.status = 'failed';
-      const compensations = await compensate(action, plan.operations, reports, context, by, logger);
-      throw failureOf(action, operation, error, reports, compensations, by.fields);
+      if (run && await takenOver(run)) throw new UnavailableError('action_run_taken_over', undefined, { details: { action, run: run.id }, cause: error });
+      if (run) await run.journal.setState(run.id, 'compensating').catch(() => undefined);
+      const compensations = await compensate(action, plan.operations, reports, context, by, logger, run);
+      const failure = failureOf(action, operation, error, reports, compensations.statuses, by.fields);
+      if (run) await recordFailure(run, failure, compensations.outcome, logger);
+      throw failure;
     }
   }
-  return { action, status: 'completed', operations: reports, context };
+  const success: ActionSuccess = { action, status: 'completed', operations: reports, context };
+  // the answer is kept before it is given: a retry with the same Idempotency-Key gets it, never a second run
+  if (run) await run.journal.setState(run.id, 'completed', { response: { ok: true, body: success } });
+  return success;
+}
+
+function answerOf(failure: ServiceError): StoredAnswer {
+  return { ok: false, code: failure.code, message: failure.message, details: failure.details ?? null };
+}
+
+/** Whether recovery took the run over while it ran (its lease lapsed): what it did is recovery's to undo. */
+async function takenOver(run: JournaledRun): Promise<boolean> {
+  try {
+    const found = await run.journal.get(run.id);
+    return found !== undefined && found.owner !== run.journal.settings.owner;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The failed run's end in the journal: `failed` with its answer once compensated, `needs_attention` with what
+ * a person needs when a compensation cannot succeed; where one may succeed later (its database was
+ * unreachable), the lease is let go so that recovery retries it.
+ */
+async function recordFailure(run: JournaledRun, failure: ServiceError, outcome: CompensationOutcome, logger: Logger): Promise<void> {
+  const response = answerOf(failure);
+  try {
+    if (outcome === 'needs_attention') run.journal.settings.observer?.runNeedsAttention(failure.details?.['action'] as string);
+    if (outcome === 'retry') await run.journal.setState(run.id, 'compensating', { lease: 0 });
+    else await run.journal.setState(run.id, outcome === 'compensated' ? 'failed' : 'needs_attention', { response, ...(outcome === 'compensated' ? {} : { problem: { reason: 'a compensation failed', details: failure.details ?? null } }) });
+  } catch (error) {
+    // the journal's database is down too: the lease lapses and recovery finishes the run
+    logger.warn({ run: run.id, reason: messageOfError(error) }, 'the end of a failed action run could not be journaled; recovery will finish it');
+  }
 }
 
 /** The caller's statements on the target's datasource, as the role of their grants on the target's VDB. */
@@ -95,29 +154,83 @@ async function checkAssertion(action: string, assertion: PlannedAssertion, by: A
   }
 }
 
-/** One operation or rollback in its own transaction; resolves with the rows it affected. */
-async function runWrite(write: PlannedWrite, context: ActionContext, by: ActionCaller): Promise<number> {
-  const statement = writeStatement(write, context);
-  const result = await executorFor(write.target, false, by).transaction((transaction) => transaction.query(statement.sql, statement.bindings));
+/**
+ * One operation in its own transaction; resolves with the rows it affected. Journaled: where the journal
+ * shares the operation's database, its step is written in the same transaction (both or neither stay);
+ * elsewhere, the step is written as started before and done after, so that recovery undoes it either way.
+ */
+async function runOperation(operation: PlannedOperation, position: number, context: ActionContext, by: ActionCaller, run: JournaledRun | undefined): Promise<number> {
+  const statement = writeStatement(operation, context);
+  const shared = run !== undefined && run.journal.name === operation.target.datasource.name;
+  if (run && !shared) await run.journal.step(run.id, stepOf(operation, position, 'started', 0, context, by));
+  const result = await executorFor(operation.target, false, by).transaction(async (transaction) => {
+    const done = await transaction.query(statement.sql, statement.bindings);
+    if (run && shared) await run.journal.step(run.id, stepOf(operation, position, 'done', done.rowCount, context, by), transaction);
+    return done;
+  });
+  if (run && !shared) await run.journal.step(run.id, stepOf(operation, position, 'done', result.rowCount, context, by));
   return result.rowCount;
 }
 
-/** Runs the rollbacks of the operations done, last first; returns each operation's compensation status. */
+/** The journal's step of an operation: what undoes it, as far as the context resolves its rollback now. */
+function stepOf(
+  operation: PlannedOperation, position: number, status: 'started' | 'done', rows: number, context: ActionContext, by: ActionCaller,
+): { position: number; name: string; status: 'started' | 'done'; rows: number; compensation: StepCompensation } {
+  return { position, name: operation.name, status, rows, compensation: operation.rollback ? compensationOf(operation.rollback, context, by) : null };
+}
+
+function compensationOf(rollback: PlannedWrite, context: ActionContext, by: ActionCaller): StepCompensation {
+  const { datasource, bound } = rollback.target;
+  let statement: BuiltStatement;
+  try {
+    statement = writeStatement(rollback, context);
+  } catch (error) {
+    // a value a later step puts in the context: recorded again once that step has run
+    return { unresolved: `the rollback cannot be built yet: ${messageOfError(error)}` };
+  }
+  const role = callerScope(datasource.dialect, bound.vdb, effectiveGrants(bound.vdb, by.caller), false)?.role ?? null;
+  return { datasource: datasource.name, role, sql: statement.sql, bindings: statement.bindings };
+}
+
+/** A compensation that failed because its database could not be reached or answer in time may succeed later. */
+export function transientFailure(error: unknown): boolean {
+  if (error instanceof UnavailableError) return true;
+  const { kind } = statementFailure(error);
+  return kind === 'unavailable' || kind === 'timeout';
+}
+
+/**
+ * Runs the rollbacks of the operations done, last first; returns each operation's compensation status and
+ * how they ended. Journaled, each compensation is recorded with it, in its transaction where they share a
+ * database, and a step compensated already (by recovery) is not compensated again.
+ */
 async function compensate(
   action: string, operations: readonly PlannedOperation[], reports: readonly OperationReport[], context: ActionContext, by: ActionCaller, logger: Logger,
-): Promise<CompensationStatus[]> {
+  run: JournaledRun | undefined,
+): Promise<{ statuses: CompensationStatus[]; outcome: CompensationOutcome }> {
   const statuses: CompensationStatus[] = operations.map(() => 'none');
+  let outcome: CompensationOutcome = 'compensated';
   for (let index = operations.length - 1; index >= 0; index--) {
     const operation = operations[index] as PlannedOperation;
     if ((reports[index] as OperationReport).status !== 'done' || !operation.rollback) continue;
     let statement: BuiltStatement | undefined;
+    const shared = run !== undefined && run.journal.name === operation.rollback.target.datasource.name;
     try {
       statement = writeStatement(operation.rollback, context);
       const built = statement;
-      await executorFor(operation.rollback.target, false, by).transaction((transaction) => transaction.query(built.sql, built.bindings));
+      await executorFor(operation.rollback.target, false, by).transaction(async (transaction) => {
+        if (run && shared) await run.journal.compensated(run.id, index, 'compensated', null, transaction);
+        await transaction.query(built.sql, built.bindings);
+      });
+      if (run && !shared) await run.journal.compensated(run.id, index, 'compensated', null);
       statuses[index] = 'compensated';
     } catch (error) {
       statuses[index] = 'failed';
+      if (transientFailure(error)) outcome = 'retry';
+      else {
+        if (outcome === 'compensated') outcome = 'needs_attention';
+        if (run) await run.journal.compensated(run.id, index, 'failed', messageOfError(error)).catch(() => undefined);
+      }
       // what an operator needs to repair by hand: which write stayed, and the statement that would undo it
       logger.error({
         action, operation: operation.name, entity: operation.rollback.target.entity, datasource: operation.rollback.target.datasource.name,
@@ -125,7 +238,11 @@ async function compensate(
       }, 'compensation failed: the operation stays applied and must be undone by hand');
     }
   }
-  return statuses;
+  return { statuses, outcome };
+}
+
+function messageOfError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** The error of a failed action, by what failed, listing every operation and its compensation. */
