@@ -51,8 +51,8 @@ export class ActionEndpoint {
       return executeAction(this.name, outcome.plan, by, this.logger);
     }
     const id = randomUUID();
-    // a key is the caller's own: another caller's identical key is another request
-    const key = idempotencyKey === undefined ? undefined : `${request.caller.subject}\u0000${idempotencyKey}`;
+    // a key is the caller's own: another caller's identical key is another request; kept as a digest of fixed size
+    const key = idempotencyKey === undefined ? undefined : createHash('sha256').update(`${request.caller.subject}\u0000${idempotencyKey}`).digest('hex');
     const hash = createHash('sha256').update(JSON.stringify([this.name, request.fields])).digest('hex');
     const earlier = await journal.begin(id, this.name, { ...request.fields }, key, hash);
     if (earlier) return replay(earlier, hash);

@@ -95,7 +95,7 @@ const DETAIL_SCHEMA: JsonSchema = {
   required: ['request', 'idempotencyKey', 'leaseUntil', 'response', 'problem', 'steps'],
   properties: {
     request: { type: 'object', description: 'The request fields.' },
-    idempotencyKey: { type: ['string', 'null'], description: 'The caller\'s subject and key, NUL-separated; null once recovery freed it.' },
+    idempotencyKey: { type: ['string', 'null'], description: 'The SHA-256 (hex) of the caller\'s subject and key; null without a key, or once recovery freed it.' },
     owner: { type: 'string', description: 'The process that owns it now.' },
     leaseUntil: { type: 'string', format: 'date-time' },
     response: { type: ['object', 'null'], description: 'The answer kept for an `Idempotency-Key` retry: `{ok: true, body}` or `{ok: false, code, message, details}`.' },
