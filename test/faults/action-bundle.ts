@@ -2,6 +2,8 @@ import { dirname } from 'node:path';
 import { writeBundle } from '../support/test-service.js';
 
 export const CRASH_TOKEN = 'crash-test-admin-token';
+/** A caller of the data role `clerk`, not an admin. */
+export const CLERK_TOKEN = 'crash-test-clerk-token';
 
 /** The stock of an item before the action (`oldQty`) and after it (`newQty`). */
 export const OLD_QTY = 10;
@@ -27,18 +29,29 @@ export function crashTables(family: 'postgres' | 'mysql', schema: string): strin
  * stock and the order's rows). Recovery looks every second, leases last 3 s.
  */
 export function actionBundle(datasource: Record<string, unknown>, schema: string, instanceId: string, init: string[] = []): { configFile: string; dir: string } {
+  const { config, files } = actionBundleFiles(datasource, schema, instanceId, init);
+  const configFile = writeBundle(config, files);
+  return { configFile, dir: dirname(configFile) };
+}
+
+/** The config and files of `actionBundle`, for a service started in the test's process. */
+export function actionBundleFiles(datasource: Record<string, unknown>, schema: string, instanceId: string, init: string[] = []): { config: Record<string, unknown>; files: Record<string, string> } {
   const header = 'virtualDatabase: crash\n';
-  const configFile = writeBundle({
+  const config = {
     instanceId,
     server: { host: '127.0.0.1', port: 0, requestTimeoutMs: 5_000 },
     descriptors: './bundle',
     datasources: { db: { ...datasource, ...(init.length > 0 ? { init: ['seed.sql'] } : {}) } },
-    auth: { scheme: 'bearer', adminRoles: ['admin'], tokens: [{ token: CRASH_TOKEN, subject: 'ops', roles: ['admin', 'clerk'] }] },
+    auth: {
+      scheme: 'bearer', adminRoles: ['admin'],
+      tokens: [{ token: CRASH_TOKEN, subject: 'ops', roles: ['admin', 'clerk'] }, { token: CLERK_TOKEN, subject: 'clerk', roles: ['clerk'] }],
+    },
     logging: { level: process.env['VDB_TEST_ACTION_LOG'] ?? 'warn' },
     runtime: { enabled: false },
     actions: { leaseSeconds: 3, recoveryIntervalSeconds: 1 },
-  }, {
-    ...(init.length > 0 ? { 'seed.sql': `${init.join(';\n')};\n` } : {}),
+  };
+  const files: Record<string, string> = {
+    ...(init.length > 0 ? { 'bundle/seed.sql': `${init.join(';\n')};\n` } : {}),
     'bundle/vdbs/crash.yaml': `name: crash
 version: "1"
 datasource: db
@@ -122,8 +135,27 @@ operations:
       type: delete
       filters: [{ field: order_id, operation: EQUAL, value: {{ id }} }]
 `,
-  });
-  return { configFile, dir: dirname(configFile) };
+    // its rollback inserts the shipment the failing operation met: a compensation that cannot succeed
+    'bundle/actions/crash_broken_undo.yaml': `---
+${header}needed:
+  fields: [id, item]
+operations:
+  - name: reserve
+    type: update
+    entity: ${schema}.crash_stock
+    valueAssignments: [{ field: qty, value: 0, dataType: integer }]
+    filters: [{ field: item, operation: EQUAL, value: {{ item }} }]
+    rollback:
+      type: insert
+      entity: ${schema}.crash_shipments
+      valueAssignments: [{ field: order_id, value: {{ id }}, dataType: integer }]
+  - name: ship
+    type: insert
+    entity: ${schema}.crash_shipments
+    valueAssignments: [{ field: order_id, value: {{ id }}, dataType: integer }]
+`,
+  };
+  return { config, files };
 }
 
 /** POSTs an action or query of the crash bundle; resolves with the status and body (status 0: the connection dropped). */
@@ -131,6 +163,7 @@ export async function call(url: string, route: 'actions/run' | 'query/perform', 
   try {
     const response = await fetch(`${url}/api/v1/${route}/${name}`, {
       method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${CRASH_TOKEN}`, ...headers },
+      signal: AbortSignal.timeout(60_000),
     });
     return { status: response.status, body: await response.json() as Record<string, unknown> };
   } catch {
@@ -139,8 +172,8 @@ export async function call(url: string, route: 'actions/run' | 'query/perform', 
 }
 
 /** GETs an admin route with the crash token. */
-export async function admin(url: string, path: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${url}/api/v1/admin/${path}`, { headers: { authorization: `Bearer ${CRASH_TOKEN}` } });
+export async function admin(url: string, path: string, token = CRASH_TOKEN): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${url}/api/v1/admin/${path}`, { headers: { authorization: `Bearer ${token}` } });
   return { status: response.status, body: await response.json() as Record<string, unknown> };
 }
 
