@@ -237,9 +237,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const { config, container, logger } = prepared;
   const datasources = container.resolve(coreTokens.datasources);
   // runs a killed process left unfinished are undone before the first request is served
+  const journals = container.resolve(coreTokens.actionJournals);
   const recovery = startRecovery({
-    journals: container.resolve(coreTokens.actionJournals),
-    datasource: async (name) => (datasources.names().has(name) ? datasources.open(name) : undefined),
+    journals,
+    datasource: async (name) => journals.named(name)?.datasource ?? (datasources.names().has(name) ? datasources.open(name) : undefined),
     timeoutMs: config.server.requestTimeoutMs,
     logger,
   }, config.actions.recoveryIntervalSeconds);

@@ -199,12 +199,13 @@ export class ActionJournals {
           for (const role of roles) for (const statement of sql.grantSql(role)) await transaction.query(statement, []);
           return String((await transaction.query(sql.secretSql, [])).rows[0]?.['secret']);
         });
-        journals.set(name, new ActionJournal(datasource, sql, secret, { ...settings, owner }));
+        // by the datasource's own name, which its operations' targets carry
+        journals.set(datasource.name, new ActionJournal(datasource, sql, secret, { ...settings, owner }));
       } catch (error) {
         throw new Error(`datasources.${name}: cannot set up the journal of action runs: ${messageOf(error)}`, { cause: error });
       }
     }
-    return new ActionJournals(journals, home);
+    return new ActionJournals(journals, home === undefined ? undefined : datasources.find((entry) => entry.name === home)?.datasource.name);
   }
 
   /** The journal a run writing first to `datasource` is kept in: `actions.journal.datasource`, or that datasource's own. */
