@@ -54,11 +54,23 @@ begin
     select json_object('run', r.run_id, 'state', r.state, 'hash', r.body_hash, 'response', json_extract(r.response, '$')) into answer
     from vdb_service.action_runs r where r.idempotency_key = json_value(payload, '$.key');
     return answer;
-  when 'step' then${OWNED("'running'")}
+  when 'step' then
+    if json_extract(payload, '$.begin') is not null then
+      -- a run without a key is opened by its first step, in that operation's transaction
+      insert into vdb_service.action_runs (run_id, action, state, request, body_hash, instance, owner, lease_until)
+      values (json_value(payload, '$.run'), json_value(payload, '$.begin.action'), 'running', json_extract(payload, '$.begin.request'),
+        json_value(payload, '$.begin.hash'), json_value(payload, '$.begin.instance'), json_value(payload, '$.begin.owner'),
+        utc_timestamp(6) + interval json_value(payload, '$.begin.lease') second);
+    end if;${OWNED("'running'")}
     insert into vdb_service.action_steps (run_id, position, name, status, affected_rows, compensation)
     values (json_value(payload, '$.run'), json_value(payload, '$.position'), json_value(payload, '$.name'), json_value(payload, '$.status'),
       coalesce(json_value(payload, '$.rows'), 0), json_extract(payload, '$.compensation'))
     on duplicate key update status = values(status), affected_rows = values(affected_rows), compensation = values(compensation), done_at = utc_timestamp(6);
+    if json_extract(payload, '$.finish') is not null then
+      -- the last operation closes the run with its answer, in the same transaction
+      update vdb_service.action_runs set state = 'completed', response = json_extract(payload, '$.finish'), finished_at = utc_timestamp(6)
+      where run_id = json_value(payload, '$.run');
+    end if;
     return null;
   when 'compensated' then${OWNED("'running', 'compensating'")}
     -- each compensation at most once: a step compensated already is not compensated again

@@ -69,6 +69,12 @@ begin
     from vdb_service.action_runs r where r.idempotency_key = payload->>'key';
     return answer::text;
   when 'step' then
+    if payload->'begin' is not null then
+      -- a run without a key is opened by its first step, in that operation's transaction
+      insert into vdb_service.action_runs (run_id, action, state, request, body_hash, instance, owner, lease_until)
+      values (payload->>'run', payload->'begin'->>'action', 'running', payload->'begin'->'request', payload->'begin'->>'hash',
+        payload->'begin'->>'instance', payload->'begin'->>'owner', clock_timestamp() + make_interval(secs => (payload->'begin'->>'lease')::float8));
+    end if;
     -- only the run's owner writes its steps: a run recovery took over refuses the operation of the process that lost it
     perform 1 from vdb_service.action_runs r where r.run_id = payload->>'run' and r.owner = payload->>'owner' and r.state = any(array['running']) for update;
     if not found then
@@ -78,6 +84,11 @@ begin
     values (payload->>'run', (payload->>'position')::int, payload->>'name', payload->>'status', coalesce((payload->>'rows')::bigint, 0), payload->'compensation')
     on conflict (run_id, position) do update set status = excluded.status, affected_rows = excluded.affected_rows,
       compensation = coalesce(excluded.compensation, action_steps.compensation), done_at = clock_timestamp();
+    if payload->'finish' is not null then
+      -- the last operation closes the run with its answer, in the same transaction
+      update vdb_service.action_runs set state = 'completed', response = payload->'finish', finished_at = clock_timestamp()
+      where run_id = payload->>'run';
+    end if;
     return null;
   when 'compensated' then
     -- only the run's owner writes its steps: a run recovery took over refuses the operation of the process that lost it

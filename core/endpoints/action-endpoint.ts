@@ -4,7 +4,7 @@ import type { ErrorCode } from '../plugin-api/error-catalog.js';
 import { ConflictError, InputError, InternalError, LimitError, ServiceError } from '../plugin-api/errors.js';
 import { authorizeActionPlan } from './actions/action-authorization.js';
 import { executeAction, type ActionSuccess } from './actions/action-execution.js';
-import type { ActionJournals, EarlierRun } from './actions/action-journal.js';
+import { JournaledRun, type ActionJournals, type EarlierRun } from './actions/action-journal.js';
 import { planAction } from './actions/action-plan.js';
 import { ACTION_BODY_SCHEMA } from './definition-body-schema.js';
 import { renderBody, requireFields, type EndpointRequest } from './endpoint-request.js';
@@ -54,14 +54,20 @@ export class ActionEndpoint {
     // a key is the caller's own: another caller's identical key is another request; kept as a digest of fixed size
     const key = idempotencyKey === undefined ? undefined : createHash('sha256').update(`${request.caller.subject}\u0000${idempotencyKey}`).digest('hex');
     const hash = createHash('sha256').update(JSON.stringify([this.name, request.fields])).digest('hex');
-    const earlier = await journal.begin(id, this.name, { ...request.fields }, key, hash);
-    if (earlier) return replay(earlier, hash);
+    // with a key, the run is opened before anything runs, to find an earlier one; otherwise its first step opens it
+    let run: JournaledRun;
+    if (key === undefined) run = new JournaledRun(journal, id, { action: this.name, request: { ...request.fields }, hash });
+    else {
+      const earlier = await journal.begin(id, this.name, { ...request.fields }, key, hash);
+      if (earlier) return replay(earlier, hash);
+      run = new JournaledRun(journal, id, undefined);
+    }
     const heartbeat = setInterval(() => {
-      journal.renew(id).catch((error: unknown) => this.logger.warn({ run: id, reason: error instanceof Error ? error.message : String(error) }, 'the lease of an action run could not be renewed'));
+      run.renew().catch((error: unknown) => this.logger.warn({ run: id, reason: error instanceof Error ? error.message : String(error) }, 'the lease of an action run could not be renewed'));
     }, (journal.settings.leaseSeconds * 1000) / 3);
     heartbeat.unref();
     try {
-      return await executeAction(this.name, outcome.plan, by, this.logger, { journal, id });
+      return await executeAction(this.name, outcome.plan, by, this.logger, run);
     } finally {
       clearInterval(heartbeat);
     }

@@ -11,7 +11,7 @@ import { driverCodeSuffix } from '../../sql/driver-code.js';
 import { refusedField } from '../refused-value.js';
 import { databaseDenialError } from '../../sql/read-failure.js';
 import { statementFailure, unavailableError } from '../../sql/statement-failure.js';
-import type { ActionJournal, StepCompensation, StoredAnswer } from './action-journal.js';
+import type { JournaledRun, StepRecord, StepCompensation, StoredAnswer } from './action-journal.js';
 import type { ActionPlan, ActionTarget, PlannedAssertion, PlannedOperation, PlannedWrite } from './action-plan.js';
 import type { BuiltStatement } from '../../plugin-api/sql-dialect.js';
 import { existenceStatement, writeStatement, type ActionContext } from './action-statements.js';
@@ -44,12 +44,6 @@ export interface ActionCaller {
   fields: Readonly<Record<string, unknown>>;
 }
 
-/** The run of the journal an action records its operations and compensations in (docs/actions.md#the-journal). */
-export interface JournaledRun {
-  journal: ActionJournal;
-  id: string;
-}
-
 /** How the compensations of a failed action ended: all done, one a person must repair, or one to retry later. */
 export type CompensationOutcome = 'compensated' | 'needs_attention' | 'retry';
 
@@ -66,12 +60,14 @@ export async function executeAction(action: string, plan: ActionPlan, by: Action
     for (const assertion of plan.assertions) await checkAssertion(action, assertion, by);
   } catch (error) {
     // nothing ran: the run ends failed, with the answer a retry gets
-    if (run && error instanceof ServiceError) await run.journal.setState(run.id, 'failed', { response: answerOf(error) }).catch(() => undefined);
+    if (run && error instanceof ServiceError) await run.setState('failed', { response: answerOf(error) }).catch(() => undefined);
     throw error;
   }
 
   const context: ActionContext = {};
+  let closed = false;
   const reports: OperationReport[] = plan.operations.map((operation) => ({ name: operation.name, status: 'not_run', affectedRows: 0 }));
+  const last = plan.operations.length - 1;
   for (const [index, operation] of plan.operations.entries()) {
     const report = reports[index] as OperationReport;
     if (operation.skip) {
@@ -79,44 +75,44 @@ export async function executeAction(action: string, plan: ActionPlan, by: Action
       continue;
     }
     try {
-      report.affectedRows = await runOperation(operation, index, context, by, run);
+      // the last operation without a wait closes the run in its own transaction, with the answer
+      const closing = index === last && !operation.wait
+        ? (rows: number): StoredAnswer => ({ ok: true, body: successOf(action, reports.map((one, at) => (at === index ? { ...one, status: 'done', affectedRows: rows } : one)), context) })
+        : undefined;
+      const outcome = await runOperation(operation, index, context, by, run, closing);
+      report.affectedRows = outcome.rows;
       report.status = 'done';
+      closed = outcome.closed;
       if (operation.wait) {
         const row = await waitUntilEffective(operation.name, operation.wait, context, executorFor(operation.wait.target, true, by));
         if (operation.wait.putInContextVar) {
           context[operation.wait.putInContextVar] = row;
           // the rollback may read what the wait found: the journal keeps it as it now resolves
-          if (run && operation.rollback) await run.journal.step(run.id, stepOf(operation, index, 'done', report.affectedRows, context, by));
+          if (run && operation.rollback) await run.step(stepOf(operation, index, 'done', report.affectedRows, context, by));
         }
       }
     } catch (error) {
       if (report.status === 'not_run') report.status = 'failed';
-      if (run && await takenOver(run)) throw new UnavailableError('action_run_taken_over', undefined, { details: { action, run: run.id }, cause: error });
-      if (run) await run.journal.setState(run.id, 'compensating').catch(() => undefined);
+      if (run && await run.takenOver().catch(() => false)) throw new UnavailableError('action_run_taken_over', undefined, { details: { action, run: run.id }, cause: error });
+      if (run) await run.setState('compensating').catch(() => undefined);
       const compensations = await compensate(action, plan.operations, reports, context, by, logger, run);
       const failure = failureOf(action, operation, error, reports, compensations.statuses, by.fields);
       if (run) await recordFailure(run, failure, compensations.outcome, logger);
       throw failure;
     }
   }
-  const success: ActionSuccess = { action, status: 'completed', operations: reports, context };
+  const success = successOf(action, reports, context);
   // the answer is kept before it is given: a retry with the same Idempotency-Key gets it, never a second run
-  if (run) await run.journal.setState(run.id, 'completed', { response: { ok: true, body: success } });
+  if (run && !closed) await run.setState('completed', { response: { ok: true, body: success } });
   return success;
+}
+
+function successOf(action: string, operations: OperationReport[], context: ActionContext): ActionSuccess {
+  return { action, status: 'completed', operations, context };
 }
 
 function answerOf(failure: ServiceError): StoredAnswer {
   return { ok: false, code: failure.code, message: failure.message, details: failure.details ?? null };
-}
-
-/** Whether recovery took the run over while it ran (its lease lapsed): what it did is recovery's to undo. */
-async function takenOver(run: JournaledRun): Promise<boolean> {
-  try {
-    const found = await run.journal.get(run.id);
-    return found !== undefined && found.owner !== run.journal.settings.owner;
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -128,8 +124,8 @@ async function recordFailure(run: JournaledRun, failure: ServiceError, outcome: 
   const response = answerOf(failure);
   try {
     if (outcome === 'needs_attention') run.journal.settings.observer?.runNeedsAttention(failure.details?.['action'] as string);
-    if (outcome === 'retry') await run.journal.setState(run.id, 'compensating', { lease: 0 });
-    else await run.journal.setState(run.id, outcome === 'compensated' ? 'failed' : 'needs_attention', { response, ...(outcome === 'compensated' ? {} : { problem: { reason: 'a compensation failed', details: failure.details ?? null } }) });
+    if (outcome === 'retry') await run.setState('compensating', { lease: 0 });
+    else await run.setState(outcome === 'compensated' ? 'failed' : 'needs_attention', { response, ...(outcome === 'compensated' ? {} : { problem: { reason: 'a compensation failed', details: failure.details ?? null } }) });
   } catch (error) {
     // the journal's database is down too: the lease lapses and recovery finishes the run
     logger.warn({ run: run.id, reason: messageOfError(error) }, 'the end of a failed action run could not be journaled; recovery will finish it');
@@ -159,23 +155,30 @@ async function checkAssertion(action: string, assertion: PlannedAssertion, by: A
  * shares the operation's database, its step is written in the same transaction (both or neither stay);
  * elsewhere, the step is written as started before and done after, so that recovery undoes it either way.
  */
-async function runOperation(operation: PlannedOperation, position: number, context: ActionContext, by: ActionCaller, run: JournaledRun | undefined): Promise<number> {
+async function runOperation(
+  operation: PlannedOperation, position: number, context: ActionContext, by: ActionCaller, run: JournaledRun | undefined,
+  closing: ((rows: number) => StoredAnswer) | undefined,
+): Promise<{ rows: number; closed: boolean }> {
   const statement = writeStatement(operation, context);
   const shared = run !== undefined && run.journal.name === operation.target.datasource.name;
-  if (run && !shared) await run.journal.step(run.id, stepOf(operation, position, 'started', 0, context, by));
+  if (run && !shared) {
+    await run.step(stepOf(operation, position, 'started', 0, context, by));
+    run.committed();
+  }
   const result = await executorFor(operation.target, false, by).transaction(async (transaction) => {
     const done = await transaction.query(statement.sql, statement.bindings);
-    if (run && shared) await run.journal.step(run.id, stepOf(operation, position, 'done', done.rowCount, context, by), transaction);
+    if (run && shared) await run.step(stepOf(operation, position, 'done', done.rowCount, context, by), transaction, closing?.(done.rowCount));
     return done;
   });
-  if (run && !shared) await run.journal.step(run.id, stepOf(operation, position, 'done', result.rowCount, context, by));
-  return result.rowCount;
+  run?.committed();
+  if (run && !shared) await run.step(stepOf(operation, position, 'done', result.rowCount, context, by));
+  return { rows: result.rowCount, closed: shared && closing !== undefined };
 }
 
 /** The journal's step of an operation: what undoes it, as far as the context resolves its rollback now. */
 function stepOf(
   operation: PlannedOperation, position: number, status: 'started' | 'done', rows: number, context: ActionContext, by: ActionCaller,
-): { position: number; name: string; status: 'started' | 'done'; rows: number; compensation: StepCompensation } {
+): StepRecord {
   return { position, name: operation.name, status, rows, compensation: operation.rollback ? compensationOf(operation.rollback, context, by) : null };
 }
 
@@ -219,17 +222,17 @@ async function compensate(
       statement = writeStatement(operation.rollback, context);
       const built = statement;
       await executorFor(operation.rollback.target, false, by).transaction(async (transaction) => {
-        if (run && shared) await run.journal.compensated(run.id, index, 'compensated', null, transaction);
+        if (run && shared) await run.compensated(index, 'compensated', null, transaction);
         await transaction.query(built.sql, built.bindings);
       });
-      if (run && !shared) await run.journal.compensated(run.id, index, 'compensated', null);
+      if (run && !shared) await run.compensated(index, 'compensated', null);
       statuses[index] = 'compensated';
     } catch (error) {
       statuses[index] = 'failed';
       if (transientFailure(error)) outcome = 'retry';
       else {
         if (outcome === 'compensated') outcome = 'needs_attention';
-        if (run) await run.journal.compensated(run.id, index, 'failed', messageOfError(error)).catch(() => undefined);
+        if (run) await run.compensated(index, 'failed', messageOfError(error)).catch(() => undefined);
       }
       // what an operator needs to repair by hand: which write stayed, and the statement that would undo it
       logger.error({

@@ -132,8 +132,8 @@ export class ActionJournal {
    * Records an operation of a run this process owns: through `executor`, the operation's own transaction,
    * where the journal shares its database. Refused once recovery has taken the run over.
    */
-  step(run: string, step: { position: number; name: string; status: 'started' | 'done'; rows: number; compensation: StepCompensation }, executor?: SqlExecutor): Promise<unknown> {
-    return this.call('step', { run, owner: this.settings.owner, ...step }, executor);
+  step(run: string, step: StepRecord, executor?: SqlExecutor, opening: { begin?: Record<string, unknown> } = {}, finish?: StoredAnswer): Promise<unknown> {
+    return this.call('step', { run, owner: this.settings.owner, ...step, ...opening, ...(finish === undefined ? {} : { finish }) }, executor);
   }
 
   /** Records a compensation's outcome, in its own transaction where it can; refused for a step compensated already. */
@@ -220,5 +220,77 @@ export class ActionJournals {
 
   all(): ActionJournal[] {
     return [...this.journals.values()];
+  }
+}
+
+/** A step of a run as `JournaledRun.step` records it. */
+export interface StepRecord {
+  position: number;
+  name: string;
+  status: 'started' | 'done';
+  rows: number;
+  compensation: StepCompensation;
+}
+
+/**
+ * One run of the journal, as the process running it writes it. A run without an `Idempotency-Key` is opened
+ * by its first step, in that operation's transaction (one statement less per run); the last operation's
+ * step may close it `completed` in the same way.
+ */
+export class JournaledRun {
+  private opened: boolean;
+  private opening = false;
+
+  constructor(
+    readonly journal: ActionJournal,
+    readonly id: string,
+    /** What opens the run when its first step does; undefined when `begin` opened it already. */
+    private readonly pending: { action: string; request: Record<string, unknown>; hash: string } | undefined,
+  ) {
+    this.opened = pending === undefined;
+  }
+
+  /**
+   * Records a step (through `executor`, the operation's transaction, where they share a database); opens the
+   * run with it when not yet done, and closes it `completed` with `finish`.
+   */
+  step(step: StepRecord, executor?: SqlExecutor, finish?: StoredAnswer): Promise<unknown> {
+    const { instance, owner, leaseSeconds } = this.journal.settings;
+    const opening = this.opened || !this.pending ? {} : { begin: { ...this.pending, instance, owner, lease: leaseSeconds } };
+    this.opening = !this.opened;
+    return this.journal.step(this.id, step, executor, opening, finish);
+  }
+
+  /** The transaction of the last step committed: the run is in the journal. */
+  committed(): void {
+    if (this.opening) this.opened = true;
+    this.opening = false;
+  }
+
+  /** Opens the run on its own, where no step has yet (a failure before any operation was journaled). */
+  private async open(): Promise<void> {
+    if (this.opened || !this.pending) return;
+    await this.journal.begin(this.id, this.pending.action, this.pending.request, undefined, this.pending.hash);
+    this.opened = true;
+  }
+
+  async setState(state: RunState, extra: { response?: StoredAnswer; problem?: Record<string, unknown>; lease?: number } = {}): Promise<void> {
+    await this.open();
+    await this.journal.setState(this.id, state, extra);
+  }
+
+  compensated(position: number, status: 'compensated' | 'failed', problem: string | null, executor?: SqlExecutor): Promise<unknown> {
+    return this.journal.compensated(this.id, position, status, problem, executor);
+  }
+
+  async renew(): Promise<void> {
+    if (this.opened) await this.journal.renew(this.id);
+  }
+
+  /** Whether recovery took the run over (its owner is another process now). */
+  async takenOver(): Promise<boolean> {
+    if (!this.opened) return false;
+    const found = await this.journal.get(this.id);
+    return found !== undefined && found.owner !== this.journal.settings.owner;
   }
 }
