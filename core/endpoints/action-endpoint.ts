@@ -15,12 +15,12 @@ import type { VdbHandle, VdbHandles } from '../vdb/vdb-handles.js';
 /** 1 to 255 visible ASCII characters, as Stripe takes them. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-/** A registered action definition; `bound` is the VDB its template renders against (`| identifier`). */
+/** A registered action definition; `handle` is the VDB its template renders against (`| identifier`). */
 export class ActionEndpoint {
   constructor(
     readonly name: string,
     private readonly definition: CompiledDefinition,
-    readonly bound: VdbHandle,
+    readonly handle: VdbHandle,
     readonly neededFields: readonly string[],
     private readonly handles: VdbHandles,
     private readonly logger: Logger,
@@ -39,11 +39,11 @@ export class ActionEndpoint {
       throw new InputError('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
     }
     requireFields(this.neededFields, request.fields);
-    const rendered = renderBody(this.definition, ACTION_BODY_SCHEMA, this.bound, request);
+    const rendered = renderBody(this.definition, ACTION_BODY_SCHEMA, this.handle, request);
     const outcome = planAction(rendered.document as ActionBody, rendered.values, request.fields, this.handles);
     if (!outcome.plan) throw new InternalError('definition_error', `${this.definition.file}: ${outcome.problems.map((problem) => problem.message).join('; ')}`);
-    authorizeActionPlan(outcome.plan, request.caller);
-    const by = { caller: request.caller, timeoutMs: request.timeoutMs, signal: request.signal, fields: request.fields };
+    const authorizations = authorizeActionPlan(outcome.plan, request.caller);
+    const by = { authorizations, timeoutMs: request.timeoutMs, signal: request.signal, fields: request.fields };
     const first = outcome.plan.operations[0];
     const journal = first && this.journals.for(first.target.datasource);
     if (!journal) {

@@ -185,11 +185,12 @@ export async function stateOf(url: string, id: number, item: string): Promise<{ 
   return { qty: Number(row['qty']), orders: Number(row['orders']), shipments: Number(row['shipments']) };
 }
 
-/** Waits until no run is running or compensating (recovery is done); the states of the runs then. */
+/** Waits until no run of `crash_place` is running or compensating (recovery is done); the states of those runs then. */
 export async function settledRuns(url: string, timeoutMs = 60_000): Promise<{ run: string; state: string }[]> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const runs = (await admin(url, 'actions/runs?limit=500')).body['runs'] as { run: string; state: string }[];
+    // the runs of this bundle's three-operation action: other suites' runs may share the journal
+    const runs = (await admin(url, 'actions/runs?limit=500&action=crash_place')).body['runs'] as { run: string; state: string }[];
     if (!runs.some((run) => run.state === 'running' || run.state === 'compensating')) return runs;
     if (Date.now() > until) throw new Error(`runs still unfinished after ${timeoutMs} ms: ${JSON.stringify(runs.filter((run) => run.state === 'running' || run.state === 'compensating'))}`);
     await new Promise((done) => setTimeout(done, 200));

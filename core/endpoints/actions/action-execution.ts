@@ -1,8 +1,6 @@
 import type { Logger } from 'pino';
-import type { Principal } from '../../plugin-api/auth-scheme.js';
-import { callerExecutor, type CallerExecutor } from '../../statements/statement-pipeline.js';
+import { runAuthorized, withText, type Authorization, type RunOptions } from '../../statements/statement-pipeline.js';
 import { callerScope } from '../../authorization/caller-execution.js';
-import { effectiveGrants } from '../../authorization/grants.js';
 import type { ErrorCode } from '../../plugin-api/error-catalog.js';
 import {
   ConflictError, DeadlineError, InternalError, ServiceError, UnavailableError, type ErrorOptions,
@@ -11,10 +9,11 @@ import { driverCodeSuffix } from '../../sql/driver-code.js';
 import { refusedField } from '../refused-value.js';
 import { databaseDenialError } from '../../sql/read-failure.js';
 import { statementFailure, unavailableError } from '../../sql/statement-failure.js';
-import type { JournaledRun, StepRecord, StepCompensation, StoredAnswer } from './action-journal.js';
-import type { ActionPlan, ActionTarget, PlannedAssertion, PlannedOperation, PlannedWrite } from './action-plan.js';
-import type { BuiltStatement } from '../../plugin-api/sql-dialect.js';
-import { existenceStatement, writeStatement, type ActionContext } from './action-statements.js';
+import type { JournaledRun, StepCompensation, StepRecord, StoredAnswer } from './action-journal.js';
+import type { ActionAuthorizations, PlannedActionStatement } from './action-authorization.js';
+import type { ActionPlan, PlannedAssertion, PlannedOperation, PlannedWrite } from './action-plan.js';
+import type { BuiltStatement, QueryResult } from '../../plugin-api/sql-dialect.js';
+import { existenceStatement, writeStatement, type ContextVariables } from './action-statements.js';
 import { waitUntilEffective } from './wait-until-effective.js';
 
 export type OperationStatus = 'done' | 'skipped' | 'failed' | 'not_run';
@@ -31,12 +30,13 @@ export interface ActionSuccess {
   action: string;
   status: 'completed';
   operations: OperationReport[];
-  context: ActionContext;
+  context: ContextVariables;
 }
 
 /** Who an action runs for, and the time limit of each of its statements (`server.requestTimeoutMs`). */
 export interface ActionCaller {
-  caller: Principal;
+  /** What the caller may run: each statement of the plan authorized (`authorizeActionPlan`). */
+  authorizations: ActionAuthorizations;
   timeoutMs: number;
   /** Aborted when the client has gone away: a statement still running outside a transaction is cancelled. */
   signal?: AbortSignal | undefined;
@@ -52,19 +52,20 @@ export type CompensationOutcome = 'compensated' | 'needs_attention' | 'retry';
  * then the operations in order, each in its own transaction, waiting where asked. When an operation fails,
  * the rollbacks of the operations done run in reverse order and the error lists each operation with its
  * compensation status. Compensation moves toward the desired state; it is not a database rollback.
- * Every statement runs as the caller's database role (docs/governed-execution.md): assertions and waits
- * read-only, operations and rollbacks read-write.
+ * Every statement runs through the run stage of the statement pipeline, as the caller's database role
+ * (docs/governed-execution.md): assertions and waits read-only, operations and rollbacks read-write, each in
+ * a transaction of its own.
  */
-export async function executeAction(action: string, plan: ActionPlan, by: ActionCaller, logger: Logger, run?: JournaledRun): Promise<ActionSuccess> {
+export async function executeAction(action: string, plan: ActionPlan, by: ActionCaller, logger: Logger, journaled?: JournaledRun): Promise<ActionSuccess> {
   try {
     for (const assertion of plan.assertions) await checkAssertion(action, assertion, by);
   } catch (error) {
     // nothing ran: the run ends failed, with the answer a retry gets
-    if (run && error instanceof ServiceError) await run.setState('failed', { response: answerOf(error) }).catch(() => undefined);
+    if (journaled && error instanceof ServiceError) await journaled.setState('failed', { response: answerOf(error) }).catch(() => undefined);
     throw error;
   }
 
-  const context: ActionContext = {};
+  const context: ContextVariables = {};
   let closed = false;
   const reports: OperationReport[] = plan.operations.map((operation) => ({ name: operation.name, status: 'not_run', affectedRows: 0 }));
   const last = plan.operations.length - 1;
@@ -79,35 +80,38 @@ export async function executeAction(action: string, plan: ActionPlan, by: Action
       const closing = index === last && !operation.wait
         ? (rows: number): StoredAnswer => ({ ok: true, body: successOf(action, reports.map((one, at) => (at === index ? { ...one, status: 'done', affectedRows: rows } : one)), context) })
         : undefined;
-      const outcome = await runOperation(operation, index, context, by, run, closing);
+      const outcome = await runOperation(operation, index, context, by, journaled, closing);
       report.affectedRows = outcome.rows;
       report.status = 'done';
       closed = outcome.closed;
       if (operation.wait) {
-        const row = await waitUntilEffective(operation.name, operation.wait, context, executorFor(operation.wait.target, true, by));
-        if (operation.wait.putInContextVar) {
-          context[operation.wait.putInContextVar] = row;
+        const { wait } = operation;
+        const row = await waitUntilEffective(operation.name, wait, context, (statement) => run(wait, statement, by, { maxRows: 1 }));
+        if (wait.putInContextVar) {
+          context[wait.putInContextVar] = row;
           // the rollback may read what the wait found: the journal keeps it as it now resolves
-          if (run && operation.rollback) await run.step(stepOf(operation, index, 'done', report.affectedRows, context, by));
+          if (journaled && operation.rollback) await journaled.step(stepOf(operation, index, 'done', report.affectedRows, context, by));
         }
       }
     } catch (error) {
       if (report.status === 'not_run') report.status = 'failed';
-      if (run && await run.takenOver().catch(() => false)) throw new UnavailableError('action_run_taken_over', undefined, { details: { action, run: run.id }, cause: error });
-      if (run) await run.setState('compensating').catch(() => undefined);
-      const compensations = await compensate(action, plan.operations, reports, context, by, logger, run);
+      if (journaled && await journaled.takenOver().catch(() => false)) {
+        throw new UnavailableError('action_run_taken_over', undefined, { details: { action, run: journaled.id }, cause: error });
+      }
+      if (journaled) await journaled.setState('compensating').catch(() => undefined);
+      const compensations = await compensate(action, plan.operations, reports, context, by, logger, journaled);
       const failure = failureOf(action, operation, error, reports, compensations.statuses, by.fields);
-      if (run) await recordFailure(run, failure, compensations.outcome, logger);
+      if (journaled) await recordFailure(journaled, failure, compensations.outcome, logger);
       throw failure;
     }
   }
   const success = successOf(action, reports, context);
   // the answer is kept before it is given: a retry with the same Idempotency-Key gets it, never a second run
-  if (run && !closed) await run.setState('completed', { response: { ok: true, body: success } });
+  if (journaled && !closed) await journaled.setState('completed', { response: { ok: true, body: success } });
   return success;
 }
 
-function successOf(action: string, operations: OperationReport[], context: ActionContext): ActionSuccess {
+function successOf(action: string, operations: OperationReport[], context: ContextVariables): ActionSuccess {
   return { action, status: 'completed', operations, context };
 }
 
@@ -120,28 +124,35 @@ function answerOf(failure: ServiceError): StoredAnswer {
  * a person needs when a compensation cannot succeed; where one may succeed later (its database was
  * unreachable), the lease is let go so that recovery retries it.
  */
-async function recordFailure(run: JournaledRun, failure: ServiceError, outcome: CompensationOutcome, logger: Logger): Promise<void> {
+async function recordFailure(journaled: JournaledRun, failure: ServiceError, outcome: CompensationOutcome, logger: Logger): Promise<void> {
   const response = answerOf(failure);
   try {
-    if (outcome === 'needs_attention') run.journal.settings.observer?.runNeedsAttention(failure.details?.['action'] as string);
-    if (outcome === 'retry') await run.setState('compensating', { lease: 0 });
-    else await run.setState(outcome === 'compensated' ? 'failed' : 'needs_attention', { response, ...(outcome === 'compensated' ? {} : { problem: { reason: 'a compensation failed', details: failure.details ?? null } }) });
+    if (outcome === 'needs_attention') journaled.journal.settings.observer?.runNeedsAttention(failure.details?.['action'] as string);
+    if (outcome === 'retry') await journaled.setState('compensating', { lease: 0 });
+    else await journaled.setState(outcome === 'compensated' ? 'failed' : 'needs_attention', { response, ...(outcome === 'compensated' ? {} : { problem: { reason: 'a compensation failed', details: failure.details ?? null } }) });
   } catch (error) {
     // the journal's database is down too: the lease lapses and recovery finishes the run
-    logger.warn({ run: run.id, reason: messageOfError(error) }, 'the end of a failed action run could not be journaled; recovery will finish it');
+    logger.warn({ run: journaled.id, reason: messageOfError(error) }, 'the end of a failed action run could not be journaled; recovery will finish it');
   }
 }
 
-/** The caller's statements on the target's datasource, as the role of their grants on the target's VDB. */
-function executorFor(target: ActionTarget, readOnly: boolean, by: ActionCaller): CallerExecutor {
-  return callerExecutor(target.datasource, target.bound.vdb, effectiveGrants(target.bound.vdb, by.caller), { readOnly, timeoutMs: by.timeoutMs, signal: by.signal });
+/** Runs one statement of the plan, written as `statement`, as its authorization allows: the pipeline's run stage. */
+function run(planned: PlannedActionStatement, statement: BuiltStatement, by: ActionCaller, options: RunOptions): Promise<QueryResult> {
+  return runAuthorized(withText(authorizationOf(planned, by), statement), { timeoutMs: by.timeoutMs, signal: by.signal }, options);
+}
+
+function authorizationOf(planned: PlannedActionStatement, by: ActionCaller): Authorization {
+  const authorization = by.authorizations.get(planned);
+  // authorizeActionPlan authorizes every statement of the plan: a missing one is a fault of this module
+  if (authorization === undefined) throw new InternalError('operation_failed', 'a statement of the action was not authorized');
+  return authorization;
 }
 
 async function checkAssertion(action: string, assertion: PlannedAssertion, by: ActionCaller): Promise<void> {
   const statement = existenceStatement(assertion, {});
   let exists: boolean;
   try {
-    exists = (await executorFor(assertion.target, true, by).query(statement.sql, statement.bindings, { maxRows: 1 })).rows.length > 0;
+    exists = (await run(assertion, statement, by, { maxRows: 1 })).rows.length > 0;
   } catch (error) {
     throw operationError(error, `assertion ${assertion.name}`, assertion.target.datasource.name);
   }
@@ -156,34 +167,30 @@ async function checkAssertion(action: string, assertion: PlannedAssertion, by: A
  * elsewhere, the step is written as started before and done after, so that recovery undoes it either way.
  */
 async function runOperation(
-  operation: PlannedOperation, position: number, context: ActionContext, by: ActionCaller, run: JournaledRun | undefined,
+  operation: PlannedOperation, position: number, context: ContextVariables, by: ActionCaller, journaled: JournaledRun | undefined,
   closing: ((rows: number) => StoredAnswer) | undefined,
 ): Promise<{ rows: number; closed: boolean }> {
   const statement = writeStatement(operation, context);
-  const shared = run !== undefined && run.journal.name === operation.target.datasource.name;
-  if (run && !shared) {
-    await run.step(stepOf(operation, position, 'started', 0, context, by));
-    run.committed();
+  const shared = journaled !== undefined && journaled.journal.name === operation.target.datasource.name;
+  if (journaled && !shared) {
+    await journaled.step(stepOf(operation, position, 'started', 0, context, by));
+    journaled.committed();
   }
-  const result = await executorFor(operation.target, false, by).transaction(async (transaction) => {
-    const done = await transaction.query(statement.sql, statement.bindings);
-    if (run && shared) await run.step(stepOf(operation, position, 'done', done.rowCount, context, by), transaction, closing?.(done.rowCount));
-    return done;
+  const result = await run(operation, statement, by, {
+    transaction: true,
+    ...(journaled && shared ? { alongside: (transaction, done) => journaled.step(stepOf(operation, position, 'done', done.rowCount, context, by), transaction, closing?.(done.rowCount)) } : {}),
   });
-  run?.committed();
-  if (run && !shared) await run.step(stepOf(operation, position, 'done', result.rowCount, context, by));
+  journaled?.committed();
+  if (journaled && !shared) await journaled.step(stepOf(operation, position, 'done', result.rowCount, context, by));
   return { rows: result.rowCount, closed: shared && closing !== undefined };
 }
 
 /** The journal's step of an operation: what undoes it, as far as the context resolves its rollback now. */
-function stepOf(
-  operation: PlannedOperation, position: number, status: 'started' | 'done', rows: number, context: ActionContext, by: ActionCaller,
-): StepRecord {
+function stepOf(operation: PlannedOperation, position: number, status: 'started' | 'done', rows: number, context: ContextVariables, by: ActionCaller): StepRecord {
   return { position, name: operation.name, status, rows, compensation: operation.rollback ? compensationOf(operation.rollback, context, by) : null };
 }
 
-function compensationOf(rollback: PlannedWrite, context: ActionContext, by: ActionCaller): StepCompensation {
-  const { datasource, bound } = rollback.target;
+function compensationOf(rollback: PlannedWrite, context: ContextVariables, by: ActionCaller): StepCompensation {
   let statement: BuiltStatement;
   try {
     statement = writeStatement(rollback, context);
@@ -191,8 +198,9 @@ function compensationOf(rollback: PlannedWrite, context: ActionContext, by: Acti
     // a value a later step puts in the context: recorded again once that step has run
     return { unresolved: `the rollback cannot be built yet: ${messageOfError(error)}` };
   }
-  const role = callerScope(datasource.dialect, bound.vdb, effectiveGrants(bound.vdb, by.caller), false)?.role ?? null;
-  return { datasource: datasource.name, role, sql: statement.sql, bindings: statement.bindings };
+  const { vdb, grants, datasource } = authorizationOf(rollback, by);
+  const role = callerScope(datasource.dialect, vdb, grants, false)?.role ?? null;
+  return { datasource: rollback.target.datasource.name, role, sql: statement.sql, bindings: statement.bindings };
 }
 
 /** A compensation that failed because its database could not be reached or answer in time may succeed later. */
@@ -202,14 +210,18 @@ export function transientFailure(error: unknown): boolean {
   return kind === 'unavailable' || kind === 'timeout';
 }
 
+function messageOfError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /**
  * Runs the rollbacks of the operations done, last first; returns each operation's compensation status and
  * how they ended. Journaled, each compensation is recorded with it, in its transaction where they share a
  * database, and a step compensated already (by recovery) is not compensated again.
  */
 async function compensate(
-  action: string, operations: readonly PlannedOperation[], reports: readonly OperationReport[], context: ActionContext, by: ActionCaller, logger: Logger,
-  run: JournaledRun | undefined,
+  action: string, operations: readonly PlannedOperation[], reports: readonly OperationReport[], context: ContextVariables, by: ActionCaller, logger: Logger,
+  journaled: JournaledRun | undefined,
 ): Promise<{ statuses: CompensationStatus[]; outcome: CompensationOutcome }> {
   const statuses: CompensationStatus[] = operations.map(() => 'none');
   let outcome: CompensationOutcome = 'compensated';
@@ -217,22 +229,21 @@ async function compensate(
     const operation = operations[index] as PlannedOperation;
     if ((reports[index] as OperationReport).status !== 'done' || !operation.rollback) continue;
     let statement: BuiltStatement | undefined;
-    const shared = run !== undefined && run.journal.name === operation.rollback.target.datasource.name;
+    const shared = journaled !== undefined && journaled.journal.name === operation.rollback.target.datasource.name;
     try {
       statement = writeStatement(operation.rollback, context);
-      const built = statement;
-      await executorFor(operation.rollback.target, false, by).transaction(async (transaction) => {
-        if (run && shared) await run.compensated(index, 'compensated', null, transaction);
-        await transaction.query(built.sql, built.bindings);
+      await run(operation.rollback, statement, by, {
+        transaction: true,
+        ...(journaled && shared ? { alongside: (transaction) => journaled.compensated(index, 'compensated', null, transaction) } : {}),
       });
-      if (run && !shared) await run.compensated(index, 'compensated', null);
+      if (journaled && !shared) await journaled.compensated(index, 'compensated', null);
       statuses[index] = 'compensated';
     } catch (error) {
       statuses[index] = 'failed';
       if (transientFailure(error)) outcome = 'retry';
       else {
         if (outcome === 'compensated') outcome = 'needs_attention';
-        if (run) await run.compensated(index, 'failed', messageOfError(error)).catch(() => undefined);
+        if (journaled) await journaled.compensated(index, 'failed', messageOfError(error)).catch(() => undefined);
       }
       // what an operator needs to repair by hand: which write stayed, and the statement that would undo it
       logger.error({
@@ -242,10 +253,6 @@ async function compensate(
     }
   }
   return { statuses, outcome };
-}
-
-function messageOfError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** The error of a failed action, by what failed, listing every operation and its compensation. */
