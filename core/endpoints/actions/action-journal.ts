@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { messageOf } from '../../plugin-api/errors.js';
 import type { ActionJournalSql, Datasource, SqlExecutor } from '../../plugin-api/sql-dialect.js';
-import { DatasourceRuntime } from '../../sql/datasource-runtime.js';
+import { runtimeOver } from '../../sql/datasource-runtime.js';
 
 /** How the journals of this process behave (`actions` of service.yaml). */
 export interface JournalSettings {
@@ -111,7 +111,7 @@ export class ActionJournal {
     const bindings = [this.secret, command, JSON.stringify(payload)];
     const result = executor
       ? await executor.query(this.sql.callSql, bindings)
-      : await DatasourceRuntime.over(this.datasource).query(this.sql.callSql, bindings, { timeoutMs: this.settings.timeoutMs });
+      : await runtimeOver(this.datasource).query(this.sql.callSql, bindings, { timeoutMs: this.settings.timeoutMs });
     const answer = result.rows[0]?.['result'];
     return typeof answer === 'string' ? JSON.parse(answer) : (answer ?? null);
   }

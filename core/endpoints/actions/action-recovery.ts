@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import { messageOf } from '../../plugin-api/errors.js';
 import type { Datasource } from '../../plugin-api/sql-dialect.js';
-import { DatasourceRuntime } from '../../sql/datasource-runtime.js';
+import { runtimeOver } from '../../sql/datasource-runtime.js';
 import { transientFailure } from './action-execution.js';
 import type { ActionJournal, ActionJournals, JournalRun, JournalStep } from './action-journal.js';
 
@@ -85,7 +85,7 @@ async function compensateStep(journal: ActionJournal, run: JournalRun, step: Jou
   const datasource = await options.datasource(compensation.datasource);
   if (!datasource) return `datasource ${compensation.datasource} is not configured in this instance`;
   // as the role the operation ran as: the compensation is the caller's statement, undone for them
-  const executor = DatasourceRuntime.over(datasource).forCaller(compensation.role === null ? undefined : { role: compensation.role, readOnly: false }, { timeoutMs: options.timeoutMs });
+  const executor = runtimeOver(datasource).forCaller(compensation.role === null ? undefined : { role: compensation.role, readOnly: false }, { timeoutMs: options.timeoutMs });
   const shared = journal.name === compensation.datasource;
   try {
     await executor.transaction(async (transaction) => {
