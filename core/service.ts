@@ -7,7 +7,7 @@ import { loadConfig } from './config/config-loader.js';
 import { displayPath } from './config/yaml-source.js';
 import type { ServiceConfig } from './config/config-types.js';
 import { schemaProblems } from './config/schema-validation.js';
-import { StartupError, type StartupProblem } from './plugin-api/errors.js';
+import { messageOf, StartupError, type StartupProblem } from './plugin-api/errors.js';
 import { createLogger } from './logging.js';
 import { ExtensionRegistries } from './plugins/extension-registry.js';
 import { discoverBuiltIns, loadPlugins, locateExtra, type LoadedPlugin } from './plugins/plugin-loader.js';
@@ -177,38 +177,39 @@ async function governDatasources(
   const governed = new Set(outcome.datasources.map((entry) => entry.datasource));
   if (checkOnly) return { warnings: outcome.warnings, governed, journals: ActionJournals.empty() };
   // the journal is set up by the service's own login, before an embedded database's session is restricted
-  const journals = await prepareJournals(config, datasources, outcome.datasources, metrics);
+  const journals = await prepareJournals(config, datasources, outcome.datasources, metrics, logger);
   for (const { name, datasource, roles } of outcome.datasources) {
     if (typeof datasource.restrictSession === 'function' && restricts(name)) await datasource.restrictSession(roles);
   }
   return { warnings: outcome.warnings, governed, journals };
 }
 
-/** The journals of action runs (docs/actions.md#the-journal): on `actions.journal.datasource`, or on each governed datasource. */
+/**
+ * The journals of action runs (docs/actions.md#the-journal): on `actions.journal.datasource`, which must
+ * take one, or on each governed datasource, where one that cannot is a warning and its actions run unjournaled.
+ * Each data role's login may call the journal where the sync made it; the operator grants it otherwise.
+ */
 async function prepareJournals(
-  config: ServiceConfig, datasources: DatasourceRegistry, governed: readonly { name: string; datasource: Datasource; roles: string[] }[], observer: ActionRunObserver,
+  config: ServiceConfig, datasources: DatasourceRegistry, governed: readonly { name: string; datasource: Datasource; roles: string[] }[],
+  observer: ActionRunObserver, logger: Logger,
 ): Promise<ActionJournals> {
   const { actions, instanceId, server } = config;
   const home = actions.journal.datasource;
   const settings = { instance: instanceId, leaseSeconds: actions.leaseSeconds, idempotencyTtlSeconds: actions.idempotencyTtlSeconds, timeoutMs: server.requestTimeoutMs, observer };
-  if (home === undefined) return prepareOrFail(() => ActionJournals.prepare(governed, settings, undefined));
-  if (!datasources.names().has(home)) {
-    throw StartupError.of([config.source.problem(['actions', 'journal', 'datasource'], `actions.journal.datasource: ${home} is not a datasource of this service (${[...datasources.names()].join(', ')})`)]);
+  const synced = governed.map((entry) => ({ ...entry, roles: config.datasources[entry.name]?.roles.sync === false ? [] : entry.roles }));
+  if (home === undefined) {
+    return ActionJournals.prepare(synced, settings, undefined, (name, error) => {
+      logger.warn({ datasource: name, reason: messageOf(error) }, 'the journal of action runs cannot be set up on this datasource: its actions run unjournaled, without recovery or Idempotency-Key');
+    });
   }
+  const problem = (message: string) => StartupError.of([config.source.problem(['actions', 'journal', 'datasource'], `actions.journal.datasource: ${message}`)]);
+  if (!datasources.names().has(home)) throw problem(`${home} is not a datasource of this service (${[...datasources.names()].join(', ')})`);
   const datasource = await datasources.open(home);
-  if (!datasource.dialect.actionJournal) {
-    throw StartupError.of([config.source.problem(['actions', 'journal', 'datasource'], `actions.journal.datasource: the ${datasource.dialect.id} adapter of ${home} keeps no journal of action runs`)]);
-  }
-  const roles = governed.find((entry) => entry.name === home)?.roles ?? [];
-  return prepareOrFail(() => ActionJournals.prepare([{ name: home, datasource, roles }], settings, home));
-}
-
-async function prepareOrFail(prepare: () => Promise<ActionJournals>): Promise<ActionJournals> {
-  try {
-    return await prepare();
-  } catch (error) {
-    throw new StartupError(error instanceof Error ? error.message : String(error), [], { cause: error });
-  }
+  if (!datasource.dialect.actionJournal) throw problem(`the ${datasource.dialect.id} adapter of ${home} keeps no journal of action runs`);
+  const roles = synced.find((entry) => entry.name === home)?.roles ?? [];
+  return ActionJournals.prepare([{ name: home, datasource, roles }], settings, home, (_name, error) => {
+    throw problem(`cannot set up the journal of action runs on ${home}: ${messageOf(error)}`);
+  });
 }
 
 /** The configured runtime transport, when the runtime is enabled. */

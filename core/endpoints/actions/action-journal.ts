@@ -4,7 +4,6 @@
  * action writes, so that a run a crash left unfinished can be undone by any instance after it.
  */
 import { randomUUID } from 'node:crypto';
-import { messageOf } from '../../plugin-api/errors.js';
 import type { ActionJournalSql, Datasource, SqlExecutor } from '../../plugin-api/sql-dialect.js';
 import { runtimeOver } from '../../sql/datasource-runtime.js';
 
@@ -182,11 +181,12 @@ export class ActionJournals {
 
   /**
    * Creates what is missing of the journal on each datasource whose dialect keeps one, as the service's login,
-   * and reads its secret; where callers run on a login per role, lets each role's login call it.
-   * @throws Error naming the datasource when the journal cannot be set up.
+   * and reads its secret; where callers run on a login per role, lets each role's login call it. A datasource
+   * whose journal cannot be set up is handed to `unprepared` (which may throw) and keeps none.
    */
   static async prepare(
     datasources: readonly { name: string; datasource: Datasource; roles: readonly string[] }[], settings: Omit<JournalSettings, 'owner'>, home: string | undefined,
+    unprepared: (name: string, error: unknown) => void,
   ): Promise<ActionJournals> {
     const journals = new Map<string, ActionJournal>();
     const owner = randomUUID();
@@ -202,7 +202,7 @@ export class ActionJournals {
         // by the datasource's own name, which its operations' targets carry
         journals.set(datasource.name, new ActionJournal(datasource, sql, secret, { ...settings, owner }));
       } catch (error) {
-        throw new Error(`datasources.${name}: cannot set up the journal of action runs: ${messageOf(error)}`, { cause: error });
+        unprepared(name, error);
       }
     }
     return new ActionJournals(journals, home === undefined ? undefined : datasources.find((entry) => entry.name === home)?.datasource.name);
