@@ -196,7 +196,12 @@ async function prepareJournals(
   const { actions, instanceId, server } = config;
   const home = actions.journal.datasource;
   const settings = { instance: instanceId, leaseSeconds: actions.leaseSeconds, idempotencyTtlSeconds: actions.idempotencyTtlSeconds, timeoutMs: server.requestTimeoutMs, observer };
-  const synced = governed.map((entry) => ({ ...entry, roles: config.datasources[entry.name]?.roles.sync === false ? [] : entry.roles }));
+  // where callers run on logins the operator made (roles.sync false), the service cannot let them call the
+  // journal: their steps are then written by the service's login, before and after each operation
+  const synced = governed.map((entry) => {
+    const operators = config.datasources[entry.name]?.roles.sync === false;
+    return { ...entry, roles: operators ? [] : entry.roles, callable: !(operators && entry.datasource.dialect.loginPasswordSql() !== undefined) };
+  });
   if (home === undefined) {
     return ActionJournals.prepare(synced, settings, undefined, (name, error) => {
       logger.warn({ datasource: name, reason: messageOf(error) }, 'the journal of action runs cannot be set up on this datasource: its actions run unjournaled, without recovery or Idempotency-Key');
@@ -206,8 +211,8 @@ async function prepareJournals(
   if (!datasources.names().has(home)) throw problem(`${home} is not a datasource of this service (${[...datasources.names()].join(', ')})`);
   const datasource = await datasources.open(home);
   if (!datasource.dialect.actionJournal) throw problem(`the ${datasource.dialect.id} adapter of ${home} keeps no journal of action runs`);
-  const roles = synced.find((entry) => entry.name === home)?.roles ?? [];
-  return ActionJournals.prepare([{ name: home, datasource, roles }], settings, home, (_name, error) => {
+  const entry = synced.find((candidate) => candidate.name === home) ?? { roles: [], callable: false };
+  return ActionJournals.prepare([{ name: home, datasource, roles: entry.roles, callable: entry.callable }], settings, home, (_name, error) => {
     throw problem(`cannot set up the journal of action runs on ${home}: ${messageOf(error)}`);
   });
 }

@@ -171,7 +171,7 @@ async function runOperation(
   closing: ((rows: number) => StoredAnswer) | undefined,
 ): Promise<{ rows: number; closed: boolean }> {
   const statement = writeStatement(operation, context);
-  const shared = journaled !== undefined && journaled.journal.name === operation.target.datasource.name;
+  const shared = journaled !== undefined && journaled.journal.sharesTransactionsWith(operation.target.datasource);
   if (journaled && !shared) {
     await journaled.step(stepOf(operation, position, 'started', 0, context, by));
     journaled.committed();
@@ -229,7 +229,7 @@ async function compensate(
     const operation = operations[index] as PlannedOperation;
     if ((reports[index] as OperationReport).status !== 'done' || !operation.rollback) continue;
     let statement: BuiltStatement | undefined;
-    const shared = journaled !== undefined && journaled.journal.name === operation.rollback.target.datasource.name;
+    const shared = journaled !== undefined && journaled.journal.sharesTransactionsWith(operation.rollback.target.datasource);
     try {
       statement = writeStatement(operation.rollback, context);
       await run(operation.rollback, statement, by, {

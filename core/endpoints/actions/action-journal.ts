@@ -96,7 +96,14 @@ export class ActionJournal {
     private readonly sql: ActionJournalSql,
     private readonly secret: string,
     readonly settings: JournalSettings,
+    /** Whether callers' roles may call the journal: then a step is written in its operation's own transaction. */
+    private readonly callable: boolean,
   ) {}
+
+  /** Whether an operation on `datasource` is journaled in its own transaction (the journal's database, callable by its role). */
+  sharesTransactionsWith(datasource: Datasource): boolean {
+    return this.callable && datasource.name === this.datasource.name;
+  }
 
   get name(): string {
     return this.datasource.name;
@@ -185,12 +192,12 @@ export class ActionJournals {
    * whose journal cannot be set up is handed to `unprepared` (which may throw) and keeps none.
    */
   static async prepare(
-    datasources: readonly { name: string; datasource: Datasource; roles: readonly string[] }[], settings: Omit<JournalSettings, 'owner'>, home: string | undefined,
+    datasources: readonly { name: string; datasource: Datasource; roles: readonly string[]; callable: boolean }[], settings: Omit<JournalSettings, 'owner'>, home: string | undefined,
     unprepared: (name: string, error: unknown) => void,
   ): Promise<ActionJournals> {
     const journals = new Map<string, ActionJournal>();
     const owner = randomUUID();
-    for (const { name, datasource, roles } of datasources) {
+    for (const { name, datasource, roles, callable } of datasources) {
       const sql = datasource.dialect.actionJournal;
       if (!sql) continue;
       try {
@@ -200,7 +207,7 @@ export class ActionJournals {
           return String((await transaction.query(sql.secretSql, [])).rows[0]?.['secret']);
         });
         // by the datasource's own name, which its operations' targets carry
-        journals.set(datasource.name, new ActionJournal(datasource, sql, secret, { ...settings, owner }));
+        journals.set(datasource.name, new ActionJournal(datasource, sql, secret, { ...settings, owner }, callable));
       } catch (error) {
         unprepared(name, error);
       }

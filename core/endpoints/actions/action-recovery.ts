@@ -83,10 +83,11 @@ async function compensateStep(journal: ActionJournal, run: JournalRun, step: Jou
   if (compensation === null) return undefined;
   if ('unresolved' in compensation) return compensation.unresolved;
   const datasource = await options.datasource(compensation.datasource);
-  if (!datasource) return `datasource ${compensation.datasource} is not configured in this instance`;
+  // an instance of another configuration shares the journal: one that has the datasource recovers the run
+  if (!datasource) return 'retry';
   // as the role the operation ran as: the compensation is the caller's statement, undone for them
   const executor = runtimeOver(datasource).forCaller(compensation.role === null ? undefined : { role: compensation.role, readOnly: false }, { timeoutMs: options.timeoutMs });
-  const shared = journal.name === compensation.datasource;
+  const shared = journal.sharesTransactionsWith(datasource);
   try {
     await executor.transaction(async (transaction) => {
       if (shared) await journal.compensated(run.run, step.position, 'compensated', null, transaction);
