@@ -96,6 +96,8 @@ forEachBackend((backend) => {
   test(`${SHARE[backend.name]} kill points`, async () => {
     const points = raw ? [...LOCKED_POINTS, 'random', 'random_failing'] as KillPoint[] : TIMED_POINTS;
     let service = await ServiceProcess.start(configFile);
+    // runs an earlier run of this suite left for a person are not this one's
+    const earlier = new Set((await settledRuns(service.url)).filter((run) => run.state === 'needs_attention').map((run) => run.run));
     const base = 1000 * (1 + Math.floor(Math.random() * 1000));
     const seen: Record<string, number> = {};
     try {
@@ -139,7 +141,7 @@ forEachBackend((backend) => {
         service = await ServiceProcess.start(configFile);
         if (process.env['VDB_TEST_ACTION_TIMES']) console.log(point, 'restart', Date.now() - restarting, 'ms');
         const runs = await settledRuns(service.url);
-        assert.equal(runs.filter((run) => run.state === 'needs_attention'), [], `${point}: a run needs attention`);
+        assert.equal(runs.filter((run) => run.state === 'needs_attention' && !earlier.has(run.run)), [], `${point}: a run needs attention`);
         const state = await stateOf(service.url, id, item);
         const ended = JSON.stringify(state) === JSON.stringify(before) ? 'before' : JSON.stringify(state) === JSON.stringify(after) ? 'after' : 'between';
         assert.ok(ended === 'before' || (ended === 'after' && !failing), `${point} (#${index}): the data is ${JSON.stringify(state)}, neither ${JSON.stringify(before)} nor ${JSON.stringify(after)}`);
