@@ -95,13 +95,15 @@ export async function executeAction(action: string, plan: ActionPlan, by: Action
       }
     } catch (error) {
       if (report.status === 'not_run') report.status = 'failed';
-      if (journaled && await journaled.takenOver().catch(() => false)) {
-        throw new UnavailableError('action_run_taken_over', undefined, { details: { action, run: journaled.id }, cause: error });
+      // a database out of reach or out of time: no journal call waits for it too; recovery finishes the run
+      const journal = transientFailure(error) ? undefined : journaled;
+      if (journal && await journal.takenOver().catch(() => false)) {
+        throw new UnavailableError('action_run_taken_over', undefined, { details: { action, run: journal.id }, cause: error });
       }
-      if (journaled) await journaled.setState('compensating').catch(() => undefined);
+      if (journal) await journal.setState('compensating').catch(() => undefined);
       const compensations = await compensate(action, plan.operations, reports, context, by, logger, journaled);
       const failure = failureOf(action, operation, error, reports, compensations.statuses, by.fields);
-      if (journaled) await recordFailure(journaled, failure, compensations.outcome, logger);
+      if (journal) await recordFailure(journal, failure, compensations.outcome, logger);
       throw failure;
     }
   }
