@@ -9,6 +9,7 @@ import type { VdbRegistry } from './vdb/vdb-registry.js';
 import type { VdbHandles } from './vdb/vdb-handles.js';
 import type { SemanticRegistry } from './semantic/semantic-registry.js';
 import type { EndpointRegistry } from './endpoints/endpoint-registry.js';
+import type { ActionJournals } from './endpoints/actions/action-journal.js';
 import type { TaskOrchestrator } from './tasks/task-orchestrator.js';
 import type { ServiceMetrics } from './observe/service-metrics.js';
 import type { DatasourceReadiness } from './observe/datasource-readiness.js';
@@ -34,6 +35,8 @@ export const coreTokens = {
   semanticQueries: 'core.semanticQueries' as InjectionToken<SemanticQueries>,
   /** The query and action endpoints of the bundle, compiled and checked at startup. */
   endpoints: 'core.endpoints' as InjectionToken<EndpointRegistry>,
+  /** The journals of action runs (docs/actions.md#the-journal). */
+  actionJournals: 'core.actionJournals' as InjectionToken<ActionJournals>,
   /** The Task API's orchestrator, with the configured runtime transport. */
   tasks: 'core.tasks' as InjectionToken<TaskOrchestrator>,
   /** The Prometheus metrics of this service (GET /observe/metrics). */

@@ -7,7 +7,7 @@ import { loadConfig } from './config/config-loader.js';
 import { displayPath } from './config/yaml-source.js';
 import type { ServiceConfig } from './config/config-types.js';
 import { schemaProblems } from './config/schema-validation.js';
-import { StartupError, type StartupProblem } from './plugin-api/errors.js';
+import { messageOf, StartupError, type StartupProblem } from './plugin-api/errors.js';
 import { createLogger } from './logging.js';
 import { ExtensionRegistries } from './plugins/extension-registry.js';
 import { discoverBuiltIns, loadPlugins, locateExtra, type LoadedPlugin } from './plugins/plugin-loader.js';
@@ -24,6 +24,8 @@ import type { VirtualDatabase } from './plugin-api/vdb.js';
 import { VdbRegistry } from './vdb/vdb-registry.js';
 import { activateSemantics } from './semantic/semantic-activation.js';
 import { loadEndpoints } from './endpoints/endpoint-loader.js';
+import { ActionJournals, type ActionRunObserver } from './endpoints/actions/action-journal.js';
+import { startRecovery } from './endpoints/actions/action-recovery.js';
 import type { TemplateEngine } from './plugin-api/template-engine.js';
 import { VdbHandles } from './vdb/vdb-handles.js';
 import type { RuntimeTransport } from './plugin-api/runtime-transport.js';
@@ -121,8 +123,9 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
   metrics.watchDatasources(() => readiness.check());
   try {
     const vdbs = await loadVdbs(config.descriptors, datasources.names(), (name) => datasources.open(name));
-    const governance = await governDatasources(vdbs, config, datasources, logger, options.checkOnly ?? false);
+    const governance = await governDatasources(vdbs, config, datasources, logger, metrics, options.checkOnly ?? false);
     roleWarnings = governance.warnings;
+    container.register(coreTokens.actionJournals, { useValue: governance.journals });
     container.register(coreTokens.vdbs, { useValue: new VdbRegistry(vdbs) });
     container.register(coreTokens.semantic, { useValue: await activateSemantics(vdbs, config, container, logger) });
     const handles = await VdbHandles.create(container.resolve(coreTokens.vdbs), (name) => datasources.open(name), config.sql, config.federation);
@@ -134,6 +137,7 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
       functions: extensions.templateFunctions.values(),
       handles,
       governed: governance.governed,
+      journals: governance.journals,
       logger,
     });
     const errors = endpoints.problems.filter((problem) => problem.severity !== 'warning');
@@ -165,17 +169,52 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
  * datasources whose roles are in place.
  */
 async function governDatasources(
-  vdbs: readonly VirtualDatabase[], config: ServiceConfig, datasources: DatasourceRegistry, logger: Logger, checkOnly: boolean,
-): Promise<{ warnings: StartupProblem[]; governed: ReadonlySet<Datasource> }> {
+  vdbs: readonly VirtualDatabase[], config: ServiceConfig, datasources: DatasourceRegistry, logger: Logger, metrics: ServiceMetrics, checkOnly: boolean,
+): Promise<{ warnings: StartupProblem[]; governed: ReadonlySet<Datasource>; journals: ActionJournals }> {
   const restricts = (name: string) => !datasources.isHandedIn(name);
   const outcome = await syncDatabaseRoles({ vdbs, config, open: (name) => datasources.open(name), write: !checkOnly, restricts, logger });
   for (const warning of outcome.warnings) logger.warn({ file: warning.file, line: warning.line }, warning.message);
   const governed = new Set(outcome.datasources.map((entry) => entry.datasource));
-  if (checkOnly) return { warnings: outcome.warnings, governed };
+  if (checkOnly) return { warnings: outcome.warnings, governed, journals: ActionJournals.empty() };
+  // the journal is set up by the service's own login, before an embedded database's session is restricted
+  const journals = await prepareJournals(config, datasources, outcome.datasources, metrics, logger);
   for (const { name, datasource, roles } of outcome.datasources) {
     if (typeof datasource.restrictSession === 'function' && restricts(name)) await datasource.restrictSession(roles);
   }
-  return { warnings: outcome.warnings, governed };
+  return { warnings: outcome.warnings, governed, journals };
+}
+
+/**
+ * The journals of action runs (docs/actions.md#the-journal): on `actions.journal.datasource`, which must
+ * take one, or on each governed datasource, where one that cannot is a warning and its actions run unjournaled.
+ * Each data role's login may call the journal where the sync made it; the operator grants it otherwise.
+ */
+async function prepareJournals(
+  config: ServiceConfig, datasources: DatasourceRegistry, governed: readonly { name: string; datasource: Datasource; roles: string[] }[],
+  observer: ActionRunObserver, logger: Logger,
+): Promise<ActionJournals> {
+  const { actions, instanceId, server } = config;
+  const home = actions.journal.datasource;
+  const settings = { instance: instanceId, leaseSeconds: actions.leaseSeconds, idempotencyTtlSeconds: actions.idempotencyTtlSeconds, timeoutMs: server.requestTimeoutMs, observer };
+  // where callers run on logins the operator made (roles.sync false), the service cannot let them call the
+  // journal: their steps are then written by the service's login, before and after each operation
+  const synced = governed.map((entry) => {
+    const operators = config.datasources[entry.name]?.roles.sync === false;
+    return { ...entry, roles: operators ? [] : entry.roles, callable: !(operators && entry.datasource.dialect.loginPasswordSql() !== undefined) };
+  });
+  if (home === undefined) {
+    return ActionJournals.prepare(synced, settings, undefined, (name, error) => {
+      logger.warn({ datasource: name, reason: messageOf(error) }, 'the journal of action runs cannot be set up on this datasource: its actions run unjournaled, without recovery or Idempotency-Key');
+    });
+  }
+  const problem = (message: string) => StartupError.of([config.source.problem(['actions', 'journal', 'datasource'], `actions.journal.datasource: ${message}`)]);
+  if (!datasources.names().has(home)) throw problem(`${home} is not a datasource of this service (${[...datasources.names()].join(', ')})`);
+  const datasource = await datasources.open(home);
+  if (!datasource.dialect.actionJournal) throw problem(`the ${datasource.dialect.id} adapter of ${home} keeps no journal of action runs`);
+  const entry = synced.find((candidate) => candidate.name === home) ?? { roles: [], callable: false };
+  return ActionJournals.prepare([{ name: home, datasource, roles: entry.roles, callable: entry.callable }], settings, home, (_name, error) => {
+    throw problem(`cannot set up the journal of action runs on ${home}: ${messageOf(error)}`);
+  });
 }
 
 /** The configured runtime transport, when the runtime is enabled. */
@@ -202,6 +241,16 @@ function templateEngine(extensions: ExtensionRegistries): TemplateEngine {
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const prepared = await prepareService(options);
   const { config, container, logger } = prepared;
+  const datasources = container.resolve(coreTokens.datasources);
+  // runs a killed process left unfinished are undone before the first request is served
+  const journals = container.resolve(coreTokens.actionJournals);
+  const recovery = startRecovery({
+    journals,
+    datasource: async (name) => journals.named(name)?.datasource ?? (datasources.names().has(name) ? datasources.open(name) : undefined),
+    timeoutMs: config.server.requestTimeoutMs,
+    logger,
+  }, config.actions.recoveryIntervalSeconds);
+  await recovery.first;
   const serverConfig = options.port === undefined ? config.server : { ...config.server, port: options.port };
   const listeners = HttpListeners.build(serverConfig, routeModules, container, logger);
   try {
@@ -209,6 +258,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   } catch (error) {
     // the main listener may be up when the admin one fails: an open server would keep the process alive
     await listeners.close(0);
+    await recovery.stop();
     await prepared.close();
     if (!(error instanceof ListenFailure)) throw error;
     throw new StartupError(listenFailureMessage(error, { configFile: displayPath(config.file), overriddenBy: options.portSetBy }), [], { cause: error });
@@ -218,12 +268,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     door = config.sql.enabled ? await startSqlDoor(config, container, logger, options.sqlPort) : undefined;
   } catch (error) {
     await listeners.close(0);
+    await recovery.stop();
     await prepared.close();
     throw error;
   }
   let closing: Promise<void> | undefined;
   const close = () => {
-    closing ??= Promise.all([listeners.close(DRAIN_MS), door?.close()]).then(() => prepared.close());
+    closing ??= Promise.all([listeners.close(DRAIN_MS), door?.close(), recovery.stop()]).then(() => prepared.close());
     return closing;
   };
   return { ...prepared, url: listeners.url, adminUrl: listeners.adminUrl, sqlAddress: door?.address, close };

@@ -8,7 +8,8 @@ import {
 import { MYSQL_SEMANTIC_SYNTAX } from './mysql-semantic-syntax.js';
 import { MysqlDatasource } from './mysql-datasource.js';
 import { MYSQL_FUNCTIONS } from './mysql-functions.js';
-import { MYSQL_PASSWORD_SQL, MYSQL_SYNC_END, mysqlRoleChangeSql, mysqlRolePlan, readMysqlRoles } from './mysql-roles.js';
+import { HOST, MYSQL_PASSWORD_SQL, MYSQL_SYNC_END, mysqlRoleChangeSql, mysqlRolePlan, readMysqlRoles } from './mysql-roles.js';
+import { mysqlActionJournal } from './mysql-action-journal.js';
 import { mysqlLogicalType } from './mysql-types.js';
 
 /** The datasource `connection` of a mysql datasource (plugin.json holds its JSON Schema). */
@@ -133,6 +134,8 @@ export class MysqlDialect extends DialectBase {
   override rolePlan<T extends PlannedRole>(roles: readonly T[]): T[] {
     return mysqlRolePlan(roles);
   }
+
+  readonly actionJournal = mysqlActionJournal((name) => this.quoteIdentifier(name), HOST);
 
   override loginPasswordSql(): string {
     return MYSQL_PASSWORD_SQL;

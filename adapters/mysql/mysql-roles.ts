@@ -1,3 +1,4 @@
+import { JOURNAL_SCHEMA } from './mysql-action-journal.js';
 import {
   placeholders, type JsonValue, type PlannedRole, type RoleChange, type RolePrivilege, type RoleState, type RoleStateRequest, type SqlExecutor,
 } from '../../core/plugin-api/adapter-kit.js';
@@ -19,7 +20,7 @@ const SYNC_LOCK_WAIT_S = 60;
 export const MYSQL_SYNC_END = [`do release_lock('${SYNC_LOCK}')`];
 
 /** Every planned user is `…@'%'`: its password is random, set anew at each start (`MYSQL_PASSWORD_SQL`). */
-const HOST = "'%'";
+export const HOST = "'%'";
 
 /** Sets a user's password (both values bound) and unlocks it: the sync creates users locked. */
 export const MYSQL_PASSWORD_SQL = `alter user ?@${HOST} identified by ? account unlock`;
@@ -56,7 +57,7 @@ export async function readMysqlRoles(executor: SqlExecutor, request: RoleStateRe
   const privileges = (await grantedObjects(rows, grantees)).map(({ grantee, privilege }) => ({ role: roleOf.get(grantee) ?? '', privilege }));
   // Proc_priv is a set, e.g. `Execute,Alter Routine`; the routine's kind tells `function` from `procedure` in a GRANT
   for (const row of await rows(`select User as role_name, Db as schema_name, Routine_name as routine_name, lower(Routine_type) as routine_kind, Proc_priv as actions
-from mysql.procs_priv where Host = '%' and User in (${placeholders(roles)})`, roles)) {
+from mysql.procs_priv where Host = '%' and Db <> ? and User in (${placeholders(roles)})`, [JOURNAL_SCHEMA, ...roles])) {
     for (const granted of text(row, 'actions').split(',').filter((part) => part !== '')) {
       privileges.push({
         role: text(row, 'role_name'),

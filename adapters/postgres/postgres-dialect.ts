@@ -5,6 +5,7 @@ import {
   type RoleChange, type RoleState, type RoleStateRequest, type ServerConnectionFields, type SqlExecutor, type SqlGrammar, type SqlLexicon,
 } from '../../core/plugin-api/adapter-kit.js';
 import pg from 'pg';
+import { POSTGRES_ACTION_JOURNAL } from './postgres-action-journal.js';
 import { PostgresDatasource, type ScopeOpeners } from './postgres-datasource.js';
 import { POSTGRES_FUNCTIONS } from './postgres-functions.js';
 import { postgresRoleChangeSql, readPostgresRoles } from './postgres-roles.js';
@@ -43,6 +44,7 @@ export class PostgresDialect extends DialectBase {
   override readonly unquotedCase = 'lower';
   override readonly caseInsensitiveNames = false;
   override readonly functionPolicy = POSTGRES_FUNCTIONS;
+  readonly actionJournal = POSTGRES_ACTION_JOURNAL;
   /** Text in collation "C" whatever the column's; the keys of a dependent join as one bound array. */
   readonly pushdown: PushdownSyntax = {
     byteWiseText: (column) => `${column} COLLATE "C"`,

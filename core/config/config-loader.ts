@@ -59,6 +59,7 @@ interface RawConfig {
   capabilities: { name: string; description?: string; budgets?: Partial<TaskBudgets> }[];
   logging: ServiceConfig['logging'];
   observe: ServiceConfig['observe'];
+  actions: ServiceConfig['actions'];
 }
 
 /** The budgets of a task unless `runtime.budgets` or a capability says otherwise (docs/configuration.md). */
@@ -131,5 +132,6 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
     })),
     logging: raw.logging,
     observe: raw.observe,
+    actions: raw.actions,
   };
 }

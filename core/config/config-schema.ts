@@ -184,6 +184,23 @@ export const configSchema = {
         },
       },
     },
+    actions: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'The journal of action runs, their recovery and Idempotency-Key (docs/actions.md)',
+      properties: {
+        idempotencyTtlSeconds: { type: 'integer', minimum: 1, default: 86400 },
+        leaseSeconds: { type: 'integer', minimum: 1, maximum: 3600, default: 10 },
+        recoveryIntervalSeconds: { type: 'integer', minimum: 1, maximum: 86400, default: 5 },
+        journal: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: { datasource: { type: 'string', minLength: 1 } },
+        },
+      },
+    },
     logging: {
       type: 'object',
       additionalProperties: false,

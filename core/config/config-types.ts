@@ -26,6 +26,19 @@ export interface ServiceConfig {
   capabilities: CapabilityConfig[];
   logging: { level: string };
   observe: ObserveConfig;
+  actions: ActionsConfig;
+}
+
+/** `actions` (docs/actions.md): the journal of action runs, their recovery and `Idempotency-Key`. */
+export interface ActionsConfig {
+  /** How long an `Idempotency-Key` (and its finished run) is kept. */
+  idempotencyTtlSeconds: number;
+  /** How long a run stays its instance's without a heartbeat, before another may recover it. */
+  leaseSeconds: number;
+  /** How often recovery looks for runs left unfinished. */
+  recoveryIntervalSeconds: number;
+  /** Where every run is journaled; by default the database of the action's first operation. */
+  journal: { datasource?: string };
 }
 
 export interface ObserveConfig {

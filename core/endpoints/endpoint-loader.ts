@@ -19,6 +19,7 @@ import { DefinitionError } from './definition-error.js';
 import { EndpointRegistry } from './endpoint-registry.js';
 import type { ActionBody, QueryBody } from './endpoint-types.js';
 import { QueryEndpoint } from './query-endpoint.js';
+import type { ActionJournals } from './actions/action-journal.js';
 import type { RenderContext, RenderedDefinition, TemplateEngine } from '../plugin-api/template-engine.js';
 import type { VdbHandle, VdbHandles } from '../vdb/vdb-handles.js';
 
@@ -29,6 +30,8 @@ export interface EndpointLoading {
   handles: VdbHandles;
   /** The datasources whose database roles are in place: queries are planned there as the data roles. */
   governed: ReadonlySet<Datasource>;
+  /** Where action runs are journaled (docs/actions.md#the-journal). */
+  journals: ActionJournals;
   logger: Logger;
 }
 
@@ -106,7 +109,7 @@ async function checkDefinition(
   checkActionPlan(rendered, source.source, loading.handles, fail);
   return problems.some((problem) => problem.severity === 'error')
     ? undefined
-    : new ActionEndpoint(source.name, definition, handle, needed, loading.handles, loading.logger);
+    : new ActionEndpoint(source.name, definition, handle, needed, loading.handles, loading.logger, loading.journals);
 }
 
 /** The quoted-placeholder check, then the catalog: every relation and column the SQL names must exist. */

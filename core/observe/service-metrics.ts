@@ -6,6 +6,7 @@ import type { SemanticState } from '../semantic/semantic-types.js';
 import { counterSeries, histogramSeries } from './series-metric.js';
 import { STATEMENT_OUTCOMES, type StatementObserver, type StatementOutcome } from '../sql/statement-outcome.js';
 import type { TaskObserver } from '../tasks/task-observer.js';
+import type { ActionRunObserver } from '../endpoints/actions/action-journal.js';
 
 /** Seconds: from a cached answer to the Task API's default deadline. */
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -19,7 +20,7 @@ const NO_ACTIVATIONS: Readonly<Record<SemanticState, number>> = { catalogOnly: 0
  * it through the observers it declares (statements, tasks); the HTTP edge through `request`; activation
  * states and pool usage are read when the metrics are.
  */
-export class ServiceMetrics implements StatementObserver, TaskObserver {
+export class ServiceMetrics implements StatementObserver, TaskObserver, ActionRunObserver {
   private readonly prometheus = new Registry();
   private readonly datasources = new Map<string, Datasource>();
   private activations: () => readonly { state: SemanticState }[] = () => [];
@@ -61,6 +62,13 @@ export class ServiceMetrics implements StatementObserver, TaskObserver {
     name: 'vdb_task_budget_stops_total',
     help: 'Tasks stopped by a budget, by capability and budget (deadline: maxDurationSeconds)',
     labelNames: ['capability', 'budget'] as const,
+    registers: [this.prometheus],
+  });
+
+  private readonly actionRunsNeedingAttention = new Counter({
+    name: 'vdb_action_runs_needing_attention_total',
+    help: 'Action runs whose compensation cannot succeed, left needs_attention for a person to repair, by action',
+    labelNames: ['action'] as const,
     registers: [this.prometheus],
   });
 
@@ -159,6 +167,10 @@ export class ServiceMetrics implements StatementObserver, TaskObserver {
   taskEnded(capability: string, state: TaskState, budget?: keyof TaskBudgets | 'deadline'): void {
     this.tasks.inc({ capability, state });
     if (budget !== undefined) this.budgetStops.inc({ capability, budget });
+  }
+
+  runNeedsAttention(action: string): void {
+    this.actionRunsNeedingAttention.inc({ action });
   }
 
   /** The text exposition format, with its content type. */

@@ -59,6 +59,10 @@ const CATALOG = {
     status: 400, retryable: false, message: 'the semantic query cannot be answered by the model', envelopes: STANDARD,
     meaning: 'Semantic query API: the query is malformed or the model cannot answer it safely; `details.osiCode` is the OSI Foundation error code (`E_NO_PATH`, `E_AMBIGUOUS_PATH`, ...), `details.target` the part of the query at fault.',
   },
+  invalid_idempotency_key: {
+    status: 400, retryable: false, message: 'the Idempotency-Key header is not a key', envelopes: STANDARD,
+    meaning: 'Action routes: `Idempotency-Key` must be 1 to 255 visible ASCII characters, and the action\'s datasource must keep a journal (docs/actions.md#idempotency-key).',
+  },
   invalid_body: {
     status: 400, retryable: false, message: 'the body is not valid', envelopes: STANDARD,
     inTaskEnvelope: { code: 'invalid_request', keepMessage: true },
@@ -148,6 +152,10 @@ const CATALOG = {
     status: 404, retryable: false, message: 'no query of that name', envelopes: STANDARD,
     meaning: 'No query endpoint definition of that name.',
   },
+  unknown_action_run: {
+    status: 404, retryable: false, message: 'no action run of that id', envelopes: STANDARD,
+    meaning: 'Admin API: no journal holds an action run of that id (or it was purged after `actions.idempotencyTtlSeconds`).',
+  },
   unknown_action: {
     status: 404, retryable: false, message: 'no action of that name', envelopes: STANDARD,
     meaning: 'No action endpoint definition of that name.',
@@ -180,6 +188,10 @@ const CATALOG = {
     status: 409, retryable: false, message: 'an assertion of the action did not hold', envelopes: STANDARD,
     meaning: 'An assertion of an action did not hold; the message is the assertion\'s; nothing ran.',
   },
+  idempotency_key_in_flight: {
+    status: 409, retryable: true, message: 'a request with this Idempotency-Key is still running', envelopes: STANDARD,
+    meaning: 'Action routes: the first request with this `Idempotency-Key` has not finished; retry once it has (docs/actions.md#idempotency-key).',
+  },
   operation_conflict: {
     status: 409, retryable: false, message: 'an operation broke a constraint', envelopes: STANDARD,
     meaning: 'An operation broke a constraint or a value did not fit its column, after compensation; `details.operations` lists each.',
@@ -199,6 +211,10 @@ const CATALOG = {
   task_not_working: {
     status: 409, retryable: false, message: 'the task waits for no observation', envelopes: TASK,
     meaning: 'Reference runtime: an advance of a task that has ended.',
+  },
+  idempotency_key_reused: {
+    status: 422, retryable: false, message: 'the Idempotency-Key was used with another body', envelopes: STANDARD,
+    meaning: 'Action routes: the `Idempotency-Key` was first sent with a different body (or to another action); use a new key for a new request.',
   },
   result_too_large: {
     status: 422, retryable: false, message: 'the result is too large', envelopes: STANDARD,
@@ -245,6 +261,10 @@ const CATALOG = {
   datasource_unavailable: {
     status: 503, retryable: true, message: 'the datasource is unavailable', envelopes: STANDARD,
     meaning: 'A datasource cannot be reached, or the connection of a statement was lost while it ran (the database restarted, the session was terminated) (after compensation, for actions); `details.datasource` names it. The service serves again as soon as the database is back.',
+  },
+  action_run_taken_over: {
+    status: 503, retryable: true, message: 'the action run was taken over by recovery', envelopes: STANDARD,
+    meaning: 'Action routes: while the action ran, its lease in the journal lapsed (the database was unreachable) and recovery took the run over and undoes what it did; the request may be sent again.',
   },
   startup_blocked: {
     status: 503, retryable: false, message: 'the service did not start', envelopes: STANDARD,

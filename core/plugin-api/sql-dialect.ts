@@ -395,6 +395,11 @@ export interface SqlDialect extends DialectSyntax {
   /** Statements that end a sync, after its changes (MySQL: release the lock `readRoles` took, which outlives transactions). */
   roleSyncEndSql(): string[];
   /**
+   * The service's journal of action runs on this database (docs/actions.md#the-journal), written in the same
+   * transaction as each operation; absent where the dialect keeps none (its actions then run unjournaled).
+   */
+  readonly actionJournal?: ActionJournalSql;
+  /**
    * How a federated plan's pushed statements compare as PostgreSQL does on this server (docs/federation.md);
    * absent, only the columns and the predicates that need neither form are pushed to its datasources.
    */
@@ -407,4 +412,23 @@ export interface PushdownSyntax {
   byteWiseText(column: string): string;
   /** `column` equal to one of `values`: the text (`?` per bound value) and the bound values, e.g. `= ANY(?)` with one array. */
   anyOf(column: string, values: readonly unknown[]): { sql: string; bindings: unknown[] };
+}
+
+/**
+ * The SQL of a dialect's action journal: a schema of the service's own, its tables readable by the service's
+ * login alone, and one function that a caller's role may call but that refuses a call without the journal's
+ * secret, so that the role can neither read nor forge the journal.
+ */
+export interface ActionJournalSql {
+  /** Creates what is missing, in one transaction, as the service's login; safe from several instances at once. */
+  readonly setupSql: readonly string[];
+  /** One row, column `secret`: the secret every call passes, read as the service's login. */
+  readonly secretSql: string;
+  /**
+   * Calls the journal: bindings the secret, the command and its payload as JSON text; one row, column `result`,
+   * the answer as JSON text or null.
+   */
+  readonly callSql: string;
+  /** Where a caller's statements run on a login per role: what lets that login call the journal. */
+  grantSql(role: string): string[];
 }

@@ -20,7 +20,7 @@ import { authorizeVdbStatement, type AuthorizedStatement, type RelationAccessFac
 import type { Principal } from '../plugin-api/auth-scheme.js';
 import { deny, isDenial, type Denial } from '../plugin-api/denial.js';
 import type { StatementKind } from '../plugin-api/statement-facts.js';
-import type { Datasource, QueryOptions, QueryResult } from '../plugin-api/sql-dialect.js';
+import type { Datasource, QueryOptions, QueryResult, SqlExecutor } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { DatasourceRuntime, type CallerBounds, type CallerExecutor } from '../sql/datasource-runtime.js';
 import { explainFederated, planFederated, type FederatedPlan } from '../federation/federated-plan.js';
@@ -82,6 +82,11 @@ export interface CallerRun extends CallerBounds {
 export interface RunOptions extends Pick<QueryOptions, 'maxRows' | 'maxBytes'> {
   /** In a transaction of its own (an action's write): committed when it succeeds, rolled back when not. */
   transaction?: boolean;
+  /**
+   * With `transaction`: the service's own work after the statement, in the same transaction under the same
+   * role (an action's journal, docs/actions.md#the-journal): both commit or neither does.
+   */
+  alongside?: (transaction: SqlExecutor, result: QueryResult) => Promise<unknown>;
 }
 
 /** The caller's grants on a handle's VDB: the first thing a door renders for. */
@@ -164,7 +169,14 @@ export function runAuthorized(authorized: AuthorizedRun, bounds: CallerBounds, o
   const { timeoutMs, maxRowBytes, signal } = bounds;
   const executor = datasource.forCaller(callerScope(datasource.dialect, vdb, grants, readOnly), { timeoutMs, maxRowBytes, signal });
   // the options as they are, not copied without `transaction`: this is every query request's path
-  if (options.transaction) return executor.transaction((inside) => inside.query(sql, bindings, options));
+  if (options.transaction) {
+    const { alongside } = options;
+    return executor.transaction(async (inside) => {
+      const result = await inside.query(sql, bindings, options);
+      if (alongside) await alongside(inside, result);
+      return result;
+    });
+  }
   return executor.query(sql, bindings, options);
 }
 

@@ -48,8 +48,9 @@ async function childPids(pid: number): Promise<number[]> {
 export class PgCluster {
   private constructor(readonly name: string, readonly port: number) {}
 
-  static async create(): Promise<PgCluster> {
-    const port = await freePort();
+  /** On `port` when given (a test's own range), else on a free one. */
+  static async create(at?: number): Promise<PgCluster> {
+    const port = at ?? await freePort();
     const cluster = new PgCluster(`vdbfault${process.pid}x${port}`, port);
     await run('pg_createcluster', ['15', cluster.name, '--port', String(port), '--', '--auth-local=trust', '--auth-host=trust']);
     await cluster.ctl('start');

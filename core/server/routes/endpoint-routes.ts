@@ -60,7 +60,8 @@ export const endpointRoutes: RouteModule = {
     server.post('/api/v1/actions/run/:name', async (req: Request, res: Response) => {
       await authenticateRequest(scheme, req);
       const action = endpoints.action(String(req.params['name']));
-      res.json(200, await action.run(endpointRequest(req, await readBody(req, maxBodyBytes), config.server)));
+      const key = req.header('idempotency-key');
+      res.json(200, await action.run(endpointRequest(req, await readBody(req, maxBodyBytes), config.server), key === undefined || key === '' ? undefined : key));
     });
   },
   describe(container) {
@@ -161,11 +162,19 @@ function queryOperation(query: QueryEndpoint): ApiOperation {
 }
 
 function actionOperation(action: ActionEndpoint): ApiOperation {
+  const described = endpointOperation('action', action);
   return {
-    ...endpointOperation('action', action),
+    ...described,
+    parameters: [...(described.parameters ?? []), {
+      name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 },
+      description: 'A retry with the same key and body answers the first run\'s answer without running again (docs/actions.md#idempotency-key); kept `actions.idempotencyTtlSeconds`.',
+    }],
     responses: {
       '200': jsonResponse('Every operation ran (or was skipped).', ACTION_RESULT_SCHEMA),
-      ...errorResponses({ standard: [...COMMON_ERRORS, 'assertion_failed', 'operation_conflict', 'operation_failed', 'wait_timeout', 'statement_timeout'] }),
+      ...errorResponses({
+        standard: [...COMMON_ERRORS, 'assertion_failed', 'operation_conflict', 'operation_failed', 'wait_timeout', 'statement_timeout',
+          'invalid_idempotency_key', 'idempotency_key_reused', 'idempotency_key_in_flight', 'action_run_taken_over'],
+      }),
     },
   };
 }

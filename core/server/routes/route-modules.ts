@@ -1,5 +1,6 @@
 import type { RouteModule } from '../route-module.js';
 import { startupGateRoutes } from '../startup-gate.js';
+import { actionRunRoutes } from './action-run-routes.js';
 import { adminRoutes } from './admin-routes.js';
 import { catalogRoutes } from './catalog-routes.js';
 import { docsRoutes } from './docs-routes.js';
@@ -13,7 +14,7 @@ import { healthRoutes } from './health-routes.js';
 
 /** The route groups the OpenAPI document describes, in registration order (the startup gate first). */
 const described: RouteModule[] = [
-  startupGateRoutes, healthRoutes, metricsRoutes, indexRoutes, docsRoutes, adminRoutes, catalogRoutes, semanticQueryRoutes, endpointRoutes, taskRoutes,
+  startupGateRoutes, healthRoutes, metricsRoutes, indexRoutes, docsRoutes, adminRoutes, actionRunRoutes, catalogRoutes, semanticQueryRoutes, endpointRoutes, taskRoutes,
 ];
 
 /** Every route group the service serves: the described ones and the document of them. */

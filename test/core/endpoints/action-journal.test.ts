@@ -1,0 +1,180 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { forEachBackend, skippedHere } from '../../support/backends.js';
+import { startTestService, type TestService } from '../../support/test-service.js';
+import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
+import { actionBundleFiles, admin, call, CLERK_TOKEN, crashTables, NEW_QTY, OLD_QTY, stateOf } from '../../faults/action-bundle.js';
+
+/**
+ * The journal of action runs (docs/actions.md): what it records, the admin routes that show it,
+ * `Idempotency-Key`, a compensation that cannot succeed, and that a caller's database role can neither read
+ * nor forge it. Crashes and recovery: test/faults/action-crash.test.ts.
+ */
+forEachBackend((backend) => {
+  const test = suite<{ service: TestService; raw: Datasource; schema: string }>(`${backend.name}: the journal of action runs`);
+  if (skippedHere(test, backend)) return;
+
+  test.before(async (context) => {
+    context.schema = backend.family === 'mysql' ? backend.database : 'crash';
+    context.raw = await backend.open();
+    for (const statement of crashTables(backend.family, context.schema)) await context.raw.query(statement, []);
+    const { config, files } = actionBundleFiles(backend.datasourceConfig, context.schema, 'journal-1');
+    context.service = await startTestService({ config, files, datasources: { db: context.raw } });
+  });
+
+  test.after(async ({ service, raw, schema }) => {
+    await service?.close();
+    for (const table of ['crash_shipments', 'crash_orders', 'crash_stock']) await raw?.query(`drop table if exists ${schema}.${table}`, []).catch(() => undefined);
+    if (backend.closeAfter) await raw?.close();
+  });
+
+  let next = 1000 * (1 + Math.floor(Math.random() * 1000));
+  const place = async (service: TestService, options: { failing?: boolean; key?: string } = {}) => {
+    const id = next++;
+    const item = `item-${id}`;
+    assert.is((await call(service.url, 'actions/run', 'crash_stock_add', { item, qty: OLD_QTY })).status, 200);
+    if (options.failing) assert.is((await call(service.url, 'actions/run', 'crash_ship_first', { id })).status, 200);
+    const body = { id, item, oldQty: OLD_QTY, newQty: NEW_QTY, ready: 1 };
+    const headers: Record<string, string> = options.key === undefined ? {} : { 'idempotency-key': options.key };
+    return { id, item, body, headers };
+  };
+  /** Resolves with the error a statement was refused with; fails the test when it ran. */
+  const refused = async (statement: Promise<unknown>): Promise<void> => {
+    const outcome = await statement.then(() => 'ran', () => 'refused');
+    assert.is(outcome, 'refused');
+  };
+  const runsOf = async (service: TestService, query: string) => (await admin(service.url, `actions/runs?${query}`)).body['runs'] as Record<string, unknown>[];
+
+  test('a completed run: listed with its state, its steps with their times, outcomes and compensations', async ({ service }) => {
+    const { id, body } = await place(service);
+    const answer = await call(service.url, 'actions/run', 'crash_place', body);
+    assert.is(answer.status, 200, JSON.stringify(answer.body));
+    const listed = (await runsOf(service, 'action=crash_place&state=completed&limit=500')).find((run) => (run['run'] as string) !== undefined && run['state'] === 'completed');
+    assert.ok(listed, 'the completed run is listed');
+    const runs = await Promise.all((await runsOf(service, 'action=crash_place&limit=500')).map(async (run) => (await admin(service.url, `actions/runs/${String(run['run'])}`)).body));
+    const run = runs.find((candidate) => (candidate['request'] as Record<string, unknown>)['id'] === id) as Record<string, unknown>;
+    assert.is(run['state'], 'completed');
+    assert.type(run['journal'], 'string');
+    assert.equal((run['response'] as Record<string, unknown>)['ok'], true);
+    const steps = run['steps'] as Record<string, unknown>[];
+    assert.equal(steps.map((step) => [step['position'], step['name'], step['status'], step['affectedRows'], step['compensationStatus']]),
+      [[0, 'reserve', 'done', 1, 'none'], [1, 'order', 'done', 1, 'none'], [2, 'ship', 'done', 1, 'none']]);
+    for (const step of steps) {
+      assert.ok(!Number.isNaN(Date.parse(String(step['doneAt']))), 'each step has its time');
+      const compensation = step['compensation'] as Record<string, unknown>;
+      assert.is(compensation['datasource'], run['journal']);
+      assert.ok(String(compensation['sql']).length > 0);
+    }
+    assert.ok(!Number.isNaN(Date.parse(String(run['finishedAt']))));
+  });
+
+  test('a failed run: compensated in reverse, each compensation journaled, the run failed with its answer', async ({ service }) => {
+    const { id, item, body } = await place(service, { failing: true });
+    const answer = await call(service.url, 'actions/run', 'crash_place', body);
+    assert.is(answer.status, 409, JSON.stringify(answer.body));
+    assert.equal(await stateOf(service.url, id, item), { qty: OLD_QTY, orders: 0, shipments: 1 });
+    const runs = await Promise.all((await runsOf(service, 'action=crash_place&state=failed&limit=500')).map(async (run) => (await admin(service.url, `actions/runs/${String(run['run'])}`)).body));
+    const run = runs.find((candidate) => (candidate['request'] as Record<string, unknown>)['id'] === id) as Record<string, unknown>;
+    assert.ok(run, 'the failed run is listed as failed');
+    const steps = run['steps'] as Record<string, unknown>[];
+    assert.equal(steps.map((step) => [step['name'], step['compensationStatus']]), [['reserve', 'compensated'], ['order', 'compensated']]);
+    assert.is((run['response'] as Record<string, unknown>)['code'], 'operation_conflict');
+  });
+
+  test('Idempotency-Key: the same key and body answer the first answer without running again; another body 422', async ({ service }) => {
+    const key = `key-${next}`;
+    const { id, item, body, headers } = await place(service, { key });
+    const first = await call(service.url, 'actions/run', 'crash_place', body, headers);
+    assert.is(first.status, 200, JSON.stringify(first.body));
+    // the second run would fail: the order exists; the first answer comes back instead
+    const again = await call(service.url, 'actions/run', 'crash_place', body, headers);
+    assert.is(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body, first.body);
+    assert.equal(await stateOf(service.url, id, item), { qty: NEW_QTY, orders: 1, shipments: 1 });
+    const other = await call(service.url, 'actions/run', 'crash_place', { ...body, newQty: 3 }, headers);
+    assert.is(other.status, 422);
+    assert.is(other.body['code'], 'idempotency_key_reused');
+    const invalid = await call(service.url, 'actions/run', 'crash_place', body, { 'idempotency-key': 'a key with spaces' });
+    assert.is(invalid.status, 400);
+    assert.is(invalid.body['code'], 'invalid_idempotency_key');
+    // another caller's identical key is another request
+    const byClerk = await call(service.url, 'actions/run', 'crash_place', body, { ...headers, authorization: `Bearer ${CLERK_TOKEN}` });
+    assert.is(byClerk.status, 409, 'the clerk\'s request ran: the order exists');
+  });
+
+  test('Idempotency-Key: a failed first run is answered again with its error', async ({ service }) => {
+    const { body, headers } = await place(service, { failing: true, key: `key-${next}` });
+    const first = await call(service.url, 'actions/run', 'crash_place', body, headers);
+    assert.is(first.status, 409);
+    const again = await call(service.url, 'actions/run', 'crash_place', body, headers);
+    assert.is(again.status, 409);
+    assert.equal(again.body, first.body);
+  });
+
+  test('Idempotency-Key under concurrency: eight requests at once, one run; the others wait with 409 in flight or get its answer', async ({ service }) => {
+    const { id, item, body, headers } = await place(service, { key: `key-${next}` });
+    const answers = await Promise.all(Array.from({ length: 8 }, () => call(service.url, 'actions/run', 'crash_place', body, headers)));
+    const statuses = answers.map((answer) => answer.status);
+    assert.ok(answers.every((answer) => answer.status === 200 || (answer.status === 409 && answer.body['code'] === 'idempotency_key_in_flight')), JSON.stringify(answers.map((answer) => answer.body)));
+    assert.ok(statuses.includes(200));
+    const bodies = new Set(answers.filter((answer) => answer.status === 200).map((answer) => JSON.stringify(answer.body)));
+    assert.is(bodies.size, 1, 'every 200 is the one run\'s answer');
+    assert.equal(await stateOf(service.url, id, item), { qty: NEW_QTY, orders: 1, shipments: 1 });
+    const runs = await Promise.all((await runsOf(service, 'action=crash_place&limit=500')).map(async (run) => (await admin(service.url, `actions/runs/${String(run['run'])}`)).body));
+    assert.is(runs.filter((run) => (run['request'] as Record<string, unknown>)['id'] === id).length, 1, 'one run of the request');
+  });
+
+  test('a compensation that cannot succeed leaves the run needs_attention, with what a person needs, logged and counted', async ({ service }) => {
+    const id = next++;
+    const item = `item-${id}`;
+    assert.is((await call(service.url, 'actions/run', 'crash_stock_add', { item, qty: OLD_QTY })).status, 200);
+    assert.is((await call(service.url, 'actions/run', 'crash_ship_first', { id })).status, 200);
+    const answer = await call(service.url, 'actions/run', 'crash_broken_undo', { id, item });
+    assert.is(answer.status, 409);
+    const listed = await runsOf(service, 'state=needs_attention&action=crash_broken_undo');
+    assert.ok(listed.length >= 1, 'the run is listed as needs_attention');
+    const run = (await admin(service.url, `actions/runs/${String(listed[0]?.['run'])}`)).body;
+    assert.is(run['state'], 'needs_attention');
+    assert.ok(run['problem'], 'the run says what went wrong');
+    const step = (run['steps'] as Record<string, unknown>[])[0] as Record<string, unknown>;
+    assert.is(step['compensationStatus'], 'failed');
+    assert.ok(String(step['problem']).length > 0);
+    assert.ok(String((step['compensation'] as Record<string, unknown>)['sql']).length > 0, 'the statement that would undo it');
+    assert.ok(service.logs.some((line) => line.includes('compensation failed')), 'logged');
+    const metrics = await (await service.request('/observe/metrics')).text();
+    assert.match(metrics, /vdb_action_runs_needing_attention_total\{action="crash_broken_undo"\} [1-9]/);
+  });
+
+  test('the admin routes: admins only, filters checked, an unknown run 404', async ({ service }) => {
+    assert.is((await admin(service.url, 'actions/runs', CLERK_TOKEN)).status, 403);
+    const bad = await admin(service.url, 'actions/runs?state=sleeping');
+    assert.is(bad.status, 400);
+    assert.is(bad.body['code'], 'invalid_request');
+    const unknown = await admin(service.url, 'actions/runs/no-such-run');
+    assert.is(unknown.status, 404);
+    assert.is(unknown.body['code'], 'unknown_action_run');
+    const openapi = await (await service.request('/api/v1/openapi.json')).json() as { paths: Record<string, unknown> };
+    assert.ok(openapi.paths['/api/v1/admin/actions/runs'] && openapi.paths['/api/v1/admin/actions/runs/{id}'], 'both routes are in the OpenAPI document');
+  });
+
+  test('the journal is the service\'s own: a caller\'s database role can neither read it nor write it without the secret', async ({ raw }) => {
+    const wrongSecret = raw.query('select vdb_service.action_journal(?, ?, ?) as result', ['not-the-secret', 'list', '{"limit": 5}']);
+    await refused(wrongSecret);
+    if (backend.family === 'postgres') {
+      const role = 'vdb_crash_v1_clerk';
+      const asRole = (sql: string) => raw.transaction(async (transaction) => {
+        await transaction.query(`set local role ${role}`, []);
+        return transaction.query(sql, []);
+      });
+      await refused(asRole('select * from vdb_service.action_runs'));
+      await refused(asRole('select * from vdb_service.action_secret'));
+      await refused(asRole(`insert into vdb_service.action_steps (run_id, position, name, status) values ('x', 0, 'forged', 'done')`));
+    } else {
+      const grants = (await raw.query("show grants for 'vdb_crash_v1_clerk'@'%'", [])).rows.map((row) => String(Object.values(row)[0]));
+      const onJournal = grants.filter((grant) => grant.includes('vdb_service'));
+      assert.equal(onJournal.map((grant) => /^GRANT EXECUTE ON FUNCTION `vdb_service`\.`action_journal`/.test(grant)), [true], JSON.stringify(grants));
+    }
+  });
+
+  test.run();
+});
