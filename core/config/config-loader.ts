@@ -58,6 +58,7 @@ interface RawConfig {
   capabilities: { name: string; description?: string; budgets?: Partial<TaskBudgets> }[];
   logging: ServiceConfig['logging'];
   observe: ServiceConfig['observe'];
+  mcp: ServiceConfig['mcp'];
 }
 
 /** The budgets of a task unless `runtime.budgets` or a capability says otherwise (docs/configuration.md). */
@@ -129,5 +130,6 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
     })),
     logging: raw.logging,
     observe: raw.observe,
+    mcp: raw.mcp,
   };
 }

@@ -25,6 +25,18 @@ export interface ServiceConfig {
   capabilities: CapabilityConfig[];
   logging: { level: string };
   observe: ObserveConfig;
+  mcp: McpConfig;
+}
+
+/** The MCP endpoint (docs/mcp.md). */
+export interface McpConfig {
+  enabled: boolean;
+  /** Where it is served on the main listener, e.g. `/mcp`. */
+  path: string;
+  /** Origins (`scheme://host[:port]`) a browser page may call it from, besides the endpoint's own. */
+  allowedOrigins: string[];
+  /** Sessions kept at once; past it the least recently used one is closed. */
+  maxSessions: number;
 }
 
 export interface ObserveConfig {

@@ -18,6 +18,8 @@ export class ActionEndpoint {
     readonly neededFields: readonly string[],
     private readonly handles: VdbHandles,
     private readonly logger: Logger,
+    /** The definition's `description`, for the documents that describe it (OpenAPI, MCP). */
+    readonly description?: string,
   ) {}
 
   /** Renders and plans the action, authorizes every statement as the caller, then runs it. */

@@ -91,6 +91,7 @@ async function checkDefinition(
     fail(`needed field ${field} is never used by the template`, lineOf(kind === 'query' ? 'neededFields' : 'needed'));
   }
 
+  const { description } = unchecked.document as QueryBody | ActionBody;
   const bound = handleOf(kind, unchecked.document, loading.handles);
   if (typeof bound === 'string') return void fail(bound, lineOf('virtualDatabase'));
   const probe = probeContext(bound);
@@ -100,12 +101,12 @@ async function checkDefinition(
   if (kind === 'query') {
     const warn: Fail = (message, line) => problems.push({ file: source.file, ...(line === undefined ? {} : { line }), message, severity: 'warning' });
     await checkQuerySql(rendered, bound, loading.governed, probe.dynamicIdentifiers(), fail, warn, lineOf('query'));
-    return problems.some((problem) => problem.severity === 'error') ? undefined : new QueryEndpoint(source.name, definition, bound, needed);
+    return problems.some((problem) => problem.severity === 'error') ? undefined : new QueryEndpoint(source.name, definition, bound, needed, description);
   }
   checkActionPlan(rendered, source.source, loading.handles, fail);
   return problems.some((problem) => problem.severity === 'error')
     ? undefined
-    : new ActionEndpoint(source.name, definition, bound, needed, loading.handles, loading.logger);
+    : new ActionEndpoint(source.name, definition, bound, needed, loading.handles, loading.logger, description);
 }
 
 /** The quoted-placeholder check, then the catalog: every relation and column the SQL names must exist. */

@@ -27,6 +27,8 @@ export class QueryEndpoint {
     private readonly definition: CompiledDefinition,
     readonly bound: VdbHandle,
     readonly neededFields: readonly string[],
+    /** The definition's `description`, for the documents that describe it (OpenAPI, MCP). */
+    readonly description?: string,
   ) {}
 
   /** The statement pipeline (core/statements/statement-pipeline.ts): render, authorize, run, shape. */
