@@ -147,7 +147,9 @@ export class McpTools {
     const name = args['vdb'];
     if (name === undefined || name === null) throw new InputError('missing_fields', 'the arguments lack needed field vdb', { details: { missing: ['vdb'] } });
     if (typeof name !== 'string') throw new InputError('invalid_body', 'vdb must be a string');
-    const version = args['version'];
+    const given = args['version'];
+    // a client that reads `version=1` as JSON sends a number (the Inspector's CLI does)
+    const version = typeof given === 'number' && Number.isSafeInteger(given) ? String(given) : given;
     if (version !== undefined && version !== null && typeof version !== 'string') throw new InputError('invalid_body', 'version must be a string');
     if (typeof version === 'string') return this.services.vdbs.get(name, version);
     const versions = this.services.vdbs.versionsOf(name);
@@ -208,12 +210,11 @@ export class McpTools {
   }
 
   private async ask(args: Arguments, caller: ToolCaller): Promise<Record<string, unknown>> {
-    const { capability, vdb, version, goal } = args;
+    const { capability, vdb, goal } = args;
     const missing = [['capability', capability], ['vdb', vdb], ['goal', goal]].filter(([, value]) => value === undefined || value === null).map(([field]) => field as string);
     if (missing.length > 0) throw new InputError('missing_fields', `the arguments lack needed field${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`, { details: { missing } });
-    if (typeof capability !== 'string' || typeof vdb !== 'string' || (version !== undefined && typeof version !== 'string')) {
-      throw new InputError('invalid_body', 'capability, vdb and version must be strings');
-    }
+    if (typeof capability !== 'string' || typeof vdb !== 'string') throw new InputError('invalid_body', 'capability and vdb must be strings');
+    const { version } = this.vdbOf({ vdb, version: args['version'] });
     const snapshot = await this.services.tasks.run({ capability, vdb, version, body: { goal }, caller: caller.principal });
     return { ...snapshot };
   }

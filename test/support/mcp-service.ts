@@ -1,4 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -39,4 +43,39 @@ export async function mcpClient(service: TestService, token: string): Promise<Cl
   const client = new Client({ name: 'vdb-service-tests', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
   return client;
+}
+
+/**
+ * A proxy in front of `target` that adds `authorization: Bearer <token>` to every request and keeps every
+ * other header (Host and Origin included): for the conformance tool, which sends no credentials.
+ */
+export async function credentialProxy(target: string, token: string): Promise<{ url: string; close(): Promise<void> }> {
+  const upstream = new URL(target);
+  const server = createServer((req, res) => {
+    const forwarded = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, authorization: `Bearer ${token}` } }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forwarded.on('error', () => {
+      res.statusCode = 502;
+      res.end();
+    });
+    req.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://localhost:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+/** Node 24, where `.ci/run` keeps it (the conformance tool needs Node 22 APIs), or why it is not there. */
+export function node24(): { path: string } | { missing: string } {
+  const path = join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'vdb-service', 'node-24', 'package', 'bin', 'node');
+  if (!existsSync(path)) return { missing: `Node 24 is not at ${path} (.ci/run installs it)` };
+  const version = spawnSync(path, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  return version.startsWith('v24.') ? { path } : { missing: `${path} is ${version || 'not runnable'}, not Node 24` };
 }

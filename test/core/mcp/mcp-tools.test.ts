@@ -236,7 +236,7 @@ forEachBackend((backend) => {
     });
     assert.equal([slow.isError, text(slow).split(':')[0]], [true, 'statement_timeout'], text(slow));
     if (backend.name === 'pglite') return;
-    const after = await call(analyst, 'run_sql', { vdb: 'retail', version: '1', sql: 'select count(*) as n from sales.products' });
+    const after = await call(analyst, 'run_sql', { vdb: 'retail', version: '1', sql: 'select count(*)::int as n from sales.products' });
     assert.equal((after.structuredContent as { rows: unknown[] }).rows, [{ n: 30 }], text(after));
   });
 
