@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Route, Server } from 'restify';
 import type { DependencyContainer } from 'tsyringe';
@@ -25,8 +25,9 @@ import { requestSignal } from '../server/request-signal.js';
 import type { RouteModule } from '../server/route-module.js';
 import { startupBlocked } from '../server/startup-gate.js';
 import { coreTokens } from '../service-tokens.js';
-import { authInfoOf, createMcpServer, type McpRequestContext, type McpServerDeps } from './mcp-server.js';
+import { authInfoOf, contextOfAuth, createMcpServer, type McpRequestContext, type McpServerDeps } from './mcp-server.js';
 import { McpSessions } from './mcp-sessions.js';
+import { NodeStreamableTransport } from './node-transport.js';
 import type { McpServices } from './mcp-services.js';
 
 export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
@@ -111,7 +112,7 @@ class McpDoor {
     const principal = await this.authenticate(req);
     const token = (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
     const context: McpRequestContext = { principal, requestId: String(res.getHeader('x-request-id') ?? ''), signal: requestSignal(req) };
-    (req as IncomingMessage & { auth?: unknown }).auth = authInfoOf(context, token);
+    const auth = authInfoOf(context, token);
 
     const sessionId = req.headers[SESSION_HEADER];
     if (typeof sessionId === 'string') {
@@ -125,7 +126,7 @@ class McpDoor {
       const body = req.method === 'POST' ? await this.readMessages(req, res) : undefined;
       if (body === null) return;
       this.count(req, body);
-      await session.transport.handleRequest(req, res, body);
+      await session.transport.handleNode(req, res, body, auth);
       return;
     }
     if (req.method !== 'POST') {
@@ -138,34 +139,35 @@ class McpDoor {
     if (body === null) return;
     this.count(req, body);
     const initializes = Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
-    await (initializes ? this.openSession(req, res, body, principal) : this.stateless(req, res, body));
+    await (initializes ? this.openSession(req, res, body, auth) : this.stateless(req, res, body, auth));
   }
 
   /** An `initialize` without a session: a session of this caller's, its id in the answer's `Mcp-Session-Id`. */
-  private async openSession(req: IncomingMessage, res: ServerResponse, body: unknown, principal: Principal): Promise<void> {
+  private async openSession(req: IncomingMessage, res: ServerResponse, body: unknown, auth: AuthInfo): Promise<void> {
     const mcp = createMcpServer(this.deps);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const owner = ownerOf(contextOfAuth(auth).principal);
+    const transport: NodeStreamableTransport = new NodeStreamableTransport({
       sessionIdGenerator: randomUUID,
       enableJsonResponse: true,
-      onsessioninitialized: (id) => this.sessions.add(id, { transport, owner: ownerOf(principal) }),
+      onsessioninitialized: (id) => this.sessions.add(id, { transport, owner }),
       onsessionclosed: (id) => this.sessions.remove(id),
     });
     transport.onclose = () => {
       if (transport.sessionId !== undefined) this.sessions.remove(transport.sessionId);
     };
     await mcp.connect(transport);
-    await transport.handleRequest(req, res, body);
+    await transport.handleNode(req, res, body, auth);
     // an initialize the transport refused opened no session: nothing to keep
     if (transport.sessionId === undefined) await mcp.close();
   }
 
   /** A request without a session: a server and transport of its own, closed with the answer. */
-  private async stateless(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  private async stateless(req: IncomingMessage, res: ServerResponse, body: unknown, auth: AuthInfo): Promise<void> {
     const mcp = createMcpServer(this.deps);
-    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
+    const transport = new NodeStreamableTransport({ enableJsonResponse: true });
     res.once('close', () => void mcp.close());
     await mcp.connect(transport);
-    await transport.handleRequest(req, res, body);
+    await transport.handleNode(req, res, body, auth);
   }
 
   /** The POST body as JSON, within `server.maxBodyBytes`; null when malformed JSON was already answered. */

@@ -1,7 +1,7 @@
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { NodeStreamableTransport } from './node-transport.js';
 
 export interface McpSessionEntry {
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableTransport;
   /** The scheme and subject of the caller that opened it. */
   owner: string;
 }
