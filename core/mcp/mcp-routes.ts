@@ -15,12 +15,12 @@ import type { DependencyContainer } from 'tsyringe';
 import type { McpConfig, ServiceConfig } from '../config/config-types.js';
 import type { ServiceMetrics } from '../observe/service-metrics.js';
 import { CredentialError, type AuthScheme, type Principal } from '../plugin-api/auth-scheme.js';
-import { ForbiddenError, InputError, ServiceError, UnavailableError } from '../plugin-api/errors.js';
+import { ForbiddenError, InputError, UnavailableError } from '../plugin-api/errors.js';
 import { CORE_VERSION } from '../plugins/manifest-validation.js';
 import { CredentialRefusal } from '../server/authentication.js';
 import { readBody } from '../server/body-parsing.js';
 import { onFirst } from '../server/first-route.js';
-import { toHttpFailure } from '../server/http-errors.js';
+import { toHttpFailure, type ErrorBody } from '../server/http-errors.js';
 import { requestSignal } from '../server/request-signal.js';
 import type { RouteModule } from '../server/route-module.js';
 import { startupBlocked } from '../server/startup-gate.js';
@@ -30,7 +30,7 @@ import { McpSessions } from './mcp-sessions.js';
 import { NodeStreamableTransport } from './node-transport.js';
 import type { McpServices } from './mcp-services.js';
 
-export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
+const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
 const SESSION_HEADER = 'mcp-session-id';
 
 /** The JSON-RPC methods counted by name; any other is counted as `other`, so the series stay few. */
@@ -71,6 +71,8 @@ class McpDoor {
   private readonly after: Route;
   /** The listener is bound to a loopback address: only a loopback `Host` can be meant for it. */
   private readonly loopback: boolean;
+  /** The hosts of `mcp.allowedOrigins`, which a loopback listener takes as `Host` too. */
+  private readonly allowedHosts: ReadonlySet<string>;
 
   constructor(private readonly server: Server, container: DependencyContainer) {
     this.service = container.resolve(coreTokens.config);
@@ -93,6 +95,7 @@ class McpDoor {
     this.blocked = startupBlocked(container);
     this.after = { path: this.config.path } as Route;
     this.loopback = isLoopback(this.service.server.host);
+    this.allowedHosts = new Set(this.config.allowedOrigins.map((origin) => new URL(origin).host));
   }
 
   serve(req: IncomingMessage, res: ServerResponse): void {
@@ -110,9 +113,8 @@ class McpDoor {
     }
     this.checkOrigin(req);
     const principal = await this.authenticate(req);
-    const token = (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
     const context: McpRequestContext = { principal, requestId: String(res.getHeader('x-request-id') ?? ''), signal: requestSignal(req) };
-    const auth = authInfoOf(context, token);
+    const auth = authInfoOf(context);
 
     const sessionId = req.headers[SESSION_HEADER];
     if (typeof sessionId === 'string') {
@@ -201,7 +203,7 @@ class McpDoor {
   private checkOrigin(req: IncomingMessage): void {
     const host = req.headers.host ?? '';
     const allowed = this.config.allowedOrigins;
-    if (this.loopback && !isLoopback(hostnameOf(host)) && !allowed.some((origin) => new URL(origin).host === host)) {
+    if (this.loopback && !isLoopback(hostnameOf(host)) && !this.allowedHosts.has(host)) {
       throw new ForbiddenError('forbidden', `the MCP endpoint does not answer for host ${JSON.stringify(host)}`);
     }
     const origin = req.headers.origin;
@@ -222,11 +224,10 @@ class McpDoor {
   private fail(req: IncomingMessage, res: ServerResponse, error: unknown): void {
     const failure = toHttpFailure(error, 'standard');
     if (failure.serverSide) this.deps.logger.error({ err: error }, 'MCP request failed');
-    if (!(error instanceof ServiceError)) this.metrics.mcpRequest('other');
     res.statusCode = failure.status;
     for (const [name, value] of Object.entries(failure.headers)) res.setHeader(name, value);
     if (error instanceof CredentialRefusal) {
-      res.setHeader('WWW-Authenticate', `${error.challengeFor(failure.body.code as never)}, resource_metadata="${baseOf(req)}${PROTECTED_RESOURCE_PATH}"`);
+      res.setHeader('WWW-Authenticate', `${error.challengeFor((failure.body as ErrorBody).code)}, resource_metadata="${baseOf(req)}${PROTECTED_RESOURCE_PATH}"`);
     }
     sendJson(res, failure.body);
   }

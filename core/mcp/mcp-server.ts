@@ -27,8 +27,9 @@ export interface McpRequestContext {
   signal: AbortSignal;
 }
 
-export function authInfoOf(context: McpRequestContext, token: string): AuthInfo {
-  return { token, clientId: context.principal.subject, scopes: [], extra: { context } };
+/** The SDK's `authInfo` of a request: the context the handlers read; the credential itself is not kept. */
+export function authInfoOf(context: McpRequestContext): AuthInfo {
+  return { token: '', clientId: context.principal.subject, scopes: [], extra: { context } };
 }
 
 export function contextOfAuth(authInfo: AuthInfo | undefined): McpRequestContext {

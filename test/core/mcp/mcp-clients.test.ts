@@ -59,7 +59,7 @@ forEachBackend((backend) => {
   if (skippedHere(test, backend)) return;
 
   test.before(async (context) => {
-    context.demo = await startMcpDemo(backend);
+    context.demo = await startMcpDemo(backend, { mcp: { enabled: true, allowedOrigins: ['http://app.example.com'] } });
   });
   test.after(async ({ demo }) => {
     await demo?.close();
@@ -80,8 +80,8 @@ forEachBackend((backend) => {
     }
   });
 
-  test('DNS rebinding: another site\'s Origin or Host is refused 403 before authentication; the endpoint\'s own origin is served', async ({ demo }) => {
-    const foreign = await post(demo, LIST_TOOLS, { origin: 'http://evil.example.com' }, ANALYST_TOKEN);
+  test('DNS rebinding: another site\'s Origin or Host is refused 403 before authentication; the endpoint\'s own origin and mcp.allowedOrigins are served', async ({ demo }) => {
+    const foreign = await post(demo, LIST_TOOLS, { origin: 'http://evil.example.com' }, null);
     assert.equal([foreign.status, ((await foreign.json()) as { code: string }).code], [403, 'forbidden']);
     // fetch sends no Host of its own choosing: node:http does
     const rebound = await new Promise<number | undefined>((resolve, reject) => {
@@ -98,6 +98,8 @@ forEachBackend((backend) => {
     assert.is(rebound, 403);
     const own = await post(demo, LIST_TOOLS, { origin: demo.service.url }, ANALYST_TOKEN);
     assert.is(own.status, 200);
+    const allowed = await post(demo, LIST_TOOLS, { origin: 'http://app.example.com' }, ANALYST_TOKEN);
+    assert.is(allowed.status, 200);
   });
 
   test('a stateless client: a tool call without initialize or session is answered; GET without a session is 405; malformed JSON a JSON-RPC parse error', async ({ demo }) => {
