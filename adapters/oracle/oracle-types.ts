@@ -57,7 +57,7 @@ export function oracleCodec(column: OracleColumn): ValueCodec {
     if (column.scale === UNCONSTRAINED_SCALE) return { logicalType: (column.precision ?? 0) > 0 ? 'float' : 'decimal' };
     return { logicalType: numberType(column.precision, column.scale) };
   }
-  // WITH LOCAL TIME ZONE is shown in the session zone, which is UTC (oracle-session.ts).
+  // WITH LOCAL TIME ZONE is shown in the session zone, which is UTC (ORACLE_SESSION_SQL, oracle-statement.ts).
   const withTimeZone = typeName.startsWith('TIMESTAMP') && typeName.endsWith('TIME ZONE');
   return { logicalType: oracleLogicalType(typeName), withTimeZone };
 }

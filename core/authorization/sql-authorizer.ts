@@ -2,7 +2,7 @@
  * Authorizes one SQL text against the caller's grants (docs/authorization.md): a single statement of
  * bounded size, read-only where asked, every relation, column and function within the VDB and within the
  * grants, every built-in on the allow-list. The dialect's grammar parses, failing closed. What depends only
- * on the text (the parse and its facts) is cached per grammar and text; binding to the catalog and checking
+ * on the text (the parse and its facts) is cached per grammar and text; resolving against the catalog and checking
  * the grants are cheap and run each time.
  */
 import type { CatalogFunction } from '../plugin-api/catalog.js';
@@ -107,9 +107,9 @@ function settingKey(dialectId: string, readOnly: boolean, allowFunctions: readon
  * and `allowFunctions`, within the service's `sql` bounds.
  */
 export function authorizeVdbStatement(
-  bound: Pick<VdbHandle, 'vdb' | 'dialect' | 'sqlBounds'>, sql: string, grants: CallerGrants, readOnly: boolean,
+  handle: Pick<VdbHandle, 'vdb' | 'dialect' | 'sqlBounds'>, sql: string, grants: CallerGrants, readOnly: boolean,
 ): Promise<SqlAuthorization> {
-  const { vdb, dialect, sqlBounds } = bound;
+  const { vdb, dialect, sqlBounds } = handle;
   return authorizeSql({
     sql, dialect, grants, catalog: vdb.catalog, readOnly, maxStatementBytes: sqlBounds.maxStatementBytes,
     ...(vdb.allowFunctions === undefined ? {} : { allowFunctions: vdb.allowFunctions }),

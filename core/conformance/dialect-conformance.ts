@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { CatalogRelation } from '../plugin-api/catalog.js';
 import { UnavailableError } from '../plugin-api/errors.js';
 import type { Datasource, TableStatement } from '../plugin-api/sql-dialect.js';
-import { guardDatasource } from '../sql/datasource-runtime.js';
+import { runtimeOver } from '../sql/datasource-runtime.js';
 import type { ConformanceCase } from './conformance-case.js';
 import { ALL_TYPES_COLUMNS, EXPECTED_ROW, NULL_ROW, SCHEMA, fixtureFor, type ConformanceFixture } from './dialect-fixtures.js';
 
@@ -15,7 +15,7 @@ export { ALL_TYPES_COLUMNS, EXPECTED_ROW, NULL_ROW, SCHEMA, type ConformanceFixt
  * so a logical value encodes to identical JSON whatever the backend.
  */
 export interface DialectConformanceTarget {
-  /** Opens the datasource under test (`dialect.open(settings)`); the suite guards it as the core does. */
+  /** Opens the datasource under test (`dialect.open(settings)`); the suite wraps it in the runtime as the core does. */
   open: () => Promise<Datasource>;
   /**
    * The statements that build and drop the conformance schema on this server; the built-in families
@@ -165,7 +165,7 @@ export function dialectConformance(target: DialectConformanceTarget): { serverCa
   const closable = target.closable ?? true;
   let opening: Promise<{ datasource: Datasource; fixture: ConformanceFixture }> | undefined;
   const prepared = () => (opening ??= (async () => {
-    const datasource = guardDatasource(await target.open());
+    const datasource = runtimeOver(await target.open());
     const fixture = target.fixture ?? fixtureFor(datasource.dialect.family);
     for (const statement of fixture.setup) await datasource.query(statement, []);
     return { datasource, fixture };
@@ -188,7 +188,7 @@ export function dialectConformance(target: DialectConformanceTarget): { serverCa
   serverCases.push({ name: 'the conformance schema is dropped again', run: async () => {
     const { datasource, fixture } = await prepared();
     // The close case closed it: clean up through a fresh one.
-    const cleaner = closable ? guardDatasource(await target.open()) : datasource;
+    const cleaner = closable ? runtimeOver(await target.open()) : datasource;
     await cleaner.query(fixture.teardown, []);
     if (closable) await cleaner.close();
   } });

@@ -9,12 +9,12 @@ import type { ActionBody } from './endpoint-types.js';
 import type { CompiledDefinition } from '../plugin-api/template-engine.js';
 import type { VdbHandle, VdbHandles } from '../vdb/vdb-handles.js';
 
-/** A registered action definition; `bound` is the VDB its template renders against (`| identifier`). */
+/** A registered action definition; `handle` is the VDB its template renders against (`| identifier`). */
 export class ActionEndpoint {
   constructor(
     readonly name: string,
     private readonly definition: CompiledDefinition,
-    readonly bound: VdbHandle,
+    readonly handle: VdbHandle,
     readonly neededFields: readonly string[],
     private readonly handles: VdbHandles,
     private readonly logger: Logger,
@@ -25,7 +25,7 @@ export class ActionEndpoint {
   /** Renders and plans the action, authorizes every statement as the caller, then runs it. */
   async run(request: EndpointRequest): Promise<ActionSuccess> {
     requireFields(this.neededFields, request.fields);
-    const rendered = renderBody(this.definition, ACTION_BODY_SCHEMA, this.bound, request);
+    const rendered = renderBody(this.definition, ACTION_BODY_SCHEMA, this.handle, request);
     const outcome = planAction(rendered.document as ActionBody, rendered.values, request.fields, this.handles);
     if (!outcome.plan) throw new InternalError('definition_error', `${this.definition.file}: ${outcome.problems.map((problem) => problem.message).join('; ')}`);
     authorizeActionPlan(outcome.plan, request.caller);

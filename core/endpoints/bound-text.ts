@@ -1,4 +1,5 @@
 import { LruCaches } from '../caching/lru-cache.js';
+import { InternalError } from '../plugin-api/errors.js';
 import type { SqlDialect } from '../plugin-api/sql-dialect.js';
 import { DeferredValue } from './deferred-value.js';
 import { DefinitionError } from './definition-error.js';
@@ -39,7 +40,7 @@ export function scalarValue(scalar: unknown, values: readonly unknown[]): unknow
   return scalar.replace(ANY_TOKEN, (_token, index: string) => valueAsText(valueAt(values, Number(index))));
 }
 
-/** What binding reads of the dialect: where its strings and comments end, and whether `\?` is a literal `?`. */
+/** What `toSql` reads of the dialect: where its strings and comments end, and whether `\?` is a literal `?`. */
 export type SqlTextDialect = Pick<SqlDialect, 'family' | 'lexicon' | 'placeholders'>;
 
 export interface SqlTextOptions {
@@ -56,7 +57,7 @@ export interface SqlWithBindings {
 }
 
 /**
- * SQL text from a rendered definition, with each placeholder replaced by a `?` binding in order. A
+ * SQL text from a rendered definition, with each placeholder replaced by a `?` in order. A
  * placeholder inside a string literal, a quoted identifier or a comment is a definition error: the value
  * would be read as text there, or not at all.
  */
@@ -170,4 +171,18 @@ function valueAsText(value: unknown): string {
   }
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
+}
+
+/**
+ * A captured value as a bound value. Objects and arrays are bound as their JSON text: drivers would
+ * otherwise expand them differently (mysql2 turns an object into `a = 1, b = 2`, pg an array into an array
+ * literal), and a value must mean the same on every backend. Read them with the dialect's JSON functions.
+ */
+export function boundValue(value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  if (value instanceof DeferredValue) {
+    throw new InternalError('definition_error', `deferValueProcessing(contextVar='${value.contextVar}') only resolves in action operations`);
+  }
+  if (value instanceof Date || typeof value !== 'object') return value;
+  return JSON.stringify(value);
 }

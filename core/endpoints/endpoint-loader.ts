@@ -92,36 +92,36 @@ async function checkDefinition(
   }
 
   const { description } = unchecked.document as QueryBody | ActionBody;
-  const bound = handleOf(kind, unchecked.document, loading.handles);
-  if (typeof bound === 'string') return void fail(bound, lineOf('virtualDatabase'));
-  const probe = probeContext(bound);
+  const handle = handleOf(kind, unchecked.document, loading.handles);
+  if (typeof handle === 'string') return void fail(handle, lineOf('virtualDatabase'));
+  const probe = probeContext(handle);
   const rendered = attempt(fail, () => definition.render({}, probe.context));
   if (!rendered) return undefined;
 
   if (kind === 'query') {
     const warn: Fail = (message, line) => problems.push({ file: source.file, ...(line === undefined ? {} : { line }), message, severity: 'warning' });
-    await checkQuerySql(rendered, bound, loading.governed, probe.dynamicIdentifiers(), fail, warn, lineOf('query'));
-    return problems.some((problem) => problem.severity === 'error') ? undefined : new QueryEndpoint(source.name, definition, bound, needed, description);
+    await checkQuerySql(rendered, handle, loading.governed, probe.dynamicIdentifiers(), fail, warn, lineOf('query'));
+    return problems.some((problem) => problem.severity === 'error') ? undefined : new QueryEndpoint(source.name, definition, handle, needed, description);
   }
   checkActionPlan(rendered, source.source, loading.handles, fail);
   return problems.some((problem) => problem.severity === 'error')
     ? undefined
-    : new ActionEndpoint(source.name, definition, bound, needed, loading.handles, loading.logger, description);
+    : new ActionEndpoint(source.name, definition, handle, needed, loading.handles, loading.logger, description);
 }
 
 /** The quoted-placeholder check, then the catalog: every relation and column the SQL names must exist. */
 async function checkQuerySql(
-  rendered: RenderedDefinition, bound: VdbHandle, governed: ReadonlySet<Datasource>, dynamicIdentifiers: boolean, fail: Fail, warn: Fail,
+  rendered: RenderedDefinition, handle: VdbHandle, governed: ReadonlySet<Datasource>, dynamicIdentifiers: boolean, fail: Fail, warn: Fail,
   queryLine: number | undefined,
 ): Promise<void> {
   const text = (rendered.document as QueryBody).query;
-  const sql = attempt(fail, () => toSql(text, rendered.values, { dialect: bound.dialect, origin: rendered.origin }));
+  const sql = attempt(fail, () => toSql(text, rendered.values, { dialect: handle.dialect, origin: rendered.origin }));
   // a query built only by loops over fields is empty without them: it is checked per request
   if (text.trim() === '') return;
   // names chosen per request (`| identifier` over a field) are checked then; the probe cannot know them
   if (!sql || dynamicIdentifiers) return;
-  const decision = await authorizeVdbStatement(bound, sql.sql, { access: 'complete', roles: [], grants: [] }, true);
-  if (!isDenial(decision)) return explainQuery(governed.has(bound.datasource) ? plannerOf(bound) : bound.datasource, bound, sql, fail, warn, queryLine);
+  const decision = await authorizeVdbStatement(handle, sql.sql, { access: 'complete', roles: [], grants: [] }, true);
+  if (!isDenial(decision)) return explainQuery(governed.has(handle.datasource) ? plannerOf(handle) : handle.datasource, handle, sql, fail, warn, queryLine);
   // loops over absent fields can leave SQL that only parses with values (`in ()`): checked per request
   if (decision.code === 'unparseable') warn(`query: not checked against the catalog, as it does not parse without request fields (${decision.reason})`, queryLine);
   else fail(`query: ${decision.reason}`, queryLine);
@@ -135,9 +135,9 @@ const UNKNOWN_NAME_CODES = new Set(['42703', '42P01', '42883', 'ER_BAD_FIELD_ERR
  * where the authorizer only knows relations. Dialects without that capability are checked per request.
  */
 async function explainQuery(
-  planner: SqlExecutor, bound: VdbHandle, sql: { sql: string; bindings: unknown[] }, fail: Fail, warn: Fail, queryLine: number | undefined,
+  planner: SqlExecutor, handle: VdbHandle, sql: { sql: string; bindings: unknown[] }, fail: Fail, warn: Fail, queryLine: number | undefined,
 ): Promise<void> {
-  if (!bound.dialect.capabilities.explain) return;
+  if (!handle.dialect.capabilities.explain) return;
   const explain = `explain ${sql.sql}`;
   try {
     await planner.query(explain, sql.bindings.map(() => null));
@@ -160,8 +160,8 @@ const EXPLAIN_TIMEOUT_MS = 10_000;
  * none (docs/governed-execution.md). Without such a role (an empty `dataRoles`, too many to combine), as the
  * login.
  */
-function plannerOf(bound: VdbHandle): SqlExecutor {
-  const { vdb, datasource } = bound;
+function plannerOf(handle: VdbHandle): SqlExecutor {
+  const { vdb, datasource } = handle;
   const everyRole = effectiveGrants(vdb, { subject: 'startup-check', roles: (vdb.dataRoles ?? []).map((role) => role.name), scheme: 'startup-check' });
   try {
     return callerExecutor(datasource, vdb, everyRole, { readOnly: true, timeoutMs: EXPLAIN_TIMEOUT_MS });
@@ -198,12 +198,12 @@ function handleOf(kind: Kind, document: unknown, handles: VdbHandles): VdbHandle
  * The render context of the startup check. Without a VDB, identifiers are quoted unchecked; with one, a
  * literal name is checked against its catalog and a name from a (null) field is noted as dynamic.
  */
-function probeContext(bound: VdbHandle | undefined): { context: RenderContext; dynamicIdentifiers(): boolean } {
+function probeContext(handle: VdbHandle | undefined): { context: RenderContext; dynamicIdentifiers(): boolean } {
   let dynamic = false;
-  const base = bound?.renderContext(probeRequestContext(bound.vdb.name));
+  const base = handle?.renderContext(probeRequestContext(handle.vdb.name));
   return {
     context: {
-      _context: probeRequestContext(bound?.vdb.name ?? ''),
+      _context: probeRequestContext(handle?.vdb.name ?? ''),
       identifier: (name) => {
         if (name === '' || !base) {
           dynamic = true;

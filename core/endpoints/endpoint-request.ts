@@ -32,9 +32,9 @@ export function requireFields(needed: readonly string[], fields: Readonly<Record
  * found only now (a loop that produced a bad body) is the service's error, not the caller's: 500
  * `definition_error` naming the file and line.
  */
-export function renderBody(definition: CompiledDefinition, schema: object, bound: VdbHandle, request: EndpointRequest): RenderedDefinition {
-  const context = { vdb: bound.vdb.name, requestId: request.requestId, caller: { subject: request.caller.subject }, now: new Date() };
-  const rendered = asServiceError(() => definition.render(request.fields, bound.renderContext(context)));
+export function renderBody(definition: CompiledDefinition, schema: object, handle: VdbHandle, request: EndpointRequest): RenderedDefinition {
+  const context = { vdb: handle.vdb.name, requestId: request.requestId, caller: { subject: request.caller.subject }, now: new Date() };
+  const rendered = asServiceError(() => definition.render(request.fields, handle.renderContext(context)));
   const problems = bodyProblems(schema, rendered.document);
   if (problems.length > 0) {
     throw new InternalError('definition_error', `${definition.file}: the rendered body is invalid: ${problems.join('; ')}`);

@@ -25,7 +25,7 @@ import { requestSignal } from '../server/request-signal.js';
 import type { RouteModule } from '../server/route-module.js';
 import { startupBlocked } from '../server/startup-gate.js';
 import { coreTokens } from '../service-tokens.js';
-import { authInfoOf, contextOfAuth, createMcpServer, type McpRequestContext, type McpServerDeps } from './mcp-server.js';
+import { authInfoOf, callerOfAuth, createMcpServer, type McpCaller, type McpServerDeps } from './mcp-server.js';
 import { McpSessions } from './mcp-sessions.js';
 import { NodeStreamableTransport } from './node-transport.js';
 import type { McpServices } from './mcp-services.js';
@@ -113,8 +113,8 @@ class McpDoor {
     }
     this.checkOrigin(req);
     const principal = await this.authenticate(req);
-    const context: McpRequestContext = { principal, requestId: String(res.getHeader('x-request-id') ?? ''), signal: requestSignal(req) };
-    const auth = authInfoOf(context);
+    const caller: McpCaller = { principal, requestId: String(res.getHeader('x-request-id') ?? ''), signal: requestSignal(req) };
+    const auth = authInfoOf(caller);
 
     const sessionId = req.headers[SESSION_HEADER];
     if (typeof sessionId === 'string') {
@@ -147,7 +147,7 @@ class McpDoor {
   /** An `initialize` without a session: a session of this caller's, its id in the answer's `Mcp-Session-Id`. */
   private async openSession(req: IncomingMessage, res: ServerResponse, body: unknown, auth: AuthInfo): Promise<void> {
     const mcp = createMcpServer(this.deps);
-    const owner = ownerOf(contextOfAuth(auth).principal);
+    const owner = ownerOf(callerOfAuth(auth).principal);
     const transport: NodeStreamableTransport = new NodeStreamableTransport({
       sessionIdGenerator: randomUUID,
       enableJsonResponse: true,

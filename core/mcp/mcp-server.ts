@@ -19,24 +19,24 @@ import { McpResources } from './mcp-resources.js';
 import type { McpServices } from './mcp-services.js';
 import { McpTools, toolResult } from './mcp-tools.js';
 
-/** What the door hands each request's handlers, as the SDK's `authInfo.extra`. */
-export interface McpRequestContext {
+/** The caller of one MCP request, as the door hands it to the request's handlers (the SDK's `authInfo.extra`). */
+export interface McpCaller {
   principal: Principal;
   requestId: string;
   /** Aborted when the HTTP client has gone away. */
   signal: AbortSignal;
 }
 
-/** The SDK's `authInfo` of a request: the context the handlers read; the credential itself is not kept. */
-export function authInfoOf(context: McpRequestContext): AuthInfo {
-  return { token: '', clientId: context.principal.subject, scopes: [], extra: { context } };
+/** The SDK's `authInfo` of a request: the caller the handlers read; the credential itself is not kept. */
+export function authInfoOf(caller: McpCaller): AuthInfo {
+  return { token: '', clientId: caller.principal.subject, scopes: [], extra: { caller } };
 }
 
-export function contextOfAuth(authInfo: AuthInfo | undefined): McpRequestContext {
-  const context = authInfo?.extra?.['context'] as McpRequestContext | undefined;
+export function callerOfAuth(authInfo: AuthInfo | undefined): McpCaller {
+  const caller = authInfo?.extra?.['caller'] as McpCaller | undefined;
   // the door authenticates every request before the transport sees it
-  if (!context) throw new McpError(ErrorCode.InternalError, 'unauthenticated request');
-  return context;
+  if (!caller) throw new McpError(ErrorCode.InternalError, 'unauthenticated request');
+  return caller;
 }
 
 export interface McpServerDeps {
@@ -64,37 +64,37 @@ export function createMcpServer({ services, metrics, logger, version }: McpServe
   const tools = new McpTools(services);
   const resources = new McpResources(services, tools);
 
-  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: tools.list(contextOfAuth(extra.authInfo).principal) }));
+  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: tools.list(callerOfAuth(extra.authInfo).principal) }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const context = contextOfAuth(extra.authInfo);
+    const caller = callerOfAuth(extra.authInfo);
     const { name } = request.params;
     const started = Date.now();
-    const signal = AbortSignal.any([extra.signal, context.signal]);
+    const signal = AbortSignal.any([extra.signal, caller.signal]);
     let outcome: 'ok' | 'error' = 'ok';
     let body: ErrorBody | undefined;
     try {
       const args = request.params.arguments ?? {};
-      return toolResult(await tools.call(name, args, { principal: context.principal, requestId: context.requestId, signal }), name);
+      return toolResult(await tools.call(name, args, { principal: caller.principal, requestId: caller.requestId, signal }), name);
     } catch (error) {
       outcome = 'error';
       const failure = toHttpFailure(error, 'standard');
       body = failure.body as ErrorBody;
-      if (failure.serverSide) logger.error({ reqId: context.requestId, tool: name, err: error }, 'tool call failed');
+      if (failure.serverSide) logger.error({ reqId: caller.requestId, tool: name, err: error }, 'tool call failed');
       return errorResult(body);
     } finally {
       // names are the client's: an unknown one is counted as `unknown`, so the series stay as many as the tools
       const label = tools.offers(name) ? name : 'unknown';
       metrics.mcpToolCall(label, outcome);
-      logger.info({ reqId: context.requestId, tool: label, outcome, ...(body && { code: body.code }), ms: Date.now() - started }, 'mcp tool call');
+      logger.info({ reqId: caller.requestId, tool: label, outcome, ...(body && { code: body.code }), ms: Date.now() - started }, 'mcp tool call');
     }
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) => ({ resources: resources.list(contextOfAuth(extra.authInfo).principal) }));
+  server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) => ({ resources: resources.list(callerOfAuth(extra.authInfo).principal) }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: resources.templates() }));
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => {
     try {
-      return resources.read(request.params.uri, contextOfAuth(extra.authInfo).principal);
+      return resources.read(request.params.uri, callerOfAuth(extra.authInfo).principal);
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       // a resource the caller may not see does not exist for it (§8: nothing outside its grants, by name either)

@@ -94,7 +94,7 @@ export class McpTools {
   list(caller: Principal): Tool[] {
     const { endpoints, config } = this.services;
     const { queries, actions } = endpoints.list();
-    const reachable = (endpoint: QueryEndpoint | ActionEndpoint) => effectiveGrants(endpoint.bound.vdb, caller).access !== 'unavailable';
+    const reachable = (endpoint: QueryEndpoint | ActionEndpoint) => effectiveGrants(endpoint.handle.vdb, caller).access !== 'unavailable';
     const ask: Tool[] = config.runtime.enabled ? [askTool(config)] : [];
     return [
       ...FIXED_TOOLS,
@@ -161,7 +161,7 @@ export class McpTools {
   }
 
   private reachable<T extends QueryEndpoint | ActionEndpoint>(endpoint: T | undefined, caller: Principal): T | undefined {
-    return endpoint && effectiveGrants(endpoint.bound.vdb, caller).access !== 'unavailable' ? endpoint : undefined;
+    return endpoint && effectiveGrants(endpoint.handle.vdb, caller).access !== 'unavailable' ? endpoint : undefined;
   }
 
   private listVdbs(caller: Principal): Record<string, unknown> {
@@ -226,7 +226,7 @@ export class McpTools {
 }
 
 function endpointTool(kind: 'query' | 'action', endpoint: QueryEndpoint | ActionEndpoint): Tool {
-  const { vdb } = endpoint.bound;
+  const { vdb } = endpoint.handle;
   const needed = endpoint.neededFields.length > 0 ? `needed fields: ${endpoint.neededFields.join(', ')}` : 'no needed field';
   const own = endpoint.description ? `${endpoint.description.trim()}. ` : '';
   return {

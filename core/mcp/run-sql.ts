@@ -9,7 +9,7 @@ import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { positionalText } from '../sql-door/placeholders.js';
 import { WireError } from '../sql-door/wire-errors.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
-import { readFailure, type ReadContext } from '../sql/read-failure.js';
+import { readFailure, type CallerRead } from '../sql/read-failure.js';
 import { authorizeStatement, grantsOn, runAuthorized } from '../statements/statement-pipeline.js';
 import type { McpServices, ToolCaller } from './mcp-services.js';
 
@@ -38,7 +38,7 @@ export async function runSql(services: McpServices, vdb: VirtualDatabase, args: 
     throw new InputError('cross_datasource_query', `the statement reads relations of ${names.length} datasources (${names.join(', ')}); federation is not available`);
   }
   const { requestTimeoutMs: timeoutMs, maxResultBytes } = services.config.server;
-  const read: ReadContext = { subject: 'the statement', datasource: decision.datasource.name, timeoutMs, maxResultBytes };
+  const read: CallerRead = { subject: 'the statement', datasource: decision.datasource.name, timeoutMs, maxResultBytes };
   try {
     const result = await runAuthorized(decision, { timeoutMs, maxRowBytes: maxResultBytes, signal: caller.signal }, {
       maxBytes: maxResultBytes, ...(maxRows !== undefined && { maxRows }),

@@ -14,25 +14,25 @@ const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 const NO_ACTIVATIONS: Readonly<Record<SemanticState, number>> = { catalogOnly: 0, invalid: 0, compileFailed: 0, active: 0 };
 
 /**
- * The Prometheus metrics of one service (docs/observability.md), in a registry of its own: tests start
- * several services in one process, and prom-client's global registry would mix them. The core reports to
+ * The Prometheus metrics of one service (docs/observability.md), in a prom-client Registry of its own (`prometheus`): tests start
+ * several services in one process, and prom-client's global one would mix them. The core reports to
  * it through the observers it declares (statements, tasks); the HTTP edge through `request`; activation
  * states and pool usage are read when the metrics are.
  */
 export class ServiceMetrics implements StatementObserver, TaskObserver {
-  private readonly registry = new Registry();
+  private readonly prometheus = new Registry();
   private readonly datasources = new Map<string, Datasource>();
   private activations: () => readonly { state: SemanticState }[] = () => [];
   private datasourceStatuses: () => Promise<readonly DatasourceStatus[]> = () => Promise.resolve([]);
 
   // the series of the request path: a label set is looked up by its values, never hashed per request
-  private readonly httpRequests = counterSeries('vdb_http_requests_total', 'HTTP requests answered, by method, route pattern and status', this.registry);
+  private readonly httpRequests = counterSeries('vdb_http_requests_total', 'HTTP requests answered, by method, route pattern and status', this.prometheus);
   private readonly httpDuration = histogramSeries('vdb_http_request_duration_seconds',
-    'Time from receiving a request to the end of its answer, by method and route pattern', LATENCY_BUCKETS, this.registry);
+    'Time from receiving a request to the end of its answer, by method and route pattern', LATENCY_BUCKETS, this.prometheus);
   private readonly statements = counterSeries('vdb_statements_total',
-    'SQL statements of endpoints and tasks, by datasource and outcome (ok, denied, timeout, cancelled, failed)', this.registry);
+    'SQL statements of endpoints and tasks, by datasource and outcome (ok, denied, timeout, cancelled, failed)', this.prometheus);
   private readonly statementDuration = histogramSeries('vdb_statement_duration_seconds',
-    'Time the database took for a statement that reached it, by datasource', LATENCY_BUCKETS, this.registry);
+    'Time the database took for a statement that reached it, by datasource', LATENCY_BUCKETS, this.prometheus);
   /** By route pattern, method, then status. */
   private readonly requestSeries = new Map<string, Map<string, { duration: Histogram; byStatus: Map<number, Counter> }>>();
   /** By datasource, then outcome. */
@@ -42,38 +42,38 @@ export class ServiceMetrics implements StatementObserver, TaskObserver {
     name: 'vdb_tasks_total',
     help: 'Tasks of the Task API that answered a final snapshot, by capability and state',
     labelNames: ['capability', 'state'] as const,
-    registers: [this.registry],
+    registers: [this.prometheus],
   });
 
   private readonly budgetStops = new Counter({
     name: 'vdb_task_budget_stops_total',
     help: 'Tasks stopped by a budget, by capability and budget (deadline: maxDurationSeconds)',
     labelNames: ['capability', 'budget'] as const,
-    registers: [this.registry],
+    registers: [this.prometheus],
   });
 
   private readonly mcpRequests = new Counter({
     name: 'vdb_mcp_requests_total',
     help: 'MCP messages received, by JSON-RPC method (other: any other; stream, session_end: a session\'s GET and DELETE; parse_error, unknown_session)',
     labelNames: ['method'] as const,
-    registers: [this.registry],
+    registers: [this.prometheus],
   });
 
   private readonly mcpToolCalls = new Counter({
     name: 'vdb_mcp_tool_calls_total',
     help: 'MCP tool calls, by tool (unknown: a name the service has no tool of) and outcome (ok, error)',
     labelNames: ['tool', 'outcome'] as const,
-    registers: [this.registry],
+    registers: [this.prometheus],
   });
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry });
+    collectDefaultMetrics({ register: this.prometheus });
     const metrics = this;
     new Gauge({
       name: 'vdb_semantic_activations',
       help: 'VDB versions by semantic activation state',
       labelNames: ['state'] as const,
-      registers: [this.registry],
+      registers: [this.prometheus],
       collect() {
         const counts = { ...NO_ACTIVATIONS };
         for (const activation of metrics.activations()) counts[activation.state] += 1;
@@ -84,7 +84,7 @@ export class ServiceMetrics implements StatementObserver, TaskObserver {
       name: 'vdb_datasource_pool_connections',
       help: 'Connections of a datasource pool: used, free, and pending (requests waiting for one)',
       labelNames: ['datasource', 'state'] as const,
-      registers: [this.registry],
+      registers: [this.prometheus],
       collect() {
         this.reset();
         for (const [name, datasource] of metrics.datasources) {
@@ -98,7 +98,7 @@ export class ServiceMetrics implements StatementObserver, TaskObserver {
       name: 'vdb_datasource_up',
       help: 'Whether a datasource answered a trivial statement within 3 s when the metrics were read (1) or not (0)',
       labelNames: ['datasource'] as const,
-      registers: [this.registry],
+      registers: [this.prometheus],
       async collect() {
         const statuses = await metrics.datasourceStatuses();
         this.reset();
@@ -165,6 +165,6 @@ export class ServiceMetrics implements StatementObserver, TaskObserver {
 
   /** The text exposition format, with its content type. */
   async exposition(): Promise<{ contentType: string; text: string }> {
-    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+    return { contentType: this.prometheus.contentType, text: await this.prometheus.metrics() };
   }
 }

@@ -32,7 +32,7 @@ export abstract class ServiceError extends Error {
   }
 }
 
-/** The errors of one status: the constructor takes only the catalog's codes of that status. */
+/** The errors of one status: the constructor takes only the error catalog's codes of that status. */
 function category<S extends ErrorStatus>() {
   return class extends ServiceError {
     declare readonly code: CodeOfStatus<S>;

@@ -182,7 +182,7 @@ export interface TableFilter {
 }
 
 /**
- * A statement on one table, as data: what an action runs (docs/actions.md), built into the dialect's SQL
+ * A statement on one table, as data: what an action runs (docs/endpoints.md#action-definitions), built into the dialect's SQL
  * by the datasource (`Datasource.buildStatement`). `exists` selects one row's presence, `first` the columns
  * of the first matching row; the filters are ANDed.
  */

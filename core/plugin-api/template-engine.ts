@@ -29,7 +29,7 @@ export interface DefinitionSource {
 
 /** What the service knows about a request; templates read it as `_context.<field>`. */
 export interface RequestContext {
-  /** The name of the VDB the definition is bound to. */
+  /** The name of the VDB the definition names (its `virtualDatabase`). */
   vdb: string;
   requestId: string;
   caller: { subject: string };

@@ -88,8 +88,8 @@ function aggregationQuery(resolution: QueryResolution, query: SemanticQuery): Ag
     value: output ? output.value : resolution.resolve(orderExpressions[index] as Expr, finalLevel, target), target, direction: order.direction, nulls: order.nulls,
   }));
   resolution.formGroups();
-  const context = resolution.joinContext(resolution.whereFields.flatMap((field) => field.needs));
-  for (const group of resolution.groups) group.joins = groupJoins(group, context);
+  const joinInputs = resolution.joinInputs(resolution.whereFields.flatMap((field) => field.needs));
+  for (const group of resolution.groups) group.joins = groupJoins(group, joinInputs);
   return {
     kind: 'aggregation', dimensions: resolution.dimensions, groups: resolution.groups, where, outputs: outputs.map(outputOf), having,
     // A window in having (§6.10.1 "Having: yes, over the post-GROUP BY row set") filters a derived table.
@@ -131,7 +131,7 @@ function scalarQuery(resolution: QueryResolution, query: SemanticQuery, fields: 
   // order on a dataset it reaches only one-to-many would repeat its rows (checked with the joins below).
   const home = scalarHome([...new Set((projected.length > 0 ? projected : used).flatMap((field) => field.datasets))], resolution.planner);
   resolution.groups = [{ alias: 'g0', home, aggregates: [] }];
-  const joins = scalarJoins(home, used.flatMap((field) => field.needs), resolution.joinContext([]));
+  const joins = scalarJoins(home, used.flatMap((field) => field.needs), resolution.joinInputs([]));
   return {
     kind: 'scalar', home, joins, where, outputs, order, limit: query.limit !== undefined, offset: query.offset !== undefined,
     datasource: resolution.datasource(), reads: resolution.reads, columnReferences: resolution.columnReferences,

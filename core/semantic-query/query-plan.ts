@@ -147,7 +147,7 @@ export function addReads(reads: Reads, dataset: PackageDataset, columns: Iterabl
 }
 
 /** The parts of the plan the joins of a group depend on. */
-export interface JoinContext {
+export interface JoinInputs {
   planner: JoinPlanner;
   reads: Reads;
   groups: readonly Group[];
@@ -156,7 +156,7 @@ export interface JoinContext {
 }
 
 /** The joins of a group of an aggregation query, and the key of its de-duplication where one fans out. */
-export function groupJoins(group: Group, context: JoinContext): GroupJoins {
+export function groupJoins(group: Group, context: JoinInputs): GroupJoins {
   const own = group.aggregates.flatMap((aggregate) => aggregate.needs);
   const outer = joinsOf(group, own, context);
   const inner = joinsOf(group, [...context.dimensions.flatMap((dimension) => dimension.field.needs), ...context.whereNeeds], context);
@@ -172,14 +172,14 @@ export function groupJoins(group: Group, context: JoinContext): GroupJoins {
 }
 
 /** The joins from a scalar query's home to every dataset, along paths that never repeat the home's rows. */
-export function scalarJoins(home: PackageDataset, needs: readonly JoinNeed[], context: JoinContext): Edge[] {
+export function scalarJoins(home: PackageDataset, needs: readonly JoinNeed[], context: JoinInputs): Edge[] {
   const { edges, fansOut } = joinsOf({ alias: 'g0', home, aggregates: [] }, needs, context, true);
   if (fansOut) throw queryInvalid('E_FAN_OUT_IN_SCALAR_QUERY', home.name, `joining from ${home.name} would repeat its rows; ask with dimensions and measures`);
   return edges;
 }
 
 /** The joins from a group's home to every dataset it needs, and whether one fans out (rows then repeat). */
-function joinsOf(group: Group, needs: Iterable<JoinNeed>, context: JoinContext, scalar = false): { edges: Edge[]; fansOut: boolean } {
+function joinsOf(group: Group, needs: Iterable<JoinNeed>, context: JoinInputs, scalar = false): { edges: Edge[]; fansOut: boolean } {
   const { planner, groups } = context;
   const edges: Edge[] = [];
   const joined = new Map<PackageDataset, Edge | null>([[group.home, null]]);
@@ -210,7 +210,7 @@ function joinsOf(group: Group, needs: Iterable<JoinNeed>, context: JoinContext, 
 }
 
 /** Adds `edge` to the joins, and the columns it joins on to those read. */
-function join(edge: Edge, joined: Map<PackageDataset, Edge | null>, edges: Edge[], context: JoinContext): void {
+function join(edge: Edge, joined: Map<PackageDataset, Edge | null>, edges: Edge[], context: JoinInputs): void {
   joined.set(edge.to, edge);
   edges.push(edge);
   addReads(context.reads, edge.from, edge.columns.map(([column]) => column));
@@ -222,7 +222,7 @@ function join(edge: Edge, joined: Map<PackageDataset, Edge | null>, edges: Edge[
  * joined by that edge. Already in the query otherwise (the home, or reached along another path), it may be
  * another row, or a row where the field's dataset has none and the field must be NULL: `E_AMBIGUOUS_PATH`.
  */
-function enrich(edge: Edge, joined: Map<PackageDataset, Edge | null>, edges: Edge[], context: JoinContext): void {
+function enrich(edge: Edge, joined: Map<PackageDataset, Edge | null>, edges: Edge[], context: JoinInputs): void {
   const known = joined.get(edge.to);
   if (known === undefined) {
     join(edge, joined, edges, context);

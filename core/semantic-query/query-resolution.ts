@@ -18,7 +18,7 @@ import { isWindowedField, windowedMetric } from './model-windows.js';
 import { queryInvalid } from './query-errors.js';
 import {
   addReads, datasourceOf, formGroups, homeOf,
-  type Aggregate, type ColumnReference, type Dimension, type Group, type Homes, type JoinContext, type Output, type Reads, type Reference, type Resolved, type ResolvedCall, type Term,
+  type Aggregate, type ColumnReference, type Dimension, type Group, type Homes, type JoinInputs, type Output, type Reads, type Reference, type Resolved, type ResolvedCall, type Term,
 } from './query-plan.js';
 import { checkAllowed, checkExpressionDimension, checkMeasure, checkNestedWindows, checkWhere, hasWindow, type QueryNames } from './query-validation.js';
 import { filterExpression, filterValue } from './structured-filters.js';
@@ -114,7 +114,7 @@ export class QueryResolution {
     }
   }
 
-  joinContext(whereNeeds: JoinNeed[]): JoinContext {
+  joinInputs(whereNeeds: JoinNeed[]): JoinInputs {
     return { planner: this.planner, reads: this.reads, groups: this.groups, dimensions: this.dimensions, whereNeeds };
   }
 

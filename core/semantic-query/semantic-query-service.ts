@@ -11,10 +11,9 @@ import type { SemanticPackage } from '../plugin-api/semantic-package.js';
 import type { SemanticQuery } from '../plugin-api/semantic-query.js';
 import type { Datasource, QueryResult } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
-import type { SemanticRegistry } from '../semantic/semantic-registry.js';
 import type { DatasourceRegistry } from '../sql/datasource-registry.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
-import { readFailure, resultTooLarge, type ReadContext } from '../sql/read-failure.js';
+import { readFailure, resultTooLarge, type CallerRead } from '../sql/read-failure.js';
 import { JoinPlanner } from './join-planner.js';
 import { ModelIndex } from './model-index.js';
 import { compileQuery, type CompiledQuery } from './query-compiler.js';
@@ -41,11 +40,23 @@ export interface SemanticQueryRun {
   signal: AbortSignal;
 }
 
+/**
+ * What the service reads of the semantic activations: the active package of a VDB, or why it has none.
+ * core/semantic's registry, a layer above, answers it; the service names no type of that layer.
+ */
+export interface ActivePackages {
+  packageOf(name: string, version: string): { document: SemanticPackage } | undefined;
+  find(name: string, version: string): {
+    state: string;
+    diagnostics: readonly { severity: string; code: string; osiCode: string | null }[];
+  } | undefined;
+}
+
 export class SemanticQueries {
   private readonly states = new WeakMap<SemanticPackage, PackageState>();
 
   constructor(
-    private readonly semantic: SemanticRegistry,
+    private readonly semantic: ActivePackages,
     private readonly datasources: DatasourceRegistry,
   ) {}
 
@@ -86,7 +97,7 @@ export class SemanticQueries {
     const { compiled, datasource } = await this.compile(vdb, query);
     checkGrants(compiled, grants);
     const executor = callerExecutor(datasource, vdb, grants, { readOnly: true, timeoutMs, maxRowBytes: maxResultBytes, signal });
-    const read: ReadContext = { subject: 'the semantic query', datasource: datasource.name, timeoutMs, maxResultBytes };
+    const read: CallerRead = { subject: 'the semantic query', datasource: datasource.name, timeoutMs, maxResultBytes };
     let result: QueryResult;
     try {
       result = await executor.query(compiled.sql, bindings(compiled.params, query), { maxBytes: maxResultBytes });

@@ -46,7 +46,7 @@ export interface SourceDefaults {
   databaseNames: ReadonlyMap<string, readonly string[]>;
 }
 
-export interface BindingContext {
+export interface BindingInputs {
   vdb: VirtualDatabase;
   dialectOf(datasource: string): ExpressionDialect;
   analyzer: ExpressionAnalyzer;
@@ -54,7 +54,7 @@ export interface BindingContext {
   sources: SourceDefaults;
 }
 
-export async function bindModel(model: SemanticModel, context: BindingContext): Promise<void> {
+export async function bindModel(model: SemanticModel, context: BindingInputs): Promise<void> {
   const { vdb, diagnostics } = context;
   const schemas = new NameTable<string>();
   for (const schema of vdb.catalog.schemas) schemas.add(schema, schema);
@@ -149,7 +149,7 @@ class SourceCatalog {
  * the default schema of the VDB file or manifest, else the one schema of the VDB that has the relation.
  * Unquoted parts fold case, quoted ones compare exactly, as SQL's identifiers do.
  */
-function bindDataset(dataset: DatasetElement, catalog: SourceCatalog, context: BindingContext): void {
+function bindDataset(dataset: DatasetElement, catalog: SourceCatalog, context: BindingInputs): void {
   const { vdb, diagnostics } = context;
   const source = dataset.source;
   if (!source || (!source.schema && !dataset.scope.bindingValid)) return;
@@ -243,13 +243,13 @@ function sameColumns(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((column) => b.includes(column));
 }
 
-/** What a field's binding needs besides the context: the model's datasets and how they are related. */
-interface FieldContext extends BindingContext {
+/** What a field's binding needs besides the binding inputs: the model's datasets and how they are related. */
+interface FieldInputs extends BindingInputs {
   joins: JoinGraph;
   datasets: readonly DatasetElement[];
 }
 
-async function analyzeFields(model: SemanticModel, context: FieldContext): Promise<void> {
+async function analyzeFields(model: SemanticModel, context: FieldInputs): Promise<void> {
   const { analyzer, diagnostics } = context;
   const pending: { field: FieldElement; dialect: ExpressionDialect }[] = [];
   for (const dataset of model.datasets) {
@@ -279,7 +279,7 @@ async function analyzeFields(model: SemanticModel, context: FieldContext): Promi
   for (const { field, dialect } of pending) bindField(field, dialect, context);
 }
 
-function bindField(field: FieldElement, dialect: ExpressionDialect, context: FieldContext): void {
+function bindField(field: FieldElement, dialect: ExpressionDialect, context: FieldInputs): void {
   const { diagnostics } = context;
   const dataset = field.dataset;
   const relation = dataset.relation as VdbRelation;
@@ -365,7 +365,7 @@ const OTHER_DATASET_CODES = {
  * Foundation enriches each row with its field (or, failing a field of that name, its column) when it is
  * reached along many-to-one relationships, and refuses it towards a many side or across many-to-many.
  */
-function targetOf(field: FieldElement, reference: ColumnReference, columns: NameTable<CatalogColumn>, dialect: ExpressionDialect, context: FieldContext): FieldTarget | null | undefined {
+function targetOf(field: FieldElement, reference: ColumnReference, columns: NameTable<CatalogColumn>, dialect: ExpressionDialect, context: FieldInputs): FieldTarget | null | undefined {
   const home = field.dataset;
   const relation = home.relation as VdbRelation;
   const column = columnOf(reference, home, relation, columns, dialect);

@@ -1,4 +1,4 @@
-import { DIAGNOSTICS, STAGE_ORDER, type ActivationStage, type DiagnosticCode, type DiagnosticDefinition } from './diagnostic-catalog.js';
+import { DIAGNOSTICS, STAGE_ORDER, type ActivationStage, type DiagnosticCode, type DiagnosticDefinition } from './diagnostic-codes.js';
 import type { CompilationFailure, Diagnostic, DiagnosticSeverity, SourceLocation } from './semantic-types.js';
 
 /** Where a diagnostic points: a file, its rank among the activation's files, and a position in it. */

@@ -3,7 +3,7 @@
  * sources, and what every name means. Definitions must be unique in their scope; a reference resolves in
  * the document's own namespace first, then in its imports, and must not match in two imports.
  */
-import type { DiagnosticCode } from './diagnostic-catalog.js';
+import type { DiagnosticCode } from './diagnostic-codes.js';
 import type { DiagnosticList } from './diagnostic-list.js';
 import type { DocumentPath } from './located-document.js';
 import { siteAt, type AcquiredDocument, type AcquiredModule } from './module-acquisition.js';

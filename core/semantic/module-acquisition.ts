@@ -107,7 +107,7 @@ export async function acquireModule(input: AcquisitionInput): Promise<AcquiredMo
       `provider "${provider.id}" delivers ${provider.mediaTypes.join(', ')}, not ${reference.mediaType}`);
     return undefined;
   }
-  const reader = await guarded(diagnostics, atReference('uri'), target,
+  const reader = await reported(diagnostics, atReference('uri'), target,
     () => provider.open({ ...input.request, uri: reference.uri, mediaType: reference.mediaType }));
   if (!reader) return undefined;
 
@@ -138,7 +138,7 @@ export async function acquireModule(input: AcquisitionInput): Promise<AcquiredMo
 }
 
 /** Runs a provider call; a ProviderError becomes its diagnostic, anything else is an internal error. */
-async function guarded<T>(diagnostics: DiagnosticList, site: SiteRef, target: string, call: () => Promise<T>): Promise<T | undefined> {
+async function reported<T>(diagnostics: DiagnosticList, site: SiteRef, target: string, call: () => Promise<T>): Promise<T | undefined> {
   try {
     return await call();
   } catch (error) {
@@ -150,7 +150,7 @@ async function guarded<T>(diagnostics: DiagnosticList, site: SiteRef, target: st
 
 /** The file, `null` when the module has none, `undefined` when reading failed (already diagnosed). */
 async function readFile(reader: ModuleReader, path: string, site: SiteRef, target: string, diagnostics: DiagnosticList): Promise<ModuleFile | null | undefined> {
-  const file = await guarded(diagnostics, site, target, async () => (await reader.read(path)) ?? null);
+  const file = await reported(diagnostics, site, target, async () => (await reader.read(path)) ?? null);
   if (!file) return file;
   const announced = file.mediaType?.split(';')[0]?.trim().toLowerCase();
   if (announced && !TRANSPORT_MEDIA_TYPES.has(announced) && !/\+(yaml|json)$/.test(announced)) {

@@ -10,7 +10,7 @@ import { messageOf } from '../plugin-api/errors.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { bindModel, type SourceDefaults } from './catalog-binding.js';
 import type { ModuleManifest } from './module-schemas.js';
-import type { ActivationStage } from './diagnostic-catalog.js';
+import type { ActivationStage } from './diagnostic-codes.js';
 import { DiagnosticList } from './diagnostic-list.js';
 import { ExpressionAnalyzer } from './expression-analysis.js';
 import { compileModel } from './model-compilation.js';
@@ -21,7 +21,7 @@ import { buildPackage } from './package-builder.js';
 import type { ExpressionDialect, SemanticProvider } from '../plugin-api/semantic-provider.js';
 import type { ActivationFailurePolicy, CompiledPackage, VdbActivation } from './semantic-types.js';
 
-export interface ActivationContext {
+export interface ActivationDeps {
   /** Absolute path of the descriptor bundle. */
   descriptors: string;
   provider(id: string): SemanticProvider | undefined;
@@ -34,7 +34,7 @@ export interface ActivationContext {
 }
 
 /** Where the model's sources look: the default schema (VDB file over manifest) and each datasource's names. */
-function sourceDefaults(vdb: VirtualDatabase, manifest: ModuleManifest, context: ActivationContext): SourceDefaults {
+function sourceDefaults(vdb: VirtualDatabase, manifest: ModuleManifest, context: ActivationDeps): SourceDefaults {
   const datasources = [...new Set([vdb.datasource, ...vdb.schemas.map((schema) => schema.datasource), ...vdb.catalog.relations.map((relation) => relation.datasource)])];
   const aliases = Object.entries(vdb.semantic?.databaseAliases ?? {});
   const databaseNames = new Map(datasources.map((datasource) => [datasource, [
@@ -47,7 +47,7 @@ function sourceDefaults(vdb: VirtualDatabase, manifest: ModuleManifest, context:
   return { databaseNames, ...(schema ? { schema } : {}) };
 }
 
-export async function activateVdb(vdb: VirtualDatabase, context: ActivationContext): Promise<VdbActivation> {
+export async function activateVdb(vdb: VirtualDatabase, context: ActivationDeps): Promise<VdbActivation> {
   const semantic = vdb.semantic;
   const base = {
     name: vdb.name,

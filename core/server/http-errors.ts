@@ -36,12 +36,12 @@ interface Failure {
 const RESTIFY_CODES: readonly ErrorCode[] = [
   'invalid_request', 'not_found', 'method_not_allowed', 'not_acceptable', 'request_timeout', 'body_too_large', 'unsupported_media_type',
 ];
-/** restify's words for these repeat the request line: the catalog's message says enough. */
+/** restify's words for these repeat the request line: the error catalog's message says enough. */
 const CATALOG_WORDS: ReadonlySet<ErrorCode> = new Set(['not_found', 'method_not_allowed']);
 
 /**
  * The one mapping of anything thrown to an HTTP answer, for every route: the status of its code in the
- * catalog, the body in the envelope the route answers in, no stack trace or internals.
+ * error catalog, the body in the envelope the route answers in, no stack trace or internals.
  */
 export function toHttpFailure(error: unknown, envelope: ErrorEnvelope): HttpFailure {
   const own = failureOf(error);
@@ -76,7 +76,7 @@ function failureOf(error: unknown): Failure {
   return { status: 500, code: 'internal_error', message: ERROR_CATALOG.internal_error.message, details: {} };
 }
 
-/** The Task API's own spelling of a failure of the shared request handling, when the catalog gives one. */
+/** The Task API's own spelling of a failure of the shared request handling, when the error catalog gives one. */
 function inTaskEnvelope(failure: Failure): Failure {
   const spelling = ERROR_CATALOG[failure.code].inTaskEnvelope;
   if (!spelling) return failure;

@@ -10,7 +10,7 @@ import type { SqlConfig } from '../config/config-types.js';
 import type { AuthScheme } from '../plugin-api/auth-scheme.js';
 import type { VdbHandles } from '../vdb/vdb-handles.js';
 import type { CatalogResponder } from './catalog/index.js';
-import { WireSession, type SessionContext } from './wire-session.js';
+import { WireSession, type SessionDeps } from './wire-session.js';
 
 export interface SqlDoorOptions {
   config: SqlConfig;
@@ -39,7 +39,7 @@ export class SqlDoor {
     const tls = config.tls && { cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) };
     let door: SqlDoor | undefined;
     const server = createServer((socket) => door?.accept(socket, context, config.maxConnections));
-    const context: SessionContext = {
+    const context: SessionDeps = {
       scheme: options.scheme,
       handles: options.handles,
       catalog: options.catalog,
@@ -61,7 +61,7 @@ export class SqlDoor {
     return door;
   }
 
-  private accept(socket: Socket, context: SessionContext, maxConnections: number): void {
+  private accept(socket: Socket, context: SessionDeps, maxConnections: number): void {
     socket.setNoDelay(true);
     const processId = this.nextProcessId++;
     const overLimit = this.sessions.size >= maxConnections;

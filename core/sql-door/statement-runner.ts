@@ -25,16 +25,16 @@ import type { FieldDescription } from './wire-messages.js';
 export type StatementPlan =
   | { kind: 'empty' }
   | { kind: 'session'; command: DoorCommand }
-  | QueryPlan
-  | { kind: 'declare'; cursor: CursorDeclaration; query: QueryPlan }
-  | { kind: 'prepare'; name: string; query: QueryPlan }
-  | { kind: 'copy'; query: QueryPlan };
+  | RunPlan
+  | { kind: 'declare'; cursor: CursorDeclaration; query: RunPlan }
+  | { kind: 'prepare'; name: string; query: RunPlan }
+  | { kind: 'copy'; query: RunPlan };
 
 /** A session statement the door answers itself (DECLARE opens a query: a plan of its own). */
 export type DoorCommand = Exclude<SessionCommand, { kind: 'declare' | 'prepare' | 'copy' }>;
 
 /** A statement a datasource or the catalog answers. */
-export type QueryPlan =
+export type RunPlan =
   | { kind: 'catalog'; text: string; parameterCount: number }
   | {
     kind: 'vdb'; text: string; positional: PositionalText; statement: AuthorizedStatement; datasource: Datasource; readOnly: boolean;
@@ -142,14 +142,14 @@ export class StatementRunner {
   }
 
   /** A cursor's query is authorized as any statement; PostgreSQL's grammar takes only a query there. */
-  private async cursorQuery(text: string): Promise<QueryPlan> {
+  private async cursorQuery(text: string): Promise<RunPlan> {
     const plan = await this.plan(text);
     if ((plan.kind === 'vdb' && plan.statement.kind === 'select') || plan.kind === 'catalog') return plan;
     throw new WireError('42601', 'a cursor is declared for a query (SELECT or VALUES)');
   }
 
   /** PREPARE's statement is authorized now, as the extended protocol's Parse is. */
-  private async preparedQuery(text: string): Promise<QueryPlan> {
+  private async preparedQuery(text: string): Promise<RunPlan> {
     const plan = await this.plan(text);
     if (plan.kind === 'vdb' || plan.kind === 'catalog') return plan;
     throw new WireError('0A000', 'PREPARE of a session statement is not supported by the SQL front door');
@@ -160,7 +160,7 @@ export class StatementRunner {
    * (`Datasource.openCursor`: rows are read as they are fetched), else read whole, within the result budget,
    * as any statement's result.
    */
-  async openCursor(plan: QueryPlan, parameters: readonly unknown[], signal: AbortSignal): Promise<CursorSource> {
+  async openCursor(plan: RunPlan, parameters: readonly unknown[], signal: AbortSignal): Promise<CursorSource> {
     const executor = plan.kind === 'vdb' ? this.executor(plan, 'run') : undefined;
     if (plan.kind === 'catalog' || executor?.openCursor === undefined) return bufferedSource(await this.run(plan, parameters, signal));
     const bindings = plan.positional.order.map((index) => parameters[index]);

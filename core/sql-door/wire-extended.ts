@@ -18,7 +18,7 @@ type BoundValues = ReturnType<typeof readBind>['parameters'];
 interface Portal {
   statement: PreparedStatement;
   /** The values as the client sent them. */
-  bound: BoundValues;
+  sentValues: BoundValues;
   /** The values decoded, for a plan the door runs itself; a forwarded plan's are decoded only if it must. */
   parameters?: unknown[];
   resultFormats: number[];
@@ -105,7 +105,7 @@ export class ExtendedProtocol {
   private bind(message: ReturnType<typeof readBind>): undefined {
     const statement = this.state.statements.get(message.statement);
     if (!statement) throw new WireError('26000', `prepared statement "${message.statement}" does not exist`);
-    const portal: Portal = { statement, bound: message.parameters, resultFormats: message.resultFormats, sent: 0 };
+    const portal: Portal = { statement, sentValues: message.parameters, resultFormats: message.resultFormats, sent: 0 };
     // a forwarded statement's values go to the database as they are: it checks their form
     if (!this.host.runner.forwards(statement.plan)) portal.parameters = decodedParameters(statement, message.parameters);
     this.portals.set(message.portal, portal);
@@ -113,8 +113,8 @@ export class ExtendedProtocol {
   }
 
   private forwardPortal(portal: Portal, plan: StatementPlan & { kind: 'vdb' }, describe: 'portal' | 'rows', execute: boolean): Promise<'forwarded'> {
-    const { statement, bound, resultFormats } = portal;
-    return this.host.forward(plan, { text: plan.text, parameterTypes: statement.declaredTypes, describe, execute, parameters: bound, resultFormats });
+    const { statement, sentValues, resultFormats } = portal;
+    return this.host.forward(plan, { text: plan.text, parameterTypes: statement.declaredTypes, describe, execute, parameters: sentValues, resultFormats });
   }
 
   /**
@@ -152,7 +152,7 @@ export class ExtendedProtocol {
       else await this.forwardPortal(portal, plan, 'portal', false);
       return;
     }
-    portal.parameters ??= decodedParameters(portal.statement, portal.bound);
+    portal.parameters ??= decodedParameters(portal.statement, portal.sentValues);
     portal.result ??= await this.host.result(plan, portal.parameters);
     this.connection.send(rowDescription(this.messages, portal.result === 'empty' ? [] : portal.result.fields, portal.resultFormats));
   }
@@ -166,7 +166,7 @@ export class ExtendedProtocol {
       return this.forwardPortal(portal, plan, portal.describeWithRows === true ? 'portal' : 'rows', true).then(() => undefined);
     }
     // a row limit leaves the portal suspended between Executes: the door runs it and keeps its rows
-    portal.parameters ??= decodedParameters(portal.statement, portal.bound);
+    portal.parameters ??= decodedParameters(portal.statement, portal.sentValues);
     return this.host.result(plan, portal.parameters).then((result) => {
       portal.result ??= result;
       return this.sendPortal(portal, portal.result, message.maxRows);
@@ -197,8 +197,8 @@ export class ExtendedProtocol {
 }
 
 /** Bind's values as the door runs them: text as strings, binary ones decoded by their declared type. */
-function decodedParameters(statement: PreparedStatement, bound: BoundValues): unknown[] {
-  return bound.map(({ value, format }, index) => {
+function decodedParameters(statement: PreparedStatement, sentValues: BoundValues): unknown[] {
+  return sentValues.map(({ value, format }, index) => {
     if (value === null) return null;
     if (format !== 1) return value.toString();
     try {

@@ -24,7 +24,7 @@ import { SessionState } from './wire-session-state.js';
 import { answerStartup, authenticate, AUTHENTICATION_TIMEOUT_MS, welcome } from './wire-startup.js';
 
 /** What every session of one door shares. */
-export interface SessionContext {
+export interface SessionDeps {
   scheme: AuthScheme;
   handles: VdbHandles;
   catalog: CatalogResponder | undefined;
@@ -68,7 +68,7 @@ export class WireSession implements ExtendedHost {
   /** When the connection was accepted: the authentication timeout counts from here, whatever arrives since. */
   private readonly acceptedAt = Date.now();
 
-  constructor(socket: Socket, private readonly context: SessionContext, private readonly options: SessionOptions) {
+  constructor(socket: Socket, private readonly context: SessionDeps, private readonly options: SessionOptions) {
     this.state = new SessionState(context.settings.maxResultBytes, () => this.authenticated?.role());
     this.connection = new WireConnection(socket, context.tls, {
       startup: (state) => this.onStartup(state),

@@ -6,7 +6,7 @@ import type { ExtensionRegistry } from '../plugins/extension-registry.js';
 import type { PluginManifest } from '../plugin-api/plugin-manifest.js';
 import type { Datasource, DatasourceSettings, SqlDialect } from '../plugin-api/sql-dialect.js';
 import { datasourceOpenFailure } from './datasource-open-failure.js';
-import { guardDatasource, observeStatements } from './datasource-runtime.js';
+import { runtimeOver, observeStatements } from './datasource-runtime.js';
 import type { StatementObserver } from './statement-outcome.js';
 
 /** How long closing one datasource may take at shutdown. */
@@ -73,7 +73,7 @@ export class DatasourceRegistry {
     const entry = this.settings.get(name);
     if (!entry) throw new StartupError(`unknown datasource "${name}"`);
     try {
-      return guardDatasource(await entry.dialect.open(entry.settings));
+      return runtimeOver(await entry.dialect.open(entry.settings));
     } catch (error) {
       throw datasourceOpenFailure(this.config, name, error);
     }

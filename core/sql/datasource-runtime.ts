@@ -52,8 +52,8 @@ const MAX_CACHED_SQL_LENGTH = 64 * 1024;
  * The one runtime seam between the core and an adapter's datasource (Kysely's RuntimeDriver over a
  * driver's connections); every statement of the service passes it once, whatever door it came by:
  *
- * - lifecycle: closes once, refuses calls after close, serializes calls where the dialect has a single
- *   connection (PGlite);
+ * - lifecycle: closes once, refuses calls after close; the order of calls is left to the datasource (a
+ *   pool, or PGlite's host);
  * - role scope and bounds: `forCaller` runs a caller's statements under their database role, time limit,
  *   row bound and signal;
  * - cancellation: each statement with a time limit gets one client-side deadline (statement-deadline.ts,
@@ -313,7 +313,7 @@ function seamError(datasource: string, error: unknown): unknown {
 }
 
 /** The runtime the core wraps every adapter's datasource in; over a runtime, that runtime. */
-export function guardDatasource(datasource: Datasource): DatasourceRuntime {
+export function runtimeOver(datasource: Datasource): DatasourceRuntime {
   return DatasourceRuntime.over(datasource);
 }
 
@@ -323,5 +323,5 @@ export function guardDatasource(datasource: Datasource): DatasourceRuntime {
  * datasource handed in by a test may call itself otherwise).
  */
 export function observeStatements(name: string, datasource: Datasource, observer: StatementObserver): DatasourceRuntime {
-  return guardDatasource(datasource).observedBy(name, observer);
+  return runtimeOver(datasource).observedBy(name, observer);
 }

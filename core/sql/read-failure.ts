@@ -3,7 +3,7 @@ import { DeadlineError, LimitError, type ServiceError } from '../plugin-api/erro
 import { statementFailure, unavailableError, type StatementFailure } from './statement-failure.js';
 
 /** A caller's read as its errors name it: what ran (`query customer_orders`, `the semantic query`), where, within what. */
-export interface ReadContext {
+export interface CallerRead {
   subject: string;
   datasource: string;
   timeoutMs: number;
@@ -11,7 +11,7 @@ export interface ReadContext {
 }
 
 /** 422 `result_too_large`: the result, or one of its rows, is over `server.maxResultBytes`. */
-export function resultTooLarge(read: ReadContext, cause?: unknown): LimitError {
+export function resultTooLarge(read: CallerRead, cause?: unknown): LimitError {
   return new LimitError('result_too_large', `${read.subject}: the result is larger than ${read.maxResultBytes} bytes (server.maxResultBytes)`, {
     details: { limitBytes: read.maxResultBytes },
     ...(cause === undefined ? {} : { cause }),
@@ -28,7 +28,7 @@ export function databaseDenialError(failure: StatementFailure): ServiceError {
  * 403 (as the analyzer's denials), a row over the result budget 422, out of time 504, unreachable 503.
  * What each route words itself (a value the database refused, anything else) comes from `otherwise`.
  */
-export function readFailure(error: unknown, read: ReadContext, otherwise: (failure: StatementFailure) => ServiceError): ServiceError {
+export function readFailure(error: unknown, read: CallerRead, otherwise: (failure: StatementFailure) => ServiceError): ServiceError {
   const failure = statementFailure(error);
   switch (failure.kind) {
     case 'denied':

@@ -184,7 +184,7 @@ function driverCode(error: unknown, depth = 0): string | undefined {
 export function statementFailure(error: unknown): StatementFailure {
   if (error instanceof StatementFailure) return error;
   if (error instanceof UnavailableError) {
-    // the guard's, or an adapter's: the reason is its cause's
+    // the runtime's, or an adapter's: the reason is its cause's
     const told = tellChain(error.cause, 1);
     const source = told?.error ?? error;
     return new StatementFailure('unavailable', source, driverCode(source), undefined, told?.kind === 'unavailable' ? told.reason : undefined, error);

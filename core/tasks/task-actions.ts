@@ -41,24 +41,24 @@ export interface ActionLimits {
  * nothing more); neither a denial nor a failure ends the task: the runtime reads them as observations. A
  * result over the row limit or the byte budget is cut there (`truncated`).
  */
-export async function runPendingAction(action: PendingAction, bound: VdbHandle, caller: Principal, limits: ActionLimits, semanticQueries: SemanticQueries): Promise<Observation> {
-  const grants = effectiveGrants(bound.vdb, caller);
-  if (action.kind === 'semanticQuery') return runSemanticAction(action, bound, grants, limits, semanticQueries);
-  const decision = await authorizeStatement({ handle: bound, sql: action.sql, bindings: [], grants, readOnly: true });
+export async function runPendingAction(action: PendingAction, handle: VdbHandle, caller: Principal, limits: ActionLimits, semanticQueries: SemanticQueries): Promise<Observation> {
+  const grants = effectiveGrants(handle.vdb, caller);
+  if (action.kind === 'semanticQuery') return runSemanticAction(action, handle, grants, limits, semanticQueries);
+  const decision = await authorizeStatement({ handle: handle, sql: action.sql, bindings: [], grants, readOnly: true });
   if (isDenial(decision)) return deniedObservation(action, decision);
   if ('crossDatasource' in decision) return failedObservation(action, 'denied', 'cross_datasource_query', 'the query reads relations of two datasources');
-  return execute(action, { datasource: decision.datasource, sql: action.sql, bindings: [] }, bound, grants, limits);
+  return execute(action, { datasource: decision.datasource, sql: action.sql, bindings: [] }, handle, grants, limits);
 }
 
 /**
  * A semantic query: compiled by the service against the active package (its values bound), checked against
  * the caller's grants like the route does (docs/semantic-query.md), then run like any query.
  */
-async function runSemanticAction(action: Extract<PendingAction, { kind: 'semanticQuery' }>, bound: VdbHandle, grants: CallerGrants, limits: ActionLimits, semanticQueries: SemanticQueries): Promise<Observation> {
+async function runSemanticAction(action: Extract<PendingAction, { kind: 'semanticQuery' }>, handle: VdbHandle, grants: CallerGrants, limits: ActionLimits, semanticQueries: SemanticQueries): Promise<Observation> {
   let statement: { datasource: Datasource; sql: string; bindings: unknown[] };
   try {
     const query = readSemanticQuery(action.query);
-    const { compiled, datasource } = await semanticQueries.compile(bound.vdb, query);
+    const { compiled, datasource } = await semanticQueries.compile(handle.vdb, query);
     checkGrants(compiled, grants);
     statement = { datasource, sql: compiled.sql, bindings: bindings(compiled.params, query) };
   } catch (error) {
@@ -67,15 +67,15 @@ async function runSemanticAction(action: Extract<PendingAction, { kind: 'semanti
     const message = typeof osiCode === 'string' ? `${error.message} (${osiCode})` : error.message;
     return failedObservation(action, error instanceof ForbiddenError ? 'denied' : 'failed', error.code, message);
   }
-  return execute(action, statement, bound, grants, limits);
+  return execute(action, statement, handle, grants, limits);
 }
 
 /** Runs an authorized statement as the caller's database role; a failure is an observation, never an error of the task. */
-async function execute(action: PendingAction, statement: { datasource: Datasource; sql: string; bindings: unknown[] }, bound: VdbHandle, grants: CallerGrants, limits: ActionLimits): Promise<Observation> {
+async function execute(action: PendingAction, statement: { datasource: Datasource; sql: string; bindings: unknown[] }, handle: VdbHandle, grants: CallerGrants, limits: ActionLimits): Promise<Observation> {
   const { maxRows, maxBytes, maxRowBytes, signal } = limits;
   const timedOut = `the query ran longer than ${ACTION_TIMEOUT_MS / 1000} s`;
   try {
-    const executor = callerExecutor(statement.datasource, bound.vdb, grants, { readOnly: true, timeoutMs: ACTION_TIMEOUT_MS, maxRowBytes, signal });
+    const executor = callerExecutor(statement.datasource, handle.vdb, grants, { readOnly: true, timeoutMs: ACTION_TIMEOUT_MS, maxRowBytes, signal });
     // the database cancels at the limit; the race answers even if a driver does not
     const result = await raceDeadline(executor.query(statement.sql, statement.bindings, { maxRows, maxBytes }), ACTION_TIMEOUT_MS, () => new QueryTimeout(timedOut));
     const { columns, rows, rowCount, truncated } = result;

@@ -62,28 +62,28 @@ export class TaskOrchestrator {
     const capability = this.capability(call.capability);
     const transport = this.deps.transport;
     if (!transport) throw new UnavailableError('runtime_disabled', 'the agent runtime is disabled in this deployment (runtime.enabled: false)');
-    const bound = this.bind(call.vdb, call.version);
-    await this.ensureReachable(bound);
+    const handle = this.handleOf(call.vdb, call.version);
+    await this.ensureReachable(handle);
 
     const { config } = this.deps;
     const taskId = randomUUID();
-    const ref: RuntimeTaskRef = { instanceId: config.instanceId, vdb: bound.vdb.name, version: bound.vdb.version, taskId };
-    const semanticPackage = this.deps.semantic.packageOf(bound.vdb.name, bound.vdb.version);
+    const ref: RuntimeTaskRef = { instanceId: config.instanceId, vdb: handle.vdb.name, version: handle.vdb.version, taskId };
+    const semanticPackage = this.deps.semantic.packageOf(handle.vdb.name, handle.vdb.version);
     const start: TaskStartDocument = {
       format: 'service-task-start',
       formatVersion: 1,
       taskId,
       instanceId: config.instanceId,
       capability: capability.name,
-      vdb: { name: bound.vdb.name, version: bound.vdb.version },
+      vdb: { name: handle.vdb.name, version: handle.vdb.version },
       goal: request.goal,
       externalContextId: request.externalContextId,
       externalContext: request.externalContext === null ? null : { contentType: 'application/json', data: request.externalContext },
       artifactIds: request.artifactIds,
-      authorizedContext: taskContext({ vdb: bound.vdb, sqlFamily: bound.dialect.family, semanticPackage }, effectiveGrants(bound.vdb, call.caller)),
+      authorizedContext: taskContext({ vdb: handle.vdb, sqlFamily: handle.dialect.family, semanticPackage }, effectiveGrants(handle.vdb, call.caller)),
       budgets: capability.budgets,
     };
-    return new TaskRun(ref, capability, bound, call.caller, transport, this.deps).execute(start);
+    return new TaskRun(ref, capability, handle, call.caller, transport, this.deps).execute(start);
   }
 
   private capability(name: string): CapabilityConfig {
@@ -94,7 +94,7 @@ export class TaskOrchestrator {
     return capability;
   }
 
-  private bind(name: string, version: string | undefined): VdbHandle {
+  private handleOf(name: string, version: string | undefined): VdbHandle {
     if (!NAME.test(name) || (version !== undefined && !NAME.test(version))) throw new InputError('invalid_vdb', 'the VDB name and version are 1-128 letters, digits, _ . or -');
     let vdb: VirtualDatabase | undefined;
     if (version === undefined) {
@@ -107,17 +107,17 @@ export class TaskOrchestrator {
       vdb = this.deps.vdbs.find(name, version);
     }
     if (!vdb) throw new NotFoundError('vdb_not_found', version === undefined ? `VDB ${name} is not active` : `VDB ${name} version ${version} is not active`);
-    const bound = this.deps.handles.lookup(vdb.name, vdb.version);
-    if (typeof bound === 'string') throw new NotFoundError('vdb_not_found', bound);
-    return bound;
+    const handle = this.deps.handles.lookup(vdb.name, vdb.version);
+    if (typeof handle === 'string') throw new NotFoundError('vdb_not_found', handle);
+    return handle;
   }
 
   /** The data context must be servable: a datasource that does not answer is 503 `context_unavailable`. */
-  private async ensureReachable(bound: VdbHandle): Promise<void> {
+  private async ensureReachable(handle: VdbHandle): Promise<void> {
     try {
-      await bound.datasource.ping();
+      await handle.datasource.ping();
     } catch (error) {
-      throw new UnavailableError('context_unavailable', `the data of VDB ${bound.vdb.name} version ${bound.vdb.version} cannot be reached now`, { cause: error });
+      throw new UnavailableError('context_unavailable', `the data of VDB ${handle.vdb.name} version ${handle.vdb.version} cannot be reached now`, { cause: error });
     }
   }
 }
@@ -133,7 +133,7 @@ class TaskRun {
   constructor(
     private readonly ref: RuntimeTaskRef,
     private readonly capability: CapabilityConfig,
-    private readonly bound: VdbHandle,
+    private readonly handle: VdbHandle,
     private readonly caller: Principal,
     private readonly transport: RuntimeTransport,
     private readonly deps: TaskOrchestratorDeps,
@@ -182,7 +182,7 @@ class TaskRun {
       const rowsLeft = this.meter.rowsLeft();
       const maxRows = Math.min(action.maxRows, rowsLeft);
       const bytesLeft = this.meter.bytesLeft();
-      const observation = await this.beforeDeadline(runPendingAction(action, this.bound, this.caller, {
+      const observation = await this.beforeDeadline(runPendingAction(action, this.handle, this.caller, {
         maxRows,
         maxBytes: bytesLeft,
         maxRowBytes: this.capability.budgets.maxObservationBytes,

@@ -4,8 +4,8 @@ import {
   type TwingSynchronousEnvironment, type TwingSynchronousExecutionContext,
 } from 'twing';
 import { parseBoundedYaml, DeferredValue, InputError } from '../../core/plugin-api/index.js';
-import { SEPARATOR_FILTER } from './binding-executor.js';
-import type { ActiveRender } from './render-session.js';
+import { SEPARATOR_FILTER } from './bound-value-executor.js';
+import type { ActiveRender } from './render-state.js';
 import { isTrustedText, trustedText } from './trusted-text.js';
 
 /**
@@ -20,7 +20,7 @@ export function installBuiltins(environment: TwingSynchronousEnvironment, active
   for (const name of WITHDRAWN_FILTERS) environment.filters.delete(name);
   for (const name of WITHDRAWN_FUNCTIONS) environment.functions.delete(name);
   environment.addFilter(createSynchronousFilter(SEPARATOR_FILTER, filterValWhenVarFalse, [{ name: 'var' }, { name: 'flip', defaultValue: false }]));
-  environment.addFilter(createSynchronousFilter('identifier', (_execution, name: unknown) => trustedText(active.session.context.identifier(String(name ?? ''))), []));
+  environment.addFilter(createSynchronousFilter('identifier', (_execution, name: unknown) => trustedText(active.state.context.identifier(String(name ?? ''))), []));
   environment.addFilter(createSynchronousFilter('raw', (_execution, text: unknown) => (isTrustedText(text) ? text : trustedText(String(text ?? ''))), []));
   environment.addFunction(createSynchronousFunction('uuid', () => randomUUID(), []));
   environment.addFunction(createSynchronousFunction('fromYamlArrayToIterable', (_execution, items: unknown) => iterableFrom(items), [{ name: 'array' }]));

@@ -2,7 +2,7 @@ import { createNode, createSetTagHandler, type TwingParser, type TwingSynchronou
 
 /**
  * `{% set cols %}id, name{% endset %}` holds template text, like any captured block. twing's set node
- * turns a capture of plain text into an assignment of a string constant, which the binding executor could
+ * turns a capture of plain text into an assignment of a string constant, which the bound-value executor could
  * not tell from `{% set cols = x %}`. This tag handler wraps such text so the capture stays a capture.
  */
 export function installCapturingSetTag(environment: TwingSynchronousEnvironment): void {

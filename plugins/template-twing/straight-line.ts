@@ -1,18 +1,18 @@
 import { getChildrenCount, type TwingBaseNode, type TwingTemplateNode } from 'twing';
-import { plainValue, readVariable, type VariableMap } from './binding-executor.js';
+import { plainValue, readVariable, type VariableMap } from './bound-value-executor.js';
 import { PROVIDED_NAMES } from './definition-inspection.js';
 import { isTrustedText } from './trusted-text.js';
 
-/** Names a print may read that twing or the engine give a meaning of their own (`_charset` too, to the binding executor). */
+/** Names a print may read that twing or the engine give a meaning of their own (`_charset` too, to the bound-value executor). */
 const SPECIAL_NAMES = new Set([...PROVIDED_NAMES, '_charset']);
 
 /**
  * The variables a straight-line definition binds, in the order it prints them; undefined for any other.
  *
  * Straight-line: text, comments, and prints of a literal or of a plain variable, nothing else (no tag, no
- * filter, no function, no test, no macro or block). The binding executor turns every printed variable
+ * filter, no function, no test, no macro or block). The bound-value executor turns every printed variable
  * into a placeholder whatever its value, so such a definition renders the same text for every request:
- * a render after the first need only read the variables again (straight-line-render.ts). Anything that
+ * a render after the first need only read the variables again (TwingCompiledDefinition.render, twing-template-engine.ts). Anything that
  * could make the text depend on a value (`{% if %}`, `{% for %}`, `| length`, a function) leaves the
  * definition to twing on every render.
  */
@@ -68,7 +68,7 @@ const EMPTY: VariableMap = new Map<string, unknown>();
 /** The first render of a straight-line definition: what every later render returns, with new values. */
 export interface FirstRender {
   document: unknown;
-  /** The definition line of each bound value, in binding order. */
+  /** The definition line of each bound value, in placeholder order. */
   lines: readonly number[];
 }
 

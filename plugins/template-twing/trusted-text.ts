@@ -2,7 +2,7 @@ import { createMarkup, isAMarkup, type TwingMarkup } from 'twing';
 import { PLACEHOLDER_CLOSE, PLACEHOLDER_OPEN } from '../../core/plugin-api/index.js';
 
 /*
- * Text the binding executor may splice into the output. twing's isAMarkup is duck-typed, so a request
+ * Text the bound-value executor may splice into the output. twing's isAMarkup is duck-typed, so a request
  * object with the right keys would pass it: trust is the identity of markups made here, nothing else.
  */
 const trusted = new WeakSet<TwingMarkup>();

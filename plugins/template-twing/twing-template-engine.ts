@@ -3,11 +3,11 @@ import {
   isATwingError as isTwingErrorObject, type TwingError, type TwingSynchronousEnvironment, type TwingSynchronousNodeExecutor, type TwingSynchronousTemplate,
 } from 'twing';
 import { DefinitionError, layoutDefinition, RenderedYamlCache, ServiceError, type CompiledDefinition, type DefinitionSource, type RenderContext, type RenderedDefinition, type TemplateEngine, type StartupProblem, type TemplateFunction, type TemplateFunctionModule } from '../../core/plugin-api/index.js';
-import { createBindingExecutor } from './binding-executor.js';
+import { createBoundValueExecutor } from './bound-value-executor.js';
 import { installBuiltins } from './builtin-functions.js';
 import { installCapturingSetTag } from './capturing-set-tag.js';
 import { inspectDefinition } from './definition-inspection.js';
-import { ActiveRender, RenderSession } from './render-session.js';
+import { ActiveRender, RenderState } from './render-state.js';
 import { straightLineValues, straightLineVariables, type FirstRender } from './straight-line.js';
 
 /** The twing engine: one synchronous environment for every definition, templates compiled once. */
@@ -16,12 +16,12 @@ export function createTwingTemplateEngine(id: string): TemplateEngine {
   // An empty loader: definitions are parsed from their source and may not load other templates.
   const environment = createSynchronousEnvironment(createSynchronousArrayLoader({}), { autoEscapingStrategy: 'sql' });
   environment.registerEscapingStrategy(() => {
-    throw new Error('the sql strategy is applied by the binding executor, never as an escaper');
+    throw new Error('the sql strategy is applied by the bound-value executor, never as an escaper');
   }, 'sql');
   installBuiltins(environment, active);
   installCapturingSetTag(environment);
   const registerModules = moduleRegistrar(environment);
-  const nodeExecutor = createBindingExecutor(active);
+  const nodeExecutor = createBoundValueExecutor(active);
   const yamlCache = new RenderedYamlCache();
 
   return {
@@ -46,7 +46,7 @@ interface RenderMachinery {
 class TwingCompiledDefinition implements CompiledDefinition {
   readonly name: string;
   readonly file: string;
-  /** The variables of a straight-line definition in binding order (straight-line.ts); undefined otherwise. */
+  /** The variables of a straight-line definition in placeholder order (straight-line.ts); undefined otherwise. */
   private readonly straightLine: string[] | undefined;
   private first: FirstRender | undefined;
 
@@ -68,11 +68,11 @@ class TwingCompiledDefinition implements CompiledDefinition {
       const values = straightLineValues(this.straightLine, fields, environment.globals);
       if (values) return { document: this.first.document, values, origin: { file: this.file, lines: this.first.lines } };
     }
-    const session = new RenderSession(context);
+    const state = new RenderState(context);
     const variables = new Map<string, unknown>(Object.entries(fields));
     let text: string;
     try {
-      text = active.run(session, () => this.template.render(environment, variables, { nodeExecutor, strict: false }));
+      text = active.run(state, () => this.template.render(environment, variables, { nodeExecutor, strict: false }));
     } catch (error) {
       throw renderFailure(error, this.file);
     }
@@ -82,8 +82,8 @@ class TwingCompiledDefinition implements CompiledDefinition {
       throw new DefinitionError({ file: this.file, message: `the rendered body is not valid YAML${where}: ${body.message}` });
     }
     // the text holds no value, so its document stands for every request (the YAML cache froze it)
-    if (this.straightLine?.length === session.values.length) this.first ??= { document: body.value, lines: Object.freeze(session.lines) };
-    return { document: body.value, values: session.values, origin: { file: this.file, lines: session.lines } };
+    if (this.straightLine?.length === state.values.length) this.first ??= { document: body.value, lines: Object.freeze(state.lines) };
+    return { document: body.value, values: state.values, origin: { file: this.file, lines: state.lines } };
   }
 }
 
@@ -115,7 +115,7 @@ function renderFailure(error: unknown, file: string): Error {
 
 /**
  * Registers each module function as twing function `<module>__<function>`. Its result is a value: a
- * function call is never a literal, so the binding executor captures it.
+ * function call is never a literal, so the bound-value executor captures it.
  */
 function moduleRegistrar(environment: TwingSynchronousEnvironment): (modules: readonly TemplateFunctionModule[]) => void {
   const registered = new Map<string, TemplateFunction>();

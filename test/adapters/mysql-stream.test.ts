@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MysqlDialect } from '../../adapters/mysql/mysql-dialect.js';
 import type { Datasource } from '../../core/plugin-api/sql-dialect.js';
-import { guardDatasource } from '../../core/sql/datasource-runtime.js';
+import { runtimeOver } from '../../core/sql/datasource-runtime.js';
 
 /**
  * Reading rows as they arrive and `KILL QUERY` on MariaDB (adapters/mysql/mysql-stream.ts), on a pool of one
@@ -26,7 +26,7 @@ if (url === undefined) {
   };
 
   test.before(async (context) => {
-    context.datasource = guardDatasource(await new MysqlDialect('mysql').open({
+    context.datasource = runtimeOver(await new MysqlDialect('mysql').open({
       name: 'stream_mysql', adapter: 'mysql', connection: { connectionString: url }, pool: { max: 1 }, init: [], baseDir: process.cwd(),
     }));
     context.thread = await threadOf(context.datasource);

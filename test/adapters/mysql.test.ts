@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { MysqlDialect } from '../../adapters/mysql/mysql-dialect.js';
 import { mysqlCodec, mysqlLogicalType } from '../../adapters/mysql/mysql-types.js';
 import type { DatasourceSettings } from '../../core/plugin-api/sql-dialect.js';
-import { guardDatasource } from '../../core/sql/datasource-runtime.js';
+import { runtimeOver } from '../../core/sql/datasource-runtime.js';
 import { runDialectConformance } from './dialect-conformance.js';
 
 const url = process.env['VDB_TEST_MYSQL_URL'];
@@ -14,10 +14,10 @@ const settings = (name: string, connection: Record<string, unknown>): Datasource
 runDialectConformance({
   name: 'mysql',
   skip: url === undefined ? 'VDB_TEST_MYSQL_URL is not set' : undefined,
-  open: async () => guardDatasource(await dialect.open(settings('conformance_mysql', { connectionString: url }))),
+  open: async () => runtimeOver(await dialect.open(settings('conformance_mysql', { connectionString: url }))),
   unreachable: {
     password: 'my-secret-pw',
-    open: async () => guardDatasource(await dialect.open(settings('unreachable',
+    open: async () => runtimeOver(await dialect.open(settings('unreachable',
       { connectionString: 'mysql://root:my-secret-pw@127.0.0.1:1/test' }))),
   },
 });

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PgliteDialect } from '../../adapters/pglite/pglite-dialect.js';
 import type { Datasource } from '../../core/plugin-api/sql-dialect.js';
-import { guardDatasource } from '../../core/sql/datasource-runtime.js';
+import { runtimeOver } from '../../core/sql/datasource-runtime.js';
 import { startTestService } from '../support/test-service.js';
 
 const retailSeed = fileURLToPath(new URL('../../../descriptors/seed/retail.sql', import.meta.url));
@@ -23,7 +23,7 @@ const test = suite<{ baseDir: string; datasource: Datasource }>('pglite: every s
 
 test.before(async (context) => {
   context.baseDir = mkdtempSync(join(tmpdir(), 'vdb-pglite-limits-'));
-  context.datasource = guardDatasource(await new PgliteDialect('pglite').open({
+  context.datasource = runtimeOver(await new PgliteDialect('pglite').open({
     name: 'retail_db', adapter: 'pglite', connection: { dataDir: 'data' }, pool: {}, init: [retailSeed], baseDir: context.baseDir,
   }));
 });
@@ -86,7 +86,7 @@ test('an aborted signal cancels the running statement with 57014; a call whose s
 });
 
 test('a statement whose request ends but that finishes within the grace answers as it would have, and leaves the worker as it is: an in-memory write survives', async ({ baseDir }) => {
-  const memory = guardDatasource(await new PgliteDialect('pglite').open({
+  const memory = runtimeOver(await new PgliteDialect('pglite').open({
     name: 'memory_db', adapter: 'pglite', connection: {}, pool: {}, init: [retailSeed], baseDir,
   }));
   try {

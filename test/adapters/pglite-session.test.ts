@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PgliteDialect } from '../../adapters/pglite/pglite-dialect.js';
 import type { Datasource } from '../../core/plugin-api/sql-dialect.js';
-import { guardDatasource } from '../../core/sql/datasource-runtime.js';
+import { runtimeOver } from '../../core/sql/datasource-runtime.js';
 
 const SEED = `create schema shop;
 create table shop.items (id integer primary key, name text not null, secret text);
@@ -25,7 +25,7 @@ test.before(async (context) => {
   const seed = join(context.baseDir, 'seed.sql');
   writeFileSync(seed, SEED);
   // in memory: a reopen starts from the snapshot taken at open, and again at restrictSession
-  context.datasource = guardDatasource(await new PgliteDialect('pglite').open({
+  context.datasource = runtimeOver(await new PgliteDialect('pglite').open({
     name: 'shop_db', adapter: 'pglite', connection: {}, pool: {}, init: [seed], baseDir: context.baseDir,
   }));
 });

@@ -7,7 +7,7 @@ import { PgliteDialect } from '../../adapters/pglite/pglite-dialect.js';
 import { postgresCodec, postgresLogicalType } from '../../adapters/postgres/postgres-types.js';
 import { UnavailableError } from '../../core/plugin-api/errors.js';
 import type { DatasourceSettings } from '../../core/plugin-api/sql-dialect.js';
-import { guardDatasource } from '../../core/sql/datasource-runtime.js';
+import { runtimeOver } from '../../core/sql/datasource-runtime.js';
 import { sharedPglite } from '../support/shared-pglite.js';
 import { runDialectConformance } from './dialect-conformance.js';
 
@@ -41,7 +41,7 @@ test('a file-backed pglite runs its init scripts once, when its data folder is n
     const dialect = new PgliteDialect('pglite');
     const count = 'select count(*)::integer as n from seeded';
 
-    const first = guardDatasource(await dialect.open(settings));
+    const first = runtimeOver(await dialect.open(settings));
     assert.equal((await first.query(count, [])).rows, [{ n: 1 }]);
     await first.close();
     await first.close();
@@ -49,7 +49,7 @@ test('a file-backed pglite runs its init scripts once, when its data folder is n
     assert.instance(refused, UnavailableError);
 
     // Had the script run again, `create table` would fail, or the count would be 2.
-    const second = guardDatasource(await dialect.open(settings));
+    const second = runtimeOver(await dialect.open(settings));
     assert.equal((await second.query(count, [])).rows, [{ n: 1 }]);
     await second.close();
   } finally {

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { PostgresDialect } from '../../adapters/postgres/postgres-dialect.js';
 import { statementFailure } from '../../core/sql/statement-failure.js';
 import type { Datasource, DatasourceSettings } from '../../core/plugin-api/sql-dialect.js';
-import { guardDatasource } from '../../core/sql/datasource-runtime.js';
+import { runtimeOver } from '../../core/sql/datasource-runtime.js';
 import { sharedPglite } from '../support/shared-pglite.js';
 import { startTestService } from '../support/test-service.js';
 
@@ -58,7 +58,7 @@ const postgres = suite('postgres: a value over what the process can hold never r
 // uvu reports a skipped test as skipped: the suite runs only where a server is set
 (url === undefined ? postgres.skip : postgres)('a 600 MB value is refused on the server and the process stays up', async () => {
   const settings: DatasourceSettings = { name: 'row_bound', adapter: 'postgres', connection: { connectionString: url }, pool: { max: 2 }, init: [], baseDir: process.cwd() };
-  const datasource = guardDatasource(await new PostgresDialect('postgres').open(settings));
+  const datasource = runtimeOver(await new PostgresDialect('postgres').open(settings));
   try {
     await expectRefused(datasource, 600_000_000);
   } finally {

@@ -127,9 +127,6 @@ function layerOf(file: string): number | undefined {
   return index < 0 ? undefined : layers.length - 1 - index;
 }
 
-/** Imports against the layer order that docs/architecture.md names as open, each to be removed, never added to. */
-const OPEN_EXCEPTIONS = new Set(['core/semantic-query/semantic-query-service.ts -> core/semantic/semantic-registry.ts']);
-
 rules('the layer order of docs/architecture.md: a core file imports only its own folder and the lines below it', () => {
   assert.ok(layers.length > 8, `the diagram of docs/architecture.md has ${layers.length} lines of core folders`);
   const upward = files
@@ -143,9 +140,55 @@ rules('the layer order of docs/architecture.md: a core file imports only its own
         const rank = layerOf(target);
         return rank !== undefined && !(folder !== undefined && target.startsWith(folder)) && rank >= own;
       }).map((target) => `${file} -> ${target}`);
-    })
-    .filter((edge) => !OPEN_EXCEPTIONS.has(edge));
+    });
   assert.equal(upward, []);
 });
 
 rules.run();
+
+const words = suite('one word per thing (docs/glossary.md)');
+
+// this file names the retired words to refuse them
+const sources = [...files, ...['test'].flatMap(sourceFiles)].filter((file) => file !== 'test/docs/architecture.test.ts');
+/** A file's text without its comments, where identifiers are checked. */
+function codeOf(file: string): string {
+  return readFileSync(join(root, file), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+}
+
+words('the source has files and the glossary retires words', () => {
+  assert.ok(sources.length > 200, `only ${sources.length} source files found under ${root}`);
+  assert.ok(readFileSync(join(root, 'docs/glossary.md'), 'utf8').includes('## Words not used'));
+});
+
+words('a VDB handle is a handle: no identifier `bound` for one, no bind() that looks one up', () => {
+  const found = sources.flatMap((file) => {
+    const code = codeOf(file);
+    return [/\bbound\s*[:?]\s*(?:Pick<\s*)?VdbHandle\b/, /\.bound\.(?:vdb|dialect|datasource|relation)\b/, /\bendpoint\.bound\b/, /\bbind\(\s*(?:call\.)?vdb\b/]
+      .filter((pattern) => pattern.test(code)).map((pattern) => `${file}: ${pattern.source}`);
+  });
+  assert.equal(found, []);
+});
+
+/** Identifiers that named a second meaning of a word, each retired for the name docs/glossary.md gives. */
+const RETIRED_IDENTIFIERS = [
+  'guardDatasource', 'sqlBinding', 'BindingExecutor', 'RenderSession', 'ReadContext', 'SessionContext',
+  'ActivationContext', 'BindingContext', 'JoinContext', 'ActionContext',
+];
+
+words('retired identifiers do not come back', () => {
+  const found = sources.flatMap((file) => {
+    const code = codeOf(file);
+    return RETIRED_IDENTIFIERS.filter((name) => new RegExp(`\\b${name}\\b`).test(code)).map((name) => `${file}: ${name}`);
+  });
+  assert.equal(found, []);
+});
+
+/** File names that named a second meaning of a word (or code that is gone). */
+const RETIRED_FILE_WORDS = /(?:^|-)(?:guarded|binding-values|diagnostic-catalog|render-session|statement-names|sql-failure|observed-datasource|guarded-datasource)(?:-|\.)/;
+
+words('no source file is named with a retired word', () => {
+  const named = sources.map((file) => file.split('/').pop() as string).filter((name) => RETIRED_FILE_WORDS.test(name));
+  assert.equal(named, []);
+});
+
+words.run();

@@ -2,7 +2,7 @@ import type { Test } from 'uvu';
 import { MysqlDialect } from '../../adapters/mysql/mysql-dialect.js';
 import { PostgresDialect } from '../../adapters/postgres/postgres-dialect.js';
 import type { Datasource, SqlDialect } from '../../core/plugin-api/sql-dialect.js';
-import { guardDatasource } from '../../core/sql/datasource-runtime.js';
+import { runtimeOver } from '../../core/sql/datasource-runtime.js';
 import { sharedPglite } from './shared-pglite.js';
 
 /** A database the shared suites run on: the embedded PGlite always, a server when its URL is set. */
@@ -18,7 +18,7 @@ export interface Backend {
   lane: string | undefined;
   /** The database of a MySQL URL: in MySQL a schema is a database, so the suites' tables live in it. */
   database: string;
-  /** A datasource named `name` on it (on the server, at `url` when given), guarded as the core guards it. */
+  /** A datasource named `name` on it (on the server, at `url` when given), wrapped in the runtime as the core wraps it. */
   open(name?: string, url?: string): Promise<Datasource>;
   /** Whether a suite closes what `open` gave it (the process's shared PGlite lives as long as the process). */
   closeAfter: boolean;
@@ -35,7 +35,7 @@ function server(name: 'postgres' | 'mysql', variable: string, dialect: SqlDialec
     url,
     lane: url === undefined ? undefined : `${name}-server`,
     database: name === 'mysql' && url !== undefined ? new URL(url).pathname.slice(1) : '',
-    open: async (datasource = 'retail_db', at = url) => guardDatasource(await dialect.open({
+    open: async (datasource = 'retail_db', at = url) => runtimeOver(await dialect.open({
       name: datasource, adapter: name, connection: { connectionString: at }, pool: { max: 4 }, init: [], baseDir: process.cwd(),
     })),
     closeAfter: true,

@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { readYamlFile } from '../../core/config/yaml-source.js';
 import type { CatalogColumn, LogicalType } from '../../core/plugin-api/catalog.js';
 import type { ExpressionDialect, SemanticProvider } from '../../core/plugin-api/semantic-provider.js';
-import type { ActivationContext } from '../../core/semantic/vdb-activation.js';
+import type { ActivationDeps } from '../../core/semantic/vdb-activation.js';
 import type { SemanticReference, VdbCatalog, VdbRelation, VirtualDatabase } from '../../core/plugin-api/vdb.js';
 import { PostgresDialect } from '../../adapters/postgres/postgres-dialect.js';
 import { bundleProvider } from '../../plugins/semantic-bundle/bundle-provider.js';
@@ -93,7 +93,7 @@ export function testProviders(): Map<string, SemanticProvider> {
   ]);
 }
 
-export function activationContext(descriptors: string, overrides: Partial<ActivationContext> = {}): ActivationContext {
+export function activationContext(descriptors: string, overrides: Partial<ActivationDeps> = {}): ActivationDeps {
   const providers = testProviders();
   return {
     descriptors,

@@ -26,7 +26,7 @@ export function authorizeActionPlan(plan: ActionPlan, caller: Principal): void {
     if (operation.rollback) accesses.push(...writeAccesses(operation.rollback));
   }
   for (const { target, action, columns } of accesses) {
-    const check = allows(effectiveGrants(target.bound.vdb, caller), action, { schema: target.relation.schema, relation: target.relation.name, columns });
+    const check = allows(effectiveGrants(target.handle.vdb, caller), action, { schema: target.relation.schema, relation: target.relation.name, columns });
     if (!check.allowed) {
       countDenied(target.datasource);
       throw denialError(deny('forbidden', check.reason, check.resource));

@@ -12,7 +12,7 @@ import { databaseDenialError } from '../../sql/read-failure.js';
 import { statementFailure, unavailableError } from '../../sql/statement-failure.js';
 import type { ActionPlan, ActionTarget, PlannedAssertion, PlannedOperation, PlannedWrite } from './action-plan.js';
 import type { BuiltStatement } from '../../plugin-api/sql-dialect.js';
-import { existenceStatement, writeStatement, type ActionContext } from './action-statements.js';
+import { existenceStatement, writeStatement, type ContextVariables } from './action-statements.js';
 import { waitUntilEffective } from './wait-until-effective.js';
 
 export type OperationStatus = 'done' | 'skipped' | 'failed' | 'not_run';
@@ -29,7 +29,7 @@ export interface ActionSuccess {
   action: string;
   status: 'completed';
   operations: OperationReport[];
-  context: ActionContext;
+  context: ContextVariables;
 }
 
 /** Who an action runs for, and the time limit of each of its statements (`server.requestTimeoutMs`). */
@@ -53,7 +53,7 @@ export interface ActionCaller {
 export async function executeAction(action: string, plan: ActionPlan, by: ActionCaller, logger: Logger): Promise<ActionSuccess> {
   for (const assertion of plan.assertions) await checkAssertion(action, assertion, by);
 
-  const context: ActionContext = {};
+  const context: ContextVariables = {};
   const reports: OperationReport[] = plan.operations.map((operation) => ({ name: operation.name, status: 'not_run', affectedRows: 0 }));
   for (const [index, operation] of plan.operations.entries()) {
     const report = reports[index] as OperationReport;
@@ -79,7 +79,7 @@ export async function executeAction(action: string, plan: ActionPlan, by: Action
 
 /** The caller's statements on the target's datasource, as the role of their grants on the target's VDB. */
 function executorFor(target: ActionTarget, readOnly: boolean, by: ActionCaller): CallerExecutor {
-  return callerExecutor(target.datasource, target.bound.vdb, effectiveGrants(target.bound.vdb, by.caller), { readOnly, timeoutMs: by.timeoutMs, signal: by.signal });
+  return callerExecutor(target.datasource, target.handle.vdb, effectiveGrants(target.handle.vdb, by.caller), { readOnly, timeoutMs: by.timeoutMs, signal: by.signal });
 }
 
 async function checkAssertion(action: string, assertion: PlannedAssertion, by: ActionCaller): Promise<void> {
@@ -96,7 +96,7 @@ async function checkAssertion(action: string, assertion: PlannedAssertion, by: A
 }
 
 /** One operation or rollback in its own transaction; resolves with the rows it affected. */
-async function runWrite(write: PlannedWrite, context: ActionContext, by: ActionCaller): Promise<number> {
+async function runWrite(write: PlannedWrite, context: ContextVariables, by: ActionCaller): Promise<number> {
   const statement = writeStatement(write, context);
   const result = await executorFor(write.target, false, by).transaction((transaction) => transaction.query(statement.sql, statement.bindings));
   return result.rowCount;
@@ -104,7 +104,7 @@ async function runWrite(write: PlannedWrite, context: ActionContext, by: ActionC
 
 /** Runs the rollbacks of the operations done, last first; returns each operation's compensation status. */
 async function compensate(
-  action: string, operations: readonly PlannedOperation[], reports: readonly OperationReport[], context: ActionContext, by: ActionCaller, logger: Logger,
+  action: string, operations: readonly PlannedOperation[], reports: readonly OperationReport[], context: ContextVariables, by: ActionCaller, logger: Logger,
 ): Promise<CompensationStatus[]> {
   const statuses: CompensationStatus[] = operations.map(() => 'none');
   for (let index = operations.length - 1; index >= 0; index--) {

@@ -12,7 +12,7 @@ import { coerceValue } from './value-coercion.js';
 
 /** A relation an action step reads or writes, and where it lives. */
 export interface ActionTarget {
-  bound: VdbHandle;
+  handle: VdbHandle;
   relation: VdbRelation;
   datasource: Datasource;
   /** `schema.name` as the catalog spells it. */
@@ -93,7 +93,7 @@ function at(where: Where, key: string, index?: number): Where {
 }
 
 /**
- * Turns a rendered action body into statements to run: VDBs bound, entities and columns checked against the
+ * Turns a rendered action body into statements to run: VDBs resolved to their handles, entities and columns checked against the
  * catalog, request values resolved and coerced. Faults of the definition are collected as problems; a request
  * value of the wrong type is a 400 (InputError) thrown at once.
  */
@@ -107,11 +107,11 @@ export function planAction(body: ActionBody, values: readonly unknown[], fields:
     const name = step.virtualDatabase ?? body.virtualDatabase;
     if (name === undefined) return fault(where, 'set virtualDatabase (on the step or the action)', 'entity');
     const version = step.virtualDatabaseVersion ?? (name === body.virtualDatabase ? body.virtualDatabaseVersion : undefined);
-    const bound = handles.lookup(name, version);
-    if (typeof bound === 'string') return fault(where, bound, 'virtualDatabase', name);
-    const relation = bound.relation(entity);
-    if (!relation) return fault(where, `entity ${entity} is not a relation of VDB ${bound.vdb.name} (write <schema>.<relation>)`, 'entity', entity);
-    return { bound, relation, datasource: bound.datasourceOf(relation), entity: `${relation.schema}.${relation.name}` };
+    const handle = handles.lookup(name, version);
+    if (typeof handle === 'string') return fault(where, handle, 'virtualDatabase', name);
+    const relation = handle.relation(entity);
+    if (!relation) return fault(where, `entity ${entity} is not a relation of VDB ${handle.vdb.name} (write <schema>.<relation>)`, 'entity', entity);
+    return { handle, relation, datasource: handle.datasourceOf(relation), entity: `${relation.schema}.${relation.name}` };
   };
   /** `key` is where the name is written: `field` of a filter or assignment, or a key of waitUntilEffective. */
   const columnOf = (where: Where, target: ActionTarget, field: string, key = 'field'): string => {

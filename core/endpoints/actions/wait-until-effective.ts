@@ -2,7 +2,7 @@ import { ConstantBackoff, handleWhenResult, isTaskCancelledError, retry, timeout
 import { DeadlineError } from '../../plugin-api/errors.js';
 import type { JsonValue, SqlExecutor } from '../../plugin-api/sql-dialect.js';
 import type { PlannedWait } from './action-plan.js';
-import { waitStatement, type ActionContext } from './action-statements.js';
+import { waitStatement, type ContextVariables } from './action-statements.js';
 
 /**
  * Polls until the wait's read finds a row (`waitUntilEffective`, docs/endpoints.md): first at once, then every
@@ -11,7 +11,7 @@ import { waitStatement, type ActionContext } from './action-statements.js';
  * @throws DeadlineError `wait_timeout` when no row appeared in time.
  */
 export async function waitUntilEffective(
-  operation: string, wait: PlannedWait, context: ActionContext, executor: SqlExecutor,
+  operation: string, wait: PlannedWait, context: ContextVariables, executor: SqlExecutor,
 ): Promise<Record<string, JsonValue>> {
   const statement = waitStatement(wait, context);
   const polling = retry(handleWhenResult((row) => row === undefined), {

@@ -12,12 +12,12 @@ const SCHEMA_NAMES: Record<ErrorEnvelope, string> = { standard: 'Error', task: '
 
 const ALL_CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];
 
-/** The codes a status is answered with in an envelope, in catalog order. */
+/** The codes a status is answered with in an envelope, in error catalog order. */
 function codesOf(status: ErrorStatus, envelope: ErrorEnvelope): ErrorCode[] {
   return ALL_CODES.filter((code) => ERROR_CATALOG[code].status === status && ERROR_CATALOG[code].envelopes.includes(envelope));
 }
 
-/** What a missing or refused credential answers (the codes of every scheme: the catalog does not say whose). */
+/** What a missing or refused credential answers (the codes of every scheme: the error catalog does not say whose). */
 export const CREDENTIAL_ERRORS: readonly ErrorCode[] = codesOf(401, 'standard');
 /** What reading a JSON or YAML body can answer. */
 export const BODY_ERRORS: readonly ErrorCode[] = ['invalid_body', 'body_too_large', 'unsupported_media_type'];

@@ -96,7 +96,7 @@ export function fieldsSchema(needed: readonly string[]): JsonSchema {
 }
 
 function endpointOperation(kind: 'query' | 'action', endpoint: QueryEndpoint | ActionEndpoint): Omit<ApiOperation, 'responses'> {
-  const { vdb } = endpoint.bound;
+  const { vdb } = endpoint.handle;
   const needed = endpoint.neededFields.length > 0 ? `needed fields: ${endpoint.neededFields.map((field) => `\`${field}\``).join(', ')}` : 'no needed field';
   return {
     operationId: `${kind}_${endpoint.name}`,

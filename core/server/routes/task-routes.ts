@@ -19,7 +19,7 @@ async function noStore(_req: Request, res: Response): Promise<void> {
 /**
  * The Task API (docs/tasks.md): one synchronous task per call, on the versioned route or on the
  * versionless one. Every answer is JSON with `Cache-Control: no-store`; errors, authentication and body
- * ones included, answer in the task error envelope, where the catalog gives some their Task API spelling.
+ * ones included, answer in the task error envelope, where the error catalog gives some their Task API spelling.
  */
 export const taskRoutes: RouteModule = {
   name: 'tasks',

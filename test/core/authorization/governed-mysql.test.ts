@@ -8,7 +8,7 @@ import { planVdbRoles } from '../../../core/authorization/role-plan.js';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { prepareService } from '../../../core/service.js';
 import { coreTokens } from '../../../core/service-tokens.js';
-import { guardDatasource } from '../../../core/sql/datasource-runtime.js';
+import { runtimeOver } from '../../../core/sql/datasource-runtime.js';
 import { databaseDenialError } from '../../../core/sql/read-failure.js';
 import { StatementFailure, statementFailure } from '../../../core/sql/statement-failure.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
@@ -98,7 +98,7 @@ function urlAs(user: string, password: string): string {
   return as.toString();
 }
 
-const open = async (connectionString: string): Promise<Datasource> => guardDatasource(await new MysqlDialect('mysql').open({
+const open = async (connectionString: string): Promise<Datasource> => runtimeOver(await new MysqlDialect('mysql').open({
   name: 'retail_db', adapter: 'mysql', connection: { connectionString }, pool: { max: 4 }, init: [], baseDir: process.cwd(),
 }));
 

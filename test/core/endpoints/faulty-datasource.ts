@@ -46,12 +46,12 @@ export class FaultyDatasource implements Datasource {
   }
 
   query(sql: string, bindings: readonly unknown[], options?: QueryOptions): Promise<QueryResult> {
-    return this.guarded(sql, () => this.inner.query(sql, bindings, options));
+    return this.faulted(sql, () => this.inner.query(sql, bindings, options));
   }
 
   transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T> {
     return this.inner.transaction((transaction) => work({
-      query: (sql, bindings, queryOptions) => this.guarded(sql, () => transaction.query(sql, bindings, queryOptions)),
+      query: (sql, bindings, queryOptions) => this.faulted(sql, () => transaction.query(sql, bindings, queryOptions)),
     }), options);
   }
 
@@ -59,7 +59,7 @@ export class FaultyDatasource implements Datasource {
   ping(): Promise<void> { return this.pingFails ? Promise.reject(connectionReset()) : this.inner.ping(); }
   close(): Promise<void> { return this.inner.close(); }
 
-  private async guarded(sql: string, run: () => Promise<QueryResult>): Promise<QueryResult> {
+  private async faulted(sql: string, run: () => Promise<QueryResult>): Promise<QueryResult> {
     const at = this.faults.findIndex((fault) => fault.pattern.test(sql));
     if (at >= 0) {
       const [fault] = this.faults.splice(at, 1);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readYamlFile } from '../../../core/config/yaml-source.js';
-import { DIAGNOSTICS } from '../../../core/semantic/diagnostic-catalog.js';
+import { DIAGNOSTICS } from '../../../core/semantic/diagnostic-codes.js';
 import type { SemanticState, SourceLocation } from '../../../core/semantic/semantic-types.js';
 import { activateVdb } from '../../../core/semantic/vdb-activation.js';
 import { bundleProvider } from '../../../plugins/semantic-bundle/bundle-provider.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DIAGNOSTICS, type DiagnosticDefinition } from '../../../core/semantic/diagnostic-catalog.js';
+import { DIAGNOSTICS, type DiagnosticDefinition } from '../../../core/semantic/diagnostic-codes.js';
 import { projectRoot } from '../../support/test-service.js';
 
 test('docs/diagnostics.md lists every diagnostic code with its severity, OSI code and remediation, and no other', () => {

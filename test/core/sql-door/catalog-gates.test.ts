@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type pg from 'pg';
 import { PostgresDialect } from '../../../adapters/postgres/postgres-dialect.js';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
-import { guardDatasource } from '../../../core/sql/datasource-runtime.js';
+import { runtimeOver } from '../../../core/sql/datasource-runtime.js';
 import { measured, rssSettled } from '../../support/process-usage.js';
 import { sharedPglite } from '../../support/shared-pglite.js';
 import { cancelUntilEnded, pgClient, type DoorTarget } from '../../support/sql-clients.js';
@@ -256,7 +256,7 @@ const url = process.env['VDB_TEST_POSTGRES_URL'];
 gates({
   name: 'postgres',
   skip: url === undefined ? 'VDB_TEST_POSTGRES_URL is not set' : undefined,
-  open: async () => guardDatasource(await new PostgresDialect('postgres').open({
+  open: async () => runtimeOver(await new PostgresDialect('postgres').open({
     name: 'retail_db', adapter: 'postgres', connection: { connectionString: url }, pool: { max: 4 }, init: [], baseDir: process.cwd(),
   })),
   closeAfter: true,

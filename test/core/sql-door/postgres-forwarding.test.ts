@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PostgresDialect } from '../../../adapters/postgres/postgres-dialect.js';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
-import { guardDatasource } from '../../../core/sql/datasource-runtime.js';
+import { runtimeOver } from '../../../core/sql/datasource-runtime.js';
 import { cancelUntilEnded, jdbc, jdbcMissing, pgClient, type DoorTarget } from '../../support/sql-clients.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
@@ -38,7 +38,7 @@ dataRoles:
 
 /** The service's datasource over the test database, as the login. */
 async function openRaw(connectionString: string): Promise<Datasource> {
-  return guardDatasource(await new PostgresDialect('postgres').open({
+  return runtimeOver(await new PostgresDialect('postgres').open({
     name: 'retail_db', adapter: 'postgres', connection: { connectionString }, pool: { max: 4 }, init: [], baseDir: process.cwd(),
   }));
 }

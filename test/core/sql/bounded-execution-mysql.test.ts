@@ -1,5 +1,5 @@
 import { MysqlDialect } from '../../../adapters/mysql/mysql-dialect.js';
-import { guardDatasource } from '../../../core/sql/datasource-runtime.js';
+import { runtimeOver } from '../../../core/sql/datasource-runtime.js';
 import { runBoundedSuite, type BoundedStatements } from './bounded-execution-suite.js';
 
 /**
@@ -36,7 +36,7 @@ const MYSQL_STATEMENTS: BoundedStatements = {
 runBoundedSuite({
   name: 'mysql',
   skip: url === undefined ? 'VDB_TEST_MYSQL_URL is not set' : undefined,
-  open: async () => guardDatasource(await new MysqlDialect('mysql').open({
+  open: async () => runtimeOver(await new MysqlDialect('mysql').open({
     name: 'retail_db', adapter: 'mysql', connection: { connectionString: url }, pool: { max: 4 }, init: [], baseDir: process.cwd(),
   })),
   close: (datasource) => datasource.close(),

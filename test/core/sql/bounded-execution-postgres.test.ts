@@ -1,5 +1,5 @@
 import { PostgresDialect } from '../../../adapters/postgres/postgres-dialect.js';
-import { guardDatasource } from '../../../core/sql/datasource-runtime.js';
+import { runtimeOver } from '../../../core/sql/datasource-runtime.js';
 import { RUNAWAY_MARK, runBoundedSuite } from './bounded-execution-suite.js';
 
 const url = process.env['VDB_TEST_POSTGRES_URL'];
@@ -7,7 +7,7 @@ const url = process.env['VDB_TEST_POSTGRES_URL'];
 runBoundedSuite({
   name: 'postgres',
   skip: url === undefined ? 'VDB_TEST_POSTGRES_URL is not set' : undefined,
-  open: async () => guardDatasource(await new PostgresDialect('postgres').open({
+  open: async () => runtimeOver(await new PostgresDialect('postgres').open({
     name: 'retail_db', adapter: 'postgres', connection: { connectionString: url }, pool: { max: 4 }, init: [], baseDir: process.cwd(),
   })),
   close: (datasource) => datasource.close(),

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Datasource, QueryOptions, QueryResult, SqlExecutor } from '../../../core/plugin-api/sql-dialect.js';
-import { guardDatasource, observeStatements } from '../../../core/sql/datasource-runtime.js';
+import { runtimeOver, observeStatements } from '../../../core/sql/datasource-runtime.js';
 import { failureOutcome, type StatementObserver, type StatementOutcome } from '../../../core/sql/statement-outcome.js';
 import { sharedPglite } from '../../support/shared-pglite.js';
 
@@ -65,8 +65,8 @@ observed('statements on the pool and in a transaction are reported under the con
 });
 
 observed('a denial is reported without a duration; an unobserved datasource ignores it', async ({ recorder, datasource }) => {
-  guardDatasource(datasource).denied();
-  guardDatasource(await sharedPglite()).denied();
+  runtimeOver(datasource).denied();
+  runtimeOver(await sharedPglite()).denied();
   assert.equal(recorder.statements, [['retail_db', 'denied', false]]);
 });
 

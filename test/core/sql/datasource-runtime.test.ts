@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import type { Catalog } from '../../../core/plugin-api/catalog.js';
 import { UnavailableError } from '../../../core/plugin-api/errors.js';
 import type { BuiltStatement, Datasource, QueryResult, SqlDialect, SqlExecutor } from '../../../core/plugin-api/sql-dialect.js';
-import { guardDatasource } from '../../../core/sql/datasource-runtime.js';
+import { runtimeOver } from '../../../core/sql/datasource-runtime.js';
 import { isConnectionFailure, StatementFailure, unavailableError } from '../../../core/sql/statement-failure.js';
 
 const EMPTY: QueryResult = { columns: [], rows: [], rowCount: 0, truncated: false };
@@ -52,21 +52,21 @@ const dialect = (): SqlDialect => new PostgresDialect('fake');
 
 const errorWithCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 
-test('the guard leaves the order of calls to the datasource: they run together', async () => {
+test('the runtime leaves the order of calls to the datasource: they run together', async () => {
   const inner = new FakeDatasource(dialect());
-  const guarded = guardDatasource(inner);
-  await Promise.all([1, 2, 3].map(() => guarded.query('select 1', [])));
+  const runtime = runtimeOver(inner);
+  await Promise.all([1, 2, 3].map(() => runtime.query('select 1', [])));
   assert.is(inner.maxRunning, 3);
 });
 
-test('close runs once; calls after it are refused as unavailable; guarding twice returns the same guard', async () => {
+test('close runs once; calls after it are refused as unavailable; wrapping twice returns the same runtime', async () => {
   const inner = new FakeDatasource(dialect());
-  const guarded = guardDatasource(inner);
-  assert.is(guardDatasource(guarded), guarded);
-  await Promise.all([guarded.close(), guarded.close()]);
-  await guarded.close();
+  const runtime = runtimeOver(inner);
+  assert.is(runtimeOver(runtime), runtime);
+  await Promise.all([runtime.close(), runtime.close()]);
+  await runtime.close();
   assert.is(inner.closes, 1);
-  const error = await guarded.ping().then(() => undefined, (e: unknown) => e);
+  const error = await runtime.ping().then(() => undefined, (e: unknown) => e);
   assert.instance(error, UnavailableError);
   assert.is((error as UnavailableError).code, 'datasource_unavailable');
   assert.match((error as Error).message, 'fake_db');
@@ -74,16 +74,16 @@ test('close runs once; calls after it are refused as unavailable; guarding twice
 
 test('connection failures become datasource_unavailable with a short reason, other driver errors a classified StatementFailure', async () => {
   const inner = new FakeDatasource(dialect());
-  const guarded = guardDatasource(inner);
+  const runtime = runtimeOver(inner);
   inner.failWith = errorWithCode('connect ECONNREFUSED 10.0.0.1:5432 user=admin password=hunter2', 'ECONNREFUSED');
-  const error = await guarded.query('fail', []).then(() => undefined, (e: unknown) => e);
+  const error = await runtime.query('fail', []).then(() => undefined, (e: unknown) => e);
   assert.instance(error, UnavailableError);
   assert.is((error as Error).message, 'datasource "fake_db" is unavailable: connection refused (ECONNREFUSED)');
   assert.is((error as Error).cause, inner.failWith);
 
   const syntax = errorWithCode('syntax error at or near "selec"', '42601');
   inner.failWith = syntax;
-  const failure = await guarded.query('fail', []).then(() => undefined, (e: unknown) => e);
+  const failure = await runtime.query('fail', []).then(() => undefined, (e: unknown) => e);
   assert.instance(failure, StatementFailure);
   assert.equal([(failure as StatementFailure).kind, (failure as StatementFailure).code, (failure as Error).cause], ['other', '42601', syntax]);
 });

@@ -2,10 +2,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { InternalError, ServiceError } from '../../../core/plugin-api/errors.js';
 import { statementWireError } from '../../../core/sql-door/wire-errors.js';
-import { readFailure, type ReadContext } from '../../../core/sql/read-failure.js';
+import { readFailure, type CallerRead } from '../../../core/sql/read-failure.js';
 import { failureOutcome } from '../../../core/sql/statement-outcome.js';
 
-const read: ReadContext = { subject: 'query q', datasource: 'db', timeoutMs: 1000, maxResultBytes: 100 };
+const read: CallerRead = { subject: 'query q', datasource: 'db', timeoutMs: 1000, maxResultBytes: 100 };
 const driverError = (message: string, fields: Record<string, unknown>) => Object.assign(new Error(message), fields);
 /** How knex and the adapters hand a driver's error on: as it is, or as the cause of one, or two, of theirs. */
 const wrappings = (error: Error): Error[] => [error, new Error('wrapped', { cause: error }), new Error('twice', { cause: new Error('once', { cause: error }) })];

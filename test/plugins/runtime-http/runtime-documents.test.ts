@@ -143,7 +143,7 @@ documents('something that is no object fails at the root', () => {
   assert.equal(validateRuntimeDocument('service-task-advance', []), ['(root): must be object']);
 });
 
-documents('the schemas\' enums are the vocabulary of core/tasks/task-documents.ts', () => {
+documents('the schemas\' enums are the vocabulary of core/plugin-api/task-documents.ts', () => {
   const snapshot = JSON.parse(readFileSync(new URL('../../../../docs/runtime/service-task-snapshot.schema.json', import.meta.url), 'utf8')) as {
     properties: { state: { enum: string[] }; artifacts: { items: { properties: { kind: { enum: string[] } } } }; stop: { properties: { reason: { enum: string[] } } } };
   };

@@ -162,16 +162,16 @@ failures('a 4xx is a refusal: runtime_failed at once, without retry', async (con
 });
 
 failures('a runtime that requires another token refuses with 401: runtime_failed', async (context) => {
-  const guarded = await FakeRuntime.start({ requireToken: 'another-token-0123456789' });
+  const protectedRuntime = await FakeRuntime.start({ requireToken: 'another-token-0123456789' });
   try {
-    const transport = httpRuntimeTransport({ baseURL: guarded.url, timeoutMs: 2000, bearerToken: TOKEN }, { tuning: FAST });
+    const transport = httpRuntimeTransport({ baseURL: protectedRuntime.url, timeoutMs: 2000, bearerToken: TOKEN }, { tuning: FAST });
     context.transports.push(transport);
     const error = await failure(transport.read(ref));
     assert.is(error.code, 'runtime_failed');
     assert.is(error.message, 'the runtime refused read: 401');
-    assert.is(guarded.requests.length, 1);
+    assert.is(protectedRuntime.requests.length, 1);
   } finally {
-    await guarded.close();
+    await protectedRuntime.close();
   }
 });
 

@@ -2,21 +2,21 @@ import {
   executeNodeSynchronously,
   type TwingBaseNode, type TwingSynchronousExecutionContext, type TwingSynchronousNodeExecutor,
 } from 'twing';
-import type { ActiveRender } from './render-session.js';
+import type { ActiveRender } from './render-state.js';
 import { isTrustedText, trustTemplateOutput } from './trusted-text.js';
 
 /** The filter whose result is its operand or null: over a literal, the result is still the author's text. */
 export const SEPARATOR_FILTER = 'filterValWhenVarFalse';
 
 /**
- * The node executor that makes binding hold by construction. Every `{{ expr }}` (a print node, escaped or
+ * The node executor that makes every value bound by construction. Every `{{ expr }}` (a print node, escaped or
  * not, in the body, a macro or a block) prints either
  * - trusted text: a markup made by `| identifier`, `| raw` or by the template's own output;
  * - a literal, decided from the node tree, never from the value: the author's text is text;
  * - otherwise a placeholder, and the value is captured with its type (objects from twing hashes as plain
  *   objects). So a request value never reaches the text.
  */
-export function createBindingExecutor(active: ActiveRender): TwingSynchronousNodeExecutor {
+export function createBoundValueExecutor(active: ActiveRender): TwingSynchronousNodeExecutor {
   const execute: TwingSynchronousNodeExecutor = (node, context) => {
     switch (node.type) {
       case 'print':
@@ -36,7 +36,7 @@ export function createBindingExecutor(active: ActiveRender): TwingSynchronousNod
   const variable = (node: TwingBaseNode, context: TwingSynchronousExecutionContext): unknown => {
     const { name, isAlwaysDefined, shouldTestExistence } = node.attributes as { name: string; isAlwaysDefined?: boolean; shouldTestExistence?: boolean };
     // twing's `_context` is the whole variable map; in a definition it is the request context
-    if (name === '_context') return active.session.context._context;
+    if (name === '_context') return active.state.context._context;
     if (isAlwaysDefined || shouldTestExistence || name === '_self' || name === '_charset') return executeNodeSynchronously(node, context);
     return readVariable(context.context, context.environment.globals, name);
   };
@@ -47,7 +47,7 @@ export function createBindingExecutor(active: ActiveRender): TwingSynchronousNod
     let text: string;
     if (isTrustedText(value)) text = value.content;
     else if (isLiteral(expression)) text = value === null || value === undefined ? '' : String(value);
-    else text = active.session.bind(plainValue(value), node.line);
+    else text = active.state.bind(plainValue(value), node.line);
     context.outputBuffer.echo(text);
   };
 

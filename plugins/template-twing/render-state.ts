@@ -1,7 +1,7 @@
 import { placeholderToken, type RenderContext } from '../../core/plugin-api/index.js';
 
 /** The state of one render: the values captured so far and the file line of each. */
-export class RenderSession {
+export class RenderState {
   readonly values: unknown[] = [];
   readonly lines: number[] = [];
 
@@ -15,15 +15,15 @@ export class RenderSession {
 }
 
 /**
- * The session of the render in progress. Rendering is synchronous, so one slot per engine is enough; filters
+ * The state of the render in progress. Rendering is synchronous, so one slot per engine is enough; filters
  * reach it here because twing hands them an execution context that macros and loops copy.
  */
 export class ActiveRender {
-  private current: RenderSession | undefined;
+  private current: RenderState | undefined;
 
-  run<T>(session: RenderSession, render: () => T): T {
+  run<T>(state: RenderState, render: () => T): T {
     if (this.current) throw new Error('a definition render started inside another render');
-    this.current = session;
+    this.current = state;
     try {
       return render();
     } finally {
@@ -31,7 +31,7 @@ export class ActiveRender {
     }
   }
 
-  get session(): RenderSession {
+  get state(): RenderState {
     if (!this.current) throw new Error('this filter works only while a definition renders');
     return this.current;
   }
