@@ -112,6 +112,7 @@ class McpDoor {
       throw new UnavailableError('startup_blocked', 'the service did not start: a semantic model whose policy is blockStartup failed to activate; see GET /api/v1/admin/semantic/vdbs');
     }
     this.checkOrigin(req);
+    if (this.crossOrigin(req, res)) return;
     const principal = await this.authenticate(req);
     const caller: McpCaller = { principal, requestId: String(res.getHeader('x-request-id') ?? ''), signal: requestSignal(req) };
     const auth = authInfoOf(caller);
@@ -209,6 +210,26 @@ class McpDoor {
     const origin = req.headers.origin;
     if (origin === undefined || allowed.includes(origin) || origin === `http://${host}` || origin === `https://${host}`) return;
     throw new ForbiddenError('forbidden', `origin ${JSON.stringify(origin)} is not allowed (mcp.allowedOrigins)`);
+  }
+
+  /**
+   * CORS for a page of an allowed origin: its answers may be read (with the session id and the challenge),
+   * and its preflight (`OPTIONS`, sent without credentials) is answered here; true when it was.
+   */
+  private crossOrigin(req: IncomingMessage, res: ServerResponse): boolean {
+    const origin = req.headers.origin;
+    if (origin !== undefined && this.config.allowedOrigins.includes(origin)) {
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Vary', 'Origin');
+      res.setHeader('Access-Control-Expose-Headers', 'Mcp-Session-Id, WWW-Authenticate');
+    }
+    if (req.method !== 'OPTIONS') return false;
+    res.statusCode = 204;
+    res.setHeader('Access-Control-Allow-Methods', 'GET, POST, DELETE');
+    res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID');
+    res.setHeader('Access-Control-Max-Age', '600');
+    res.end();
+    return true;
   }
 
   private async authenticate(req: IncomingMessage): Promise<Principal> {

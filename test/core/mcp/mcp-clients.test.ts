@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -99,7 +100,10 @@ forEachBackend((backend) => {
     const own = await post(demo, LIST_TOOLS, { origin: demo.service.url }, ANALYST_TOKEN);
     assert.is(own.status, 200);
     const allowed = await post(demo, LIST_TOOLS, { origin: 'http://app.example.com' }, ANALYST_TOKEN);
-    assert.is(allowed.status, 200);
+    assert.equal([allowed.status, allowed.headers.get('access-control-allow-origin')], [200, 'http://app.example.com']);
+    const preflight = await demo.service.request('/mcp', { method: 'OPTIONS', headers: { origin: 'http://app.example.com', 'access-control-request-method': 'POST' }, token: null });
+    assert.equal([preflight.status, preflight.headers.get('access-control-allow-origin')], [204, 'http://app.example.com']);
+    assert.match(preflight.headers.get('access-control-allow-headers') ?? '', 'Mcp-Session-Id');
   });
 
   test('a stateless client: a tool call without initialize or session is answered; GET without a session is 405; malformed JSON a JSON-RPC parse error', async ({ demo }) => {
@@ -132,7 +136,9 @@ forEachBackend((backend) => {
     await client.close();
   });
 
-  test('the Inspector CLI: tools, a run_sql with $1 bound, a refusal, a resource; no email for the analyst', async ({ demo }) => {
+  const inspectorMissing = existsSync(join(INSPECTOR, 'index.js')) ? undefined : `@modelcontextprotocol/inspector-cli is not installed (${INSPECTOR})`;
+  if (inspectorMissing) test.skip(`the Inspector CLI (${inspectorMissing})`, () => undefined);
+  else test('the Inspector CLI: tools, a run_sql with $1 bound, a refusal, a resource; no email for the analyst', async ({ demo }) => {
     const url = `${demo.service.url}/mcp`;
     const listed = await inspector(url, ANALYST_TOKEN, '--method', 'tools/list');
     const names = (listed['tools'] as { name: string }[]).map((tool) => tool.name);
@@ -171,7 +177,7 @@ forEachBackend((backend) => {
     assert.equal([noToken.code, noToken.stderr.trim()], [2, 'mcp-stdio: the environment variable VDB_NO_SUCH_TOKEN_VARIABLE holds no token']);
   });
 
-  const node = node24();
+  const node = existsSync(CONFORMANCE) ? node24() : { missing: `@modelcontextprotocol/conformance is not installed (${CONFORMANCE})` };
   const scenarios = ['server-initialize', 'ping', 'tools-list', 'resources-list', 'dns-rebinding-protection'];
   if ('missing' in node) {
     test.skip(`the conformance tool's server scenarios (${node.missing})`, () => undefined);
