@@ -5,11 +5,15 @@
 // Usage: node scripts/run-tests.mjs [pattern]
 //   pattern: a case-insensitive regex on the job names below (default: every job)
 //   VDB_TEST_WORKERS=N: N worker processes (default: os.availableParallelism()); 1 runs every file in one process
+//   VDB_TEST_SOURCES=dir: the folder of test sources (default: test, less test/fixtures)
 //
 // A job is one test file (`core/caching/lru-cache.test.js`) or, for a file that registers its suites with
-// forEachBackend (test/support/backends.ts), one backend of it (`core/endpoints/endpoints.test.js#postgres`).
-// Each worker runs one job at a time and keeps its process between jobs; a job's output is printed whole, when
-// it ends. Jobs that share a lane never run at the same time:
+// forEachBackend (test/support/backends.ts), one backend of it (`core/endpoints/endpoints.test.js#postgres`):
+// each backend of the families its call names as a literal list (`forEachBackend(register, ['postgres'])`),
+// or every backend. Each worker runs one job at a time and keeps its process between jobs; a job's output is
+// printed whole, when it ends. A worker is the leader of a process group of its own: when it ends, whatever it
+// left running (a server a test spawned, a crashed test's children) is killed with it. Jobs that share a lane
+// never run at the same time:
 //   - `postgres-server`, `mysql-server`: every job on the server of VDB_TEST_POSTGRES_URL / VDB_TEST_MYSQL_URL
 //     (found in the file's source, or the backend's); their suites share the test database, its schemas and
 //     the server's roles;
@@ -30,11 +34,14 @@ const started = Date.now();
 const pattern = new RegExp(process.argv[2] ?? '', 'i');
 const workerCount = Math.max(1, Number(process.env['VDB_TEST_WORKERS'] ?? availableParallelism()));
 
-/** Every test source under test/, as its compiled file: a compiled test whose source is gone does not run. */
+const sourceRoot = process.env['VDB_TEST_SOURCES'] ?? 'test';
+
+/** Every test source under the root, as its compiled file: a compiled test whose source is gone does not run. */
 function sources(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sources(path);
+    // fixtures are what tests run, not suites of their own
+    if (entry.isDirectory()) return path === join(sourceRoot, 'fixtures') ? [] : sources(path);
     return entry.name.endsWith('.test.ts') ? [path] : [];
   });
 }
@@ -44,16 +51,22 @@ const serverLanes = [
   { variable: 'VDB_TEST_MYSQL_URL', lane: 'mysql-server' },
 ];
 
+/** The families a forEachBackend call names (`forEachBackend(register, ['postgres'])`); undefined for all. */
+function familiesOf(text) {
+  return /\bforEachBackend\([\s\S]*?,\s*\[((?:\s*'\w+'\s*,?)+)\]\s*\)/.exec(text)?.[1].match(/\w+/g) ?? undefined;
+}
+
 let backends;
 const jobs = [];
-for (const source of sources('test').sort()) {
+for (const source of sources(sourceRoot).sort()) {
   const text = readFileSync(source, 'utf8');
-  const name = relative('test', source).replace(/\.ts$/, '.js');
+  const name = relative(sourceRoot, source).replace(/\.ts$/, '.js');
   const file = join('dist', source.replace(/\.ts$/, '.js'));
   const named = /^\/\/ test-lane: ([\w-]+(?:, [\w-]+)*)/m.exec(text)?.[1].split(', ') ?? [];
   if (/\bforEachBackend\(/.test(text)) {
     backends ??= (await import(pathToFileURL('dist/test/support/backends.js').href)).BACKENDS;
-    for (const backend of backends) {
+    const families = familiesOf(text);
+    for (const backend of backends.filter(({ family }) => families === undefined || families.includes(family))) {
       jobs.push({ name: `${name}#${backend.name}`, file, backend: backend.name, lanes: [...named, ...(backend.lane ? [backend.lane] : [])] });
     }
   } else {
@@ -104,6 +117,8 @@ function startWorker() {
   const child = fork('scripts/test-worker.mjs', [], {
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: { ...process.env, FORCE_COLOR: '0' },
+    // its own process group, so that it can be ended with everything it started
+    detached: true,
   });
   const worker = { child, job: undefined, output: '', jobStarted: 0 };
   child.stdout.setEncoding('utf8');
@@ -124,6 +139,7 @@ function startWorker() {
     schedule();
   });
   child.on('exit', (code, signal) => {
+    endGroup(child);
     workers.delete(worker);
     idle.delete(worker);
     if (worker.job !== undefined) {
@@ -135,6 +151,16 @@ function startWorker() {
     if (workers.size === 0) close();
   });
   return worker;
+}
+
+/** Kills what is left of a worker's process group: the children of a test that did not end them. */
+function endGroup(child) {
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch (error) {
+    // ESRCH: nothing was left
+    if (error.code !== 'ESRCH') throw error;
+  }
 }
 
 function finish(worker, job, output, ending) {
@@ -179,5 +205,12 @@ if (selected.length === 0) {
   console.log(`no test file matches ${pattern}`);
   console.log('0 passed, 1 failed');
   process.exit(1);
+}
+// the workers are not in the terminal's process group: an interrupt of the runner ends them and theirs
+for (const interrupt of ['SIGINT', 'SIGTERM']) {
+  process.once(interrupt, () => {
+    for (const worker of workers) endGroup(worker.child);
+    process.exit(130);
+  });
 }
 for (let i = 0; i < Math.min(workerCount, selected.length); i += 1) workers.add(startWorker());

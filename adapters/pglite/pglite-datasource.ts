@@ -7,8 +7,8 @@ import {
 import { postgresIntrospectionQueries } from '../postgres/postgres-introspector.js';
 import { postgresCodec, postgresWithTimeZone } from '../postgres/postgres-types.js';
 import type { PgliteHost, StatementOptions, TransactionTicket } from './pglite-host.js';
+import type { PgliteRows } from './pglite-messages.js';
 import { AUTHENTICATOR, grantAuthenticator } from './pglite-session.js';
-import { SessionLock } from './session-lock.js';
 
 /**
  * A PostgreSQL datasource over one embedded PGlite instance in a worker thread (pglite-host.ts): every
@@ -23,8 +23,6 @@ export class PgliteDatasource implements Datasource {
   private closing: Promise<void> | undefined;
   /** The `$n` text of each `?` text whose bindings knex passes through as they are (scalars), and how many it takes. */
   private readonly numberedTexts = new LruCache<string, { sql: string; count: number }>(500);
-  /** Reopening the session as another login runs alone; statements and transactions share the session, which the host orders. */
-  private readonly lock = new SessionLock();
 
   constructor(readonly name: string, readonly dialect: SqlDialect, private readonly knex: Knex, private readonly host: PgliteHost) {}
 
@@ -38,7 +36,7 @@ export class PgliteDatasource implements Datasource {
 
   query(sql: string, bindings: readonly unknown[], options: QueryOptions = {}): Promise<QueryResult> {
     const { scope, ...statement } = options;
-    return this.lock.shared(() => this.execute(sql, bindings, scope === undefined ? statement : { ...statement, scope }));
+    return this.execute(sql, bindings, scope === undefined ? statement : { ...statement, scope });
   }
 
   /**
@@ -46,12 +44,12 @@ export class PgliteDatasource implements Datasource {
    * transaction with it: its later statements and its COMMIT fail with 25P02.
    */
   transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-    return this.lock.shared(() => this.run(work, options, undefined));
+    return this.run(work, options);
   }
 
-  private async run<T>(work: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions, signal: AbortSignal | undefined): Promise<T> {
+  private async run<T>(work: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions): Promise<T> {
     // the transaction takes its turns in its caller's lane (pglite-host.ts)
-    const transaction = await this.host.begin({ signal, lane: options.scope?.role });
+    const transaction = await this.host.begin({ lane: options.scope?.role });
     try {
       let result: T;
       try {
@@ -83,7 +81,7 @@ export class PgliteDatasource implements Datasource {
   }
 
   introspect(schemas: readonly string[]): Promise<Catalog> {
-    const read: RowReader = async ({ sql, bindings }) => (await this.lock.shared(() => this.host.query(...this.numbered(sql, bindings)))).rows;
+    const read: RowReader = async ({ sql, bindings }) => (await this.host.query(...this.numbered(sql, bindings))).rows;
     return readCatalog(schemas, postgresIntrospectionQueries(schemas), read, {
       logicalType: (type) => this.dialect.logicalType(type),
       withTimeZone: postgresWithTimeZone,
@@ -91,7 +89,7 @@ export class PgliteDatasource implements Datasource {
   }
 
   async ping(): Promise<void> {
-    await this.lock.shared(() => this.host.query('select 1', []));
+    await this.host.query('select 1', []);
   }
 
   /**
@@ -101,18 +99,10 @@ export class PgliteDatasource implements Datasource {
    * was when the changes fail.
    */
   restrictSession(memberOf: readonly string[]): Promise<void> {
-    // alone: no caller's statement may run on the superuser's session in between
-    return this.lock.exclusive(async () => {
-      const before = this.host.sessionUser;
-      if (before !== undefined) await this.host.reopenAs(undefined);
-      try {
-        await this.run((transaction) => grantAuthenticator(transaction, memberOf, (name) => this.dialect.quoteIdentifier(name)), {}, undefined);
-      } catch (error) {
-        if (before !== undefined) await this.host.reopenAs(before);
-        throw error;
-      }
-      await this.host.reopenAs(AUTHENTICATOR);
-    });
+    const quote = (name: string) => this.dialect.quoteIdentifier(name);
+    return this.host.restrict(AUTHENTICATOR, (query) => grantAuthenticator({
+      query: async (sql, bindings) => this.encoded(await query(...this.numbered(sql, bindings)), {}),
+    }, memberOf, quote));
   }
 
   /** Ends the worker thread and frees its database; the process may exit once every datasource is closed. */
@@ -128,9 +118,12 @@ export class PgliteDatasource implements Datasource {
   }
 
   private async execute(sql: string, bindings: readonly unknown[], options: StatementOptions): Promise<QueryResult> {
-    const result = await this.host.query(...this.numbered(sql, bindings), options);
+    return this.encoded(await this.host.query(...this.numbered(sql, bindings), options), options);
+  }
+
+  private encoded(result: PgliteRows, limits: { maxRows?: number | undefined; maxBytes?: number | undefined }): QueryResult {
     const columns = result.fields.map((field) => ({ name: field.name, ...postgresCodec(field.dataTypeID) }));
-    return encodeResult(columns, result.rows, { maxRows: options.maxRows, maxBytes: options.maxBytes, affectedRows: result.affectedRows });
+    return encodeResult(columns, result.rows, { maxRows: limits.maxRows, maxBytes: limits.maxBytes, affectedRows: result.affectedRows });
   }
 
   /**

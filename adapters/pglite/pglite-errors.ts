@@ -1,4 +1,4 @@
-import type { WireError } from './pglite-messages.js';
+import type { WireError } from '../../core/plugin-api/adapter-kit.js';
 
 /**
  * An error the datasource raises itself, worded and coded as PostgreSQL would, so that the core reads it

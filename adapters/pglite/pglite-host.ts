@@ -1,8 +1,8 @@
-import { offAbort, onAbort } from '../../core/plugin-api/adapter-kit.js';
+import { offAbort, onAbort, type WorkerRequestLimit } from '../../core/plugin-api/adapter-kit.js';
 import { TEXT_OIDS } from '../postgres/postgres-types.js';
 import { statementCanceled, transactionAborted, connectionFailure } from './pglite-errors.js';
 import type { PgliteRows, PgliteSetup, SessionScope } from './pglite-messages.js';
-import { CutOff, PgliteThread, type RequestLimit } from './pglite-thread.js';
+import { CutOff, PgliteThread, type Turn } from './pglite-thread.js';
 
 /** A statement's time limit when its caller gives none: nothing may hold the single connection forever. */
 export const DEFAULT_STATEMENT_LIMIT_MS = 30_000;
@@ -124,7 +124,7 @@ export class PgliteHost {
    */
   constructor(private readonly dataDir: string | undefined, private readonly name: string) {}
 
-  /** The login the session runs as once restricted (`reopenAs`); undefined: the bootstrap superuser. */
+  /** The login the session runs as once restricted (`restrict`); undefined: the bootstrap superuser. */
   get sessionUser(): string | undefined {
     return this.user;
   }
@@ -187,20 +187,31 @@ export class PgliteHost {
   }
 
   /**
-   * Ends the worker and opens the database in a new one whose session runs as `user` (undefined: the
-   * superuser); every later reopen does likewise. In memory, the new worker starts from the present state,
-   * which becomes the snapshot. Rejects when the database cannot be opened so: later calls then fail too
-   * (503), never falling back to the superuser.
+   * Restricts the session to `user`, alone (no other call runs until it ends): reopens it as the superuser
+   * when it was restricted before, runs `grant` in a transaction of that superuser session, then reopens it
+   * as `user`, which every later reopen does likewise. When `grant` fails, the session is reopened as it was
+   * and the error rethrown. A reopen that fails rejects, and later calls then fail too (503), never falling
+   * back to the superuser.
    */
-  reopenAs(user: string | undefined): Promise<void> {
+  restrict(user: string, grant: (query: (sql: string, params: unknown[]) => Promise<PgliteRows>) => Promise<void>): Promise<void> {
     return this.onThread({}, async (thread, limit) => {
-      if (this.dataDir === undefined) this.snapshot = await thread.request({ kind: 'dump' }, limit);
-      await retire(thread);
-      this.user = user;
-      this.dropSpare();
-      await this.open();
-      // the service serves with a spare ready (in memory): the first runaway costs the others no reopen
-      await this.spare?.thread.catch(() => undefined);
+      const before = this.user;
+      const session = before === undefined ? thread : await this.reopen(thread, limit, undefined);
+      const query = (sql: string, params: unknown[]) => session.request({ kind: 'query', sql, params }, limit);
+      try {
+        await query('begin', []);
+        try {
+          await grant(query);
+        } catch (error) {
+          await query('rollback', []).catch(() => undefined);
+          throw error;
+        }
+        await query('commit', []);
+      } catch (error) {
+        if (before !== undefined) await this.reopen(session, limit, before);
+        throw error;
+      }
+      await this.reopen(session, limit, user);
     }, { deadlineMs: SETUP_LIMIT_MS });
   }
 
@@ -224,13 +235,13 @@ export class PgliteHost {
    */
   private onThread<T>(
     options: StatementOptions,
-    work: (thread: PgliteThread, limit: RequestLimit) => Promise<T>,
+    work: (thread: PgliteThread, limit: WorkerRequestLimit<Turn>) => Promise<T>,
     how: { ahead?: boolean; preemptible?: boolean; deadlineMs?: number } = {},
   ): Promise<T> {
     const { transaction, signal } = options;
     const lane = options.lane ?? options.scope?.role ?? '';
     const deadline = Date.now() + (how.deadlineMs ?? limitMs(options.timeoutMs));
-    const limit: RequestLimit = { deadline, signal, lane, preemptible: how.preemptible === true };
+    const limit: WorkerRequestLimit<Turn> = { deadline, signal, tag: { lane, preemptible: how.preemptible === true } };
     if (lane !== '' && !this.callersServed) {
       this.callersServed = true;
       this.prepareSpare();
@@ -362,19 +373,35 @@ export class PgliteHost {
     this.turnTimer = undefined;
     const thread = this.live;
     const running = thread?.running;
-    if (thread === undefined || running === undefined || !running.preemptible || running.since === 0) return;
-    const other = (lane: string) => lane !== '' && lane !== running.lane;
-    if (!this.queue.some((job) => other(job.lane)) && ![...thread.behind()].some(other)) return;
+    const turn = running?.tag;
+    if (thread === undefined || running === undefined || turn === undefined || !turn.preemptible || running.since === 0) return;
+    const other = (lane: string | undefined) => lane !== undefined && lane !== '' && lane !== turn.lane;
+    if (!this.queue.some((job) => other(job.lane)) && ![...thread.behind()].some((behind) => other(behind?.lane))) return;
     const due = running.since + TURN_MS - Date.now();
     if (due > 0) {
       this.turnTimer = setTimeout(() => this.watch(), due);
       return;
     }
-    this.suspend(running.lane);
+    this.suspend(turn.lane);
     thread.preempt();
   }
 
-/** The open worker; one that failed to open, or stopped between calls (crashed), is replaced first. */
+  /**
+   * Ends `thread` and opens the database in a new one whose session runs as `user` (undefined: the
+   * superuser). In memory, the new worker starts from the present state, which becomes the snapshot.
+   */
+  private async reopen(thread: PgliteThread, limit: WorkerRequestLimit<Turn>, user: string | undefined): Promise<PgliteThread> {
+    if (this.dataDir === undefined) this.snapshot = await thread.request({ kind: 'dump' }, limit);
+    await retire(thread);
+    this.user = user;
+    this.dropSpare();
+    const opened = await this.open();
+    // the service serves with a spare ready (in memory): the first runaway costs the others no reopen
+    await this.spare?.thread.catch(() => undefined);
+    return opened;
+  }
+
+  /** The open worker; one that failed to open, or stopped between calls (crashed), is replaced first. */
   private async current(): Promise<PgliteThread> {
     let opening = this.opening ?? this.open();
     try {
@@ -467,7 +494,7 @@ export class PgliteHost {
 }
 
 /** `opening`, or 57014 once `limit`'s deadline passes or its signal aborts first: a reopen counts against the time of the calls waiting for it. */
-function beforeDeadline<T>(opening: Promise<T>, limit: RequestLimit): Promise<T> {
+function beforeDeadline<T>(opening: Promise<T>, limit: WorkerRequestLimit<Turn>): Promise<T> {
   const { signal } = limit;
   return new Promise<T>((resolve, reject) => {
     const expired = () => reject(statementCanceled('statement timeout'));

@@ -1,7 +1,7 @@
 /**
- * The messages between a PGlite datasource (main thread) and its worker thread (pglite-worker.ts). Each
- * request carries an id; the worker answers it with one reply of the same id. Everything crosses by
- * structured clone, so values keep their types (numbers, booleans, bytes, parsed JSON, text).
+ * The commands a PGlite datasource (main thread) sends its worker thread (pglite-worker.ts) through the
+ * adapter kit's WorkerRpc, and what each answers. Everything crosses by structured clone, so values keep
+ * their types (numbers, booleans, bytes, parsed JSON, text).
  */
 
 /** How the worker opens its database. */
@@ -29,7 +29,7 @@ export interface SessionScope {
   readOnly: boolean;
 }
 
-/** A request without its id, as the main thread words it. */
+/** A command, as the main thread words it. */
 export type PgliteCommand =
   | { kind: 'open'; setup: PgliteSetup }
   /**
@@ -54,20 +54,3 @@ export interface PgliteAnswers {
   dump: Uint8Array;
   close: null;
 }
-
-/**
- * A command as it crosses to the worker, with when its time is up (`Date.now()` ms): one whose deadline passed
- * while it waited behind others is answered 57014 without running.
- */
-export type PgliteRequest = PgliteCommand & { id: number; deadline: number };
-
-/** An error as it crosses: structured clone keeps an Error's message, not PostgreSQL's fields (code, detail...). */
-export interface WireError {
-  name: string;
-  message: string;
-  /** The error's own string and number properties: `code` (SQLSTATE), `detail`, `hint`, `position`... */
-  fields: Record<string, string | number>;
-}
-
-/** The worker's answer to the request of the same id: its value, or the error it failed with. */
-export type PgliteReply = { id: number; value: PgliteAnswers[keyof PgliteAnswers] } | { id: number; error: WireError };

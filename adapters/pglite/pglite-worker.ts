@@ -1,58 +1,22 @@
 /**
- * The worker thread of a PGlite datasource: holds the one PGlite instance and runs what the main thread
- * asks (pglite-messages.ts). It lives here, off the event loop, because PGlite runs
- * a statement synchronously to its end and knows no statement_timeout: the main thread bounds a statement
- * by terminating this thread. It imports PGlite and nothing of the core, so a reopen stays cheap.
+ * The worker thread of a PGlite datasource: holds the one PGlite instance and answers the commands the main
+ * thread sends (pglite-messages.ts) through the adapter kit's WorkerRpc, whose worker side loads this module
+ * and calls `perform` for each, one at a time in the order sent. It lives off the event loop because PGlite
+ * runs a statement synchronously to its end and knows no statement_timeout: the main thread bounds a
+ * statement by terminating this thread. It imports PGlite and nothing of the core (only types, which
+ * vanish), so a reopen stays cheap.
  */
-import { parentPort, type MessagePort } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { CallerStatements, rowSize } from './pglite-exchange.js';
-import type { PgliteAnswers, PgliteReply, PgliteRequest, WireError } from './pglite-messages.js';
+import type { PgliteAnswers, PgliteCommand } from './pglite-messages.js';
 import { pgliteTypeParsers } from './pglite-types.js';
-
-if (parentPort === null) throw new Error('pglite-worker.js runs as a worker thread');
-const port: MessagePort = parentPort;
 
 let db: PGlite | undefined;
 let callers: CallerStatements | undefined;
 /** Whether the session may be away from its login's own role and mode (a caller's statement ran last). */
 let scoped = false;
 
-/**
- * Requests run one after the other, in the order sent: the main thread may send the next before this one is
- * answered (pglite-thread.ts), and none may start while another awaits PGlite (a caller's scope and the
- * login's reset must not interleave).
- */
-let turn: Promise<void> = Promise.resolve();
-port.on('message', (request: PgliteRequest) => {
-  // a reply that could not be sent at all leaves its request to its time limit on the main thread
-  turn = turn.then(() => answer(request)).catch(() => undefined);
-});
-
-async function answer(request: PgliteRequest): Promise<void> {
-  let reply: PgliteReply;
-  let trapped = false;
-  try {
-    if (Date.now() >= request.deadline) throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
-    reply = { id: request.id, value: await perform(request) };
-  } catch (error) {
-    reply = { id: request.id, error: wireError(error) };
-    // WebAssembly.RuntimeError: the only error of that name
-    trapped = error instanceof Error && error.name === 'RuntimeError';
-  }
-  try {
-    // a snapshot moves rather than being copied
-    const moved = 'value' in reply && reply.value instanceof Uint8Array ? [reply.value.buffer as ArrayBuffer] : [];
-    port.postMessage(reply, moved);
-  } catch (error) {
-    // a value structured clone cannot carry
-    port.postMessage({ id: request.id, error: wireError(error) } satisfies PgliteReply);
-  }
-  // a WASM trap leaves PGlite's memory in no known state: end the thread, the datasource opens another
-  if (trapped) process.exit(1);
-}
-
-async function perform(request: PgliteRequest): Promise<PgliteAnswers[keyof PgliteAnswers]> {
+export async function perform(request: PgliteCommand): Promise<PgliteAnswers[keyof PgliteAnswers]> {
   switch (request.kind) {
     case 'open': {
       const { dataDir, snapshot, sessionUser, textOids } = request.setup;
@@ -125,13 +89,4 @@ async function leaveScope(): Promise<void> {
 function opened(): PGlite {
   if (db === undefined) throw new Error('PGlite is closed');
   return db;
-}
-
-function wireError(error: unknown): WireError {
-  if (!(error instanceof Error)) return { name: 'Error', message: String(error), fields: {} };
-  const fields: Record<string, string | number> = {};
-  for (const [key, value] of Object.entries(error)) {
-    if (typeof value === 'string' || typeof value === 'number') fields[key] = value;
-  }
-  return { name: error.name, message: error.message, fields };
 }

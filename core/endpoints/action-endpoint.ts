@@ -28,7 +28,7 @@ export class ActionEndpoint {
     const rendered = renderBody(this.definition, ACTION_BODY_SCHEMA, this.handle, request);
     const outcome = planAction(rendered.document as ActionBody, rendered.values, request.fields, this.handles);
     if (!outcome.plan) throw new InternalError('definition_error', `${this.definition.file}: ${outcome.problems.map((problem) => problem.message).join('; ')}`);
-    authorizeActionPlan(outcome.plan, request.caller);
-    return executeAction(this.name, outcome.plan, { caller: request.caller, timeoutMs: request.timeoutMs, signal: request.signal, fields: request.fields }, this.logger);
+    const authorizations = authorizeActionPlan(outcome.plan, request.caller);
+    return executeAction(this.name, outcome.plan, { authorizations, timeoutMs: request.timeoutMs, signal: request.signal, fields: request.fields }, this.logger);
   }
 }

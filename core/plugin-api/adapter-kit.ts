@@ -3,7 +3,8 @@
  * the plugin API, plus the dialect contract (`SqlDialect`, `Datasource` and the types they use), the
  * `DialectBase` every dialect extends, and the helpers dialects share: the two SQL grammars, knex-backed
  * datasources and pools, catalog assembly from introspection queries, the JSON encoding of results,
- * the adapter's side of statement deadlines (`onDeadline`) and cancellation, logical-type tables. Its conformance suite is
+ * the adapter's side of statement deadlines (`onDeadline`) and cancellation, logical-type tables, the worker-thread RPC
+ * of a datasource that runs its statements off the event loop (`WorkerRpc`). Its conformance suite is
  * `vdb-service/adapter-kit/conformance`.
  */
 export * from './index.js';
@@ -31,3 +32,4 @@ export { onDeadline, isDeadlineExceeded, DEADLINE_SLACK_MS, PING_TIMEOUT_MS } fr
 export { isConnectionFailure } from '../sql/statement-failure.js';
 export { lookupLogicalType, parseNativeType, type LogicalTypeTable } from '../sql/logical-types.js';
 export { LruCache } from '../caching/lru-cache.js';
+export { WorkerRpc, type WorkerRpcErrors, type WorkerRpcOptions, type WorkerRequestLimit, type RunningRequest, type WireError } from '../sql/worker-rpc.js';

@@ -1,10 +1,12 @@
 /**
  * The semantic query service: compiles queries against the active package of each VDB (compiled SQL cached
  * per query shape: the values of structured filters, limit and offset are bound, not part of the key),
- * checks the caller's grants before any SQL runs, and runs the statement as the caller.
+ * and runs it through the statement pipeline: the compiled statement is authorized against the caller's
+ * grants before any SQL runs (`authorizeCompiled`), then run as the caller.
  */
-import { callerExecutor } from '../statements/statement-pipeline.js';
+import { authorizePlanned, runAuthorized, withText, type AuthorizedRun } from '../statements/statement-pipeline.js';
 import { allows, type CallerGrants } from '../authorization/grants.js';
+import { isDenial, type Denial } from '../plugin-api/denial.js';
 import { LruCache } from '../caching/lru-cache.js';
 import { ConflictError, ForbiddenError, InternalError } from '../plugin-api/errors.js';
 import type { SemanticPackage } from '../plugin-api/semantic-package.js';
@@ -87,20 +89,21 @@ export class SemanticQueries {
 
   /** `{sql, params}` without running it (`?explain=true`). */
   async explain(vdb: VirtualDatabase, grants: CallerGrants, query: SemanticQuery): Promise<{ sql: string; params: unknown[] }> {
-    const { compiled } = await this.compile(vdb, query);
-    checkGrants(compiled, grants);
-    return { sql: compiled.sql, params: bindings(compiled.params, query) };
+    const { compiled, datasource } = await this.compile(vdb, query);
+    const authorized = authorizeCompiled(compiled, query, vdb, grants, datasource);
+    if (isDenial(authorized)) throw semanticDenialError(authorized);
+    return { sql: authorized.sql, params: [...authorized.bindings] };
   }
 
-  /** Compiles, checks the grants (403 before any SQL), runs as the caller. */
+  /** Compiles (render), authorizes (403 before any SQL), runs as the caller and shapes: the statement pipeline. */
   async run({ vdb, grants, query, timeoutMs, maxResultBytes, signal }: SemanticQueryRun): Promise<Pick<QueryResult, 'columns' | 'rows' | 'rowCount'>> {
     const { compiled, datasource } = await this.compile(vdb, query);
-    checkGrants(compiled, grants);
-    const executor = callerExecutor(datasource, vdb, grants, { readOnly: true, timeoutMs, maxRowBytes: maxResultBytes, signal });
+    const authorized = authorizeCompiled(compiled, query, vdb, grants, datasource);
+    if (isDenial(authorized)) throw semanticDenialError(authorized);
     const read: CallerRead = { subject: 'the semantic query', datasource: datasource.name, timeoutMs, maxResultBytes };
     let result: QueryResult;
     try {
-      result = await executor.query(compiled.sql, bindings(compiled.params, query), { maxBytes: maxResultBytes });
+      result = await runAuthorized(authorized, { timeoutMs, maxRowBytes: maxResultBytes, signal }, { maxBytes: maxResultBytes });
     } catch (error) {
       throw readFailure(error, read, (failure) => {
         if (failure.kind === 'invalid_value') {
@@ -129,17 +132,26 @@ export class SemanticQueries {
   }
 }
 
-/** 403 when a column the statement reads is outside the caller's grants (the database would refuse it too). */
-export function checkGrants(compiled: CompiledQuery, grants: CallerGrants): void {
+/**
+ * The authorize stage for a compiled query (its render stage): a column it names outside the grants is a
+ * name the caller cannot see, the 400 `E_NAME_NOT_FOUND` an unknown name gets (thrown); what it reads is
+ * checked by the pipeline (`authorizePlanned`), a refusal answered as the `Denial`, counted as `denied`.
+ */
+export function authorizeCompiled(compiled: CompiledQuery, query: SemanticQuery, vdb: VirtualDatabase, grants: CallerGrants, datasource: Datasource): AuthorizedRun | Denial {
   for (const { dataset, column, refusal } of compiled.columnReferences) {
     if (!allows(grants, 'select', { schema: dataset.relation.schema, relation: dataset.relation.name, columns: [column] }).allowed) {
       throw queryInvalid('E_NAME_NOT_FOUND', refusal.target, refusal.message);
     }
   }
-  for (const [dataset, columns] of compiled.reads) {
-    const check = allows(grants, 'select', { schema: dataset.relation.schema, relation: dataset.relation.name, columns: [...columns] });
-    if (!check.allowed) throw new ForbiddenError('forbidden', `the query reads ${check.resource} (dataset ${dataset.name}): ${check.reason}`, { details: { resource: check.resource } });
-  }
+  const accesses = [...compiled.reads].map(([dataset, columns]) => ({ schema: dataset.relation.schema, name: dataset.relation.name, action: 'select' as const, columns: [...columns] }));
+  const authorization = authorizePlanned({ vdb, grants, kind: 'select', datasource, accesses });
+  return isDenial(authorization) ? authorization : withText(authorization, { sql: compiled.sql, bindings: bindings(compiled.params, query) });
+}
+
+/** A semantic query's denial as the route's 403 (nothing has run). */
+export function semanticDenialError(denial: Denial): ForbiddenError {
+  const resource = denial.resource === undefined ? {} : { resource: denial.resource };
+  return new ForbiddenError('forbidden', `the query reads ${denial.resource ?? 'a relation'}: ${denial.reason}`, { details: resource });
 }
 
 /** The query without the values that are bound from it: structured filter values (but whether each is null), limit and offset. */

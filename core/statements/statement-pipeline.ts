@@ -2,18 +2,23 @@
  * The pipeline every statement run for a caller goes through, whatever door it came by
  * (docs/architecture.md#the-request-path-of-a-query), as typed stages:
  *
- *   render (the door's: a definition, a task's action, a semantic query, a client's text)
- *   → authorize (`authorizeStatement`: the analyzer, the datasource, the caller's database role)
- *   → run (`runAuthorized`, `callerExecutor`: the runtime seam, under the role and the route's bounds)
- *   → shape (the door's: rows as JSON, an observation, wire messages; a failure from its one classification).
+ *   render (the door's: a definition's text, a task's SQL, a client's text → `RenderedStatement`; an
+ *           action's or a semantic query's plan, written by the service → `PlannedStatement`)
+ *   → authorize (`authorizeStatement`: the analyzer over the text; `authorizePlanned`: the plan's accesses
+ *           against the grants; either picks the one datasource, or answers a `Denial` counted as `denied`)
+ *   → run (`runAuthorized`: the runtime seam, as the caller's database role, under the route's bounds)
+ *   → shape (the door's: rows as JSON, an action's report, an observation, wire messages; a failure from
+ *           its one classification).
  *
- * A statement federated over several datasources would be authorized here and run behind the same seam.
+ * A statement federated over several datasources would be authorized here and run behind the same seam:
+ * every door gets it by taking these stages.
  */
 import { callerScope } from '../authorization/caller-execution.js';
-import { effectiveGrants, type CallerGrants } from '../authorization/grants.js';
-import { authorizeVdbStatement, type AuthorizedStatement } from '../authorization/sql-authorizer.js';
+import { allows, effectiveGrants, type CallerGrants } from '../authorization/grants.js';
+import { authorizeVdbStatement, type AuthorizedStatement, type RelationAccessFact } from '../authorization/sql-authorizer.js';
 import type { Principal } from '../plugin-api/auth-scheme.js';
-import { isDenial, type Denial } from '../plugin-api/denial.js';
+import { deny, isDenial, type Denial } from '../plugin-api/denial.js';
+import type { StatementKind } from '../plugin-api/statement-facts.js';
 import type { Datasource, QueryOptions, QueryResult } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { DatasourceRuntime, type CallerBounds, type CallerExecutor } from '../sql/datasource-runtime.js';
@@ -31,11 +36,33 @@ export interface RenderedStatement {
   readonly readOnly: boolean;
 }
 
-/** Stage 2, authorize: what the analyzer found, and the one datasource (behind its runtime) that runs it. */
-export interface AuthorizedRun {
-  readonly rendered: RenderedStatement;
+/**
+ * Stage 1 of a statement the service writes itself from a plan (an action's, a semantic query's): what it
+ * reads and writes is known from the plan, so the analyzer need not find it in the text; its datasource too.
+ */
+export interface PlannedStatement {
+  readonly vdb: VirtualDatabase;
+  readonly grants: CallerGrants;
+  readonly kind: Exclude<StatementKind, 'other'>;
+  readonly datasource: Datasource;
+  /** Each relation it reads or writes, with the columns it names there (the relation's datasource is the statement's). */
+  readonly accesses: readonly Omit<RelationAccessFact, 'datasource'>[];
+}
+
+/** Stage 2, authorize: the caller may run the statement, on this one datasource (behind its runtime). */
+export interface Authorization {
+  readonly vdb: VirtualDatabase;
+  readonly grants: CallerGrants;
+  /** Runs in a read-only transaction: the route only reads, or the statement does. */
+  readonly readOnly: boolean;
   readonly facts: AuthorizedStatement;
   readonly datasource: DatasourceRuntime;
+}
+
+/** An authorization with its text: what the run stage runs. */
+export interface AuthorizedRun extends Authorization {
+  readonly sql: string;
+  readonly bindings: readonly unknown[];
 }
 
 /** The statement reads relations of several datasources: no single database can run it. */
@@ -49,6 +76,12 @@ export interface CallerRun extends CallerBounds {
   readOnly: boolean;
 }
 
+/** What the run stage may add to a statement's own bounds. */
+export interface RunOptions extends Pick<QueryOptions, 'maxRows' | 'maxBytes'> {
+  /** In a transaction of its own (an action's write): committed when it succeeds, rolled back when not. */
+  transaction?: boolean;
+}
+
 /** The caller's grants on a handle's VDB: the first thing a door renders for. */
 export function grantsOn(handle: VdbHandle, caller: Principal): CallerGrants {
   return effectiveGrants(handle.vdb, caller);
@@ -60,23 +93,54 @@ export function grantsOn(handle: VdbHandle, caller: Principal): CallerGrants {
  * returned, for the door to word; nothing reaches the database.
  */
 export async function authorizeStatement(rendered: RenderedStatement): Promise<AuthorizedRun | Denial | CrossDatasource> {
-  const { handle, sql, grants, readOnly } = rendered;
+  const { handle, sql, bindings, grants, readOnly } = rendered;
   const decision = await authorizeVdbStatement(handle, sql, grants, readOnly);
   if (isDenial(decision)) {
     countDenied(handle.datasource);
     return decision;
   }
-  const datasource = handle.datasourceFor(decision.facts.relations);
-  if (!datasource) return { crossDatasource: [...new Set(decision.facts.relations.map((relation) => relation.datasource))] };
-  return { rendered, facts: decision.facts, datasource: DatasourceRuntime.over(datasource) };
+  const { facts } = decision;
+  const datasource = handle.datasourceFor(facts.relations);
+  if (!datasource) return { crossDatasource: [...new Set(facts.relations.map((relation) => relation.datasource))] };
+  return { vdb: handle.vdb, grants, readOnly, facts, datasource: DatasourceRuntime.over(datasource), sql, bindings };
 }
 
-/** Runs an authorized statement as the caller, within `bounds`: the run stage of a single statement. */
-export function runAuthorized(authorized: AuthorizedRun, bounds: CallerBounds, options?: QueryOptions): Promise<QueryResult> {
-  const { rendered, datasource } = authorized;
+/**
+ * Authorizes a planned statement: each access against the caller's grants (a write's filters as reads, as
+ * PostgreSQL asks for an UPDATE's WHERE, are the plan's to list). The first refused is counted as `denied`
+ * on the statement's datasource and returned; nothing reaches the database. Its text may come later
+ * (`withText`): an action checks every statement before it runs any, and writes a text when it runs it.
+ */
+export function authorizePlanned(planned: PlannedStatement): Authorization | Denial {
+  const { vdb, grants, kind, datasource, accesses } = planned;
+  for (const { schema, name, action, columns } of accesses) {
+    const check = allows(grants, action, { schema, relation: name, columns });
+    if (!check.allowed) {
+      countDenied(datasource);
+      return deny('forbidden', check.reason, check.resource);
+    }
+  }
+  const relations = accesses.map((access) => ({ ...access, columns: [...access.columns], datasource: datasource.name }));
+  const readOnly = kind === 'select';
+  return { vdb, grants, readOnly, facts: { kind, readOnly, relations, functions: [] }, datasource: DatasourceRuntime.over(datasource) };
+}
+
+/** An authorization with the text it was given for (a planned statement's, written once it runs). */
+export function withText(authorization: Authorization, statement: { sql: string; bindings: readonly unknown[] }): AuthorizedRun {
+  return { ...authorization, sql: statement.sql, bindings: statement.bindings };
+}
+
+/**
+ * Runs an authorized statement as the caller's database role, within `bounds`: the run stage, through the
+ * runtime seam. `options.transaction` runs it in a transaction of its own under the same role and bounds.
+ */
+export function runAuthorized(authorized: AuthorizedRun, bounds: CallerBounds, options: RunOptions = {}): Promise<QueryResult> {
+  const { vdb, grants, readOnly, datasource, sql, bindings } = authorized;
   const { timeoutMs, maxRowBytes, signal } = bounds;
-  const executor = datasource.forCaller(callerScope(datasource.dialect, rendered.handle.vdb, rendered.grants, rendered.readOnly), { timeoutMs, maxRowBytes, signal });
-  return executor.query(rendered.sql, rendered.bindings, options);
+  const executor = datasource.forCaller(callerScope(datasource.dialect, vdb, grants, readOnly), { timeoutMs, maxRowBytes, signal });
+  // the options as they are, not copied without `transaction`: this is every query request's path
+  if (options.transaction) return executor.transaction((inside) => inside.query(sql, bindings, options));
+  return executor.query(sql, bindings, options);
 }
 
 /**

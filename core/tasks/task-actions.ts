@@ -1,7 +1,7 @@
 import type { Principal } from '../plugin-api/auth-scheme.js';
 import { isDenial, type Denial } from '../plugin-api/denial.js';
 import { ForbiddenError } from '../plugin-api/errors.js';
-import { authorizeStatement, callerExecutor } from '../statements/statement-pipeline.js';
+import { authorizeStatement, runAuthorized, type AuthorizedRun } from '../statements/statement-pipeline.js';
 import { effectiveGrants } from '../authorization/grants.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
@@ -10,10 +10,8 @@ import { raceDeadline } from './deadline.js';
 import type { Observation, PendingAction } from '../plugin-api/task-documents.js';
 import type { CallerGrants } from '../authorization/grants.js';
 import { ServiceError } from '../plugin-api/errors.js';
-import type { Datasource } from '../plugin-api/sql-dialect.js';
 import { readSemanticQuery } from '../semantic-query/query-input.js';
-import { checkGrants, type SemanticQueries } from '../semantic-query/semantic-query-service.js';
-import { bindings } from '../semantic-query/sql-writer.js';
+import { authorizeCompiled, semanticDenialError, type SemanticQueries } from '../semantic-query/semantic-query-service.js';
 
 /**
  * How long one proposed query may run before its observation is `failed`. A fixed limit, not what is left
@@ -44,10 +42,10 @@ export interface ActionLimits {
 export async function runPendingAction(action: PendingAction, handle: VdbHandle, caller: Principal, limits: ActionLimits, semanticQueries: SemanticQueries): Promise<Observation> {
   const grants = effectiveGrants(handle.vdb, caller);
   if (action.kind === 'semanticQuery') return runSemanticAction(action, handle, grants, limits, semanticQueries);
-  const decision = await authorizeStatement({ handle: handle, sql: action.sql, bindings: [], grants, readOnly: true });
+  const decision = await authorizeStatement({ handle, sql: action.sql, bindings: [], grants, readOnly: true });
   if (isDenial(decision)) return deniedObservation(action, decision);
   if ('crossDatasource' in decision) return failedObservation(action, 'denied', 'cross_datasource_query', 'the query reads relations of two datasources');
-  return execute(action, { datasource: decision.datasource, sql: action.sql, bindings: [] }, handle, grants, limits);
+  return execute(action, decision, limits);
 }
 
 /**
@@ -55,29 +53,30 @@ export async function runPendingAction(action: PendingAction, handle: VdbHandle,
  * the caller's grants like the route does (docs/semantic-query.md), then run like any query.
  */
 async function runSemanticAction(action: Extract<PendingAction, { kind: 'semanticQuery' }>, handle: VdbHandle, grants: CallerGrants, limits: ActionLimits, semanticQueries: SemanticQueries): Promise<Observation> {
-  let statement: { datasource: Datasource; sql: string; bindings: unknown[] };
+  let authorized: AuthorizedRun;
   try {
     const query = readSemanticQuery(action.query);
     const { compiled, datasource } = await semanticQueries.compile(handle.vdb, query);
-    checkGrants(compiled, grants);
-    statement = { datasource, sql: compiled.sql, bindings: bindings(compiled.params, query) };
+    const decision = authorizeCompiled(compiled, query, handle.vdb, grants, datasource);
+    if (isDenial(decision)) throw semanticDenialError(decision);
+    authorized = decision;
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
     const osiCode = error.details?.['osiCode'];
     const message = typeof osiCode === 'string' ? `${error.message} (${osiCode})` : error.message;
     return failedObservation(action, error instanceof ForbiddenError ? 'denied' : 'failed', error.code, message);
   }
-  return execute(action, statement, handle, grants, limits);
+  return execute(action, authorized, limits);
 }
 
-/** Runs an authorized statement as the caller's database role; a failure is an observation, never an error of the task. */
-async function execute(action: PendingAction, statement: { datasource: Datasource; sql: string; bindings: unknown[] }, handle: VdbHandle, grants: CallerGrants, limits: ActionLimits): Promise<Observation> {
+/** Runs an authorized statement as the caller's database role (the run stage); a failure is an observation, never an error of the task. */
+async function execute(action: PendingAction, authorized: AuthorizedRun, limits: ActionLimits): Promise<Observation> {
   const { maxRows, maxBytes, maxRowBytes, signal } = limits;
   const timedOut = `the query ran longer than ${ACTION_TIMEOUT_MS / 1000} s`;
   try {
-    const executor = callerExecutor(statement.datasource, handle.vdb, grants, { readOnly: true, timeoutMs: ACTION_TIMEOUT_MS, maxRowBytes, signal });
     // the database cancels at the limit; the race answers even if a driver does not
-    const result = await raceDeadline(executor.query(statement.sql, statement.bindings, { maxRows, maxBytes }), ACTION_TIMEOUT_MS, () => new QueryTimeout(timedOut));
+    const running = runAuthorized(authorized, { timeoutMs: ACTION_TIMEOUT_MS, maxRowBytes, signal }, { maxRows, maxBytes });
+    const result = await raceDeadline(running, ACTION_TIMEOUT_MS, () => new QueryTimeout(timedOut));
     const { columns, rows, rowCount, truncated } = result;
     return { actionId: action.actionId, status: 'ok', columns, rows, rowCount, truncated, error: null };
   } catch (error) {

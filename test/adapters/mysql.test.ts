@@ -1,26 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MysqlDialect } from '../../adapters/mysql/mysql-dialect.js';
 import { mysqlCodec, mysqlLogicalType } from '../../adapters/mysql/mysql-types.js';
-import type { DatasourceSettings } from '../../core/plugin-api/sql-dialect.js';
-import { runtimeOver } from '../../core/sql/datasource-runtime.js';
-import { runDialectConformance } from './dialect-conformance.js';
-
-const url = process.env['VDB_TEST_MYSQL_URL'];
-const dialect = new MysqlDialect('mysql');
-const settings = (name: string, connection: Record<string, unknown>): DatasourceSettings =>
-  ({ name, adapter: 'mysql', connection, pool: { max: 4 }, init: [], baseDir: process.cwd() });
-
-runDialectConformance({
-  name: 'mysql',
-  skip: url === undefined ? 'VDB_TEST_MYSQL_URL is not set' : undefined,
-  open: async () => runtimeOver(await dialect.open(settings('conformance_mysql', { connectionString: url }))),
-  unreachable: {
-    password: 'my-secret-pw',
-    open: async () => runtimeOver(await dialect.open(settings('unreachable',
-      { connectionString: 'mysql://root:my-secret-pw@127.0.0.1:1/test' }))),
-  },
-});
 
 test('mysql native types map like the other dialects', () => {
   const cases: [string, string][] = [

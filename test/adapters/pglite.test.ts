@@ -8,11 +8,6 @@ import { postgresCodec, postgresLogicalType } from '../../adapters/postgres/post
 import { UnavailableError } from '../../core/plugin-api/errors.js';
 import type { DatasourceSettings } from '../../core/plugin-api/sql-dialect.js';
 import { runtimeOver } from '../../core/sql/datasource-runtime.js';
-import { sharedPglite } from '../support/shared-pglite.js';
-import { runDialectConformance } from './dialect-conformance.js';
-
-// The embedded dialect always runs; the shared instance stays open for the other suites of this process.
-runDialectConformance({ name: 'pglite', open: sharedPglite, closable: false });
 
 test('postgres native types map like the other dialects (pglite shares the mapping)', () => {
   const cases: [string, string][] = [

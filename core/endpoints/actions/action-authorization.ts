@@ -1,46 +1,59 @@
 import type { Principal } from '../../plugin-api/auth-scheme.js';
-import { deny, denialError } from '../../plugin-api/denial.js';
-import { allows, effectiveGrants } from '../../authorization/grants.js';
-import type { DataAction } from '../../plugin-api/vdb.js';
-import { countDenied } from '../../statements/statement-pipeline.js';
-import type { ActionPlan, ActionTarget, PlannedFilter, PlannedWrite } from './action-plan.js';
+import { denialError, isDenial } from '../../plugin-api/denial.js';
+import { effectiveGrants } from '../../authorization/grants.js';
+import { authorizePlanned, type Authorization, type PlannedStatement } from '../../statements/statement-pipeline.js';
+import type { ActionPlan, ActionTarget, PlannedAssertion, PlannedFilter, PlannedWait, PlannedWrite } from './action-plan.js';
 
-interface Access {
-  target: ActionTarget;
-  action: DataAction;
-  columns: string[];
-}
+/** One statement of a plan: an assertion's or a wait's read, an operation's or a rollback's write. */
+export type PlannedActionStatement = PlannedAssertion | PlannedWait | PlannedWrite;
+
+/** The authorization of every statement of a plan, by the planned statement it was given for. */
+export type ActionAuthorizations = ReadonlyMap<PlannedActionStatement, Authorization>;
 
 /**
- * Checks every statement of an action against the caller's grants before anything runs (docs/authorization.md):
- * assertions and waits read (select), operations and rollbacks write their entity and the columns they
- * assign, and the filters of a write read their columns, as PostgreSQL asks for an UPDATE's WHERE.
+ * Authorizes every statement of an action as the caller before anything runs (the authorize stage of the
+ * statement pipeline, docs/authorization.md): assertions and waits read (select), operations and rollbacks
+ * write their entity and the columns they assign, and the filters of a write read their columns, as
+ * PostgreSQL asks for an UPDATE's WHERE.
  * @throws ForbiddenError `forbidden` naming the first relation or column not granted.
  */
-export function authorizeActionPlan(plan: ActionPlan, caller: Principal): void {
-  const accesses: Access[] = [];
-  for (const assertion of plan.assertions) accesses.push(read(assertion.target, assertion.filters));
+export function authorizeActionPlan(plan: ActionPlan, caller: Principal): ActionAuthorizations {
+  const authorizations = new Map<PlannedActionStatement, Authorization>();
+  const authorize = (statement: PlannedActionStatement, planned: PlannedStatement) => {
+    const decision = authorizePlanned(planned);
+    if (isDenial(decision)) throw denialError(decision);
+    authorizations.set(statement, decision);
+  };
+  const plannedOn = (target: ActionTarget, kind: PlannedStatement['kind'], accesses: PlannedStatement['accesses']): PlannedStatement => {
+    const { vdb } = target.handle;
+    return { vdb, grants: effectiveGrants(vdb, caller), kind, datasource: target.datasource, accesses };
+  };
+  const write = (statement: PlannedWrite) => authorize(statement, plannedOn(statement.target, statement.type, writeAccesses(statement)));
+
+  for (const assertion of plan.assertions) authorize(assertion, plannedOn(assertion.target, 'select', [read(assertion.target, columnsOf(assertion.filters))]));
   for (const operation of plan.operations) {
-    accesses.push(...writeAccesses(operation));
-    if (operation.wait) accesses.push({ ...read(operation.wait.target, operation.wait.filters), columns: [...operation.wait.fields, ...columnsOf(operation.wait.filters)] });
-    if (operation.rollback) accesses.push(...writeAccesses(operation.rollback));
+    write(operation);
+    const { wait, rollback } = operation;
+    if (wait) authorize(wait, plannedOn(wait.target, 'select', [read(wait.target, [...wait.fields, ...columnsOf(wait.filters)])]));
+    if (rollback) write(rollback);
   }
-  for (const { target, action, columns } of accesses) {
-    const check = allows(effectiveGrants(target.handle.vdb, caller), action, { schema: target.relation.schema, relation: target.relation.name, columns });
-    if (!check.allowed) {
-      countDenied(target.datasource);
-      throw denialError(deny('forbidden', check.reason, check.resource));
-    }
-  }
+  return authorizations;
 }
+
+type Access = PlannedStatement['accesses'][number];
 
 function writeAccesses(write: PlannedWrite): Access[] {
-  const own: Access = { target: write.target, action: write.type, columns: write.type === 'delete' ? [] : write.assignments.map((assignment) => assignment.column) };
-  return write.filters.length > 0 ? [own, read(write.target, write.filters)] : [own];
+  const { target, type } = write;
+  const own: Access = { ...relationOf(target), action: type, columns: type === 'delete' ? [] : write.assignments.map((assignment) => assignment.column) };
+  return write.filters.length > 0 ? [own, read(target, columnsOf(write.filters))] : [own];
 }
 
-function read(target: ActionTarget, filters: readonly PlannedFilter[]): Access {
-  return { target, action: 'select', columns: columnsOf(filters) };
+function read(target: ActionTarget, columns: string[]): Access {
+  return { ...relationOf(target), action: 'select', columns };
+}
+
+function relationOf(target: ActionTarget): { schema: string; name: string } {
+  return { schema: target.relation.schema, name: target.relation.name };
 }
 
 function columnsOf(filters: readonly PlannedFilter[]): string[] {

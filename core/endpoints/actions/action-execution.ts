@@ -1,7 +1,5 @@
 import type { Logger } from 'pino';
-import type { Principal } from '../../plugin-api/auth-scheme.js';
-import { callerExecutor, type CallerExecutor } from '../../statements/statement-pipeline.js';
-import { effectiveGrants } from '../../authorization/grants.js';
+import { runAuthorized, withText, type Authorization } from '../../statements/statement-pipeline.js';
 import type { ErrorCode } from '../../plugin-api/error-catalog.js';
 import {
   ConflictError, DeadlineError, InternalError, ServiceError, UnavailableError, type ErrorOptions,
@@ -10,8 +8,9 @@ import { driverCodeSuffix } from '../../sql/driver-code.js';
 import { refusedField } from '../refused-value.js';
 import { databaseDenialError } from '../../sql/read-failure.js';
 import { statementFailure, unavailableError } from '../../sql/statement-failure.js';
-import type { ActionPlan, ActionTarget, PlannedAssertion, PlannedOperation, PlannedWrite } from './action-plan.js';
-import type { BuiltStatement } from '../../plugin-api/sql-dialect.js';
+import type { ActionAuthorizations, PlannedActionStatement } from './action-authorization.js';
+import type { ActionPlan, PlannedAssertion, PlannedOperation, PlannedWrite } from './action-plan.js';
+import type { BuiltStatement, QueryResult } from '../../plugin-api/sql-dialect.js';
 import { existenceStatement, writeStatement, type ContextVariables } from './action-statements.js';
 import { waitUntilEffective } from './wait-until-effective.js';
 
@@ -34,7 +33,8 @@ export interface ActionSuccess {
 
 /** Who an action runs for, and the time limit of each of its statements (`server.requestTimeoutMs`). */
 export interface ActionCaller {
-  caller: Principal;
+  /** What the caller may run: each statement of the plan authorized (`authorizeActionPlan`). */
+  authorizations: ActionAuthorizations;
   timeoutMs: number;
   /** Aborted when the client has gone away: a statement still running outside a transaction is cancelled. */
   signal?: AbortSignal | undefined;
@@ -47,8 +47,9 @@ export interface ActionCaller {
  * then the operations in order, each in its own transaction, waiting where asked. When an operation fails,
  * the rollbacks of the operations done run in reverse order and the error lists each operation with its
  * compensation status. Compensation moves toward the desired state; it is not a database rollback.
- * Every statement runs as the caller's database role (docs/governed-execution.md): assertions and waits
- * read-only, operations and rollbacks read-write.
+ * Every statement runs through the run stage of the statement pipeline, as the caller's database role
+ * (docs/governed-execution.md): assertions and waits read-only, operations and rollbacks read-write, each in
+ * a transaction of its own.
  */
 export async function executeAction(action: string, plan: ActionPlan, by: ActionCaller, logger: Logger): Promise<ActionSuccess> {
   for (const assertion of plan.assertions) await checkAssertion(action, assertion, by);
@@ -65,7 +66,8 @@ export async function executeAction(action: string, plan: ActionPlan, by: Action
       report.affectedRows = await runWrite(operation, context, by);
       report.status = 'done';
       if (operation.wait) {
-        const row = await waitUntilEffective(operation.name, operation.wait, context, executorFor(operation.wait.target, true, by));
+        const { wait } = operation;
+        const row = await waitUntilEffective(operation.name, wait, context, (statement) => run(wait, statement, by, { maxRows: 1 }));
         if (operation.wait.putInContextVar) context[operation.wait.putInContextVar] = row;
       }
     } catch (error) {
@@ -77,16 +79,19 @@ export async function executeAction(action: string, plan: ActionPlan, by: Action
   return { action, status: 'completed', operations: reports, context };
 }
 
-/** The caller's statements on the target's datasource, as the role of their grants on the target's VDB. */
-function executorFor(target: ActionTarget, readOnly: boolean, by: ActionCaller): CallerExecutor {
-  return callerExecutor(target.datasource, target.handle.vdb, effectiveGrants(target.handle.vdb, by.caller), { readOnly, timeoutMs: by.timeoutMs, signal: by.signal });
+/** Runs one statement of the plan, written as `statement`, as its authorization allows: the pipeline's run stage. */
+function run(planned: PlannedActionStatement, statement: BuiltStatement, by: ActionCaller, options: { maxRows?: number; transaction?: boolean }): Promise<QueryResult> {
+  const authorization: Authorization | undefined = by.authorizations.get(planned);
+  // authorizeActionPlan authorizes every statement of the plan: a missing one is a fault of this module
+  if (authorization === undefined) throw new InternalError('operation_failed', 'a statement of the action was not authorized');
+  return runAuthorized(withText(authorization, statement), { timeoutMs: by.timeoutMs, signal: by.signal }, options);
 }
 
 async function checkAssertion(action: string, assertion: PlannedAssertion, by: ActionCaller): Promise<void> {
   const statement = existenceStatement(assertion, {});
   let exists: boolean;
   try {
-    exists = (await executorFor(assertion.target, true, by).query(statement.sql, statement.bindings, { maxRows: 1 })).rows.length > 0;
+    exists = (await run(assertion, statement, by, { maxRows: 1 })).rows.length > 0;
   } catch (error) {
     throw operationError(error, `assertion ${assertion.name}`, assertion.target.datasource.name);
   }
@@ -98,8 +103,7 @@ async function checkAssertion(action: string, assertion: PlannedAssertion, by: A
 /** One operation or rollback in its own transaction; resolves with the rows it affected. */
 async function runWrite(write: PlannedWrite, context: ContextVariables, by: ActionCaller): Promise<number> {
   const statement = writeStatement(write, context);
-  const result = await executorFor(write.target, false, by).transaction((transaction) => transaction.query(statement.sql, statement.bindings));
-  return result.rowCount;
+  return (await run(write, statement, by, { transaction: true })).rowCount;
 }
 
 /** Runs the rollbacks of the operations done, last first; returns each operation's compensation status. */
@@ -113,8 +117,7 @@ async function compensate(
     let statement: BuiltStatement | undefined;
     try {
       statement = writeStatement(operation.rollback, context);
-      const built = statement;
-      await executorFor(operation.rollback.target, false, by).transaction((transaction) => transaction.query(built.sql, built.bindings));
+      await run(operation.rollback, statement, by, { transaction: true });
       statuses[index] = 'compensated';
     } catch (error) {
       statuses[index] = 'failed';

@@ -1,9 +1,8 @@
 /**
- * The messages between a catalog mirror (main thread, mirror-thread.ts) and its worker (mirror-worker.ts).
- * Each request carries an id; the worker answers it with one reply of the same id.
+ * The commands a catalog mirror (main thread, mirror-thread.ts) sends its worker (mirror-worker.ts) through
+ * a WorkerRpc (core/sql/worker-rpc.ts), and what each answers.
  */
 
-/** A request without its id. */
 export type MirrorCommand =
   /** Opens PGlite: from `snapshot` (a `dumpDataDir` tarball) when given, else a new database without templates; then runs `ddl`. */
   | { kind: 'open'; snapshot?: Uint8Array; ddl?: string }
@@ -36,17 +35,6 @@ export interface MirrorAnswers {
   describe: MirrorDescription;
   dump: Uint8Array;
 }
-
-export type MirrorRequest = MirrorCommand & { id: number };
-
-/** An error as it crosses: its message and PostgreSQL's fields (`code`, `detail`, `hint`, `position`). */
-export interface MirrorError {
-  message: string;
-  fields: Record<string, string>;
-}
-
-/** `ending`: the worker exits after this reply (its memory is in no state to answer more). */
-export type MirrorReply = ({ id: number; value: MirrorAnswers[keyof MirrorAnswers] } | { id: number; error: MirrorError }) & { ending?: true };
 
 /** SQLSTATE program_limit_exceeded: an answer with more rows or bytes than a catalog answer may have. */
 export const TOO_MANY_ROWS = '54000';

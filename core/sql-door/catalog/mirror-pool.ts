@@ -1,6 +1,7 @@
+import { QUERY_CANCELED } from '../../sql/statement-failure.js';
 import { CatalogQueryError } from './catalog-query-error.js';
 import type { MirrorAnswers, MirrorCommand } from './mirror-messages.js';
-import type { MirrorThread } from './mirror-thread.js';
+import { mirrorStopped, type MirrorThread } from './mirror-thread.js';
 
 /** How one statement on a mirror is bounded, and whose it is. */
 export interface MirrorLimits {
@@ -45,7 +46,7 @@ export class MirrorPool {
 
   /** Runs `command` on a thread of the mirror, in turn. */
   run<K extends MirrorCommand['kind']>(command: MirrorCommand & { kind: K }, limits: MirrorLimits): Promise<MirrorAnswers[K]> {
-    if (this.closed) return Promise.reject(stopped());
+    if (this.closed) return Promise.reject(mirrorStopped());
     const { signal } = limits;
     if (signal?.aborted) return Promise.reject(cancelled());
     return new Promise<MirrorAnswers[K]>((resolve, reject) => {
@@ -72,7 +73,7 @@ export class MirrorPool {
   /** Ends every thread; waiting statements fail. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.reject(stopped());
+    for (const job of this.queue.splice(0)) job.reject(mirrorStopped());
     const threads = [...this.idle.splice(0), ...this.busy];
     await Promise.all(threads.map((thread) => thread.terminate()));
   }
@@ -147,9 +148,5 @@ export class MirrorPool {
 }
 
 function cancelled(): CatalogQueryError {
-  return new CatalogQueryError('57014', 'canceling statement due to user request');
-}
-
-function stopped(): CatalogQueryError {
-  return new CatalogQueryError('08006', 'the catalog mirror stopped');
+  return new CatalogQueryError(QUERY_CANCELED, 'canceling statement due to user request');
 }

@@ -1,17 +1,14 @@
 /**
- * The worker thread of one catalog mirror: holds its PGlite instance and runs what the main thread asks
- * (mirror-messages.ts). Off the event loop because PGlite runs a statement synchronously to its end and
- * knows no statement_timeout: the main thread bounds a statement by terminating this thread.
+ * The worker thread of one catalog mirror: holds its PGlite instance and answers the commands the main
+ * thread sends (mirror-messages.ts) through a WorkerRpc (core/sql/worker-rpc.ts), whose worker side loads
+ * this module and calls `perform` for each. Off the event loop because PGlite runs a statement synchronously
+ * to its end and knows no statement_timeout: the main thread bounds a statement by terminating this thread.
  */
-import { parentPort, type MessagePort } from 'node:worker_threads';
 import { PGlite, protocol, type messages } from '@electric-sql/pglite';
 import { boundHeap, cancelRunning, STATEMENT_MEMORY_BYTES } from './mirror-heap.js';
-import { TOO_MANY_ROWS, type MirrorAnswers, type MirrorError, type MirrorReply, type MirrorRequest } from './mirror-messages.js';
+import { TOO_MANY_ROWS, type MirrorAnswers, type MirrorCommand } from './mirror-messages.js';
 
 const { serialize } = protocol;
-
-if (parentPort === null) throw new Error('mirror-worker.js runs as a worker thread');
-const port: MessagePort = parentPort;
 
 let db: PGlite | undefined;
 /**
@@ -25,24 +22,7 @@ const TEMP_FILE_LIMIT_KB = STATEMENT_MEMORY_BYTES / 1024;
  */
 const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=8MB', '-c', `temp_file_limit=${TEMP_FILE_LIMIT_KB}kB`];
 
-port.on('message', (request: MirrorRequest) => void answer(request));
-
-async function answer(request: MirrorRequest): Promise<void> {
-  let reply: MirrorReply;
-  let ending = false;
-  try {
-    reply = { id: request.id, value: await perform(request) };
-  } catch (error) {
-    reply = { id: request.id, error: mirrorError(error) };
-    // a WASM trap (the only RuntimeError) leaves PGlite's memory in no known state
-    ending = error instanceof Error && error.name === 'RuntimeError';
-  }
-  const moved = 'value' in reply && reply.value instanceof Uint8Array ? [reply.value.buffer as ArrayBuffer] : [];
-  port.postMessage(ending ? { ...reply, ending: true as const } : reply, moved);
-  if (ending) process.exit(1);
-}
-
-async function perform(request: MirrorRequest): Promise<MirrorAnswers[keyof MirrorAnswers]> {
+export async function perform(request: MirrorCommand): Promise<MirrorAnswers[keyof MirrorAnswers]> {
   switch (request.kind) {
     case 'open': {
       db = await PGlite.create({ startParams: START_PARAMS, ...(request.snapshot === undefined ? {} : { loadDataDir: new Blob([request.snapshot]) }) });
@@ -145,13 +125,4 @@ function overBudget(message: string): Error {
 function opened(): PGlite {
   if (db === undefined) throw new Error('the catalog mirror is not open');
   return db;
-}
-
-function mirrorError(error: unknown): MirrorError {
-  if (!(error instanceof Error)) return { message: String(error), fields: {} };
-  const fields: Record<string, string> = {};
-  for (const [key, value] of Object.entries(error)) {
-    if (typeof value === 'string' || typeof value === 'number') fields[key] = String(value);
-  }
-  return { message: error.message, fields };
 }

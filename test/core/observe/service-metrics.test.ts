@@ -83,6 +83,16 @@ metrics('a statement the authorizer refuses counts as denied, one the database r
   assert.equal(['ok', 'denied', 'failed'].map(delta), [0, 1, 1]);
 });
 
+metrics('a semantic query the grants refuse counts as denied, as every door\'s refusal does', async ({ service }) => {
+  const before = await scrape(service);
+  const refused = await post(service, '/api/v1/semantic/vdbs/retail/versions/1/query', { dimensions: ['customers.email'], measures: ['revenue'] });
+  assert.is(refused.status, 403);
+  const after = await scrape(service);
+  const delta = (outcome: string) => sampleValue(after, 'vdb_statements_total', { datasource: 'retail_db', outcome })
+    - sampleValue(before, 'vdb_statements_total', { datasource: 'retail_db', outcome });
+  assert.equal(['ok', 'denied', 'failed'].map(delta), [0, 1, 0]);
+});
+
 /** Runs a task of the `answer` capability on retail 1; answers its final state. */
 async function task(service: TestService, goal: string): Promise<string> {
   const response = await post(service, '/api/v1/capabilities/answer/vdbs/retail/versions/1/tasks', { goal });
