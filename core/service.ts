@@ -126,9 +126,9 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
     roleWarnings = governance.warnings;
     container.register(coreTokens.vdbs, { useValue: new VdbRegistry(vdbs) });
     container.register(coreTokens.semantic, { useValue: await activateSemantics(vdbs, config, container, logger) });
-    container.register(coreTokens.semanticQueries, { useValue: new SemanticQueries(container.resolve(coreTokens.semantic), datasources) });
-    const handles = await VdbHandles.create(container.resolve(coreTokens.vdbs), (name) => datasources.open(name), config.sql);
+    const handles = await VdbHandles.create(container.resolve(coreTokens.vdbs), (name) => datasources.open(name), config.sql, config.federation);
     container.register(coreTokens.vdbHandles, { useValue: handles });
+    container.register(coreTokens.semanticQueries, { useValue: new SemanticQueries(container.resolve(coreTokens.semantic), datasources, handles) });
     const endpoints = await loadEndpoints({
       descriptors: config.descriptors,
       engine: templateEngine(extensions),

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import {
   DEFAULT_ACQUIRE_TIMEOUT_MS, DialectBase, createKnex, knexPool, nodeSqlParserGrammar,
   type Datasource, type DatasourceSettings, type DialectCapabilities, type LogicalType, type PlannedRole,
-  type PlaceholderStyle, type RoleChange, type RoleLogin, type RoleState, type RoleStateRequest, type ServerConnectionFields,
+  type PlaceholderStyle, type PushdownSyntax, type RoleChange, type RoleLogin, type RoleState, type RoleStateRequest, type ServerConnectionFields,
   type SqlExecutor, type SqlGrammar, type SqlLexicon,
 } from '../../core/plugin-api/adapter-kit.js';
 import { MYSQL_SEMANTIC_SYNTAX } from './mysql-semantic-syntax.js';
@@ -68,6 +68,14 @@ export class MysqlDialect extends DialectBase {
   /** MySQL's limit on user names (MariaDB takes 80): one name on both. */
   override readonly maxRoleNameBytes = 32;
   override readonly semanticSyntax = MYSQL_SEMANTIC_SYNTAX;
+  /**
+   * Text as its UTF-8 bytes, whose order is the order of code points (PostgreSQL's "C"), whatever the
+   * column's collation (which may fold case or pad spaces); the keys of a dependent join as an IN list.
+   */
+  readonly pushdown: PushdownSyntax = {
+    byteWiseText: (column) => `CAST(${column} AS BINARY)`,
+    anyOf: (column, values) => (values.length === 0 ? { sql: '1 = 0', bindings: [] } : { sql: `${column} IN (${values.map(() => '?').join(', ')})`, bindings: [...values] }),
+  };
 
   protected createGrammar(): SqlGrammar {
     return nodeSqlParserGrammar(this, {

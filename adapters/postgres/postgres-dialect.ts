@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import {
   DEFAULT_ACQUIRE_TIMEOUT_MS, DialectBase, createKnex, knexPool, libpgQueryGrammar,
-  ROW_TOO_LARGE_MARK, type Datasource, type DatasourceSettings, type DialectCapabilities, type LogicalType, type PlaceholderStyle,
+  ROW_TOO_LARGE_MARK, type Datasource, type DatasourceSettings, type DialectCapabilities, type LogicalType, type PlaceholderStyle, type PushdownSyntax,
   type RoleChange, type RoleState, type RoleStateRequest, type ServerConnectionFields, type SqlExecutor, type SqlGrammar, type SqlLexicon,
 } from '../../core/plugin-api/adapter-kit.js';
 import pg from 'pg';
@@ -43,6 +43,11 @@ export class PostgresDialect extends DialectBase {
   override readonly unquotedCase = 'lower';
   override readonly caseInsensitiveNames = false;
   override readonly functionPolicy = POSTGRES_FUNCTIONS;
+  /** Text in collation "C" whatever the column's; the keys of a dependent join as one bound array. */
+  readonly pushdown: PushdownSyntax = {
+    byteWiseText: (column) => `${column} COLLATE "C"`,
+    anyOf: (column, values) => ({ sql: `${column} = ANY(?)`, bindings: [[...values]] }),
+  };
 
   protected createGrammar(): SqlGrammar {
     return libpgQueryGrammar(this);

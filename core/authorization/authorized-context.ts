@@ -42,6 +42,7 @@ function deriveContext(vdb: VirtualDatabase, grants: CallerGrants): AuthorizedCa
     .map((relation): AuthorizedRelation => ({
       schema: relation.schema,
       name: relation.name,
+      datasource: relation.datasource,
       kind: relation.kind,
       columns: relation.columns
         .filter((column) => sees(relation.schema, relation.name, [column.name]))

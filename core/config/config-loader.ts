@@ -54,6 +54,7 @@ interface RawConfig {
   auth: { scheme: string; adminRoles: string[] } & Record<string, unknown>;
   semantic: ServiceConfig['semantic'];
   sql: Omit<ServiceConfig['sql'], 'statementTimeoutMs'> & { statementTimeoutMs?: number };
+  federation: ServiceConfig['federation'];
   runtime: Omit<RuntimeConfig, 'budgets'> & { budgets: Partial<TaskBudgets> };
   capabilities: { name: string; description?: string; budgets?: Partial<TaskBudgets> }[];
   logging: ServiceConfig['logging'];
@@ -122,6 +123,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
       statementTimeoutMs: raw.sql.statementTimeoutMs ?? raw.server.requestTimeoutMs,
       ...(raw.sql.tls && { tls: { cert: resolve(baseDir, raw.sql.tls.cert), key: resolve(baseDir, raw.sql.tls.key) } }),
     },
+    federation: raw.federation,
     runtime: { ...raw.runtime, budgets },
     capabilities: raw.capabilities.map((capability) => ({
       name: capability.name,

@@ -115,6 +115,17 @@ export const configSchema = {
         activationFailurePolicy: { enum: ['isolate', 'blockStartup'], default: 'isolate' },
       },
     },
+    federation: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'statements over several datasources of a VDB (docs/federation.md)',
+      properties: {
+        semiJoinMaxKeys: { type: 'integer', minimum: 0, default: 10000 },
+        maxSourceRows: { type: 'integer', minimum: 1, default: 1000000 },
+        memoryLimit: { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?\\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$', default: '512MB' },
+      },
+    },
     sql: {
       type: 'object',
       additionalProperties: false,

@@ -20,6 +20,7 @@ export interface ServiceConfig {
   auth: AuthConfig;
   semantic: { activationFailurePolicy: 'isolate' | 'blockStartup' };
   sql: SqlConfig;
+  federation: FederationConfig;
   runtime: RuntimeConfig;
   /** The Task API's capabilities, each with its budgets resolved over `runtime.budgets`. */
   capabilities: CapabilityConfig[];
@@ -42,6 +43,16 @@ export interface McpConfig {
 export interface ObserveConfig {
   /** `none`: anyone may read the metrics; `admin`: a caller with a role of `auth.adminRoles`, as the admin API. */
   metrics: { auth: 'none' | 'admin' };
+}
+
+/** How a statement over several datasources of a VDB runs (docs/federation.md). */
+export interface FederationConfig {
+  /** Where one side of a cross-source equi-join has at most this many distinct keys, they are bound into the other side's statement. */
+  semiJoinMaxKeys: number;
+  /** The most rows one pushed statement may read; over it 422 `result_too_large`. */
+  maxSourceRows: number;
+  /** The engine's memory limit, as DuckDB reads it (`512MB`, `1GiB`). */
+  memoryLimit: string;
 }
 
 /** Bounds on the SQL statements the service authorizes and runs. */

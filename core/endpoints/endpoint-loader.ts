@@ -5,6 +5,7 @@ import { isDenial } from '../plugin-api/denial.js';
 import { authorizeVdbStatement } from '../authorization/sql-authorizer.js';
 import { displayPath } from '../config/yaml-source.js';
 import { callerExecutor } from '../statements/statement-pipeline.js';
+import { planFederated } from '../federation/federated-plan.js';
 import { effectiveGrants } from '../authorization/grants.js';
 import { ForbiddenError, InputError, type StartupProblem } from '../plugin-api/errors.js';
 import type { Datasource, SqlExecutor } from '../plugin-api/sql-dialect.js';
@@ -121,6 +122,13 @@ async function checkQuerySql(
   // names chosen per request (`| identifier` over a field) are checked then; the probe cannot know them
   if (!sql || dynamicIdentifiers) return;
   const decision = await authorizeVdbStatement(handle, sql.sql, { access: 'complete', roles: [], grants: [] }, true);
+  if (!isDenial(decision) && handle.datasourceFor(decision.facts.relations) === undefined) {
+    // over several datasources: no one database plans it, the federated plan must
+    return planFederated(handle, sql.sql, sql.bindings, decision.facts.relations).then(() => undefined, (error: unknown) => {
+      if (error instanceof InputError) fail(`query: ${error.message}`, queryLine);
+      else throw error;
+    });
+  }
   if (!isDenial(decision)) return explainQuery(governed.has(handle.datasource) ? plannerOf(handle) : handle.datasource, handle, sql, fail, warn, queryLine);
   // loops over absent fields can leave SQL that only parses with values (`in ()`): checked per request
   if (decision.code === 'unparseable') warn(`query: not checked against the catalog, as it does not parse without request fields (${decision.reason})`, queryLine);

@@ -33,10 +33,6 @@ export async function runSql(services: McpServices, vdb: VirtualDatabase, args: 
   }
   const decision = await authorizeStatement({ handle, sql: positional.sql, bindings: positional.order.map((index) => params[index]), grants, readOnly: true });
   if (isDenial(decision)) throw denialError(decision);
-  if ('crossDatasource' in decision) {
-    const names = decision.crossDatasource;
-    throw new InputError('cross_datasource_query', `the statement reads relations of ${names.length} datasources (${names.join(', ')}); federation is not available`);
-  }
   const { requestTimeoutMs: timeoutMs, maxResultBytes } = services.config.server;
   const read: CallerRead = { subject: 'the statement', datasource: decision.datasource.name, timeoutMs, maxResultBytes };
   try {

@@ -33,6 +33,18 @@ export class ServiceMetrics implements StatementObserver, TaskObserver {
     'SQL statements of endpoints and tasks, by datasource and outcome (ok, denied, timeout, cancelled, failed)', this.prometheus);
   private readonly statementDuration = histogramSeries('vdb_statement_duration_seconds',
     'Time the database took for a statement that reached it, by datasource', LATENCY_BUCKETS, this.prometheus);
+  private readonly federatedPlans = new Counter({
+    name: 'vdb_federated_plans_total',
+    help: 'Statements over several datasources, by outcome (ok, denied, timeout, cancelled, failed)',
+    labelNames: ['outcome'] as const,
+    registers: [this.prometheus],
+  });
+  private readonly sourceRowsRead = new Counter({
+    name: 'vdb_federated_source_rows_total',
+    help: 'Rows the pushed statements of federated plans read, by datasource',
+    labelNames: ['datasource'] as const,
+    registers: [this.prometheus],
+  });
   /** By route pattern, method, then status. */
   private readonly requestSeries = new Map<string, Map<string, { duration: Histogram; byStatus: Map<number, Counter> }>>();
   /** By datasource, then outcome. */
@@ -147,6 +159,14 @@ export class ServiceMetrics implements StatementObserver, TaskObserver {
     const series = this.statementsOf(datasource);
     (series.byOutcome.get(outcome) as Counter).inc();
     if (seconds !== undefined) (series.duration ??= this.statementDuration.add({ datasource })).observe(seconds);
+  }
+
+  sourceRows(datasource: string, rows: number): void {
+    this.sourceRowsRead.inc({ datasource }, rows);
+  }
+
+  federatedPlan(outcome: StatementOutcome): void {
+    this.federatedPlans.inc({ outcome });
   }
 
   private statementsOf(datasource: string): { duration?: Histogram; byOutcome: Map<StatementOutcome, Counter> } {

@@ -72,9 +72,9 @@ const CATALOG = {
     status: 400, retryable: false, message: 'the identifier is not in the catalog', envelopes: STANDARD,
     meaning: '`| identifier` got a name that is not a relation or column of the VDB; `details.identifier` names it.',
   },
-  cross_datasource_query: {
-    status: 400, retryable: false, message: 'the query reads relations of several datasources', envelopes: STANDARD,
-    meaning: 'A query reads relations of more than one datasource; federation is not available.',
+  federation_unsupported: {
+    status: 400, retryable: false, message: 'the statement over several datasources uses a construct the federated plan cannot evaluate', envelopes: STANDARD,
+    meaning: 'A statement reads relations of several datasources and uses a construct the federated plan cannot evaluate with PostgreSQL\'s semantics (docs/federation.md); `details.construct` names it. Nothing ran.',
   },
   statement_too_complex: {
     status: 400, retryable: false, message: 'the statement is too complex to authorize', envelopes: STANDARD,

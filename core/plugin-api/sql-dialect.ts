@@ -74,6 +74,19 @@ export interface QueryResult {
   truncatedBy?: 'maxRows' | 'maxBytes';
 }
 
+/**
+ * A statement's client-side deadline as an adapter sees it (`QueryOptions.deadline`): it expires once, with
+ * the 57014 error, when the limit plus the slack has passed. A plain object with one timer, not an
+ * AbortSignal: an AbortController per statement (an EventTarget, its prototype set at run time, a listener
+ * added and removed) cost the query route about an eighth of its instructions per request.
+ */
+export interface Deadline {
+  /** The deadline's error once it expired; undefined before. */
+  readonly expired: Error | undefined;
+  /** Calls `listener` once when it expires (in a microtask if it has already); returns what stops listening. */
+  onExpire(listener: (error: Error) => void): () => void;
+}
+
 /** Bounds and scope of one statement a datasource runs. */
 export interface QueryOptions {
   /** Return at most this many rows; `truncated` tells whether more existed. */
@@ -94,12 +107,12 @@ export interface QueryOptions {
   signal?: AbortSignal;
   /**
    * The statement's client-side deadline, set by the core's runtime (core/sql/datasource-runtime.ts) where
-   * `timeoutMs` is: aborted, its reason an Error with code 57014, once the limit plus a slack has passed
+   * `timeoutMs` is: it expires, with an Error of code 57014, once the limit plus a slack has passed
    * without an answer (a server that stopped answering enforces no limit). The adapter then gives the
    * statement up, rejecting with that reason, and destroys its connection, whose state is unknown, so that
    * it is never reused. An adapter arms no timer of its own (`onDeadline` of the adapter kit listens).
    */
-  deadline?: AbortSignal;
+  deadline?: Deadline;
   /**
    * Run as a caller: under the caller's database role, read-only when the route is (docs/governed-execution.md).
    * Only the datasources of a dialect whose `capabilities.enforcesRoles` is true take it; the statements of a
@@ -151,7 +164,7 @@ export interface TransactionOptions {
    * its statements starts and ends, so that BEGIN, every statement and COMMIT are covered: once aborted, the
    * adapter destroys the transaction's connection, which ends the statement waiting on it and the rollback.
    */
-  deadline?: AbortSignal;
+  deadline?: Deadline;
 }
 
 /** Runs statements: a datasource's pool, or one transaction of it. */
@@ -209,7 +222,7 @@ export interface PoolUsage {
 /** What a datasource's `ping` is bounded by. */
 export interface PingOptions {
   /** The ping's client-side deadline (see `QueryOptions.deadline`). */
-  deadline?: AbortSignal;
+  deadline?: Deadline;
 }
 
 /** An open datasource. Created by a dialect, owned by the core, closed once at shutdown. */
@@ -303,7 +316,7 @@ export interface WireForwardOptions {
   /** Aborted: the statement is cancelled on the server; the promise rejects with the server's 57014. */
   signal?: AbortSignal;
   /** The statement's client-side deadline (see `QueryOptions.deadline`). */
-  deadline?: AbortSignal;
+  deadline?: Deadline;
   /** DataRow bytes (whole messages) at most: past them the statement is cancelled and the outcome is `cut`. */
   maxBytes: number;
   /**
@@ -381,4 +394,17 @@ export interface SqlDialect extends DialectSyntax {
   loginPasswordSql(): string | undefined;
   /** Statements that end a sync, after its changes (MySQL: release the lock `readRoles` took, which outlives transactions). */
   roleSyncEndSql(): string[];
+  /**
+   * How a federated plan's pushed statements compare as PostgreSQL does on this server (docs/federation.md);
+   * absent, only the columns and the predicates that need neither form are pushed to its datasources.
+   */
+  readonly pushdown?: PushdownSyntax;
+}
+
+/** The forms a pushed statement of a federated plan writes in the server's dialect. */
+export interface PushdownSyntax {
+  /** A text column (quoted already) compared byte-wise, as PostgreSQL's collation "C" compares, e.g. `name COLLATE "C"`. */
+  byteWiseText(column: string): string;
+  /** `column` equal to one of `values`: the text (`?` per bound value) and the bound values, e.g. `= ANY(?)` with one array. */
+  anyOf(column: string, values: readonly unknown[]): { sql: string; bindings: unknown[] };
 }

@@ -43,6 +43,11 @@ export interface AuthorizedColumn {
 export interface AuthorizedRelation {
   schema: string;
   name: string;
+  /**
+   * The datasource it lives in (a key of `datasources` in service.yaml): a statement reading relations of
+   * several datasources is federated, in PostgreSQL's dialect, with what that plan can evaluate (docs/federation.md).
+   */
+  datasource: string;
   kind: CatalogRelation['kind'];
   columns: AuthorizedColumn[];
   /** The primary key, when the caller sees all of its columns; else empty. */

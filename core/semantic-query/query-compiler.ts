@@ -31,7 +31,8 @@ import { writeStatement, type ParamSource } from './sql-writer.js';
 export interface CompiledQuery {
   sql: string;
   params: ParamSource[];
-  datasource: string;
+  /** The datasources it reads: one runs it; several federate it (docs/federation.md), its SQL in PostgreSQL's dialect. */
+  datasources: string[];
   /** The result's columns, in order. */
   columns: string[];
   /** Every column the statement reads, per dataset: what the caller's grants must cover. */
@@ -46,7 +47,7 @@ export interface CompiledQuery {
 export function compileQuery(model: ModelIndex, planner: JoinPlanner, dialect: SqlDialect, query: SemanticQuery): CompiledQuery {
   const plan = planQuery(model, planner, dialect.functionPolicy.allowed, query);
   const { sql, params } = writeStatement(plan, dialect);
-  return { sql, params, datasource: plan.datasource, columns: plan.outputs.map((output) => output.name), reads: plan.reads, columnReferences: plan.columnReferences };
+  return { sql, params, datasources: plan.datasources, columns: plan.outputs.map((output) => output.name), reads: plan.reads, columnReferences: plan.columnReferences };
 }
 
 /** A query's plan: its names resolved and checked, as data; `functions`: the scalar functions it may call. */
@@ -95,7 +96,7 @@ function aggregationQuery(resolution: QueryResolution, query: SemanticQuery): Ag
     // A window in having (§6.10.1 "Having: yes, over the post-GROUP BY row set") filters a derived table.
     relay: havingExpressions.some(({ expression }) => hasWindow(expression)),
     order, limit: query.limit !== undefined, offset: query.offset !== undefined,
-    datasource: resolution.datasource(), reads: resolution.reads, columnReferences: resolution.columnReferences,
+    datasources: resolution.datasources(), reads: resolution.reads, columnReferences: resolution.columnReferences,
   };
 }
 
@@ -134,6 +135,6 @@ function scalarQuery(resolution: QueryResolution, query: SemanticQuery, fields: 
   const joins = scalarJoins(home, used.flatMap((field) => field.needs), resolution.joinInputs([]));
   return {
     kind: 'scalar', home, joins, where, outputs, order, limit: query.limit !== undefined, offset: query.offset !== undefined,
-    datasource: resolution.datasource(), reads: resolution.reads, columnReferences: resolution.columnReferences,
+    datasources: resolution.datasources(), reads: resolution.reads, columnReferences: resolution.columnReferences,
   };
 }

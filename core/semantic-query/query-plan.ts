@@ -115,7 +115,8 @@ interface PlanBase {
   /** Whether the query pages: the values are bound from the query at run time. */
   limit: boolean;
   offset: boolean;
-  datasource: string;
+  /** The datasources of the datasets it reads, the home's first: more than one, and the statement is federated. */
+  datasources: string[];
   reads: Reads;
   columnReferences: ColumnReference[];
 }
@@ -306,12 +307,11 @@ export function formGroups(aggregates: readonly Aggregate[], dimensions: number,
   return groups;
 }
 
-/** The one datasource the statement reads (federation is not available). */
-export function datasourceOf(reads: Reads, groups: readonly Group[]): string {
-  const datasources = new Set([...reads.keys()].map((dataset) => dataset.relation.datasource));
-  for (const group of groups) datasources.add(group.home.relation.datasource);
-  if (datasources.size > 1) throw queryInvalid('E_INVALID_QUERY', 'measures', `the query reads datasets of ${datasources.size} datasources (${[...datasources].join(', ')}); federation is not available`);
-  return [...datasources][0] as string;
+/** The datasources the statement reads, the groups' homes' first (docs/federation.md when more than one). */
+export function datasourcesOf(reads: Reads, groups: readonly Group[]): string[] {
+  const datasources = new Set(groups.map((group) => group.home.relation.datasource));
+  for (const dataset of reads.keys()) datasources.add(dataset.relation.datasource);
+  return [...datasources];
 }
 
 /**

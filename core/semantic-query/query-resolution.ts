@@ -17,7 +17,7 @@ import type { Edge, JoinNeed, ModelIndex, ResolvedField } from './model-index.js
 import { isWindowedField, windowedMetric } from './model-windows.js';
 import { queryInvalid } from './query-errors.js';
 import {
-  addReads, datasourceOf, formGroups, homeOf,
+  addReads, datasourcesOf, formGroups, homeOf,
   type Aggregate, type ColumnReference, type Dimension, type Group, type Homes, type JoinInputs, type Output, type Reads, type Reference, type Resolved, type ResolvedCall, type Term,
 } from './query-plan.js';
 import { checkAllowed, checkExpressionDimension, checkMeasure, checkNestedWindows, checkWhere, hasWindow, type QueryNames } from './query-validation.js';
@@ -458,8 +458,8 @@ export class QueryResolution {
     this.groups = formGroups([...this.aggregates.values()], this.dimensions.length, this.homes());
   }
 
-  datasource(): string {
-    return datasourceOf(this.reads, this.groups);
+  datasources(): string[] {
+    return datasourcesOf(this.reads, this.groups);
   }
 }
 

@@ -4,16 +4,17 @@
  * and runs it through the statement pipeline: the compiled statement is authorized against the caller's
  * grants before any SQL runs (`authorizeCompiled`), then run as the caller.
  */
-import { authorizePlanned, runAuthorized, withText, type AuthorizedRun } from '../statements/statement-pipeline.js';
+import { authorizePlanned, authorizeStatement, explainAuthorized, runAuthorized, withText, type AuthorizedRun } from '../statements/statement-pipeline.js';
 import { allows, type CallerGrants } from '../authorization/grants.js';
 import { isDenial, type Denial } from '../plugin-api/denial.js';
 import { LruCache } from '../caching/lru-cache.js';
-import { ConflictError, ForbiddenError, InternalError } from '../plugin-api/errors.js';
+import { ConflictError, ForbiddenError, InputError, InternalError } from '../plugin-api/errors.js';
 import type { SemanticPackage } from '../plugin-api/semantic-package.js';
 import type { SemanticQuery } from '../plugin-api/semantic-query.js';
-import type { Datasource, QueryResult } from '../plugin-api/sql-dialect.js';
+import type { Datasource, QueryResult, SqlDialect } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import type { DatasourceRegistry } from '../sql/datasource-registry.js';
+import type { VdbHandle, VdbHandles } from '../vdb/vdb-handles.js';
 import { driverCodeSuffix } from '../sql/driver-code.js';
 import { readFailure, resultTooLarge, type CallerRead } from '../sql/read-failure.js';
 import { JoinPlanner } from './join-planner.js';
@@ -60,18 +61,33 @@ export class SemanticQueries {
   constructor(
     private readonly semantic: ActivePackages,
     private readonly datasources: DatasourceRegistry,
+    private readonly handles: VdbHandles,
   ) {}
 
-  /** A query compiled against the VDB's active package; 409 without one, 400 for a query it cannot answer. */
-  async compile(vdb: VirtualDatabase, query: SemanticQuery): Promise<{ compiled: CompiledQuery; datasource: Datasource }> {
+  /**
+   * A query compiled against the VDB's active package; 409 without one, 400 for a query it cannot answer.
+   * Over datasets of several datasources it is written in PostgreSQL's dialect and `federated` is the VDB's
+   * handle, which plans it across them (docs/federation.md).
+   */
+  async compile(vdb: VirtualDatabase, query: SemanticQuery): Promise<{ compiled: CompiledQuery; datasource: Datasource; federated?: VdbHandle }> {
     const pkg = this.activePackage(vdb);
     const state = this.stateOf(pkg, vdb);
     const firstDatasource = pkg.datasets[0]?.relation.datasource ?? vdb.datasource;
     const dialectSource = await this.datasources.open(firstDatasource);
-    const key = `${dialectSource.dialect.id}\u0000${shapeKey(query)}`;
-    let compiled = state.cache.get(key);
-    if (!compiled) state.cache.set(key, (compiled = compileQuery(state.model, state.planner, dialectSource.dialect, query)));
-    const datasource = compiled.datasource === firstDatasource ? dialectSource : await this.datasources.open(compiled.datasource);
+    const compiled = this.compiled(state, dialectSource.dialect, query);
+    if (compiled.datasources.length > 1) {
+      const handle = this.handles.lookup(vdb.name, vdb.version);
+      if (typeof handle === 'string') throw new InternalError('query_failed', handle);
+      // the federated plan reads the statement as PostgreSQL, authorized in the dialect of the VDB's datasource
+      if (handle.dialect.family !== 'postgres') {
+        throw new InputError('federation_unsupported', `the query reads datasets of ${compiled.datasources.length} datasources (${compiled.datasources.join(', ')}); a semantic query over several is written in PostgreSQL's dialect, and the VDB's datasource ${vdb.datasource} is not of the PostgreSQL family`, {
+          details: { construct: 'a semantic query over several datasources of a VDB whose datasource is not PostgreSQL' },
+        });
+      }
+      return { compiled: this.compiled(state, handle.dialect, query), datasource: dialectSource, federated: handle };
+    }
+    const [only = firstDatasource] = compiled.datasources;
+    const datasource = only === firstDatasource ? dialectSource : await this.datasources.open(only);
     return { compiled, datasource };
   }
 
@@ -87,20 +103,23 @@ export class SemanticQueries {
     throw new ConflictError('semantic_unavailable', `VDB ${vdb.name} version ${vdb.version} has no active semantic package (its semantic state is ${state})`, { details });
   }
 
-  /** `{sql, params}` without running it (`?explain=true`). */
-  async explain(vdb: VirtualDatabase, grants: CallerGrants, query: SemanticQuery): Promise<{ sql: string; params: unknown[] }> {
-    const { compiled, datasource } = await this.compile(vdb, query);
-    const authorized = authorizeCompiled(compiled, query, vdb, grants, datasource);
-    if (isDenial(authorized)) throw semanticDenialError(authorized);
-    return { sql: authorized.sql, params: [...authorized.bindings] };
+  private compiled(state: PackageState, dialect: SqlDialect, query: SemanticQuery): CompiledQuery {
+    const key = `${dialect.id}\u0000${shapeKey(query)}`;
+    let compiled = state.cache.get(key);
+    if (!compiled) state.cache.set(key, (compiled = compileQuery(state.model, state.planner, dialect, query)));
+    return compiled;
   }
 
-  /** Compiles (render), authorizes (403 before any SQL), runs as the caller and shapes: the statement pipeline. */
+  /** `{sql, params}` without running it (`?explain=true`); over several datasources, the federated plan. */
+  async explain(vdb: VirtualDatabase, grants: CallerGrants, query: SemanticQuery): Promise<ReturnType<typeof explainAuthorized>> {
+    const authorized = await this.authorize(vdb, grants, query);
+    return authorized.federated === undefined ? { sql: authorized.sql, params: [...authorized.bindings] } : explainAuthorized(authorized);
+  }
+
+  /** Compiles (render), authorizes (403 before any SQL), runs as the caller (on each source, when federated) and shapes: the statement pipeline. */
   async run({ vdb, grants, query, timeoutMs, maxResultBytes, signal }: SemanticQueryRun): Promise<Pick<QueryResult, 'columns' | 'rows' | 'rowCount'>> {
-    const { compiled, datasource } = await this.compile(vdb, query);
-    const authorized = authorizeCompiled(compiled, query, vdb, grants, datasource);
-    if (isDenial(authorized)) throw semanticDenialError(authorized);
-    const read: CallerRead = { subject: 'the semantic query', datasource: datasource.name, timeoutMs, maxResultBytes };
+    const authorized = await this.authorize(vdb, grants, query);
+    const read: CallerRead = { subject: 'the semantic query', datasource: authorized.datasource.name, timeoutMs, maxResultBytes };
     let result: QueryResult;
     try {
       result = await runAuthorized(authorized, { timeoutMs, maxRowBytes: maxResultBytes, signal }, { maxBytes: maxResultBytes });
@@ -120,6 +139,23 @@ export class SemanticQueries {
     return { columns: result.columns, rows: result.rows, rowCount: result.rowCount };
   }
 
+  /**
+   * The authorize stage: over one datasource the plan's accesses (`authorizeCompiled`); over several, the
+   * compiled text through the analyzer, then planned across them (`authorizeStatement`), as every door's.
+   */
+  private async authorize(vdb: VirtualDatabase, grants: CallerGrants, query: SemanticQuery): Promise<AuthorizedRun> {
+    const { compiled, datasource, federated } = await this.compile(vdb, query);
+    if (federated === undefined) {
+      const authorized = authorizeCompiled(compiled, query, vdb, grants, datasource);
+      if (isDenial(authorized)) throw semanticDenialError(authorized);
+      return authorized;
+    }
+    checkColumnReferences(compiled, grants);
+    const authorized = await authorizeStatement({ handle: federated, sql: compiled.sql, bindings: bindings(compiled.params, query), grants, readOnly: true });
+    if (isDenial(authorized)) throw semanticDenialError(authorized);
+    return authorized;
+  }
+
   private stateOf(pkg: SemanticPackage, vdb: VirtualDatabase): PackageState {
     let state = this.states.get(pkg);
     if (!state) {
@@ -132,17 +168,22 @@ export class SemanticQueries {
   }
 }
 
+/** A column the query names outside the grants is a name the caller cannot see: the 400 `E_NAME_NOT_FOUND` an unknown name gets. */
+function checkColumnReferences(compiled: CompiledQuery, grants: CallerGrants): void {
+  for (const { dataset, column, refusal } of compiled.columnReferences) {
+    if (!allows(grants, 'select', { schema: dataset.relation.schema, relation: dataset.relation.name, columns: [column] }).allowed) {
+      throw queryInvalid('E_NAME_NOT_FOUND', refusal.target, refusal.message);
+    }
+  }
+}
+
 /**
  * The authorize stage for a compiled query (its render stage): a column it names outside the grants is a
  * name the caller cannot see, the 400 `E_NAME_NOT_FOUND` an unknown name gets (thrown); what it reads is
  * checked by the pipeline (`authorizePlanned`), a refusal answered as the `Denial`, counted as `denied`.
  */
 export function authorizeCompiled(compiled: CompiledQuery, query: SemanticQuery, vdb: VirtualDatabase, grants: CallerGrants, datasource: Datasource): AuthorizedRun | Denial {
-  for (const { dataset, column, refusal } of compiled.columnReferences) {
-    if (!allows(grants, 'select', { schema: dataset.relation.schema, relation: dataset.relation.name, columns: [column] }).allowed) {
-      throw queryInvalid('E_NAME_NOT_FOUND', refusal.target, refusal.message);
-    }
-  }
+  checkColumnReferences(compiled, grants);
   const accesses = [...compiled.reads].map(([dataset, columns]) => ({ schema: dataset.relation.schema, name: dataset.relation.name, action: 'select' as const, columns: [...columns] }));
   const authorization = authorizePlanned({ vdb, grants, kind: 'select', datasource, accesses });
   return isDenial(authorization) ? authorization : withText(authorization, { sql: compiled.sql, bindings: bindings(compiled.params, query) });

@@ -281,7 +281,7 @@ export const DIAGNOSTICS = {
   },
   'compile.cross_datasource_field': {
     stage: 'compile', severity: 'error',
-    summary: 'A field enriches its rows from a dataset that lives in another datasource; a query cannot span datasources yet.',
+    summary: 'A field enriches its rows from a dataset that lives in another datasource; a field is compiled in its own datasource\'s SQL (a query may still join datasets of several datasources: it is federated).',
     remediation: 'Read the value where it is (a field of the other dataset), or move both relations to one datasource.',
   },
   'compile.field_cycle': {
@@ -311,7 +311,7 @@ export const DIAGNOSTICS = {
   },
   'compile.cross_datasource_metric': {
     stage: 'compile', severity: 'error',
-    summary: 'A metric reads datasets that live in different datasources; a query cannot span datasources yet.',
+    summary: 'A metric reads datasets that live in different datasources; a metric is compiled in one datasource\'s SQL (a query may still join datasets of several datasources: it is federated).',
     remediation: 'Define the metric over datasets of one datasource.',
   },
   'activation.internal_error': {

@@ -5,7 +5,7 @@
  * read-only unless `sql.allowWrites`, with the statement time limit. Results are read whole and the
  * datasource connection is released before the first row is sent, so a slow client holds none.
  */
-import { authorizeStatement, callerExecutor, type CallerExecutor } from '../statements/statement-pipeline.js';
+import { authorizeStatement, callerExecutor, runAuthorized, type AuthorizedRun, type CallerExecutor } from '../statements/statement-pipeline.js';
 import type { AuthorizedStatement } from '../authorization/sql-authorizer.js';
 import { isDenial } from '../plugin-api/denial.js';
 import { offAbort, onAbort } from '../sql/abort-listeners.js';
@@ -39,6 +39,8 @@ export type RunPlan =
   | {
     kind: 'vdb'; text: string; positional: PositionalText; statement: AuthorizedStatement; datasource: Datasource; readOnly: boolean;
     executors: PlanExecutors;
+    /** Over several datasources: the federated plan, run with each run's parameters (core/federation/). */
+    federated?: AuthorizedRun;
   };
 
 /**
@@ -122,8 +124,10 @@ export class StatementRunner {
       }
       throw denialWireError(decision);
     }
-    if ('crossDatasource' in decision) throw new WireError('0A000', 'the statement reads relations of two datasources, which no single database can run');
-    return { kind: 'vdb', text, positional, statement: decision.facts, datasource: decision.datasource, readOnly: !this.settings.allowWrites || decision.facts.readOnly, executors: {} };
+    return {
+      kind: 'vdb', text, positional, statement: decision.facts, datasource: decision.datasource, readOnly: !this.settings.allowWrites || decision.facts.readOnly,
+      executors: {}, ...(decision.federated && { federated: decision }),
+    };
   }
 
   /**
@@ -204,7 +208,7 @@ export class StatementRunner {
    * (`Datasource.forwardWire`, a PostgreSQL datasource), rather than run and encoded here.
    */
   forwards(plan: StatementPlan): plan is StatementPlan & { kind: 'vdb' } {
-    return plan.kind === 'vdb' && plan.datasource.forwardWire !== undefined;
+    return plan.kind === 'vdb' && plan.federated === undefined && plan.datasource.forwardWire !== undefined;
   }
 
   /**
@@ -257,11 +261,19 @@ export class StatementRunner {
 
   private executor(plan: StatementPlan & { kind: 'vdb' }, use: keyof PlanExecutors): CallerExecutor {
     const { handle, grants } = this.caller;
-    return plan.executors[use] ??= callerExecutor(plan.datasource, handle.vdb, grants, {
+    const run = {
       readOnly: use === 'describe' || plan.readOnly,
       timeoutMs: this.settings.statementTimeoutMs,
       ...(plan.statement.kind === 'select' && { maxRowBytes: this.settings.maxResultBytes }),
-    });
+    };
+    const { federated } = plan;
+    if (federated !== undefined) {
+      return plan.executors[use] ??= {
+        query: (_sql, bindings, options) => runAuthorized({ ...federated, bindings }, { ...run, signal: options?.signal }, options),
+        transaction: () => Promise.reject(new WireError('0A000', 'a statement over several datasources runs outside a transaction')),
+      };
+    }
+    return plan.executors[use] ??= callerExecutor(plan.datasource, handle.vdb, grants, run);
   }
 
   private async answerCatalog(text: string, parameters: readonly unknown[], signal: AbortSignal): Promise<ResultSet> {

@@ -4,7 +4,7 @@
  * on, as on every route (it may quote data): its SQLSTATE is.
  */
 import type { Denial, DenialCode } from '../plugin-api/denial.js';
-import { ForbiddenError } from '../plugin-api/errors.js';
+import { ForbiddenError, InputError, LimitError } from '../plugin-api/errors.js';
 import { CatalogQueryError } from './catalog/index.js';
 import { QUERY_CANCELED, statementFailure } from '../sql/statement-failure.js';
 
@@ -40,6 +40,9 @@ export function statementWireError(error: unknown, cancelled: boolean): WireErro
   // the mirror holds only what the caller may see: its message names nothing else
   if (error instanceof CatalogQueryError) return new WireError(error.code, error.message, error.detail);
   if (error instanceof ForbiddenError) return new WireError('42501', error.message, `denial: ${String(error.details?.['denial'] ?? 'forbidden')}`);
+  // a statement over several datasources: a construct its plan cannot evaluate, or one of its caps
+  if (error instanceof InputError && error.code === 'federation_unsupported') return new WireError('0A000', error.message, 'code: federation_unsupported');
+  if (error instanceof LimitError) return new WireError('54000', error.message, `code: ${error.code}`);
   const failure = statementFailure(error);
   if (failure.denial) return denialWireError(failure.denial);
   if (failure.kind === 'timeout' || cancelled) {

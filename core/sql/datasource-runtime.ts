@@ -2,12 +2,12 @@ import { LruCache } from '../caching/lru-cache.js';
 import type { Catalog } from '../plugin-api/catalog.js';
 import { ServiceError, UnavailableError } from '../plugin-api/errors.js';
 import type {
-  BuiltStatement, Datasource, DatasourceCursor, ExecutionScope, LoginHoldings, PoolUsage, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor,
+  BuiltStatement, Datasource, DatasourceCursor, Deadline, ExecutionScope, LoginHoldings, PoolUsage, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor,
   TableStatement, TransactionOptions, WireForwardOptions, WireForwardOutcome, WireStatement,
 } from '../plugin-api/sql-dialect.js';
 import { PING_TIMEOUT_MS, StatementDeadline } from './statement-deadline.js';
 import { statementFailure, unavailableError } from './statement-failure.js';
-import { failureOutcome, type StatementObserver } from './statement-outcome.js';
+import { failureOutcome, type StatementObserver, type StatementOutcome } from './statement-outcome.js';
 
 /** The bounds of a caller's statements, set by the route that runs them. */
 export interface CallerBounds {
@@ -59,7 +59,7 @@ const MAX_CACHED_SQL_LENGTH = 64 * 1024;
  * - cancellation: each statement with a time limit gets one client-side deadline (statement-deadline.ts,
  *   the limit plus a slack), a transaction one re-armed as each of its statements starts and ends; past it
  *   the statement settles with 57014 whatever the adapter does, and the adapter, told by the deadline
- *   signal of its options (`QueryOptions.deadline`), destroys the connection so that it is never reused;
+ *   of its options (`QueryOptions.deadline`), destroys the connection so that it is never reused;
  * - failures: classified once (`statementFailure`), thrown as the StatementFailure (or, unreachable, the
  *   `UnavailableError('datasource_unavailable')`) every door answers from;
  * - metrics: each statement's outcome and duration, and each refusal of the analyzer (`denied`), reported to
@@ -132,6 +132,16 @@ export class DatasourceRuntime implements Datasource {
     this.observer?.statement(this.label, 'denied');
   }
 
+  /** Counts the rows a pushed statement of a federated plan read from this datasource. */
+  rowsRead(rows: number): void {
+    this.observer?.sourceRows(this.label, rows);
+  }
+
+  /** Counts a federated plan over this VDB's datasource by how it ended. */
+  federated(outcome: StatementOutcome): void {
+    this.observer?.federatedPlan(outcome);
+  }
+
   query(sql: string, bindings: readonly unknown[], options?: QueryOptions): Promise<QueryResult> {
     return this.statement((bounded) => this.lifecycle.inner.query(sql, bindings, bounded), options ?? {});
   }
@@ -155,7 +165,7 @@ export class DatasourceRuntime implements Datasource {
           deadline.arm();
           return this.measured(() => transaction.query(sql, bindings, statement), statement).finally(() => deadline.arm());
         },
-      }), { ...options, deadline: deadline.signal });
+      }), { ...options, deadline });
       return settledBy(deadline, running);
     });
   }
@@ -172,7 +182,7 @@ export class DatasourceRuntime implements Datasource {
   async ping(): Promise<void> {
     const deadline = new StatementDeadline(PING_TIMEOUT_MS);
     try {
-      await this.call(() => this.lifecycle.inner.ping({ deadline: deadline.signal }));
+      await this.call(() => this.lifecycle.inner.ping({ deadline }));
     } finally {
       deadline.disarm();
     }
@@ -235,7 +245,7 @@ export class DatasourceRuntime implements Datasource {
    * A statement: refused after close and ordered as every call, within its deadline from when it runs (not
    * while it waits its turn), then reported.
    */
-  private statement<T, O extends { timeoutMs?: number | undefined; deadline?: AbortSignal | undefined }>(run: (bounded: O) => Promise<T>, options: O): Promise<T> {
+  private statement<T, O extends { timeoutMs?: number | undefined; deadline?: Deadline | undefined }>(run: (bounded: O) => Promise<T>, options: O): Promise<T> {
     const within = () => withinDeadline(options.timeoutMs, options, run);
     return this.observer === undefined ? this.call(within) : this.observed(() => this.call(within), options);
   }
@@ -279,24 +289,22 @@ export class DatasourceRuntime implements Datasource {
  * Runs `run` with `options` and, where there is a time limit, one deadline (its signal in the options the
  * adapter receives): the promise settles with the deadline's 57014 at the latest.
  */
-function withinDeadline<T, O extends { deadline?: AbortSignal | undefined }>(timeoutMs: number | undefined, options: O, run: (bounded: O) => Promise<T>): Promise<T> {
+function withinDeadline<T, O extends { deadline?: Deadline | undefined }>(timeoutMs: number | undefined, options: O, run: (bounded: O) => Promise<T>): Promise<T> {
   if (timeoutMs === undefined) return run(options);
   const deadline = new StatementDeadline(timeoutMs);
-  return settledBy(deadline, run({ ...options, deadline: deadline.signal }));
+  return settledBy(deadline, run({ ...options, deadline }));
 }
 
 /** `running`, or the deadline's error once it expires first (`running`'s later failure then goes unheard); the deadline disarmed either way. */
 function settledBy<T>(deadline: StatementDeadline, running: Promise<T>): Promise<T> {
-  const { signal } = deadline;
   return new Promise<T>((resolve, reject) => {
-    const expire = () => {
+    const stop = deadline.onExpire((error) => {
       running.catch(() => undefined);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', expire, { once: true });
+      reject(error);
+    });
     running.then(resolve, reject).finally(() => {
       deadline.disarm();
-      signal.removeEventListener('abort', expire);
+      stop();
     });
   });
 }

@@ -1,7 +1,7 @@
 import knex, { type Knex } from 'knex';
 import type { Catalog } from '../plugin-api/catalog.js';
 import type {
-  BuiltStatement, Datasource, PingOptions, PoolSettings, PoolUsage, QueryOptions, QueryResult, SqlDialect, SqlExecutor, TableStatement, TransactionOptions,
+  BuiltStatement, Datasource, Deadline, PingOptions, PoolSettings, PoolUsage, QueryOptions, QueryResult, SqlDialect, SqlExecutor, TableStatement, TransactionOptions,
 } from '../plugin-api/sql-dialect.js';
 import { buildTableStatement, knexPoolUsage } from './knex-table-statements.js';
 import { unavailableError } from './statement-failure.js';
@@ -93,7 +93,7 @@ export abstract class KnexDatasource implements Datasource {
    * destroyed, which ends the statement waiting on it and the rollback at once, and the transaction fails
    * with the deadline's 57014.
    */
-  protected async transactionWithin<T>(runner: Knex, deadline: AbortSignal | undefined, work: (trx: Knex.Transaction) => Promise<T>, config: Knex.TransactionConfig = {}): Promise<T> {
+  protected async transactionWithin<T>(runner: Knex, deadline: Deadline | undefined, work: (trx: Knex.Transaction) => Promise<T>, config: Knex.TransactionConfig = {}): Promise<T> {
     const abandon = this.abandonConnection?.bind(this);
     if (deadline === undefined || abandon === undefined) return runner.transaction((trx) => work(trx), config);
     // the connection is acquired here, so that it can be destroyed even while BEGIN waits on it
@@ -152,7 +152,7 @@ export abstract class KnexDatasource implements Datasource {
     // no runtime holds the datasource yet: the check bounds its own ping as the runtime does
     const deadline = new StatementDeadline(PING_TIMEOUT_MS);
     try {
-      await this.ping({ deadline: deadline.signal });
+      await this.ping({ deadline });
       return this;
     } catch (error) {
       await this.close().catch(() => undefined);

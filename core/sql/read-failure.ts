@@ -1,5 +1,5 @@
 import { denialError, deny } from '../plugin-api/denial.js';
-import { DeadlineError, LimitError, type ServiceError } from '../plugin-api/errors.js';
+import { DeadlineError, InputError, LimitError, type ServiceError } from '../plugin-api/errors.js';
 import { statementFailure, unavailableError, type StatementFailure } from './statement-failure.js';
 
 /** A caller's read as its errors name it: what ran (`query customer_orders`, `the semantic query`), where, within what. */
@@ -29,6 +29,8 @@ export function databaseDenialError(failure: StatementFailure): ServiceError {
  * What each route words itself (a value the database refused, anything else) comes from `otherwise`.
  */
 export function readFailure(error: unknown, read: CallerRead, otherwise: (failure: StatementFailure) => ServiceError): ServiceError {
+  // a federated plan's caps and refused constructs answer as they are
+  if (error instanceof LimitError || (error instanceof InputError && error.code === 'federation_unsupported')) return error;
   const failure = statementFailure(error);
   switch (failure.kind) {
     case 'denied':

@@ -1,3 +1,5 @@
+import type { Deadline } from '../plugin-api/sql-dialect.js';
+
 /**
  * The client's own deadline of a statement, beside the time limit the server enforces
  * (`QueryOptions.timeoutMs`): a server that stopped answering (frozen, a network that drops packets
@@ -11,34 +13,50 @@ export const DEADLINE_SLACK_MS = 2_000;
 const DEADLINE = Symbol('statement deadline');
 
 /**
- * One statement's deadline (or a transaction's, re-armed as each of its statements starts and ends): `signal`
- * aborts, its reason the 57014 error, once the limit plus the slack has passed since the last `arm`.
+ * One statement's deadline (or a transaction's, re-armed as each of its statements starts and ends): it
+ * expires, with the 57014 error, once the limit plus the slack has passed since the last `arm`.
  */
-export class StatementDeadline {
-  private readonly controller = new AbortController();
+export class StatementDeadline implements Deadline {
+  expired: Error | undefined;
   private timer: NodeJS.Timeout | undefined;
+  // the runtime's settling listens to every deadline and an adapter's to most: a Set's add and delete cost
+  // a fraction of an array's splice
+  private readonly listeners = new Set<(error: Error) => void>();
 
   constructor(private readonly timeoutMs: number) {
     this.arm();
   }
 
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
   /** Starts the wait again, from now; nothing once expired. */
   arm(): void {
-    if (this.controller.signal.aborted) return;
+    if (this.expired !== undefined) return;
     clearTimeout(this.timer);
-    const { timeoutMs } = this;
-    this.timer = setTimeout(() => this.controller.abort(Object.assign(
-      new Error(`the database did not answer within the statement's time limit (${timeoutMs} ms) and ${DEADLINE_SLACK_MS} ms more`),
-      { code: '57014', [DEADLINE]: true },
-    )), timeoutMs + DEADLINE_SLACK_MS);
+    this.timer = setTimeout(() => this.expire(), this.timeoutMs + DEADLINE_SLACK_MS);
   }
 
   disarm(): void {
     clearTimeout(this.timer);
+  }
+
+  onExpire(listener: (error: Error) => void): () => void {
+    const { expired } = this;
+    if (expired !== undefined) {
+      queueMicrotask(() => listener(expired));
+      return () => undefined;
+    }
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private expire(): void {
+    const error = Object.assign(
+      new Error(`the database did not answer within the statement's time limit (${this.timeoutMs} ms) and ${DEADLINE_SLACK_MS} ms more`),
+      { code: '57014', [DEADLINE]: true },
+    );
+    this.expired = error;
+    const listeners = [...this.listeners];
+    this.listeners.clear();
+    for (const listener of listeners) listener(error);
   }
 }
 
@@ -48,18 +66,11 @@ export function isDeadlineExceeded(error: unknown): boolean {
 }
 
 /**
- * Calls `expire` with the deadline's error once `deadline` (`QueryOptions.deadline`) aborts; returns what
+ * Calls `expire` with the deadline's error once `deadline` (`QueryOptions.deadline`) expires; returns what
  * stops listening. An adapter's side of the runtime's deadline: it arms no timer of its own.
  */
-export function onDeadline(deadline: AbortSignal | undefined, expire: (error: Error) => void): () => void {
-  if (deadline === undefined) return () => undefined;
-  const listener = () => expire(deadline.reason as Error);
-  if (deadline.aborted) {
-    queueMicrotask(listener);
-    return () => undefined;
-  }
-  deadline.addEventListener('abort', listener, { once: true });
-  return () => deadline.removeEventListener('abort', listener);
+export function onDeadline(deadline: Deadline | undefined, expire: (error: Error) => void): () => void {
+  return deadline === undefined ? () => undefined : deadline.onExpire(expire);
 }
 
 /**

@@ -14,6 +14,10 @@ export interface StatementObserver {
   opened(name: string, datasource: Datasource): void;
   /** One statement; `seconds` is how long the database took, absent for a denial, which never reached it. */
   statement(datasource: string, outcome: StatementOutcome, seconds?: number): void;
+  /** Rows one pushed statement of a federated plan read from the datasource. */
+  sourceRows(datasource: string, rows: number): void;
+  /** A federated plan ended: answered (`ok`), refused or failed (the outcome of its failure). */
+  federatedPlan(outcome: StatementOutcome): void;
 }
 
 /**

@@ -10,8 +10,9 @@
  *   → shape (the door's: rows as JSON, an action's report, an observation, wire messages; a failure from
  *           its one classification).
  *
- * A statement federated over several datasources would be authorized here and run behind the same seam:
- * every door gets it by taking these stages.
+ * A statement over several datasources of its VDB is authorized the same way, then planned (core/federation/):
+ * its run reads each relation from its source as the caller and answers in the engine; every door gets it by
+ * taking these stages.
  */
 import { callerScope } from '../authorization/caller-execution.js';
 import { allows, effectiveGrants, type CallerGrants } from '../authorization/grants.js';
@@ -22,6 +23,8 @@ import type { StatementKind } from '../plugin-api/statement-facts.js';
 import type { Datasource, QueryOptions, QueryResult } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { DatasourceRuntime, type CallerBounds, type CallerExecutor } from '../sql/datasource-runtime.js';
+import { explainFederated, planFederated, type FederatedPlan } from '../federation/federated-plan.js';
+import { runFederated } from '../federation/federated-run.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
 
 export type { CallerExecutor };
@@ -59,15 +62,14 @@ export interface Authorization {
   readonly datasource: DatasourceRuntime;
 }
 
-/** An authorization with its text: what the run stage runs. */
+/**
+ * An authorization with its text: what the run stage runs. Over several datasources, its federated plan
+ * (`datasource` is then the VDB's default, which counts the plan), made for these bindings.
+ */
 export interface AuthorizedRun extends Authorization {
   readonly sql: string;
   readonly bindings: readonly unknown[];
-}
-
-/** The statement reads relations of several datasources: no single database can run it. */
-export interface CrossDatasource {
-  readonly crossDatasource: readonly string[];
+  readonly federated?: { readonly plan: FederatedPlan; readonly handle: VdbHandle };
 }
 
 /** How a route runs a caller's statements: its mode and its bounds. */
@@ -89,10 +91,12 @@ export function grantsOn(handle: VdbHandle, caller: Principal): CallerGrants {
 
 /**
  * Authorizes a rendered statement: the analyzer checks it against the caller's grants, then the datasource
- * of the relations it reads is picked. A refusal is counted as `denied` on the VDB's datasource and
- * returned, for the door to word; nothing reaches the database.
+ * of the relations it reads is picked, or, when they live in several, the statement is planned across them.
+ * A refusal is counted as `denied` on the VDB's datasource and returned, for the door to word; nothing
+ * reaches the database.
+ * @throws InputError `federation_unsupported` for a statement over several datasources the plan cannot evaluate.
  */
-export async function authorizeStatement(rendered: RenderedStatement): Promise<AuthorizedRun | Denial | CrossDatasource> {
+export async function authorizeStatement(rendered: RenderedStatement): Promise<AuthorizedRun | Denial> {
   const { handle, sql, bindings, grants, readOnly } = rendered;
   const decision = await authorizeVdbStatement(handle, sql, grants, readOnly);
   if (isDenial(decision)) {
@@ -101,8 +105,21 @@ export async function authorizeStatement(rendered: RenderedStatement): Promise<A
   }
   const { facts } = decision;
   const datasource = handle.datasourceFor(facts.relations);
-  if (!datasource) return { crossDatasource: [...new Set(facts.relations.map((relation) => relation.datasource))] };
-  return { vdb: handle.vdb, grants, readOnly, facts, datasource: DatasourceRuntime.over(datasource), sql, bindings };
+  if (datasource) return { vdb: handle.vdb, grants, readOnly, facts, datasource: DatasourceRuntime.over(datasource), sql, bindings };
+  const counted = DatasourceRuntime.over(handle.datasource);
+  try {
+    const plan = await planFederated(handle, sql, bindings, facts.relations);
+    return { vdb: handle.vdb, grants, readOnly, facts, datasource: counted, sql, bindings, federated: { plan, handle } };
+  } catch (error) {
+    counted.federated('denied');
+    throw error;
+  }
+}
+
+/** What an authorized statement would run, without running it: `{sql, params}` on one datasource, the plan over several. */
+export function explainAuthorized(authorized: AuthorizedRun): ReturnType<typeof explainFederated> | { sql: string; params: readonly unknown[] } {
+  const { sql, bindings, federated } = authorized;
+  return federated === undefined ? { sql, params: bindings } : explainFederated(federated.plan);
 }
 
 /**
@@ -135,7 +152,15 @@ export function withText(authorization: Authorization, statement: { sql: string;
  * runtime seam. `options.transaction` runs it in a transaction of its own under the same role and bounds.
  */
 export function runAuthorized(authorized: AuthorizedRun, bounds: CallerBounds, options: RunOptions = {}): Promise<QueryResult> {
-  const { vdb, grants, readOnly, datasource, sql, bindings } = authorized;
+  const { vdb, grants, readOnly, datasource, sql, bindings, federated } = authorized;
+  if (federated !== undefined) {
+    // every pushed statement only reads, whatever the route: the plan is of a SELECT
+    const { plan, handle } = federated;
+    const context = { vdb, grants, config: handle.federation, counted: datasource };
+    if (bindings === plan.bindings) return runFederated(plan, context, bounds, options);
+    // other values than it was planned for (a prepared statement of the SQL door): planned again, so that its predicates on them are pushed too
+    return planFederated(handle, sql, bindings, authorized.facts.relations).then((again) => runFederated(again, context, bounds, options));
+  }
   const { timeoutMs, maxRowBytes, signal } = bounds;
   const executor = datasource.forCaller(callerScope(datasource.dialect, vdb, grants, readOnly), { timeoutMs, maxRowBytes, signal });
   // the options as they are, not copied without `transaction`: this is every query request's path

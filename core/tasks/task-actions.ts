@@ -42,9 +42,15 @@ export interface ActionLimits {
 export async function runPendingAction(action: PendingAction, handle: VdbHandle, caller: Principal, limits: ActionLimits, semanticQueries: SemanticQueries): Promise<Observation> {
   const grants = effectiveGrants(handle.vdb, caller);
   if (action.kind === 'semanticQuery') return runSemanticAction(action, handle, grants, limits, semanticQueries);
-  const decision = await authorizeStatement({ handle, sql: action.sql, bindings: [], grants, readOnly: true });
+  let decision: Awaited<ReturnType<typeof authorizeStatement>>;
+  try {
+    decision = await authorizeStatement({ handle, sql: action.sql, bindings: [], grants, readOnly: true });
+  } catch (error) {
+    // a statement over several datasources the federated plan cannot evaluate: refused before anything ran
+    if (error instanceof ServiceError) return failedObservation(action, 'denied', error.code, error.message);
+    throw error;
+  }
   if (isDenial(decision)) return deniedObservation(action, decision);
-  if ('crossDatasource' in decision) return failedObservation(action, 'denied', 'cross_datasource_query', 'the query reads relations of two datasources');
   return execute(action, decision, limits);
 }
 
@@ -83,6 +89,8 @@ async function execute(action: PendingAction, authorized: AuthorizedRun, limits:
     // no database role stands for the caller's grants
     if (error instanceof ForbiddenError) return failedObservation(action, 'denied', String(error.details?.['denial'] ?? 'forbidden'), error.message);
     if (error instanceof QueryTimeout) return failedObservation(action, 'failed', 'statement_timeout', timedOut);
+    // a federated plan's cap (rows of a source, the engine's memory)
+    if (error instanceof ServiceError) return failedObservation(action, 'failed', error.code, error.message);
     const failure = statementFailure(error);
     switch (failure.kind) {
       case 'denied':

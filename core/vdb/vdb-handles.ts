@@ -1,4 +1,4 @@
-import type { SqlConfig } from '../config/config-types.js';
+import type { FederationConfig, SqlConfig } from '../config/config-types.js';
 import { InputError } from '../plugin-api/errors.js';
 import type { Datasource, SqlDialect } from '../plugin-api/sql-dialect.js';
 import type { VdbRegistry } from './vdb-registry.js';
@@ -16,13 +16,15 @@ export interface VdbHandle {
   datasourceOf(relation: VdbRelation): Datasource;
   /**
    * Where a statement reading these relations runs: their datasource, or the VDB's default when it reads
-   * none. Undefined when they live in two datasources: no federation, such a statement cannot run.
+   * none. Undefined when they live in two datasources: the statement is federated (core/federation/).
    */
   datasourceFor(relations: readonly { datasource: string }[]): Datasource | undefined;
   /** The relation `<schema>.<name>`; undefined when the catalog has none. */
   relation(entity: string): VdbRelation | undefined;
   /** The service's bounds on the statements run for the VDB (`sql` of service.yaml), which the authorizer applies. */
   sqlBounds: SqlConfig;
+  /** How its statements over several datasources run (`federation` of service.yaml). */
+  federation: FederationConfig;
   /** The render context of a request: `_context` plus the `| identifier` check against this catalog. */
   renderContext(context: RequestContext): RenderContext;
 }
@@ -39,13 +41,14 @@ export class VdbHandles {
     private readonly vdbs: VdbRegistry,
     private readonly datasources: ReadonlyMap<string, Datasource>,
     private readonly sqlBounds: SqlConfig,
+    private readonly federation: FederationConfig,
   ) {}
 
   /** Opens (or reuses) the datasources of every VDB so that a lookup is synchronous. */
-  static async create(vdbs: VdbRegistry, open: (name: string) => Promise<Datasource>, sqlBounds: SqlConfig): Promise<VdbHandles> {
+  static async create(vdbs: VdbRegistry, open: (name: string) => Promise<Datasource>, sqlBounds: SqlConfig, federation: FederationConfig): Promise<VdbHandles> {
     const names = new Set(vdbs.list().flatMap((vdb) => [vdb.datasource, ...vdb.schemas.map((schema) => schema.datasource)]));
     const entries = await Promise.all([...names].map(async (name) => [name, await open(name)] as const));
-    return new VdbHandles(vdbs, new Map(entries), sqlBounds);
+    return new VdbHandles(vdbs, new Map(entries), sqlBounds, federation);
   }
 
   /** The VDB's handle, or why there is none (a sentence for a definition problem). */
@@ -69,7 +72,7 @@ export class VdbHandles {
       }
       vdb = versions[0] as VirtualDatabase;
     }
-    return openHandle(vdb, this.sqlBounds, (datasource) => {
+    return openHandle(vdb, this.sqlBounds, this.federation, (datasource) => {
       const open = this.datasources.get(datasource);
       if (!open) throw new Error(`datasource ${datasource} was not opened`);
       return open;
@@ -77,7 +80,7 @@ export class VdbHandles {
   }
 }
 
-function openHandle(vdb: VirtualDatabase, sqlBounds: SqlConfig, datasourceNamed: (name: string) => Datasource): VdbHandle {
+function openHandle(vdb: VirtualDatabase, sqlBounds: SqlConfig, federation: FederationConfig, datasourceNamed: (name: string) => Datasource): VdbHandle {
   const datasource = datasourceNamed(vdb.datasource);
   const relations = relationIndex(vdb.catalog.relations);
   const identifiers = identifierIndex(vdb.catalog.relations);
@@ -101,6 +104,7 @@ function openHandle(vdb: VirtualDatabase, sqlBounds: SqlConfig, datasourceNamed:
     },
     relation: (entity) => relations.get(entity) ?? relations.get(entity.toLowerCase()),
     sqlBounds,
+    federation,
     renderContext: (context) => ({ _context: context, identifier }),
   };
 }

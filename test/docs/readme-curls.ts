@@ -139,12 +139,20 @@ export function readPsqlCommands(readme: string, heading: string): ReadmePsql[] 
   const end = lines.findIndex((line, index) => index > start && line.startsWith('## '));
   const found: ReadmePsql[] = [];
   let inShell = false;
+  // the psql line the comment lines below it belong to; any other line ends them
+  let current: ReadmePsql | undefined;
   for (let index = start + 1; index < (end < 0 ? lines.length : end); index++) {
     const line = (lines[index] ?? '').trim();
-    if (line.startsWith('```')) inShell = !inShell && line === '```sh';
-    else if (inShell && line.startsWith('psql ')) found.push({ command: line, expected: [], line: index + 1 });
-    else if (inShell && line.startsWith('#') && found.length > 0 && /^(#|psql )/.test(lines[index - 1]?.trim() ?? '')) {
-      found[found.length - 1]?.expected.push(line.replace(/^#\s?/, ''));
+    if (line.startsWith('```')) {
+      inShell = !inShell && line === '```sh';
+      current = undefined;
+    } else if (inShell && line.startsWith('psql ')) {
+      current = { command: line, expected: [], line: index + 1 };
+      found.push(current);
+    } else if (inShell && line.startsWith('#') && current !== undefined) {
+      current.expected.push(line.replace(/^#\s?/, ''));
+    } else {
+      current = undefined;
     }
   }
   return found;

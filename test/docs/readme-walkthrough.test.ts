@@ -32,6 +32,7 @@ async function startDemo(): Promise<Demo> {
   const config = parse(readFileSync(join(projectRoot, 'service.yaml'), 'utf8')) as Record<string, any>;
   config['descriptors'] = demoDescriptors;
   config['datasources']['retail_db']['connection'] = { dataDir: join(folder, 'retail') };
+  config['datasources']['crm_db']['connection'] = { dataDir: join(folder, 'crm') };
   config['sql']['port'] = 0;
   const configFile = join(folder, 'service.yaml');
   writeFileSync(configFile, stringify(config));

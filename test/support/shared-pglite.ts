@@ -4,19 +4,27 @@ import type { Datasource } from '../../core/plugin-api/sql-dialect.js';
 import { runtimeOver } from '../../core/sql/datasource-runtime.js';
 
 let opening: Promise<Datasource> | undefined;
+let openingCrm: Promise<Datasource> | undefined;
 const retailSeed = fileURLToPath(new URL('../../../descriptors/seed/retail.sql', import.meta.url));
+const crmSeed = fileURLToPath(new URL('../../../descriptors/seed/crm.sql', import.meta.url));
 
 /**
  * The one in-memory PGlite datasource, seeded with the retail demo, of this test process (a cold start costs 3-5 s and ~700 MB), wrapped
  * in the runtime as the core wraps it. Suites share it and never close it: it dies with the process.
  */
 export function sharedPglite(): Promise<Datasource> {
-  opening ??= open();
+  opening ??= open(retailSeed);
   return opening;
 }
 
+/** The demo's second datasource (`crm_db`, seeded with its crm schema), opened on first use and shared the same way. */
+export function sharedCrmPglite(): Promise<Datasource> {
+  openingCrm ??= open(crmSeed);
+  return openingCrm;
+}
+
 /** Its worker thread holds the process only while a statement runs, so the process exits once the suites are done. */
-async function open(): Promise<Datasource> {
+async function open(seed: string): Promise<Datasource> {
   return runtimeOver(await new PgliteDialect('pglite')
-    .open({ name: 'pglite', adapter: 'pglite', connection: {}, pool: {}, init: [retailSeed], baseDir: process.cwd() }));
+    .open({ name: 'pglite', adapter: 'pglite', connection: {}, pool: {}, init: [seed], baseDir: process.cwd() }));
 }

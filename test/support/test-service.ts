@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import type { Datasource } from '../../core/plugin-api/sql-dialect.js';
 import { startService, type RunningService } from '../../core/service.js';
-import { sharedPglite } from './shared-pglite.js';
+import { sharedCrmPglite, sharedPglite } from './shared-pglite.js';
 
 /** The project root (tests run from dist/test/support). */
 export const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -21,7 +21,7 @@ export function demoConfig(overrides: Record<string, unknown> = {}): Record<stri
     instanceId: 'test-1',
     server: { host: '127.0.0.1', port: 0 },
     descriptors: demoDescriptors,
-    datasources: { retail_db: { adapter: 'pglite', init: ['seed/retail.sql'] } },
+    datasources: { retail_db: { adapter: 'pglite', init: ['seed/retail.sql'] }, crm_db: { adapter: 'pglite', init: ['seed/crm.sql'] } },
     auth: {
       scheme: 'bearer',
       adminRoles: ['admin'],
@@ -57,7 +57,10 @@ export interface TestService extends RunningService {
 export interface TestServiceOptions {
   config?: Record<string, unknown>;
   files?: Record<string, string>;
-  /** Datasources to hand in; by default `retail_db` is the process's shared PGlite. */
+  /**
+   * Datasources to hand in; by default `retail_db` is the process's shared PGlite. With the demo's descriptors,
+   * `crm_db` is the process's shared second PGlite unless one is handed in.
+   */
   datasources?: Record<string, Datasource>;
 }
 
@@ -70,8 +73,10 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       done();
     },
   });
-  const configFile = writeBundle(options.config ?? demoConfig(), options.files);
-  const datasources = options.datasources ?? { retail_db: await sharedPglite() };
+  const config = options.config ?? demoConfig();
+  const configFile = writeBundle(config, options.files);
+  const datasources = { ...(options.datasources ?? { retail_db: await sharedPglite() }) };
+  if (config['descriptors'] === demoDescriptors && datasources['crm_db'] === undefined) datasources['crm_db'] = await sharedCrmPglite();
   const service = await startService({ configFile, logDestination, datasources, port: 0, env: {} });
   const request = (path: string, init: RequestInit & { token?: string | null } = {}) => {
     const { token = ADMIN_TOKEN, headers, ...rest } = init;

@@ -48,7 +48,13 @@ export const endpointRoutes: RouteModule = {
       handle: perform,
     });
     server.post(QUERY_ROUTE, async (req: Request, res: Response) => {
-      res.json(200, await perform(req, endpoints.query(String(req.params['name']))));
+      const query = endpoints.query(String(req.params['name']));
+      if (new URL(req.url ?? '/', 'http://host').searchParams.get('explain') === 'true') {
+        await authenticateRequest(scheme, req);
+        res.json(200, await query.explain(endpointRequest(req, await readBody(req, maxBodyBytes), config.server)));
+        return;
+      }
+      res.json(200, await perform(req, query));
     });
 
     server.post('/api/v1/actions/run/:name', async (req: Request, res: Response) => {
@@ -142,9 +148,14 @@ const ACTION_RESULT_SCHEMA: JsonSchema = {
 function queryOperation(query: QueryEndpoint): ApiOperation {
   return {
     ...endpointOperation('query', query),
+    parameters: [{
+      name: 'explain', in: 'query', required: false, schema: { type: 'string', enum: ['true', 'false'] },
+      description: '`true`: answer what would run instead of running it: `{sql, params}` on one datasource; over several, '
+        + '`{sources: [{datasource, sql, dependentOn?}], engine: {sql}}`, bound values elided (docs/federation.md).',
+    }],
     responses: {
-      '200': jsonResponse('The rows, with the logical type of each column.', QUERY_RESULT_SCHEMA),
-      ...errorResponses({ standard: [...COMMON_ERRORS, 'cross_datasource_query', 'result_too_large', 'statement_timeout', 'query_failed'] }),
+      '200': jsonResponse('The rows, with the logical type of each column (or, with `explain=true`, the plan).', QUERY_RESULT_SCHEMA),
+      ...errorResponses({ standard: [...COMMON_ERRORS, 'federation_unsupported', 'result_too_large', 'statement_timeout', 'query_failed'] }),
     },
   };
 }

@@ -21,12 +21,13 @@ const post = async (service: TestService, path: string, body: unknown, token: st
 };
 
 routes('the VDB list names the caller\'s access to each VDB', async ({ service }) => {
-  const list = async (token: string) => ((await (await service.request('/api/v1/vdbs', { token })).json()) as { vdbs: { version: string; access: string }[] }).vdbs
-    .map((vdb) => `${vdb.version}:${vdb.access}`).sort();
-  assert.equal(await list(ANALYST_TOKEN), ['1:restricted', '2:complete']);
+  const list = async (token: string) => ((await (await service.request('/api/v1/vdbs', { token })).json()) as { vdbs: { name: string; version: string; access: string }[] }).vdbs
+    .map((vdb) => `${vdb.name}@${vdb.version}:${vdb.access}`).sort();
+  // retail-crm has retail 1's data roles over both of its datasources
+  assert.equal(await list(ANALYST_TOKEN), ['retail-crm@1:restricted', 'retail@1:restricted', 'retail@2:complete']);
   // the admin's clerk role selects every column of every relation of retail 1: complete, through data roles
-  assert.equal(await list(ADMIN_TOKEN), ['1:complete', '2:complete']);
-  assert.equal(await list(OUTSIDER_TOKEN), ['1:unavailable', '2:complete']);
+  assert.equal(await list(ADMIN_TOKEN), ['retail-crm@1:complete', 'retail@1:complete', 'retail@2:complete']);
+  assert.equal(await list(OUTSIDER_TOKEN), ['retail-crm@1:unavailable', 'retail@1:unavailable', 'retail@2:complete']);
 });
 
 routes('the catalog shows a restricted caller only what it may select', async ({ service }) => {

@@ -20,13 +20,15 @@ http('health answers UP without credentials, on GET and HEAD', async ({ service 
   assert.is(head.status, 200);
 });
 
-http('readiness answers 200 READY without credentials while every datasource answers; health counts them; the up gauge reads 1', async ({ service }) => {
+http('readiness answers 200 READY without credentials while every datasource answers; health counts them; the up gauges read 1', async ({ service }) => {
   const ready = await service.request('/observe/ready', { token: null });
   assert.equal([ready.status, ready.headers.get('cache-control'), await ready.json()], [200, 'no-store', { status: 'READY', unavailable: [] }]);
   assert.is((await service.request('/observe/ready', { method: 'HEAD', token: null })).status, 200);
   const health = await (await service.request('/observe/health', { token: null })).json() as { datasources: unknown };
-  assert.equal(health.datasources, { total: 1, up: 1, down: 0 });
-  assert.match(await (await service.request('/observe/metrics', { token: null })).text(), /^vdb_datasource_up\{datasource="retail_db"\} 1$/m);
+  assert.equal(health.datasources, { total: 2, up: 2, down: 0 });
+  const metrics = await (await service.request('/observe/metrics', { token: null })).text();
+  assert.match(metrics, /^vdb_datasource_up\{datasource="retail_db"\} 1$/m);
+  assert.match(metrics, /^vdb_datasource_up\{datasource="crm_db"\} 1$/m);
 });
 
 http('a route without credentials answers 401 with a challenge and a machine code', async ({ service }) => {
@@ -57,7 +59,7 @@ http('lists both versions of the retail VDB for an authenticated caller', async 
   const response = await service.request('/api/v1/vdbs', { token: ANALYST_TOKEN });
   assert.is(response.status, 200);
   const body = await response.json() as { vdbs: { name: string; version: string; catalogRevision: string }[] };
-  assert.equal(body.vdbs.map((vdb) => `${vdb.name}@${vdb.version}`).sort(), ['retail@1', 'retail@2']);
+  assert.equal(body.vdbs.map((vdb) => `${vdb.name}@${vdb.version}`).sort(), ['retail-crm@1', 'retail@1', 'retail@2']);
   assert.ok(body.vdbs.every((vdb) => /^sha256:[0-9a-f]{64}$/.test(vdb.catalogRevision)));
 });
 

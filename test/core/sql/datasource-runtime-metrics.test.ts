@@ -45,6 +45,10 @@ class Recorder implements StatementObserver {
   statement(datasource: string, outcome: StatementOutcome, seconds?: number): void {
     this.statements.push([datasource, outcome, seconds !== undefined]);
   }
+
+  sourceRows(): void {}
+
+  federatedPlan(): void {}
 }
 
 const observed = suite<{ recorder: Recorder; datasource: Datasource }>('observeStatements: every statement of a service, with its outcome');

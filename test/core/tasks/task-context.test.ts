@@ -32,6 +32,15 @@ context('a restricted caller sees neither the column nor the semantic fields ove
   assert.ok(clerk.semantic?.datasets.find((candidate) => candidate.name === 'customers')?.fields.some((field) => field.columns.includes('email')));
 });
 
+context('each relation names the datasource it lives in: retail-crm\'s sales in retail_db, its crm in crm_db (a query over both is federated)', ({ service }) => {
+  const vdb = service.container.resolve(coreTokens.vdbs).get('retail-crm', '1');
+  const analyst = taskContext({ vdb, sqlFamily: 'postgres', semanticPackage: undefined }, effectiveGrants(vdb, { subject: 'someone', roles: ['analyst'], scheme: 'bearer' }));
+  assert.equal(analyst.relations.map((relation) => `${relation.schema}.${relation.name}@${relation.datasource}`).sort(), [
+    'crm.regions@crm_db', 'crm.segments@crm_db',
+    'sales.customers@retail_db', 'sales.order_lines@retail_db', 'sales.orders@retail_db', 'sales.products@retail_db',
+  ]);
+});
+
 context('a dataset\'s keys name no hidden column: a unique key over email is dropped for the analyst, kept for the clerk', ({ service }) => {
   const analyst = contextFor(service, ['analyst']);
   const hidden = new Map(analyst.relations.map((relation) => [`${relation.schema}.${relation.name}`, new Set(relation.columns.map((column) => column.name))]));

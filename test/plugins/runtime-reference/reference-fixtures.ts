@@ -57,7 +57,8 @@ async function fetchContext(): Promise<AuthorizedContext> {
       semanticRevision: digest,
       access: catalog.access,
       relations: catalog.relations.map(({ schema, name, kind, columns, primaryKey, foreignKeys }) => ({
-        schema, name, kind, primaryKey, foreignKeys,
+        // the catalog route names no datasource: the demo's retail VDB has one
+        schema, name, datasource: 'retail_db', kind, primaryKey, foreignKeys,
         columns: columns.map(({ name: column, logicalType, nullable }) => ({ name: column, logicalType, nullable })),
       })),
       functions: catalog.functions,

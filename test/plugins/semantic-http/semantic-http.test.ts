@@ -56,13 +56,14 @@ demo.after(async ({ service }) => {
   await service.close();
 });
 
-demo('health is UP and degraded: retail 1 active, retail 2 failed under policy isolate; counts only, no names', async ({ service }) => {
+demo('health is UP and degraded: retail 1 active, retail 2 failed under policy isolate, retail-crm without a model; counts only, no names', async ({ service }) => {
   const { status, body } = await health(service);
   assert.is(status, 200);
   assert.equal(body, {
     status: 'UP',
-    semantic: { semanticAvailability: 'degraded', ...counts({ vdbCount: 2, activeCount: 1, invalidCount: 1, isolatedFailureCount: 1 }) },
-    datasources: ONE_UP,
+    semantic: { semanticAvailability: 'degraded', ...counts({ vdbCount: 3, activeCount: 1, catalogOnlyCount: 1, invalidCount: 1, isolatedFailureCount: 1 }) },
+    // retail_db and the demo's second datasource, crm_db
+    datasources: { total: 2, up: 2, down: 0 },
   });
   const head = await service.request('/observe/health', { method: 'HEAD', token: null });
   assert.is(head.status, 200);
@@ -72,7 +73,10 @@ demo('the admin list has a summary per VDB name and version', async ({ service }
   const response = await service.request('/api/v1/admin/semantic/vdbs');
   assert.is(response.status, 200);
   assert.is(response.headers.get('cache-control'), 'no-store');
-  const { vdbs } = await response.json() as { vdbs: SemanticVdbSummary[] };
+  const { vdbs: all } = await response.json() as { vdbs: SemanticVdbSummary[] };
+  // retail-crm (no model: catalogOnly) is listed too
+  assert.equal(all.filter((vdb) => vdb.name === 'retail-crm').map((vdb) => vdb.state), ['catalogOnly']);
+  const vdbs = all.filter((vdb) => vdb.name === 'retail');
   assert.equal(vdbs.map((vdb) => Object.keys(vdb).sort()), Array(2).fill([
     'activationFailurePolicy', 'diagnosticCount', 'errorCount', 'generation', 'name', 'packageAvailable', 'packageDigest', 'state', 'version', 'warningCount',
   ]));

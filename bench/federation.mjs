@@ -1,0 +1,298 @@
+// Federation against one PostgreSQL (docs/federation.md): customers (100,000) and regions in one database,
+// orders (250,000) and order lines (1,000,000) in another, each a datasource of one VDB; the same tables
+// in a third database, where the same statements run on PostgreSQL alone (the baseline).
+//
+//   npm run build && VDB_TEST_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/test node bench/federation.mjs
+//
+// Two statements, each timed through the SQL door (node-postgres, as the caller's data role; the service in a
+// child process) and on the baseline database directly, alternating:
+//   - selective: one customer's orders and their lines, the customer picked by e-mail (a bound value): the
+//     dependent join reads only that customer's orders and lines (federation.semiJoinMaxKeys);
+//   - full: revenue and lines by region over every order line (1,000,000 lines, 100,000 customers).
+// Then the engine side by side: the rows the plan pushes to each source are read once, and loaded and
+// evaluated by DuckDB (the plan's engine statement, the service's engine; the plan has no engine switch) and
+// by PGlite (the original statement over tables of the same names: PostgreSQL itself as the engine).
+// The service's peak RSS (VmHWM) is read from /proc after the runs, beside `federation.memoryLimit`.
+//
+// Options (env): BENCH_RUNS (selective runs per side, 30; full runs per side, a tenth of it, at least 3),
+// BENCH_MEMORY (the service's federation.memoryLimit, 512MB), BENCH_KEEP=1 (keep the three databases for
+// the next run: the data takes a minute to write). Databases fedbench_crm, fedbench_shop, fedbench_single
+// are created on the server of the URL, and the database role vdb_fedbench_v1_reader the service syncs.
+import { fork } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const TOKEN = 'bench-federation-token-0123456789';
+const CUSTOMERS = 100_000;
+const ORDERS = 250_000;
+const LINES_PER_ORDER = 4;
+const runs = Number(process.env.BENCH_RUNS ?? 30);
+const memoryLimit = process.env.BENCH_MEMORY ?? '512MB';
+
+const SELECTIVE = `select o.id, o.ordered_at, o.total, l.line_no, l.quantity, l.unit_price
+from crm.customers c
+join shop.orders o on o.customer_id = c.id
+join shop.order_lines l on l.order_id = o.id
+where c.email = $1
+order by o.id, l.line_no`;
+const FULL = `select c.region, sum(l.quantity * l.unit_price) as revenue, count(*) as lines
+from shop.order_lines l
+join shop.orders o on o.id = l.order_id
+join crm.customers c on c.id = o.customer_id
+group by c.region
+order by c.region`;
+
+const SCHEMAS = {
+  crm: [
+    `create table crm.regions (name text primary key, manager text not null)`,
+    `insert into crm.regions select r, 'manager of ' || r from unnest(array['North', 'South', 'East', 'West', 'Central']) as r`,
+    `create table crm.customers (id integer primary key, email text not null unique, name text not null, region text not null)`,
+    `insert into crm.customers select i, 'customer' || i || '@example.com', 'Customer ' || i, (array['North', 'South', 'East', 'West', 'Central'])[i % 5 + 1]
+     from generate_series(1, ${CUSTOMERS}) as i`,
+  ],
+  shop: [
+    `create table shop.orders (id integer primary key, customer_id integer not null, ordered_at timestamptz not null, total numeric(12, 2) not null)`,
+    `insert into shop.orders select i, (i * 7919) % ${CUSTOMERS} + 1, timestamptz '2024-01-01 00:00:00+00' + i * interval '1 minute', (i % 1000) / 10.0 + 5
+     from generate_series(1, ${ORDERS}) as i`,
+    `create index on shop.orders (customer_id)`,
+    `create table shop.order_lines (order_id integer not null, line_no integer not null, quantity integer not null, unit_price numeric(10, 2) not null, primary key (order_id, line_no))`,
+    `insert into shop.order_lines select o, n, (o + n) % 9 + 1, ((o * n) % 4000) / 100.0 + 0.5
+     from generate_series(1, ${ORDERS}) as o cross join generate_series(1, ${LINES_PER_ORDER}) as n`,
+  ],
+};
+
+
+/** The child: the service with the SQL front door on a free port; tells the parent the port, then its peak RSS when asked. */
+async function serve(configFile) {
+  const { startService } = await import(join(ROOT, 'dist/core/service.js'));
+  const { Writable } = await import('node:stream');
+  const service = await startService({ configFile, port: 0, sqlPort: 0, env: {}, logDestination: new Writable({ write: (_chunk, _encoding, done) => done() }) });
+  process.send({ port: service.sqlAddress.port });
+  process.on('message', async () => {
+    await service.close();
+    process.exit(0);
+  });
+}
+
+const databaseUrl = (url, name) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
+
+async function withClient(url, work) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The three databases, written unless BENCH_KEEP found them complete. */
+async function prepare(url) {
+  const wanted = { fedbench_crm: ['crm'], fedbench_shop: ['shop'], fedbench_single: ['crm', 'shop'] };
+  for (const [database, schemas] of Object.entries(wanted)) {
+    const complete = await withClient(url, async (admin) => {
+      const exists = (await admin.query('select 1 from pg_database where datname = $1', [database])).rowCount > 0;
+      if (exists && process.env.BENCH_KEEP) {
+        const lines = schemas.includes('shop') ? 'shop.order_lines' : 'crm.customers';
+        const count = await withClient(databaseUrl(url, database), (client) => client.query(`select count(*)::int as n from ${lines}`).then((r) => r.rows[0].n, () => 0));
+        if (count === (schemas.includes('shop') ? ORDERS * LINES_PER_ORDER : CUSTOMERS)) return true;
+      }
+      await admin.query(`drop database if exists ${database} with (force)`);
+      await admin.query(`create database ${database}`);
+      return false;
+    });
+    if (complete) continue;
+    await withClient(databaseUrl(url, database), async (client) => {
+      for (const schema of schemas) {
+        await client.query(`create schema ${schema}`);
+        for (const statement of SCHEMAS[schema]) await client.query(statement);
+      }
+      await client.query('vacuum analyze');
+    });
+  }
+}
+
+async function startDoor(url) {
+  const folder = mkdtempSync(join(tmpdir(), 'vdb-bench-federation-'));
+  mkdirSync(join(folder, 'bundle', 'vdbs'), { recursive: true });
+  writeFileSync(join(folder, 'bundle', 'vdbs', 'fedbench.yaml'), [
+    'name: fedbench', 'version: "1"', 'datasource: shop_db', 'schemas:', '  - { name: shop }', '  - { name: crm, datasource: crm_db }',
+    'dataRoles:', '  - name: reader', '    grants: [{ resource: shop, allow: [select] }, { resource: crm, allow: [select] }]', '',
+  ].join('\n'));
+  const configFile = join(folder, 'service.yaml');
+  const datasource = (name) => ({ adapter: 'postgres', connection: { connectionString: databaseUrl(url, name) }, pool: { max: 4 } });
+  writeFileSync(configFile, JSON.stringify({
+    // the full aggregation takes tens of seconds on a loaded machine: no statement time limit gets in the way
+    server: { host: '127.0.0.1', port: 0, requestTimeoutMs: 600_000 },
+    descriptors: './bundle',
+    datasources: { crm_db: datasource('fedbench_crm'), shop_db: datasource('fedbench_shop') },
+    auth: { scheme: 'bearer', tokens: [{ token: TOKEN, subject: 'bench', roles: ['reader'] }] },
+    runtime: { enabled: false },
+    logging: { level: 'warn' },
+    sql: { enabled: true, host: '127.0.0.1', port: 0 },
+    federation: { memoryLimit, maxSourceRows: ORDERS * LINES_PER_ORDER },
+  }));
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', configFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const { port } = await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`the service stopped (exit ${code})`)));
+  });
+  return { child, config: { host: '127.0.0.1', port, database: 'fedbench@1', user: 'bench', password: TOKEN } };
+}
+
+/** Milliseconds of each of `count` runs of `sql` on `client`, and the last answer's rows. */
+async function timed(client, sql, values, count) {
+  const times = [];
+  let rows;
+  for (let i = 0; i < count; i += 1) {
+    const started = process.hrtime.bigint();
+    rows = (await client.query({ text: sql, values, rowMode: 'array' })).rows;
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return { times, rows };
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const ms = (value) => `${value < 10 ? value.toFixed(2) : value.toFixed(0)} ms`;
+
+function currentRss(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
+}
+
+function peakRss(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
+}
+
+async function main() {
+  const url = process.env.VDB_TEST_POSTGRES_URL;
+  if (!url) {
+    console.error('set VDB_TEST_POSTGRES_URL: federation is compared with PostgreSQL itself');
+    process.exit(1);
+  }
+  let started = Date.now();
+  await prepare(url);
+  console.log(`data ready in ${((Date.now() - started) / 1000).toFixed(1)} s; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+  const { child, config } = await startDoor(url);
+  const startedRss = currentRss(child.pid);
+  const door = new pg.Client(config);
+  const single = new pg.Client({ connectionString: databaseUrl(url, 'fedbench_single') });
+  const email = ['customer4242@example.com'];
+  const fullRuns = Math.max(3, Math.round(runs / 10));
+  try {
+    await door.connect();
+    await single.connect();
+    const plans = {};
+    for (const [name, sql, values] of [['selective', SELECTIVE, email], ['full', FULL, []]]) {
+      plans[name] = JSON.parse(Object.values((await door.query({ text: `explain ${sql}`, values })).rows[0] ?? {})[0] ?? 'null');
+      console.log(`${name}: the plan reads ${(plans[name]?.sources ?? []).map((source) => `${source.datasource}${source.dependentOn ? ` (dependent on ${source.dependentOn})` : ''}: ${source.sql}`).join('; ')}`);
+      // one run of each first: the answers must be the same, and neither side is timed cold
+      const [mine, theirs] = [await timed(door, sql, values, 1), await timed(single, sql, values, 1)];
+      // decimals compared in their canonical form: the door sends `68.9` for PostgreSQL's `68.90` (docs/sql.md#types)
+      const canonical = (rows) => JSON.stringify(rows, (_key, value) => (typeof value === 'string' && /^-?\d+\.\d+$/.test(value) ? value.replace(/\.?0+$/, '') : value));
+      if (canonical(mine.rows) !== canonical(theirs.rows)) {
+        console.log(`${name}: the answers differ\n  door: ${canonical(mine.rows).slice(0, 400)}\n  PostgreSQL: ${canonical(theirs.rows).slice(0, 400)}`);
+      }
+    }
+    const results = {};
+    for (const [name, sql, values, count] of [['selective', SELECTIVE, email, runs], ['full', FULL, [], fullRuns]]) {
+      const federated = [];
+      const baseline = [];
+      for (let i = 0; i < count; i += 1) {
+        federated.push(...(await timed(door, sql, values, 1)).times);
+        baseline.push(...(await timed(single, sql, values, 1)).times);
+      }
+      results[name] = { federated: median(federated), baseline: median(baseline) };
+      console.log(`${name.padEnd(9)} federated ${ms(results[name].federated)}, one PostgreSQL ${ms(results[name].baseline)}: `
+        + `${(results[name].federated / results[name].baseline).toFixed(2)}× (median of ${count})`);
+    }
+    const rss = peakRss(child.pid);
+    console.log(`the service's RSS: ${(startedRss / 2 ** 20).toFixed(0)} MB once started, peak ${(rss / 2 ** 20).toFixed(0)} MB (federation.memoryLimit ${memoryLimit})`);
+    await engines(url, plans);
+  } finally {
+    await door.end().catch(() => undefined);
+    await single.end().catch(() => undefined);
+    child.send('stop');
+    await new Promise((resolve) => child.once('exit', resolve));
+    if (!process.env.BENCH_KEEP) {
+      await withClient(url, async (admin) => {
+        for (const database of ['fedbench_crm', 'fedbench_shop', 'fedbench_single']) await admin.query(`drop database if exists ${database} with (force)`);
+        const role = await admin.query("select 1 from pg_catalog.pg_roles where rolname = 'vdb_fedbench_v1_reader'");
+        if (role.rowCount > 0) await admin.query('drop role vdb_fedbench_v1_reader');
+      });
+    }
+  }
+}
+
+/** The plan's source statements of the full aggregation, read once; then DuckDB and PGlite each load and evaluate them. */
+async function engines(url, plans) {
+  const plan = plans.full;
+  if (plan?.sources === undefined) {
+    console.log(`the door's EXPLAIN answered no federated plan: ${JSON.stringify(plan)}`);
+    return;
+  }
+  const sources = [];
+  for (const [index, source] of plan.sources.entries()) {
+    const database = source.datasource === 'crm_db' ? 'fedbench_crm' : 'fedbench_shop';
+    const result = await withClient(databaseUrl(url, database), (client) => client.query({ text: source.sql, rowMode: 'array', types: { getTypeParser: () => (value) => value } }));
+    const relation = /FROM "(\w+)"\."(\w+)"/.exec(source.sql);
+    sources.push({ table: `r${index + 1}`, schema: relation[1], name: relation[2], fields: result.fields, rows: result.rows });
+  }
+  const typeOf = (oid) => ({ 23: ['INTEGER', 'integer'], 20: ['BIGINT', 'bigint'], 1700: ['DECIMAL(12,2)', 'numeric(12, 2)'], 25: ['VARCHAR', 'text'], 1184: ['TIMESTAMPTZ', 'timestamptz'] })[oid];
+  const rows = sources.reduce((sum, source) => sum + source.rows.length, 0);
+
+  const elapsed = (from, to) => Number(to - from) / 1e6;
+  const duckStart = process.hrtime.bigint();
+  const instance = await DuckDBInstance.create(':memory:', { memory_limit: memoryLimit, integer_division: 'true' });
+  const duck = await instance.connect();
+  for (const source of sources) {
+    await duck.run(`create temp table ${source.table} (${source.fields.map((field) => `"${field.name}" ${typeOf(field.dataTypeID)[0]}`).join(', ')})`);
+    const appender = await duck.createAppender(source.table);
+    // as the service appends: integers as numbers, decimals and timestamps as their text
+    const integers = source.fields.map((field) => field.dataTypeID === 23);
+    for (const row of source.rows) {
+      row.forEach((value, position) => {
+        if (value === null) appender.appendNull();
+        else if (integers[position]) appender.appendInteger(Number(value));
+        else appender.appendVarchar(value);
+      });
+      appender.endRow();
+    }
+    appender.flushSync();
+    appender.closeSync();
+  }
+  const duckLoaded = process.hrtime.bigint();
+  const duckRows = (await duck.runAndReadAll(plan.engine.sql)).getRows();
+  const duckDone = process.hrtime.bigint();
+  duck.closeSync();
+
+  const liteStart = process.hrtime.bigint();
+  const lite = await PGlite.create();
+  const liteCreated = process.hrtime.bigint();
+  for (const source of sources) {
+    await lite.exec(`create schema if not exists ${source.schema}`);
+    await lite.exec(`create table ${source.schema}.${source.name} (${source.fields.map((field) => `"${field.name}" ${typeOf(field.dataTypeID)[1]}`).join(', ')})`);
+    const csv = source.rows.map((row) => row.map((value) => (value === null ? '' : `"${value.replace(/"/g, '""')}"`)).join(',')).join('\n');
+    await lite.query(`copy ${source.schema}.${source.name} from '/dev/blob' with (format csv)`, [], { blob: new Blob([csv]) });
+  }
+  const liteLoaded = process.hrtime.bigint();
+  const liteRows = (await lite.query(FULL, [], { rowMode: 'array' })).rows;
+  const liteDone = process.hrtime.bigint();
+  await lite.close();
+
+  const same = JSON.stringify(duckRows.map((row) => row.map(String))) === JSON.stringify(liteRows.map((row) => row.map(String)));
+  console.log(`engines over the full aggregation's ${rows} pushed rows (read once from the sources, not timed here):`);
+  console.log(`  DuckDB: load ${elapsed(duckStart, duckLoaded).toFixed(0)} ms, evaluate ${elapsed(duckLoaded, duckDone).toFixed(0)} ms`);
+  console.log(`  PGlite: start ${elapsed(liteStart, liteCreated).toFixed(0)} ms, load (COPY) ${elapsed(liteCreated, liteLoaded).toFixed(0)} ms, evaluate ${elapsed(liteLoaded, liteDone).toFixed(0)} ms`);
+  console.log(`  the same answer: ${same ? 'yes' : `no: DuckDB ${JSON.stringify(duckRows).slice(0, 200)}, PGlite ${JSON.stringify(liteRows).slice(0, 200)}`}`);
+}
+
+if (process.argv[2] === '--serve') await serve(process.argv[3]);
+else await main();

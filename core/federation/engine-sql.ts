@@ -1,0 +1,757 @@
+/**
+ * Writes a federated statement, parsed by PostgreSQL's own grammar, as the SQL the engine (DuckDB) runs
+ * over the rows the sources returned, with PostgreSQL's semantics (docs/federation.md#postgresql-semantics).
+ * The writer is the allow-list: it writes only the constructs whose meaning it knows to be the same in the
+ * engine, rewritten where the engine's default differs (NULL ordering, LIKE's escape, integer division,
+ * division by zero, the output names), and refuses every other with `federation_unsupported` naming it.
+ */
+import { InputError } from '../plugin-api/errors.js';
+
+type PgObject = { [field: string]: unknown };
+
+/**
+ * The engine's view of a value's type, as far as the writer can tell: `decimal` a numeric of a fixed scale,
+ * `numeric` one whose values each have their own (an unconstrained `numeric` column, held at a fixed scale).
+ */
+export type EngineType =
+  | 'integer' | 'bigint' | 'decimal' | 'numeric' | 'float' | 'string' | 'boolean' | 'date' | 'time' | 'timestamp' | 'timestamptz' | 'uuid' | 'unknown';
+
+/** A relation of a source as the engine holds it: its table and typed columns. */
+export interface EngineTable {
+  /** The engine's table for the relation's rows. */
+  readonly table: string;
+  readonly columns: ReadonlyMap<string, EngineType>;
+}
+
+/** What the writer needs from the plan: which engine table a relation reference reads. */
+export interface TableLookup {
+  /** The table of `schema.name` (schema absent when unqualified), or undefined when it is no relation of the VDB. */
+  table(schema: string | undefined, name: string): EngineTable | undefined;
+}
+
+/** One output column: its name as PostgreSQL names it, and its type. */
+interface Output {
+  readonly name: string;
+  readonly type: EngineType;
+  /**
+   * A division PostgreSQL answers as numeric (an `avg`, a numeric `/`) in the outermost SELECT: the engine
+   * answers its exact operands `{a, b}`, which `postgresDivide` divides.
+   */
+  readonly quotient?: true;
+}
+
+interface Written {
+  readonly sql: string;
+  readonly type: EngineType;
+}
+
+/** A range of a FROM clause: its alias and columns (undefined where unknown). */
+interface Range {
+  readonly alias: string;
+  readonly columns: ReadonlyMap<string, EngineType> | undefined;
+}
+
+/** One query level: its ranges, the CTEs in view, and the level it is nested in. */
+interface Level {
+  readonly ranges: Range[];
+  readonly ctes: ReadonlyMap<string, Output[]>;
+  readonly parent: Level | undefined;
+}
+
+/** 400 `federation_unsupported`: a construct the engine cannot evaluate with PostgreSQL's semantics. */
+export function unsupported(construct: string): InputError {
+  return new InputError('federation_unsupported', `${construct} is not supported in a statement over several datasources`, {
+    details: { construct },
+  });
+}
+
+const COMPARISONS = new Set(['=', '<>', '!=', '<', '>', '<=', '>=']);
+const ASCII_UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+const CONCAT_TYPES = new Set<EngineType>(['string', 'integer', 'bigint', 'decimal', 'date']);
+/** Ranking functions, which need OVER; with them, the aggregates that may take one. */
+const RANKING = new Set(['row_number', 'rank', 'dense_rank']);
+const WINDOW_FUNCTIONS = new Set([...RANKING, 'count', 'sum', 'min', 'max', 'bool_and', 'bool_or']);
+/** `frameOptions` of a window without a frame clause: RANGE UNBOUNDED PRECEDING to CURRENT ROW, peers included. */
+const DEFAULT_FRAME = 1058;
+/** Fields `extract` and `date_part` answer alike in both, from a date or timestamp without time zone. */
+const DATE_PARTS = new Set(['year', 'quarter', 'month', 'week', 'day', 'dow', 'doy', 'hour', 'minute']);
+const INTEGRAL = new Set<EngineType>(['integer', 'bigint']);
+const NUMERIC = new Set<EngineType>(['integer', 'bigint', 'decimal', 'numeric', 'float']);
+
+/** Casts the writer allows, by PostgreSQL type name: the engine type and the types it may convert from exactly. */
+const CASTS: Readonly<Record<string, { sql: string; type: EngineType; from: readonly EngineType[] }>> = {
+  int2: { sql: 'INTEGER', type: 'integer', from: ['integer', 'bigint', 'decimal', 'numeric', 'string'] },
+  int4: { sql: 'INTEGER', type: 'integer', from: ['integer', 'bigint', 'decimal', 'numeric', 'string'] },
+  int8: { sql: 'BIGINT', type: 'bigint', from: ['integer', 'bigint', 'decimal', 'numeric', 'string'] },
+  text: { sql: 'VARCHAR', type: 'string', from: ['integer', 'bigint', 'decimal', 'numeric', 'string', 'date', 'boolean', 'uuid'] },
+  varchar: { sql: 'VARCHAR', type: 'string', from: ['integer', 'bigint', 'decimal', 'numeric', 'string', 'date', 'boolean', 'uuid'] },
+  bool: { sql: 'BOOLEAN', type: 'boolean', from: ['boolean', 'string'] },
+  date: { sql: 'DATE', type: 'date', from: ['date', 'string', 'timestamp'] },
+  timestamp: { sql: 'TIMESTAMP', type: 'timestamp', from: ['date', 'string', 'timestamp'] },
+  float8: { sql: 'DOUBLE', type: 'float', from: ['integer', 'bigint', 'decimal', 'numeric', 'float', 'string'] },
+};
+
+/**
+ * Writes `statement` (a SelectStmt node's fields) for the engine; throws `federation_unsupported`. The
+ * outputs marked `quotient` are answered by the engine as `{a, b}`, exact operands for `postgresDivide`.
+ */
+export function engineSql(statement: PgObject, tables: TableLookup): { sql: string; outputs: Output[] } {
+  return new EngineWriter(tables).select(statement, undefined, undefined, true);
+}
+
+/**
+ * `dividend / divisor` (decimal texts, each with its own scale) as PostgreSQL's numeric division answers it
+ * (select_div_scale, then rounding half away from zero): at least 16 significant digits, never fewer
+ * fractional digits than either operand's. Null when either is null.
+ * @throws Error `division by zero` for a divisor of zero, as PostgreSQL raises division_by_zero (22012).
+ */
+export function postgresDivide(dividend: string | null, divisor: string | null): string | null {
+  if (dividend === null || divisor === null) return null;
+  const [sign1, whole1, fraction1] = decimalParts(dividend);
+  const [sign2, whole2, fraction2] = decimalParts(divisor);
+  const denominatorDigits = BigInt(whole2 + fraction2);
+  if (denominatorDigits === 0n) throw new Error('division by zero');
+  const [weight1, first1] = baseWeight(whole1, fraction1);
+  const [weight2, first2] = baseWeight(whole2, fraction2);
+  const qweight = weight1 - weight2 - (first1 <= first2 ? 1 : 0);
+  const scale = Math.min(Math.max(16 - qweight * 4, fraction1.length, fraction2.length, 0), 1000);
+  const numerator = BigInt(whole1 + fraction1) * 10n ** BigInt(scale + fraction2.length);
+  const denominator = denominatorDigits * 10n ** BigInt(fraction1.length);
+  let quotient = numerator / denominator;
+  if ((numerator % denominator) * 2n >= denominator) quotient += 1n;
+  const digits = quotient.toString().padStart(scale + 1, '0');
+  const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  return sign1 !== sign2 && quotient !== 0n ? `-${text}` : text;
+}
+
+/** A decimal text as its sign, integer digits and fractional digits. */
+function decimalParts(text: string): [boolean, string, string] {
+  const [whole = '', fraction = ''] = text.trim().replace(/^[-+]/, '').split('.');
+  return [text.trim().startsWith('-'), whole === '' ? '0' : whole, fraction];
+}
+
+/** PostgreSQL's weight (in base-10000 digits) and first base-10000 digit of a non-negative decimal; zero is [0, 0]. */
+function baseWeight(whole: string, fraction: string): [number, number] {
+  const integer = whole.replace(/^0+/, '');
+  if (integer !== '') {
+    const padded = '0'.repeat((4 - (integer.length % 4)) % 4) + integer;
+    return [padded.length / 4 - 1, Number(padded.slice(0, 4))];
+  }
+  const padded = fraction + '0'.repeat((4 - (fraction.length % 4)) % 4);
+  for (let index = 0; index < padded.length; index += 4) {
+    const digit = Number(padded.slice(index, index + 4));
+    if (digit !== 0) return [-(index / 4) - 1, digit];
+  }
+  return [0, 0];
+}
+
+/** Quotes an identifier for the engine. */
+export function engineIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+function unwrap(node: unknown): [string, PgObject] {
+  const [type, value] = Object.entries(node as PgObject)[0] ?? ['', {}];
+  return [type, value as PgObject];
+}
+
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function stringsOf(value: unknown): string[] {
+  return list(value).map((item) => {
+    const [type, node] = unwrap(item);
+    if (type !== 'String') throw unsupported(type);
+    return String(node.sval);
+  });
+}
+
+function literal(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+class EngineWriter {
+  constructor(private readonly tables: TableLookup) {}
+
+  select(node: PgObject, parent: Level | undefined, inheritedCtes?: ReadonlyMap<string, Output[]>, outermost = false): { sql: string; outputs: Output[] } {
+    if (node.intoClause !== undefined) throw unsupported('SELECT INTO');
+    if (list(node.lockingClause).length > 0) throw unsupported('FOR UPDATE/SHARE');
+    if (node.valuesLists !== undefined) throw unsupported('VALUES');
+    const ctes = new Map(inheritedCtes ?? parent?.ctes ?? []);
+    let withSql = '';
+    if (node.withClause !== undefined) {
+      const clause = node.withClause as PgObject;
+      if (clause.recursive === true) throw unsupported('WITH RECURSIVE');
+      const parts: string[] = [];
+      for (const item of list(clause.ctes)) {
+        const [, cte] = unwrap(item);
+        const name = String(cte.ctename);
+        const [queryType, query] = unwrap(cte.ctequery);
+        if (queryType !== 'SelectStmt') throw unsupported(`a ${queryType} in WITH`);
+        const written = this.select(query, parent, ctes);
+        const names = stringsOf(cte.aliascolnames);
+        const outputs = written.outputs.map((output, index) => ({ name: names[index] ?? output.name, type: output.type }));
+        ctes.set(name, outputs);
+        const columns = names.length > 0 ? `(${names.map(engineIdentifier).join(', ')})` : '';
+        parts.push(`${engineIdentifier(name)}${columns} AS (${written.sql})`);
+      }
+      withSql = `WITH ${parts.join(', ')} `;
+    }
+    const op = String(node.op ?? 'SETOP_NONE');
+    let body: { sql: string; outputs: Output[] };
+    let level: Level;
+    if (op !== 'SETOP_NONE') {
+      const setOp = { SETOP_UNION: 'UNION', SETOP_INTERSECT: 'INTERSECT', SETOP_EXCEPT: 'EXCEPT' }[op];
+      if (setOp === undefined) throw unsupported(op);
+      const left = this.select(node.larg as PgObject, parent, ctes);
+      const right = this.select(node.rarg as PgObject, parent, ctes);
+      body = { sql: `(${left.sql}) ${setOp}${node.all === true ? ' ALL' : ''} (${right.sql})`, outputs: left.outputs };
+      // ORDER BY of a set operation names its output columns
+      level = { ranges: [{ alias: '', columns: new Map(left.outputs.map((output) => [output.name, output.type])) }], ctes, parent };
+    } else {
+      level = { ranges: [], ctes, parent };
+      body = this.simpleSelect(node, level, outermost);
+    }
+    let sql = withSql + body.sql;
+    const sorts = list(node.sortClause);
+    if (sorts.length > 0) sql += ` ORDER BY ${sorts.map((sort) => this.sortBy(sort, level, body.outputs)).join(', ')}`;
+    const option = String(node.limitOption ?? 'LIMIT_OPTION_DEFAULT');
+    if (option === 'LIMIT_OPTION_WITH_TIES') throw unsupported('FETCH ... WITH TIES');
+    if (node.limitCount !== undefined) sql += ` LIMIT ${this.bound(node.limitCount, level, 'LIMIT')}`;
+    if (node.limitOffset !== undefined) sql += ` OFFSET ${this.bound(node.limitOffset, level, 'OFFSET')}`;
+    return { sql, outputs: body.outputs };
+  }
+
+  private bound(node: unknown, level: Level, clause: string): string {
+    const [type, value] = unwrap(node);
+    if (type === 'A_Const' && value.isnull === true) return 'NULL';
+    const written = this.expr(node, level);
+    if (!INTEGRAL.has(written.type) && type !== 'ParamRef') throw unsupported(`${clause} of a non-integer value`);
+    return written.sql;
+  }
+
+  private simpleSelect(node: PgObject, level: Level, outermost: boolean): { sql: string; outputs: Output[] } {
+    const from = list(node.fromClause).map((item) => this.fromItem(item, level));
+    const targets: string[] = [];
+    const outputs: Output[] = [];
+    for (const item of list(node.targetList)) {
+      const [, target] = unwrap(item);
+      const star = this.star(target.val, level);
+      if (star !== undefined) {
+        targets.push(star.sql);
+        outputs.push(...star.outputs);
+        continue;
+      }
+      const name = target.name === undefined ? outputName(target.val) : String(target.name);
+      const quotient = outermost ? this.average(target.val, level) ?? this.quotient(target.val, level) : undefined;
+      const written = quotient ?? this.expr(target.val, level);
+      targets.push(`${written.sql} AS ${engineIdentifier(name)}`);
+      outputs.push({ name, type: written.type, ...(quotient && { quotient: true }) });
+    }
+    let sql = 'SELECT ';
+    const distinct = node.distinctClause;
+    if (distinct !== undefined) {
+      if (outputs.some((output) => output.quotient)) throw unsupported('DISTINCT over avg or a numeric division');
+      const on = list(distinct).filter((item) => item !== null && Object.keys(item as PgObject).length > 0);
+      sql += on.length === 0 ? 'DISTINCT ' : `DISTINCT ON (${on.map((item) => this.expr(item, level).sql).join(', ')}) `;
+    }
+    sql += targets.join(', ');
+    if (from.length > 0) sql += ` FROM ${from.join(', ')}`;
+    if (node.whereClause !== undefined) sql += ` WHERE ${this.expr(node.whereClause, level).sql}`;
+    const groups = list(node.groupClause);
+    if (groups.length > 0) {
+      if (node.groupDistinct === true) throw unsupported('GROUP BY DISTINCT');
+      sql += ` GROUP BY ${groups.map((group) => {
+        const [type] = unwrap(group);
+        if (type === 'GroupingSet') throw unsupported('GROUPING SETS, ROLLUP and CUBE');
+        return this.expr(group, level).sql;
+      }).join(', ')}`;
+    }
+    if (node.havingClause !== undefined) sql += ` HAVING ${this.expr(node.havingClause, level).sql}`;
+    if (list(node.windowClause).length > 0) throw unsupported('WINDOW');
+    return { sql, outputs };
+  }
+
+  /** `*` or `alias.*` in a target list, written as the engine expands it (the same columns, in order). */
+  private star(value: unknown, level: Level): { sql: string; outputs: Output[] } | undefined {
+    const [type, node] = unwrap(value);
+    if (type !== 'ColumnRef') return undefined;
+    const fields = list(node.fields);
+    const last = fields[fields.length - 1];
+    if (last === undefined || unwrap(last)[0] !== 'A_Star') return undefined;
+    const qualifier = fields.slice(0, -1).map((field) => String(unwrap(field)[1].sval));
+    const ranges = qualifier.length === 0 ? level.ranges : level.ranges.filter((range) => range.alias === qualifier[qualifier.length - 1]);
+    const outputs: Output[] = [];
+    for (const range of ranges) {
+      if (range.columns === undefined) throw unsupported('* over a range whose columns the plan cannot tell');
+      for (const [name, columnType] of range.columns) outputs.push({ name, type: columnType });
+    }
+    const alias = qualifier[qualifier.length - 1];
+    return { sql: alias === undefined ? '*' : `${engineIdentifier(alias)}.*`, outputs };
+  }
+
+  private fromItem(item: unknown, level: Level): string {
+    const [type, node] = unwrap(item);
+    switch (type) {
+      case 'RangeVar': {
+        const name = String(node.relname);
+        const schema = node.schemaname === undefined ? undefined : String(node.schemaname);
+        const alias = node.alias === undefined ? name : String((node.alias as PgObject).aliasname);
+        const renamed = node.alias === undefined ? [] : stringsOf((node.alias as PgObject).colnames);
+        if (schema === undefined && level.ctes.has(name)) {
+          const outputs = level.ctes.get(name) as Output[];
+          level.ranges.push({ alias, columns: renamedColumns(outputs, renamed) });
+          return `${engineIdentifier(name)} AS ${engineIdentifier(alias)}${columnAliases(renamed)}`;
+        }
+        const table = this.tables.table(schema, name);
+        if (table === undefined) throw unsupported(`relation ${schema === undefined ? name : `${schema}.${name}`}`);
+        const outputs = [...table.columns].map(([column, columnType]) => ({ name: column, type: columnType }));
+        level.ranges.push({ alias, columns: renamedColumns(outputs, renamed) });
+        return `${engineIdentifier(table.table)} AS ${engineIdentifier(alias)}${columnAliases(renamed)}`;
+      }
+      case 'RangeSubselect': {
+        if (node.lateral === true) throw unsupported('LATERAL');
+        if (node.alias === undefined) throw unsupported('a subquery in FROM without an alias');
+        const alias = String((node.alias as PgObject).aliasname);
+        const renamed = stringsOf((node.alias as PgObject).colnames);
+        const [subType, sub] = unwrap(node.subquery);
+        if (subType !== 'SelectStmt') throw unsupported(subType);
+        const written = this.select(sub, level.parent === undefined ? { ranges: [], ctes: level.ctes, parent: undefined } : level.parent, level.ctes);
+        level.ranges.push({ alias, columns: renamedColumns(written.outputs, renamed) });
+        return `(${written.sql}) AS ${engineIdentifier(alias)}${columnAliases(renamed)}`;
+      }
+      case 'JoinExpr': {
+        if (node.isNatural === true) throw unsupported('NATURAL JOIN');
+        if (node.alias !== undefined || node.join_using_alias !== undefined) throw unsupported('an alias on a JOIN');
+        const kind = { JOIN_INNER: 'JOIN', JOIN_LEFT: 'LEFT JOIN', JOIN_RIGHT: 'RIGHT JOIN', JOIN_FULL: 'FULL JOIN' }[String(node.jointype)];
+        if (kind === undefined) throw unsupported(String(node.jointype));
+        const left = this.fromItem(node.larg, level);
+        const right = this.fromItem(node.rarg, level);
+        const using = stringsOf(node.usingClause);
+        if (using.length > 0) return `${left} ${kind} ${right} USING (${using.map(engineIdentifier).join(', ')})`;
+        if (node.quals === undefined) return kind === 'JOIN' ? `${left} CROSS JOIN ${right}` : `${left} ${kind} ${right} ON TRUE`;
+        return `${left} ${kind} ${right} ON ${this.expr(node.quals, level).sql}`;
+      }
+      default:
+        throw unsupported(`${type} in FROM`);
+    }
+  }
+
+  private sortBy(item: unknown, level: Level, outputs: readonly Output[]): string {
+    const [, sort] = unwrap(item);
+    if (sort.sortby_dir === 'SORTBY_USING') throw unsupported('ORDER BY ... USING');
+    const [type, node] = unwrap(sort.node);
+    let sql: string;
+    const named = type === 'ColumnRef' && list(node.fields).length === 1 ? String(unwrap(list(node.fields)[0])[1].sval) : undefined;
+    const output = type === 'A_Const' && node.ival !== undefined
+      ? outputs[Number((node.ival as PgObject).ival ?? 0) - 1]
+      : outputs.find((candidate) => candidate.name === named);
+    if (output?.quotient) throw unsupported('ORDER BY an avg or a numeric division');
+    if (type === 'A_Const' && node.ival !== undefined) {
+      sql = this.expr(sort.node, level).sql;
+    } else if (named !== undefined && output !== undefined) {
+      // an output column by name, as PostgreSQL resolves ORDER BY names first
+      sql = engineIdentifier(named);
+    } else {
+      sql = this.expr(sort.node, level).sql;
+    }
+    const descending = sort.sortby_dir === 'SORTBY_DESC';
+    // PostgreSQL: NULLs sort as larger than every value unless told otherwise
+    const nullsFirst = sort.sortby_nulls === 'SORTBY_NULLS_DEFAULT' || sort.sortby_nulls === undefined ? descending : sort.sortby_nulls === 'SORTBY_NULLS_FIRST';
+    return `${sql} ${descending ? 'DESC' : 'ASC'} NULLS ${nullsFirst ? 'FIRST' : 'LAST'}`;
+  }
+
+  private expr(value: unknown, level: Level): Written {
+    const [type, node] = unwrap(value);
+    switch (type) {
+      case 'ColumnRef': return this.column(node, level);
+      case 'A_Const': return constant(node);
+      case 'ParamRef': return { sql: `$${Number(node.number)}`, type: 'unknown' };
+      case 'A_Expr': return this.operator(node, level);
+      case 'BoolExpr': {
+        const args = list(node.args).map((arg) => this.expr(arg, level).sql);
+        if (node.boolop === 'NOT_EXPR') return { sql: `(NOT ${args[0]})`, type: 'boolean' };
+        return { sql: `(${args.join(node.boolop === 'AND_EXPR' ? ' AND ' : ' OR ')})`, type: 'boolean' };
+      }
+      case 'NullTest': {
+        if (node.argisrow === true) throw unsupported('IS NULL on a row');
+        return { sql: `(${this.expr(node.arg, level).sql} IS ${node.nulltesttype === 'IS_NOT_NULL' ? 'NOT ' : ''}NULL)`, type: 'boolean' };
+      }
+      case 'BooleanTest': {
+        const arg = this.expr(node.arg, level).sql;
+        const test = {
+          IS_TRUE: 'IS NOT DISTINCT FROM TRUE', IS_NOT_TRUE: 'IS DISTINCT FROM TRUE', IS_FALSE: 'IS NOT DISTINCT FROM FALSE',
+          IS_NOT_FALSE: 'IS DISTINCT FROM FALSE', IS_UNKNOWN: 'IS NULL', IS_NOT_UNKNOWN: 'IS NOT NULL',
+        }[String(node.booltesttype)];
+        if (test === undefined) throw unsupported(String(node.booltesttype));
+        return { sql: `(${arg} ${test})`, type: 'boolean' };
+      }
+      case 'FuncCall': return this.call(node, level);
+      case 'TypeCast': return this.cast(node, level);
+      case 'CaseExpr': {
+        const subject = node.arg === undefined ? '' : ` ${this.expr(node.arg, level).sql}`;
+        let resultType: EngineType = 'unknown';
+        const whens = list(node.args).map((item) => {
+          const [, when] = unwrap(item);
+          const result = this.expr(when.result, level);
+          if (resultType === 'unknown') resultType = result.type;
+          return ` WHEN ${this.expr(when.expr, level).sql} THEN ${result.sql}`;
+        }).join('');
+        const otherwise = node.defresult === undefined ? '' : ` ELSE ${this.expr(node.defresult, level).sql}`;
+        return { sql: `(CASE${subject}${whens}${otherwise} END)`, type: resultType };
+      }
+      case 'CoalesceExpr': return this.variadic('COALESCE', node.args, level);
+      case 'MinMaxExpr': return this.variadic(node.op === 'IS_GREATEST' ? 'GREATEST' : 'LEAST', node.args, level);
+      case 'SubLink': return this.subLink(node, level);
+      default:
+        throw unsupported(type);
+    }
+  }
+
+  private variadic(name: string, args: unknown, level: Level): Written {
+    const written = list(args).map((arg) => this.expr(arg, level));
+    return { sql: `${name}(${written.map((arg) => arg.sql).join(', ')})`, type: widest(written.map((arg) => arg.type)) };
+  }
+
+  private column(node: PgObject, level: Level): Written {
+    const names = list(node.fields).map((field) => {
+      const [type, value] = unwrap(field);
+      if (type !== 'String') throw unsupported('* outside a target list');
+      return String(value.sval);
+    });
+    const name = names[names.length - 1] as string;
+    if (names.length > 3) throw unsupported('a column reference with a catalog name');
+    const qualifier = names.length >= 2 ? names[names.length - 2] : undefined;
+    for (let current: Level | undefined = level; current; current = current.parent) {
+      const matches = current.ranges.filter((range) => (qualifier === undefined || range.alias === qualifier)
+        && (range.columns === undefined || range.columns.has(name)));
+      if (matches.length === 0) continue;
+      const range = matches[0] as Range;
+      const type = matches.length === 1 ? range.columns?.get(name) ?? 'unknown' : 'unknown';
+      return { sql: qualifier === undefined ? engineIdentifier(name) : `${engineIdentifier(qualifier)}.${engineIdentifier(name)}`, type };
+    }
+    if (qualifier !== undefined) throw unsupported(`column reference ${names.join('.')}`);
+    // a column of no range in view: the engine answers the missing column as PostgreSQL would refuse it
+    return { sql: engineIdentifier(name), type: 'unknown' };
+  }
+
+  private operator(node: PgObject, level: Level): Written {
+    const kind = String(node.kind);
+    const op = stringsOf(node.name).at(-1) ?? '';
+    switch (kind) {
+      case 'AEXPR_OP': {
+        if (node.lexpr === undefined) {
+          const operand = this.expr(node.rexpr, level);
+          if (op === '-' && NUMERIC.has(operand.type)) return { sql: `(- ${operand.sql})`, type: operand.type };
+          if (op === '+' && NUMERIC.has(operand.type)) return operand;
+          throw unsupported(`prefix operator ${op}`);
+        }
+        const left = this.expr(node.lexpr, level);
+        const right = this.expr(node.rexpr, level);
+        if (COMPARISONS.has(op)) return { sql: `(${left.sql} ${op === '!=' ? '<>' : op} ${right.sql})`, type: 'boolean' };
+        return arithmetic(op, left, right);
+      }
+      case 'AEXPR_IN': {
+        const left = this.expr(node.lexpr, level);
+        const items = list((unwrap(node.rexpr)[1] as PgObject).items).map((item) => this.expr(item, level).sql);
+        return { sql: `(${left.sql} ${op === '=' ? 'IN' : 'NOT IN'} (${items.join(', ')}))`, type: 'boolean' };
+      }
+      case 'AEXPR_BETWEEN':
+      case 'AEXPR_NOT_BETWEEN': {
+        const left = this.expr(node.lexpr, level);
+        const [low, high] = list((unwrap(node.rexpr)[1] as PgObject).items).map((item) => this.expr(item, level).sql);
+        return { sql: `(${left.sql} ${kind === 'AEXPR_NOT_BETWEEN' ? 'NOT ' : ''}BETWEEN ${low} AND ${high})`, type: 'boolean' };
+      }
+      case 'AEXPR_LIKE': {
+        if (op !== '~~' && op !== '!~~') throw unsupported(`operator ${op}`);
+        const left = this.expr(node.lexpr, level);
+        const pattern = this.expr(node.rexpr, level);
+        // PostgreSQL's LIKE escapes with a backslash unless told otherwise; the engine's has no default escape
+        return { sql: `(${left.sql} ${op === '!~~' ? 'NOT ' : ''}LIKE ${pattern.sql} ESCAPE '\\')`, type: 'boolean' };
+      }
+      case 'AEXPR_NULLIF': {
+        const left = this.expr(node.lexpr, level);
+        return { sql: `NULLIF(${left.sql}, ${this.expr(node.rexpr, level).sql})`, type: left.type };
+      }
+      case 'AEXPR_DISTINCT':
+      case 'AEXPR_NOT_DISTINCT': {
+        const left = this.expr(node.lexpr, level).sql;
+        const right = this.expr(node.rexpr, level).sql;
+        return { sql: `(${left} IS ${kind === 'AEXPR_NOT_DISTINCT' ? 'NOT ' : ''}DISTINCT FROM ${right})`, type: 'boolean' };
+      }
+      default:
+        throw unsupported(kind === 'AEXPR_ILIKE' ? 'ILIKE' : kind === 'AEXPR_SIMILAR' ? 'SIMILAR TO' : `operator ${op || kind}`);
+    }
+  }
+
+  private call(node: PgObject, level: Level): Written {
+    const names = stringsOf(node.funcname);
+    const name = (names.at(-1) ?? '').toLowerCase();
+    if (names.length > 1 && names[0] !== 'pg_catalog') throw unsupported(`function ${names.join('.')}`);
+    if (list(node.agg_order).length > 0 || node.agg_within_group === true) throw unsupported(`ORDER BY inside ${name}()`);
+    if (node.func_variadic === true) throw unsupported(`VARIADIC in ${name}()`);
+    const over = node.over === undefined ? undefined : this.window(node.over as PgObject, level, name);
+    const distinct = node.agg_distinct === true ? 'DISTINCT ' : '';
+    const filter = node.agg_filter === undefined ? '' : ` FILTER (WHERE ${this.expr(node.agg_filter, level).sql})`;
+    const windowed = (aggregate: string) => `${aggregate}${filter}${over ?? ''}`;
+    if (over !== undefined && (distinct !== '' || !WINDOW_FUNCTIONS.has(name))) throw unsupported(`window function ${distinct === '' ? name : `${name}(DISTINCT ...)`}`);
+    if (over === undefined && RANKING.has(name)) throw unsupported(`${name} without OVER`);
+    if (RANKING.has(name)) {
+      if (list(node.args).length > 0) throw unsupported(`${name} with arguments`);
+      return { sql: windowed(`${name}()`), type: 'bigint' };
+    }
+    const args = list(node.args).map((arg) => this.expr(arg, level));
+    const argSql = args.map((arg) => arg.sql).join(', ');
+    switch (name) {
+      case 'count':
+        if (node.agg_star === true) return { sql: windowed('count(*)'), type: 'bigint' };
+        if (args.length !== 1) throw unsupported('count with several arguments');
+        return { sql: windowed(`count(${distinct}${argSql})`), type: 'bigint' };
+      case 'sum': {
+        const arg = single(name, args);
+        // PostgreSQL: sum(int) is bigint, sum(bigint) numeric, sum(numeric) numeric of the argument's scale
+        const sum = windowed(`sum(${distinct}${arg.sql})`);
+        if (arg.type === 'integer') return { sql: `CAST(${sum} AS BIGINT)`, type: 'bigint' };
+        if (arg.type === 'bigint') return { sql: `CAST(${sum} AS DECIMAL(38,0))`, type: 'decimal' };
+        if (arg.type === 'decimal' || arg.type === 'numeric' || arg.type === 'float') return { sql: sum, type: arg.type };
+        throw unsupported('sum over a value whose type the plan cannot tell');
+      }
+      case 'min':
+      case 'max': {
+        const arg = single(name, args);
+        return { sql: windowed(`${name}(${distinct}${arg.sql})`), type: arg.type };
+      }
+      case 'bool_and':
+      case 'bool_or':
+        return { sql: windowed(`${name}(${single(name, args).sql})`), type: 'boolean' };
+      case 'coalesce':
+        return this.variadic('COALESCE', node.args, level);
+      case 'abs': {
+        const arg = single(name, args);
+        if (!NUMERIC.has(arg.type)) throw unsupported('abs over a value whose type the plan cannot tell');
+        return { sql: `abs(${arg.sql})`, type: arg.type };
+      }
+      case 'lower':
+      case 'upper': {
+        // collation "C" folds ASCII letters only; the engine's lower/upper would fold every letter
+        const [from, to] = name === 'lower' ? [ASCII_UPPER, ASCII_UPPER.toLowerCase()] : [ASCII_UPPER.toLowerCase(), ASCII_UPPER];
+        return { sql: `translate(${single(name, args).sql}, '${from}', '${to}')`, type: 'string' };
+      }
+      case 'concat': {
+        // NULLs are skipped in both; each argument's text is the same in both for these types
+        const isNull = (raw: unknown) => unwrap(raw)[0] === 'A_Const' && unwrap(raw)[1].isnull === true;
+        if (args.some((arg, index) => !CONCAT_TYPES.has(arg.type) && !isNull(list(node.args)[index]))) throw unsupported('concat of a value other than text, an integer, a numeric or a date');
+        return { sql: `concat(${argSql})`, type: 'string' };
+      }
+      case 'length':
+      case 'char_length':
+        return { sql: `CAST(length(${single(name, args).sql}) AS INTEGER)`, type: 'integer' };
+      case 'round': {
+        // numeric rounding, half away from zero in both; a double's (half to even in PostgreSQL) is refused
+        const [value, places] = args;
+        if (value === undefined || value.type !== 'decimal' || args.length > 2) throw unsupported('round other than of a numeric of a fixed scale');
+        const digits = list(node.args)[1];
+        if (places !== undefined && !(unwrap(digits)[0] === 'A_Const' && places.type === 'integer')) throw unsupported('round to a number of places that is not a constant');
+        return { sql: places === undefined ? `round(${value.sql})` : `round(${value.sql}, ${places.sql})`, type: 'decimal' };
+      }
+      case 'extract':
+      case 'date_part': {
+        const [field, source] = list(node.args);
+        const [fieldType, fieldNode] = unwrap(field);
+        const part = fieldType === 'A_Const' && fieldNode.sval !== undefined ? String((fieldNode.sval as PgObject).sval).toLowerCase() : '';
+        const from = args[1];
+        if (!DATE_PARTS.has(part) || from === undefined || !['date', 'timestamp'].includes(from.type) || source === undefined) {
+          throw unsupported(`${name} other than of ${[...DATE_PARTS].join(', ')} from a date or timestamp`);
+        }
+        // PostgreSQL: extract answers numeric, date_part double precision
+        return name === 'extract'
+          ? { sql: `CAST(extract(${part} FROM ${from.sql}) AS DECIMAL(38,0))`, type: 'decimal' }
+          : { sql: `CAST(date_part('${part}', ${from.sql}) AS DOUBLE)`, type: 'float' };
+      }
+      default:
+        throw unsupported(`function ${name}`);
+    }
+  }
+
+  /** `OVER (...)` with PostgreSQL's default frame; a named window or another frame is refused. */
+  private window(over: PgObject, level: Level, name: string): string {
+    if (over.name !== undefined || over.refname !== undefined) throw unsupported(`a named window for ${name}`);
+    if (over.frameOptions !== DEFAULT_FRAME) throw unsupported(`a window frame for ${name}`);
+    const partition = list(over.partitionClause).map((item) => this.expr(item, level).sql);
+    const order = list(over.orderClause).map((item) => {
+      const [, sort] = unwrap(item);
+      if (sort.sortby_dir === 'SORTBY_USING') throw unsupported('ORDER BY ... USING');
+      const descending = sort.sortby_dir === 'SORTBY_DESC';
+      const nullsFirst = sort.sortby_nulls === 'SORTBY_NULLS_DEFAULT' || sort.sortby_nulls === undefined ? descending : sort.sortby_nulls === 'SORTBY_NULLS_FIRST';
+      return `${this.expr(sort.node, level).sql} ${descending ? 'DESC' : 'ASC'} NULLS ${nullsFirst ? 'FIRST' : 'LAST'}`;
+    });
+    const parts = [
+      ...(partition.length > 0 ? [`PARTITION BY ${partition.join(', ')}`] : []),
+      ...(order.length > 0 ? [`ORDER BY ${order.join(', ')}`] : []),
+    ];
+    return ` OVER (${parts.join(' ')})`;
+  }
+
+  /** An `avg(...)` target of the outermost SELECT, as its exact sum and count; undefined for any other target. */
+  private average(value: unknown, level: Level): Written | undefined {
+    const [type, node] = unwrap(value);
+    if (type !== 'FuncCall' || node.over !== undefined) return undefined;
+    const names = stringsOf(node.funcname);
+    if (names.at(-1)?.toLowerCase() !== 'avg' || (names.length > 1 && names[0] !== 'pg_catalog')) return undefined;
+    if (list(node.agg_order).length > 0 || node.agg_star === true) throw unsupported('avg with ORDER BY or *');
+    const arg = single('avg', list(node.args).map((item) => this.expr(item, level)));
+    const distinct = node.agg_distinct === true ? 'DISTINCT ' : '';
+    const filter = node.agg_filter === undefined ? '' : ` FILTER (WHERE ${this.expr(node.agg_filter, level).sql})`;
+    // the sum's scale is the arguments' (a numeric of a fixed scale), which PostgreSQL's division reads
+    const sum = INTEGRAL.has(arg.type) ? `CAST(sum(${distinct}${arg.sql})${filter} AS HUGEINT)`
+      : arg.type === 'decimal' ? `sum(${distinct}${arg.sql})${filter}` : undefined;
+    if (sum === undefined) throw unsupported(`avg over ${arg.type === 'unknown' ? 'a value whose type the plan cannot tell' : `a ${arg.type} value`}`);
+    return { sql: `struct_pack(a := ${sum}, b := count(${distinct}${arg.sql})${filter})`, type: 'decimal' };
+  }
+
+  /**
+   * A numeric division (an operand numeric of a fixed scale, neither a double) as a target of the outermost
+   * SELECT, as its exact operands; undefined for any other target.
+   */
+  private quotient(value: unknown, level: Level): Written | undefined {
+    const [type, node] = unwrap(value);
+    if (type !== 'A_Expr' || node.kind !== 'AEXPR_OP' || node.lexpr === undefined || stringsOf(node.name).at(-1) !== '/') return undefined;
+    const left = this.expr(node.lexpr, level);
+    const right = this.expr(node.rexpr, level);
+    const exact = (operand: Written) => INTEGRAL.has(operand.type) || operand.type === 'decimal';
+    if (!exact(left) || !exact(right) || (INTEGRAL.has(left.type) && INTEGRAL.has(right.type))) return undefined;
+    return { sql: `struct_pack(a := ${left.sql}, b := ${right.sql})`, type: 'decimal' };
+  }
+
+  private cast(node: PgObject, level: Level): Written {
+    const typeName = node.typeName as PgObject;
+    if (list(typeName.arrayBounds).length > 0) throw unsupported('a cast to an array');
+    const names = stringsOf(typeName.names);
+    const target = (names.at(-1) ?? '').toLowerCase();
+    const arg = this.expr(node.arg, level);
+    if (target === 'numeric') {
+      const mods = list(typeName.typmods).map((mod) => Number((unwrap(mod)[1].ival as PgObject | undefined)?.ival ?? 0));
+      const [precision, scale = 0] = mods;
+      if (precision === undefined || precision > 38) throw unsupported('a cast to numeric without a precision of at most 38');
+      if (!['integer', 'bigint', 'decimal', 'numeric', 'string'].includes(arg.type)) throw unsupported(`a cast of ${arg.type} to numeric`);
+      return { sql: `CAST(${arg.sql} AS DECIMAL(${precision},${scale}))`, type: 'decimal' };
+    }
+    const known = CASTS[target];
+    if (known === undefined || list(typeName.typmods).length > 0) throw unsupported(`a cast to ${names.join('.')}`);
+    if (!known.from.includes(arg.type)) throw unsupported(`a cast of ${arg.type === 'unknown' ? 'a value of unknown type' : arg.type} to ${target}`);
+    return { sql: `CAST(${arg.sql} AS ${known.sql})`, type: known.type };
+  }
+
+  private subLink(node: PgObject, level: Level): Written {
+    const [subType, sub] = unwrap(node.subselect);
+    if (subType !== 'SelectStmt') throw unsupported(subType);
+    const written = this.select(sub, level);
+    switch (node.subLinkType) {
+      case 'EXISTS_SUBLINK': return { sql: `(EXISTS (${written.sql}))`, type: 'boolean' };
+      case 'EXPR_SUBLINK': return { sql: `(${written.sql})`, type: written.outputs[0]?.type ?? 'unknown' };
+      case 'ANY_SUBLINK': {
+        const operators = stringsOf(node.operName);
+        if (operators.length > 0 && operators.at(-1) !== '=') throw unsupported(`${operators.at(-1)} ANY (subquery)`);
+        return { sql: `(${this.expr(node.testexpr, level).sql} IN (${written.sql}))`, type: 'boolean' };
+      }
+      default:
+        throw unsupported(String(node.subLinkType));
+    }
+  }
+}
+
+function single(name: string, args: readonly Written[]): Written {
+  if (args.length !== 1) throw unsupported(`${name} with ${args.length} arguments`);
+  return args[0] as Written;
+}
+
+function renamedColumns(outputs: readonly Output[], renamed: readonly string[]): Map<string, EngineType> {
+  return new Map(outputs.map((output, index) => [renamed[index] ?? output.name, output.type]));
+}
+
+function columnAliases(renamed: readonly string[]): string {
+  return renamed.length === 0 ? '' : `(${renamed.map(engineIdentifier).join(', ')})`;
+}
+
+/** A constant as PostgreSQL types it: int4 when it fits, else int8, else numeric; text literals adapt to their context. */
+function constant(node: PgObject): Written {
+  if (node.isnull === true) return { sql: 'NULL', type: 'unknown' };
+  if (node.ival !== undefined) return { sql: String(Number((node.ival as PgObject).ival ?? 0)), type: 'integer' };
+  if (node.fval !== undefined) {
+    const text = String((node.fval as PgObject).fval);
+    if (!/^[0-9]*\.?[0-9]*(e[+-]?[0-9]+)?$/i.test(text)) throw unsupported(`the number ${text}`);
+    if (/^[0-9]+$/.test(text)) {
+      if (BigInt(text) <= 9223372036854775807n) return { sql: `CAST(${text} AS BIGINT)`, type: 'bigint' };
+      if (text.length > 38) throw unsupported(`the number ${text}`);
+      return { sql: `CAST(${text} AS DECIMAL(38,0))`, type: 'decimal' };
+    }
+    if (/e/i.test(text)) throw unsupported(`the number ${text} in exponent notation`);
+    const [whole = '', fraction = ''] = text.split('.');
+    const digits = whole.replace(/^0+/, '').length + fraction.length;
+    if (digits > 38) throw unsupported(`the number ${text}`);
+    return { sql: `CAST(${literal(text)} AS DECIMAL(${Math.max(digits, 1)},${fraction.length}))`, type: 'decimal' };
+  }
+  if (node.sval !== undefined) return { sql: literal(String((node.sval as PgObject).sval ?? '')), type: 'string' };
+  if (node.boolval !== undefined) return { sql: (node.boolval as PgObject).boolval === true ? 'TRUE' : 'FALSE', type: 'boolean' };
+  throw unsupported('a bit-string constant');
+}
+
+/** `+ - * / % ||` with PostgreSQL's result types; division only where its meaning is the same in the engine. */
+function arithmetic(op: string, left: Written, right: Written): Written {
+  if (op === '||') return { sql: `(${left.sql} || ${right.sql})`, type: 'string' };
+  if (!['+', '-', '*', '/', '%'].includes(op)) throw unsupported(`operator ${op}`);
+  const types = [left.type, right.type];
+  if (op === '/' || op === '%') {
+    const integral = types.every((type) => INTEGRAL.has(type));
+    const floating = op === '/' && types.every((type) => type === 'float');
+    if (!integral && !floating) {
+      throw unsupported(op === '/' ? 'a numeric division other than an output column of the outermost SELECT' : 'modulo unless both operands are integers');
+    }
+    // PostgreSQL raises division_by_zero where the engine would answer NULL
+    const divisor = `(CASE WHEN ${right.sql} = 0 THEN error('division by zero') ELSE ${right.sql} END)`;
+    return { sql: `(${left.sql} ${op} ${divisor})`, type: floating ? 'float' : widest(types) };
+  }
+  if (types.every((type) => NUMERIC.has(type))) return { sql: `(${left.sql} ${op} ${right.sql})`, type: widest(types) };
+  if (op !== '*' && left.type === 'date' && INTEGRAL.has(right.type)) return { sql: `(${left.sql} ${op} ${right.sql})`, type: 'date' };
+  throw unsupported(`operator ${op} on ${left.type === 'unknown' || right.type === 'unknown' ? 'values of unknown type' : `${left.type} and ${right.type}`}`);
+}
+
+/** The type of a numeric expression over these types, as PostgreSQL resolves it. */
+function widest(types: readonly EngineType[]): EngineType {
+  const known = types.filter((type) => type !== 'unknown');
+  if (known.length === 0) return 'unknown';
+  for (const type of ['float', 'numeric', 'decimal', 'bigint', 'integer'] as const) if (known.includes(type)) return type;
+  return known[0] as EngineType;
+}
+
+/** The name PostgreSQL gives an output column without an alias (FigureColname). */
+function outputName(value: unknown): string {
+  return figure(value) ?? '?column?';
+}
+
+function figure(value: unknown): string | undefined {
+  const [type, node] = unwrap(value);
+  switch (type) {
+    case 'ColumnRef': {
+      const last = list(node.fields).at(-1);
+      return last !== undefined && unwrap(last)[0] === 'String' ? String(unwrap(last)[1].sval) : undefined;
+    }
+    case 'FuncCall': return stringsOf(node.funcname).at(-1);
+    case 'TypeCast': return figure(node.arg) ?? stringsOf((node.typeName as PgObject).names).at(-1);
+    case 'CaseExpr': return 'case';
+    case 'CoalesceExpr': return 'coalesce';
+    case 'MinMaxExpr': return node.op === 'IS_GREATEST' ? 'greatest' : 'least';
+    case 'A_Expr': return node.kind === 'AEXPR_NULLIF' ? 'nullif' : undefined;
+    case 'SubLink': {
+      if (node.subLinkType === 'EXISTS_SUBLINK') return 'exists';
+      if (node.subLinkType !== 'EXPR_SUBLINK') return undefined;
+      const [, sub] = unwrap(node.subselect);
+      const first = list(sub.targetList)[0];
+      if (first === undefined) return undefined;
+      const [, target] = unwrap(first);
+      return target.name === undefined ? figure(target.val) : String(target.name);
+    }
+    default: return undefined;
+  }
+}

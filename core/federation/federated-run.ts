@@ -1,0 +1,339 @@
+/**
+ * Runs a federated plan (docs/federation.md#running-a-plan): each pushed statement as the caller on its
+ * source, through the runtime seam (role, read-only, time limit, cancellation, metrics), its rows streamed
+ * into the engine (DuckDB, in memory, never ATTACHed to a source); then the engine's statement over them.
+ * A failure or a cap anywhere aborts the signal every source statement runs under, so each still running is
+ * cancelled on its server before the failure is answered.
+ */
+import { DuckDBInstance, JsonDuckDBValueConverter, type DuckDBConnection } from '@duckdb/node-api';
+import { callerScope } from '../authorization/caller-execution.js';
+import type { CallerGrants } from '../authorization/grants.js';
+import type { FederationConfig } from '../config/config-types.js';
+import type { LogicalType } from '../plugin-api/catalog.js';
+import { LimitError, ServiceError } from '../plugin-api/errors.js';
+import type { JsonValue, QueryOptions, QueryResult, ResultColumn } from '../plugin-api/sql-dialect.js';
+import type { VirtualDatabase } from '../plugin-api/vdb.js';
+import { DatasourceRuntime, type CallerBounds, type CallerExecutor } from '../sql/datasource-runtime.js';
+import { QUERY_CANCELED, StatementFailure } from '../sql/statement-failure.js';
+import { failureOutcome } from '../sql/statement-outcome.js';
+import { encodeValue } from '../sql/value-encoding.js';
+import { engineIdentifier, postgresDivide, unsupported } from './engine-sql.js';
+import { engineTypeOf, explainFederated, ROW_MARK_COLUMN, sourceStatement, UNCONSTRAINED_SCALE, type FederatedPlan, type SourceScan } from './federated-plan.js';
+
+/** Who runs a plan, and how. */
+export interface FederatedRunContext {
+  readonly vdb: VirtualDatabase;
+  readonly grants: CallerGrants;
+  readonly config: FederationConfig;
+  /** The runtime the plan's outcome is counted on (the VDB's default datasource). */
+  readonly counted: DatasourceRuntime;
+}
+
+/** Rows fetched from a source per round trip where it offers a cursor. */
+const FETCH_ROWS = 5_000;
+
+/**
+ * One engine per memory limit, shared by the plans of the process: each plan works in a connection of its
+ * own, in temporary tables no other connection sees.
+ */
+const engines = new Map<string, Promise<DuckDBInstance>>();
+
+function engine(memoryLimit: string): Promise<DuckDBInstance> {
+  let instance = engines.get(memoryLimit);
+  if (instance === undefined) {
+    instance = DuckDBInstance.create(':memory:', {
+      memory_limit: memoryLimit,
+      // nothing spills to disk: the memory limit is the engine's whole footprint
+      temp_directory: '',
+      // PostgreSQL's semantics where the engine has a setting for them
+      default_null_order: 'nulls_last_on_asc_first_on_desc',
+      integer_division: 'true',
+      default_collation: '',
+      scalar_subquery_error_on_multiple_rows: 'true',
+      autoinstall_known_extensions: 'false',
+      autoload_known_extensions: 'false',
+      enable_external_access: 'false',
+    });
+    engines.set(memoryLimit, instance);
+    instance.catch(() => engines.delete(memoryLimit));
+  }
+  return instance;
+}
+
+/** Runs `plan` as the caller within `bounds`; `options` bound the answer (rows, bytes) as for one statement. */
+export async function runFederated(plan: FederatedPlan, context: FederatedRunContext, bounds: CallerBounds, options?: QueryOptions): Promise<QueryResult> {
+  if (plan.explain) {
+    const text = JSON.stringify(explainFederated(plan), null, 2);
+    return { columns: [{ name: 'QUERY PLAN', logicalType: 'string' }], rows: [{ 'QUERY PLAN': text }], rowCount: 1, truncated: false };
+  }
+  const started = Date.now();
+  const controller = new AbortController();
+  const stop = () => controller.abort(bounds.signal?.reason);
+  if (bounds.signal?.aborted) stop();
+  bounds.signal?.addEventListener('abort', stop, { once: true });
+  let connection: DuckDBConnection | undefined;
+  try {
+    connection = await (await engine(context.config.memoryLimit)).connect();
+    // the service's sessions run in UTC: a zoned value's text, and a literal compared with one, read alike
+    await connection.run("SET TimeZone = 'UTC'");
+    const open = connection;
+    // a dependent scan waits for its driver's keys, wherever the driver stands in the plan
+    const keysOf = plan.scans.map(() => deferred<readonly JsonValue[] | undefined>());
+    const loads = plan.scans.map(async (scan, index) => {
+      try {
+        const driverKeys = scan.dependent === undefined ? undefined : await keysOf[scan.dependent.driver]?.promise;
+        const keys = driverKeys !== undefined && driverKeys.length <= context.config.semiJoinMaxKeys ? driverKeys : undefined;
+        const loaded = await loadScan(open, scan, index, plan, keys, context, bounds, controller.signal);
+        keysOf[index]?.resolve(loaded);
+        return loaded;
+      } catch (error) {
+        keysOf[index]?.resolve(undefined);
+        throw error;
+      }
+    });
+    const settled = await Promise.allSettled(loads.map((load) => load.catch((error: unknown) => {
+      // the first failure cancels every other source statement still running
+      controller.abort(error);
+      throw error;
+    })));
+    const failed = settled.find((outcome) => outcome.status === 'rejected');
+    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+    if (controller.signal.aborted) throw controller.signal.reason;
+    // the engine's statement has what is left of the plan's time limit
+    const result = await answer(open, plan, options, controller.signal, Math.max(1, bounds.timeoutMs - (Date.now() - started)));
+    context.counted.federated('ok');
+    return result;
+  } catch (error) {
+    context.counted.federated(error instanceof ServiceError && error.code === 'federation_unsupported' ? 'denied' : failureOutcome(error, bounds));
+    throw engineError(error, context.config.memoryLimit);
+  } finally {
+    bounds.signal?.removeEventListener('abort', stop);
+    connection?.closeSync();
+  }
+}
+
+/** A promise and its resolve, for a value another task makes. */
+function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve: (value: T) => void = () => undefined;
+  const promise = new Promise<T>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
+}
+
+/**
+ * Reads one relation from its source into the engine's table. Returns the distinct keys of the columns a
+ * dependent scan waits for (undefined when none does, or when they are more than `semiJoinMaxKeys`).
+ */
+async function loadScan(
+  connection: DuckDBConnection, scan: SourceScan, index: number, plan: FederatedPlan, keys: readonly JsonValue[] | undefined,
+  context: FederatedRunContext, bounds: CallerBounds, signal: AbortSignal,
+): Promise<readonly JsonValue[] | undefined> {
+  const runtime = DatasourceRuntime.over(scan.datasource);
+  const executor = runtime.forCaller(callerScope(runtime.dialect, context.vdb, context.grants, true), { ...bounds, signal });
+  const types = scan.columns.map((column) => engineTypeOf(column, scan.relation));
+  const definitions = scan.columns.length === 0
+    ? `${engineIdentifier(ROW_MARK_COLUMN)} INTEGER`
+    : scan.columns.map((column, position) => `${engineIdentifier(column.name)} ${(types[position] as { sql: string }).sql}`).join(', ');
+  await inTurn(connection, () => connection.run(`CREATE TEMP TABLE ${engineIdentifier(scan.table)} (${definitions})`));
+  const dependents = plan.scans.filter((other) => other.dependent?.driver === index).map((other) => other.dependent?.driverColumn as string);
+  const keySets = new Map(dependents.map((column) => [column, new Set<JsonValue>()]));
+  const { sql, bindings } = sourceStatement(scan, keys);
+  const limit = context.config.maxSourceRows;
+  let read = 0;
+  const append = async (rows: readonly Record<string, JsonValue>[]) => {
+    read += rows.length;
+    if (read > limit) {
+      throw new LimitError('result_too_large', `datasource ${scan.relation.datasource}: a pushed statement reads more than ${limit} rows (federation.maxSourceRows)`, {
+        details: { datasource: scan.relation.datasource, limitRows: limit },
+      });
+    }
+    for (const [column, set] of keySets) {
+      for (const row of rows) {
+        const key = row[column];
+        if (key !== null && key !== undefined && set.size <= context.config.semiJoinMaxKeys) set.add(key);
+      }
+    }
+    await inTurn(connection, () => appendRows(connection, scan, rows));
+  };
+  try {
+    await readSource(executor, sql, bindings, limit, signal, append);
+  } finally {
+    runtime.rowsRead(read);
+  }
+  if (keySets.size === 0) return undefined;
+  const [set] = keySets.values();
+  return set === undefined || set.size > context.config.semiJoinMaxKeys ? undefined : [...set];
+}
+
+/** Streams a pushed statement's rows to `append`: by cursor where the source has one, else one bounded read. */
+async function readSource(
+  executor: CallerExecutor, sql: string, bindings: readonly unknown[], limit: number, signal: AbortSignal,
+  append: (rows: readonly Record<string, JsonValue>[]) => Promise<void>,
+): Promise<void> {
+  if (executor.openCursor === undefined) {
+    // one more than the cap, so that a statement over it is told apart from one exactly at it
+    const result = await executor.query(sql, bindings, { maxRows: limit + 1, signal });
+    await append(result.rows);
+    return;
+  }
+  const cursor = await executor.openCursor(sql, bindings, signal);
+  try {
+    for (;;) {
+      const batch = await cursor.fetch(FETCH_ROWS, { signal });
+      if (batch.rows.length > 0) await append(batch.rows);
+      if (batch.rows.length < FETCH_ROWS) return;
+    }
+  } finally {
+    await cursor.close();
+  }
+}
+
+/**
+ * The scans load concurrently into one connection, which runs one thing at a time: a table created while
+ * another scan's appender flushes fails that flush ("closed pending query result"). Each use waits its turn.
+ */
+const turns = new WeakMap<DuckDBConnection, Promise<unknown>>();
+
+function inTurn<T>(connection: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+  const next = (turns.get(connection) ?? Promise.resolve()).then(work);
+  turns.set(connection, next.catch(() => undefined));
+  return next;
+}
+
+async function appendRows(connection: DuckDBConnection, scan: SourceScan, rows: readonly Record<string, JsonValue>[]): Promise<void> {
+  if (rows.length === 0) return;
+  const appender = await connection.createAppender(scan.table);
+  try {
+    for (const row of rows) {
+      if (scan.columns.length === 0) {
+        appender.appendInteger(1);
+      } else {
+        for (const column of scan.columns) {
+          const value = row[column.name];
+          if (value === null || value === undefined) appender.appendNull();
+          else if (typeof value === 'boolean') appender.appendBoolean(value);
+          else if (typeof value === 'number') appender.appendDouble(value);
+          else if (typeof value === 'string') appender.appendVarchar(checkedDecimal(value, column.logicalType, column.nativeType, scan));
+          else throw unsupported(`a ${column.logicalType} value of ${scan.relation.schema}.${scan.relation.name}.${column.name}`);
+        }
+      }
+      appender.endRow();
+    }
+    appender.flushSync();
+  } finally {
+    appender.closeSync();
+  }
+}
+
+/** A value of an unconstrained numeric column, refused where the engine would round it. */
+function checkedDecimal(value: string, logicalType: LogicalType, nativeType: string, scan: SourceScan): string {
+  if (logicalType !== 'decimal' || /\(/.test(nativeType)) return value;
+  const [whole = '', fraction = ''] = value.replace(/^-/, '').split('.');
+  if (fraction.length > UNCONSTRAINED_SCALE || whole.length > 38 - UNCONSTRAINED_SCALE) {
+    throw unsupported(`a numeric value of ${scan.relation.schema}.${scan.relation.name} with more than ${UNCONSTRAINED_SCALE} fractional or ${38 - UNCONSTRAINED_SCALE} integer digits`);
+  }
+  return value;
+}
+
+/** The engine's answer, cut at the route's row and byte bounds as a single statement's would be. */
+async function answer(connection: DuckDBConnection, plan: FederatedPlan, options: QueryOptions | undefined, signal: AbortSignal, timeoutMs: number): Promise<QueryResult> {
+  const interrupt = () => connection.interrupt();
+  signal.addEventListener('abort', interrupt, { once: true });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    connection.interrupt();
+  }, timeoutMs);
+  try {
+    const result = await connection.stream(plan.engineSql, plan.bindings.map(engineValue));
+    const names = result.columnNames();
+    const quotients = new Set(plan.quotients);
+    const codecs = result.columnTypes().map((type, position) => (quotients.has(position) ? { logicalType: 'decimal' as const } : logicalOf(String(type))));
+    const columns: ResultColumn[] = names.map((name, position) => ({ name, logicalType: (codecs[position] as Codec).logicalType }));
+    const withTimeZone = names.filter((_, position) => (codecs[position] as Codec).withTimeZone === true);
+    const rows: Record<string, JsonValue>[] = [];
+    let bytes = 2;
+    for (;;) {
+      const chunk = await result.fetchChunk();
+      if (chunk === null || chunk.rowCount === 0) break;
+      for (const values of chunk.convertRows(JsonDuckDBValueConverter)) {
+        const row: Record<string, JsonValue> = {};
+        names.forEach((name, position) => {
+          const value = quotients.has(position) ? quotientOf(values[position] ?? null) : values[position] ?? null;
+          row[name] = encodeValue(value, codecs[position] as Codec);
+        });
+        if (options?.maxRows !== undefined && rows.length >= options.maxRows) return cut(columns, rows, withTimeZone, 'maxRows');
+        bytes += Buffer.byteLength(JSON.stringify(row)) + 1;
+        if (options?.maxBytes !== undefined && bytes > options.maxBytes) return cut(columns, rows, withTimeZone, 'maxBytes');
+        rows.push(row);
+      }
+    }
+    return { columns, rows, rowCount: rows.length, truncated: false, ...(withTimeZone.length > 0 && { withTimeZone }) };
+  } catch (error) {
+    if (signal.aborted) throw signal.reason ?? error;
+    if (timedOut) {
+      const cancelled = new Error('canceling statement due to statement timeout');
+      throw new StatementFailure('timeout', cancelled, QUERY_CANCELED, undefined, undefined, error);
+    }
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', interrupt);
+  }
+}
+
+/** A numeric division's value: the engine's exact `{a, b}` divided as PostgreSQL divides. */
+function quotientOf(value: unknown): string | null {
+  const { a, b } = (value ?? {}) as { a?: unknown; b?: unknown };
+  return postgresDivide(a === null || a === undefined ? null : String(a), b === null || b === undefined ? null : String(b));
+}
+
+function cut(columns: ResultColumn[], rows: Record<string, JsonValue>[], withTimeZone: string[], by: 'maxRows' | 'maxBytes'): QueryResult {
+  return { columns, rows, rowCount: rows.length, truncated: true, truncatedBy: by, ...(withTimeZone.length > 0 && { withTimeZone }) };
+}
+
+/** A bound value as the engine takes it: numbers, text, booleans and NULL; anything else is refused. */
+function engineValue(value: unknown): string | number | boolean | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') return value;
+  throw unsupported(`a bound value of type ${typeof value}`);
+}
+
+interface Codec {
+  logicalType: LogicalType;
+  withTimeZone?: boolean;
+}
+
+/** The logical type of an engine column, which the plan made what PostgreSQL would answer. */
+function logicalOf(type: string): Codec {
+  if (/^DECIMAL/.test(type) || type === 'HUGEINT') return { logicalType: 'decimal' };
+  switch (type) {
+    case 'INTEGER': case 'SMALLINT': case 'TINYINT': return { logicalType: 'integer' };
+    case 'BIGINT': return { logicalType: 'bigint' };
+    case 'DOUBLE': case 'FLOAT': return { logicalType: 'float' };
+    case 'VARCHAR': case 'NULL': case '"NULL"': return { logicalType: 'string' };
+    case 'BOOLEAN': return { logicalType: 'boolean' };
+    case 'DATE': return { logicalType: 'date' };
+    case 'TIME': return { logicalType: 'time' };
+    case 'TIMESTAMP': return { logicalType: 'timestamp' };
+    case 'TIMESTAMP WITH TIME ZONE': return { logicalType: 'timestamp', withTimeZone: true };
+    case 'UUID': return { logicalType: 'uuid' };
+    default: throw unsupported(`a result column of engine type ${type}`);
+  }
+}
+
+/**
+ * The engine's own failures as the service's: over its memory a 422; any other (a division by zero the
+ * statement raised, a type the engine refused) a failed statement, as a database's would be.
+ */
+function engineError(error: unknown, memoryLimit: string): unknown {
+  if (error instanceof ServiceError || error instanceof StatementFailure || !(error instanceof Error)) return error;
+  if (/Out of Memory|could not allocate/i.test(error.message)) {
+    return new LimitError('result_too_large', `the statement over several datasources needs more memory than ${memoryLimit} (federation.memoryLimit)`, {
+      details: { memoryLimit }, cause: error,
+    });
+  }
+  const code = /division by zero/.test(error.message) ? '22012' : 'XX000';
+  return new StatementFailure(code === '22012' ? 'invalid_value' : 'other', error, code, undefined, undefined, error);
+}
