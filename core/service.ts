@@ -15,6 +15,7 @@ import type { PluginManifest } from './plugin-api/plugin-manifest.js';
 import { HttpListeners } from './server/http-server.js';
 import { ListenFailure, listenFailureMessage } from './server/listen-failure.js';
 import { routeModules } from './server/routes/route-modules.js';
+import { mcpRoutes } from './mcp/mcp-routes.js';
 import { DatasourceRegistry } from './sql/datasource-registry.js';
 import type { Datasource } from './plugin-api/sql-dialect.js';
 import { coreTokens } from './service-tokens.js';
@@ -252,7 +253,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }, config.actions.recoveryIntervalSeconds);
   await recovery.first;
   const serverConfig = options.port === undefined ? config.server : { ...config.server, port: options.port };
-  const listeners = HttpListeners.build(serverConfig, routeModules, container, logger);
+  const listeners = HttpListeners.build(serverConfig, config.mcp.enabled ? [...routeModules, mcpRoutes] : routeModules, container, logger);
   try {
     await listeners.listen(serverConfig);
   } catch (error) {

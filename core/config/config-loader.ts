@@ -60,6 +60,7 @@ interface RawConfig {
   logging: ServiceConfig['logging'];
   observe: ServiceConfig['observe'];
   actions: ServiceConfig['actions'];
+  mcp: ServiceConfig['mcp'];
 }
 
 /** The budgets of a task unless `runtime.budgets` or a capability says otherwise (docs/configuration.md). */
@@ -133,5 +134,6 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
     logging: raw.logging,
     observe: raw.observe,
     actions: raw.actions,
+    mcp: raw.mcp,
   };
 }

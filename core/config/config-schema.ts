@@ -201,6 +201,18 @@ export const configSchema = {
         },
       },
     },
+    mcp: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'the MCP endpoint on the main listener (docs/mcp.md)',
+      properties: {
+        enabled: { type: 'boolean', default: false },
+        path: { type: 'string', pattern: '^/[A-Za-z0-9._~/-]*$', default: '/mcp' },
+        allowedOrigins: { type: 'array', default: [], items: { type: 'string', pattern: '^https?://[^/]+$' } },
+        maxSessions: { type: 'integer', minimum: 1, default: 1000 },
+      },
+    },
     logging: {
       type: 'object',
       additionalProperties: false,

@@ -27,6 +27,7 @@ export interface ServiceConfig {
   logging: { level: string };
   observe: ObserveConfig;
   actions: ActionsConfig;
+  mcp: McpConfig;
 }
 
 /** `actions` (docs/actions.md): the journal of action runs, their recovery and `Idempotency-Key`. */
@@ -39,6 +40,17 @@ export interface ActionsConfig {
   recoveryIntervalSeconds: number;
   /** Where every run is journaled; by default the database of the action's first operation. */
   journal: { datasource?: string };
+}
+
+/** The MCP endpoint (docs/mcp.md). */
+export interface McpConfig {
+  enabled: boolean;
+  /** Where it is served on the main listener, e.g. `/mcp`. */
+  path: string;
+  /** Origins (`scheme://host[:port]`) a browser page may call it from, besides the endpoint's own. */
+  allowedOrigins: string[];
+  /** Sessions kept at once; past it the least recently used one is closed. */
+  maxSessions: number;
 }
 
 export interface ObserveConfig {

@@ -25,6 +25,8 @@ export class ActionEndpoint {
     private readonly handles: VdbHandles,
     private readonly logger: Logger,
     private readonly journals: ActionJournals,
+    /** The definition's `description`, for the documents that describe it (OpenAPI, MCP). */
+    readonly description?: string,
   ) {}
 
   /**

@@ -95,6 +95,7 @@ async function checkDefinition(
     fail(`needed field ${field} is never used by the template`, lineOf(kind === 'query' ? 'neededFields' : 'needed'));
   }
 
+  const { description } = unchecked.document as QueryBody | ActionBody;
   const handle = handleOf(kind, unchecked.document, loading.handles);
   if (typeof handle === 'string') return void fail(handle, lineOf('virtualDatabase'));
   const probe = probeContext(handle);
@@ -104,12 +105,12 @@ async function checkDefinition(
   if (kind === 'query') {
     const warn: Fail = (message, line) => problems.push({ file: source.file, ...(line === undefined ? {} : { line }), message, severity: 'warning' });
     await checkQuerySql(rendered, handle, loading.governed, probe.dynamicIdentifiers(), fail, warn, lineOf('query'));
-    return problems.some((problem) => problem.severity === 'error') ? undefined : new QueryEndpoint(source.name, definition, handle, needed);
+    return problems.some((problem) => problem.severity === 'error') ? undefined : new QueryEndpoint(source.name, definition, handle, needed, description);
   }
   checkActionPlan(rendered, source.source, loading.handles, fail);
   return problems.some((problem) => problem.severity === 'error')
     ? undefined
-    : new ActionEndpoint(source.name, definition, handle, needed, loading.handles, loading.logger, loading.journals);
+    : new ActionEndpoint(source.name, definition, handle, needed, loading.handles, loading.logger, loading.journals, description);
 }
 
 /** The quoted-placeholder check, then the catalog: every relation and column the SQL names must exist. */

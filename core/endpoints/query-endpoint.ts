@@ -26,6 +26,8 @@ export class QueryEndpoint {
     private readonly definition: CompiledDefinition,
     readonly handle: VdbHandle,
     readonly neededFields: readonly string[],
+    /** The definition's `description`, for the documents that describe it (OpenAPI, MCP). */
+    readonly description?: string,
   ) {}
 
   /** The statement pipeline (core/statements/statement-pipeline.ts): render, authorize, run, shape. */

@@ -72,6 +72,20 @@ export class ServiceMetrics implements StatementObserver, TaskObserver, ActionRu
     registers: [this.prometheus],
   });
 
+  private readonly mcpRequests = new Counter({
+    name: 'vdb_mcp_requests_total',
+    help: 'MCP messages received, by JSON-RPC method (other: any other; stream, session_end: a session\'s GET and DELETE; parse_error, unknown_session)',
+    labelNames: ['method'] as const,
+    registers: [this.prometheus],
+  });
+
+  private readonly mcpToolCalls = new Counter({
+    name: 'vdb_mcp_tool_calls_total',
+    help: 'MCP tool calls, by tool (unknown: a name the service has no tool of) and outcome (ok, error)',
+    labelNames: ['tool', 'outcome'] as const,
+    registers: [this.prometheus],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.prometheus });
     const metrics = this;
@@ -133,6 +147,14 @@ export class ServiceMetrics implements StatementObserver, TaskObserver, ActionRu
     if (counter === undefined) series.byStatus.set(status, (counter = this.httpRequests.add({ method, route, status: String(status) })));
     counter.inc();
     series.duration.observe(seconds);
+  }
+
+  mcpRequest(method: string): void {
+    this.mcpRequests.inc({ method });
+  }
+
+  mcpToolCall(tool: string, outcome: 'ok' | 'error'): void {
+    this.mcpToolCalls.inc({ tool, outcome });
   }
 
   opened(name: string, datasource: Datasource): void {

@@ -70,15 +70,7 @@ export class SemanticQueries {
    * handle, which plans it across them (docs/federation.md).
    */
   async compile(vdb: VirtualDatabase, query: SemanticQuery): Promise<{ compiled: CompiledQuery; datasource: Datasource; federated?: VdbHandle }> {
-    const pkg = this.semantic.packageOf(vdb.name, vdb.version)?.document;
-    if (!pkg) {
-      const activation = this.semantic.find(vdb.name, vdb.version);
-      const state = activation?.state ?? 'notConfigured';
-      // The model's first error, so a caller sees the Foundation's code for a model it refuses (E_AGGREGATE_IN_FIELD, …).
-      const cause = activation?.diagnostics.find((diagnostic) => diagnostic.severity === 'error');
-      const details = { state, ...(cause && { diagnostic: cause.code, ...(cause.osiCode !== null && { osiCode: cause.osiCode }) }) };
-      throw new ConflictError('semantic_unavailable', `VDB ${vdb.name} version ${vdb.version} has no active semantic package (its semantic state is ${state})`, { details });
-    }
+    const pkg = this.activePackage(vdb);
     const state = this.stateOf(pkg, vdb);
     const firstDatasource = pkg.datasets[0]?.relation.datasource ?? vdb.datasource;
     const dialectSource = await this.datasources.open(firstDatasource);
@@ -97,6 +89,18 @@ export class SemanticQueries {
     const [only = firstDatasource] = compiled.datasources;
     const datasource = only === firstDatasource ? dialectSource : await this.datasources.open(only);
     return { compiled, datasource };
+  }
+
+  /** The VDB's active package; 409 `semantic_unavailable` without one. */
+  activePackage(vdb: VirtualDatabase): SemanticPackage {
+    const pkg = this.semantic.packageOf(vdb.name, vdb.version)?.document;
+    if (pkg) return pkg;
+    const activation = this.semantic.find(vdb.name, vdb.version);
+    const state = activation?.state ?? 'notConfigured';
+    // The model's first error, so a caller sees the Foundation's code for a model it refuses (E_AGGREGATE_IN_FIELD, …).
+    const cause = activation?.diagnostics.find((diagnostic) => diagnostic.severity === 'error');
+    const details = { state, ...(cause && { diagnostic: cause.code, ...(cause.osiCode !== null && { osiCode: cause.osiCode }) }) };
+    throw new ConflictError('semantic_unavailable', `VDB ${vdb.name} version ${vdb.version} has no active semantic package (its semantic state is ${state})`, { details });
   }
 
   private compiled(state: PackageState, dialect: SqlDialect, query: SemanticQuery): CompiledQuery {

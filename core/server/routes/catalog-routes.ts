@@ -137,7 +137,7 @@ function describeCatalogRoutes(): DescribedRoute[] {
 const views = new PerGrantSet<VirtualDatabase, CallerGrants, object>();
 
 /** The catalog as far as the grants let the caller select. */
-function catalogView(vdb: VirtualDatabase, grants: CallerGrants): object {
+export function catalogView(vdb: VirtualDatabase, grants: CallerGrants): object {
   return views.get(vdb, grants, () => {
     const visible = authorizedContext(vdb, grants);
     const relations = grants.access === 'complete' ? vdb.catalog.relations : vdb.catalog.relations.flatMap((relation) => {

@@ -92,7 +92,7 @@ const COMMON_ERRORS: readonly ErrorCode[] = [
  * The body of one definition: its needed fields required; any other field it reads is optional, so others
  * are allowed (an absent field is null in the template).
  */
-function fieldsSchema(needed: readonly string[]): JsonSchema {
+export function fieldsSchema(needed: readonly string[]): JsonSchema {
   return {
     type: 'object',
     description: 'The request fields, a mapping of names to values; values are bound, never spliced into SQL.',

@@ -1,0 +1,163 @@
+// The MCP tool `query_customer_orders` ({"customerId": 7}) against the HTTP query route it mirrors
+// (`POST /api/v1/query/perform/customer_orders`), on one service, measured in the same run with autocannon.
+//
+// Three targets, each run after a discarded warm-up, in alternation (route, MCP stateless, MCP session):
+// - route: the query route, as bench/query-endpoint.mjs drives it;
+// - mcp-stateless: `POST /mcp` with a `tools/call` and no session (a server and transport per request);
+// - mcp-session: the same call in a session opened with `initialize` (its `Mcp-Session-Id` on every request,
+//   each request with an id of its own, as a client's concurrent calls are).
+// The service runs in a child process (logging.level warn, as the query-endpoint bench); autocannon drives
+// it from this process. Backend: PostgreSQL when VDB_TEST_POSTGRES_URL is set (its `sales` schema is dropped
+// and re-seeded from descriptors/seed/retail.sql), an in-memory PGlite otherwise.
+//
+//   npm run build && node bench/mcp.mjs
+//   VDB_TEST_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/test node bench/mcp.mjs
+//
+// Options (env): BENCH_DURATION (10 s), BENCH_WARMUP (2 s), BENCH_CONNECTIONS (10), BENCH_ROUNDS (2).
+// Exits 1 when a response is not 200 or a tool result is an error.
+import { fork } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const SEED = join(ROOT, 'descriptors', 'seed', 'retail.sql');
+const TOKEN = 'bench-analyst-token-0123456789';
+const FIELDS = { customerId: 7 };
+const ROUTE = '/api/v1/query/perform/customer_orders';
+const ACCEPT = 'application/json, text/event-stream';
+const postgresUrl = process.env.VDB_TEST_POSTGRES_URL || undefined;
+const number = (name, fallback) => (process.env[name] ? Number(process.env[name]) : fallback);
+const settings = { duration: number('BENCH_DURATION', 10), warmup: number('BENCH_WARMUP', 2), connections: number('BENCH_CONNECTIONS', 10), rounds: number('BENCH_ROUNDS', 2) };
+
+function writeConfig() {
+  const folder = mkdtempSync(join(tmpdir(), 'vdb-bench-mcp-'));
+  const datasource = postgresUrl
+    ? { adapter: 'postgres', connection: { connectionString: postgresUrl }, pool: { max: 10 } }
+    : { adapter: 'pglite', init: ['seed/retail.sql'] };
+  const config = {
+    server: { host: '127.0.0.1', port: 0 },
+    descriptors: join(ROOT, 'descriptors'),
+    datasources: { retail_db: datasource },
+    auth: { scheme: 'bearer', tokens: [{ token: TOKEN, subject: 'analyst', roles: ['analyst'] }] },
+    logging: { level: 'warn' },
+    sql: { enabled: false },
+    mcp: { enabled: true },
+  };
+  const file = join(folder, 'service.yaml');
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+}
+
+async function serve() {
+  process.on('disconnect', () => process.exit(0));
+  const { startService } = await import('../dist/core/service.js');
+  const { logDestination } = await import('../dist/core/logging.js');
+  const service = await startService({ configFile: writeConfig(), port: 0, env: process.env, logDestination: logDestination('/dev/null') });
+  process.on('message', (message) => {
+    if (message.type === 'cpu') {
+      const { user, system } = process.cpuUsage();
+      process.send({ type: 'cpu', micros: user + system });
+    }
+  });
+  process.send({ type: 'ready', url: service.url });
+}
+
+const headers = (extra = {}) => ({ authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: ACCEPT, ...extra });
+const toolCall = (id) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'query_customer_orders', arguments: FIELDS } });
+
+/** Opens a session: `initialize`, then `notifications/initialized`; its id. */
+async function openSession(url) {
+  const init = await fetch(`${url}/mcp`, {
+    method: 'POST', headers: headers(),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
+  });
+  const session = init.headers.get('mcp-session-id');
+  if (init.status !== 200 || !session) throw new Error(`initialize answered ${init.status}`);
+  await fetch(`${url}/mcp`, { method: 'POST', headers: headers({ 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' }), body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  return session;
+}
+
+/** The same rows from the route and from the tool, before anything is measured. */
+async function checkSameAnswer(url) {
+  const route = await (await fetch(`${url}${ROUTE}`, { method: 'POST', headers: headers(), body: JSON.stringify(FIELDS) })).json();
+  const tool = await (await fetch(`${url}/mcp`, { method: 'POST', headers: headers(), body: toolCall(1) })).json();
+  if (tool.result?.isError || JSON.stringify(tool.result?.structuredContent?.rows) !== JSON.stringify(route.rows)) {
+    throw new Error(`the tool and the route answer differently: ${JSON.stringify(tool).slice(0, 300)}`);
+  }
+  return route.rowCount;
+}
+
+async function load(url, target, session, seconds) {
+  const { default: autocannon } = await import('autocannon');
+  let id = 1;
+  const options = target === 'route'
+    ? { url: `${url}${ROUTE}`, method: 'POST', headers: headers(), body: JSON.stringify(FIELDS) }
+    : {
+      url: `${url}/mcp`,
+      method: 'POST',
+      headers: headers(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } : {}),
+      requests: [{ setupRequest: (request) => ({ ...request, body: toolCall(id++) }) }],
+    };
+  let errors = 0;
+  const result = await autocannon({
+    ...options,
+    connections: settings.connections,
+    duration: seconds,
+    setupClient: (client) => client.on('body', (body) => { if (target !== 'route' && body.includes('"isError":true')) errors += 1; }),
+  });
+  if (result.non2xx + result.errors + result.timeouts + errors > 0 || result['2xx'] === 0) {
+    throw new Error(`${target}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts, ${errors} error results`);
+  }
+  return result;
+}
+
+async function main() {
+  if (postgresUrl) {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: postgresUrl });
+    await client.connect();
+    await client.query('drop schema if exists sales cascade');
+    await client.query(readFileSync(SEED, 'utf8'));
+    await client.end();
+  }
+  const child = fork(fileURLToPath(import.meta.url), ['--serve'], { stdio: 'inherit' });
+  const next = (type) => new Promise((resolve) => {
+    const listener = (message) => {
+      if (message.type !== type) return;
+      child.off('message', listener);
+      resolve(message);
+    };
+    child.on('message', listener);
+  });
+  const { url } = await next('ready');
+  const rows = await checkSameAnswer(url);
+  const session = await openSession(url);
+  const cpu = async () => { child.send({ type: 'cpu' }); return (await next('cpu')).micros; };
+  const results = { route: [], 'mcp-stateless': [], 'mcp-session': [] };
+  for (let round = 0; round < settings.rounds; round += 1) {
+    for (const target of Object.keys(results)) {
+      const sessionId = target === 'mcp-session' ? session : undefined;
+      await load(url, target, sessionId, settings.warmup);
+      const before = await cpu();
+      const result = await load(url, target, sessionId, settings.duration);
+      const micros = (await cpu()) - before;
+      results[target].push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu: micros / result.requests.total });
+    }
+  }
+  child.kill();
+  const fmt = (n) => Math.round(n).toLocaleString('en-US');
+  const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  const routeMean = mean(results.route.map((run) => run.rps));
+  console.log(`backend ${postgresUrl ? 'PostgreSQL' : 'PGlite (in memory)'}; ${rows} rows per answer; ${settings.connections} connections, ${settings.duration} s runs, ${settings.rounds} rounds`);
+  console.log('| target | req/s | mean req/s | ratio to the route | p50 ms | p99 ms | server CPU µs/request |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const [target, runs] of Object.entries(results)) {
+    const rps = mean(runs.map((run) => run.rps));
+    console.log(`| ${target} | ${runs.map((run) => fmt(run.rps)).join(' / ')} | ${fmt(rps)} | ${(rps / routeMean).toFixed(2)}× | ${runs.map((run) => run.p50).join(' / ')} | ${runs.map((run) => run.p99).join(' / ')} | ${runs.map((run) => fmt(run.cpu)).join(' / ')} |`);
+  }
+}
+
+if (process.argv.includes('--serve')) await serve();
+else await main().catch((error) => { console.error(error); process.exitCode = 1; });

@@ -1,0 +1,115 @@
+/**
+ * One MCP server (the SDK's low-level `Server`) over the service's tools and resources. A session keeps
+ * one; a stateless request gets its own. Who calls comes with each request (`authInfo`), never from the
+ * server: every request is authenticated again, and a session is bound to its caller by the door.
+ */
+import type { Logger } from 'pino';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+import {
+  CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError,
+  ReadResourceRequestSchema, type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ServiceMetrics } from '../observe/service-metrics.js';
+import type { Principal } from '../plugin-api/auth-scheme.js';
+import { ServiceError } from '../plugin-api/errors.js';
+import { toHttpFailure, type ErrorBody } from '../server/http-errors.js';
+import { McpResources } from './mcp-resources.js';
+import type { McpServices } from './mcp-services.js';
+import { McpTools, toolResult } from './mcp-tools.js';
+
+/** The caller of one MCP request, as the door hands it to the request's handlers (the SDK's `authInfo.extra`). */
+export interface McpCaller {
+  principal: Principal;
+  requestId: string;
+  /** Aborted when the HTTP client has gone away. */
+  signal: AbortSignal;
+}
+
+/** The SDK's `authInfo` of a request: the caller the handlers read; the credential itself is not kept. */
+export function authInfoOf(caller: McpCaller): AuthInfo {
+  return { token: '', clientId: caller.principal.subject, scopes: [], extra: { caller } };
+}
+
+export function callerOfAuth(authInfo: AuthInfo | undefined): McpCaller {
+  const caller = authInfo?.extra?.['caller'] as McpCaller | undefined;
+  // the door authenticates every request before the transport sees it
+  if (!caller) throw new McpError(ErrorCode.InternalError, 'unauthenticated request');
+  return caller;
+}
+
+export interface McpServerDeps {
+  services: McpServices;
+  metrics: ServiceMetrics;
+  logger: Logger;
+  version: string;
+}
+
+/**
+ * One JSON Schema validator for every server: the SDK's default builds an Ajv instance per server, which was
+ * about a tenth of a stateless request's CPU (bench/README.md).
+ */
+const validator = new AjvJsonSchemaValidator();
+
+export function createMcpServer({ services, metrics, logger, version }: McpServerDeps): Server {
+  const server = new Server(
+    { name: 'vdb-service', version },
+    {
+      jsonSchemaValidator: validator,
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+      instructions: 'Governed virtual databases: every tool runs as the caller, within its data roles. Start with list_vdbs, then describe_vdb.',
+    },
+  );
+  const tools = new McpTools(services);
+  const resources = new McpResources(services, tools);
+
+  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: tools.list(callerOfAuth(extra.authInfo).principal) }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const caller = callerOfAuth(extra.authInfo);
+    const { name } = request.params;
+    const started = Date.now();
+    const signal = AbortSignal.any([extra.signal, caller.signal]);
+    let outcome: 'ok' | 'error' = 'ok';
+    let body: ErrorBody | undefined;
+    try {
+      const args = request.params.arguments ?? {};
+      return toolResult(await tools.call(name, args, { principal: caller.principal, requestId: caller.requestId, signal }), name);
+    } catch (error) {
+      outcome = 'error';
+      const failure = toHttpFailure(error, 'standard');
+      body = failure.body as ErrorBody;
+      if (failure.serverSide) logger.error({ reqId: caller.requestId, tool: name, err: error }, 'tool call failed');
+      return errorResult(body);
+    } finally {
+      // names are the client's: an unknown one is counted as `unknown`, so the series stay as many as the tools
+      const label = tools.offers(name) ? name : 'unknown';
+      metrics.mcpToolCall(label, outcome);
+      logger.info({ reqId: caller.requestId, tool: label, outcome, ...(body && { code: body.code }), ms: Date.now() - started }, 'mcp tool call');
+    }
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) => ({ resources: resources.list(callerOfAuth(extra.authInfo).principal) }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: resources.templates() }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => {
+    try {
+      return resources.read(request.params.uri, callerOfAuth(extra.authInfo).principal);
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      // a resource the caller may not see does not exist for it (§8: nothing outside its grants, by name either)
+      throw new McpError(RESOURCE_NOT_FOUND, `${error.code}: ${error.message}`);
+    }
+  });
+  return server;
+}
+
+/** The MCP specification's code for an unknown resource. */
+const RESOURCE_NOT_FOUND = -32002;
+
+/** A refusal or failure as a tool result: the service's code and message, the denial when HTTP gives one. */
+function errorResult(body: ErrorBody): CallToolResult {
+  const denial = body.details['denial'];
+  const text = `${body.code}: ${body.message}${typeof denial === 'string' ? ` (denial: ${denial})` : ''}`;
+  return { isError: true, content: [{ type: 'text', text }], structuredContent: { error: { ...body } } };
+}
