@@ -80,7 +80,7 @@ discovery('each query and action is an operation of its own, its needed fields r
   assert.ok(action.responses['409']?.description.includes('`assertion_failed`'));
   assert.ok(action.responses['504']?.description.includes('`wait_timeout`'));
   const queries = Object.keys(document.paths).filter((path) => path.startsWith('/api/v1/query/perform/'));
-  assert.equal(queries, ['/api/v1/query/perform/customer_orders', '/api/v1/query/perform/product_search', '/api/v1/query/perform/table_counts']);
+  assert.equal(queries, ['/api/v1/query/perform/customer_orders', '/api/v1/query/perform/product_search', '/api/v1/query/perform/region_revenue', '/api/v1/query/perform/table_counts']);
 });
 
 discovery('the task routes answer the task envelope, with the configured capabilities', ({ document }) => {
