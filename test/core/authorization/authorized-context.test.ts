@@ -34,6 +34,7 @@ context('complete access shows the whole catalog, identified by VDB and catalog 
       { name: 'name', logicalType: 'string', nullable: false },
       { name: 'region', logicalType: 'string', nullable: true },
     ],
+    datasource: 'retail_db',
   });
   assert.equal(derived.functions, [
     { schema: 'sales', name: 'discount', kind: 'function', returnType: 'numeric' },

@@ -142,7 +142,7 @@ cli('start: with the demo config, a failed VDB shows its first error, and the bu
   const lines = run.stderr.trim().split('\n');
   assert.ok(lines.includes('VDB retail 1: active (semantic model published)'), run.stderr);
   assert.ok(lines.some((line) => /^VDB retail 2: invalid \(isolated by policy: served without its model\): .*descriptors\/semantic\/retail-v2\/customers\.osi\.yaml:\d+: bind\.column_not_found: /.test(line)), run.stderr);
-  assert.ok(lines.includes('3 queries, 2 actions, 1 capability (answer)'), run.stderr);
+  assert.ok(lines.includes('4 queries, 2 actions, 1 capability (answer)'), run.stderr);
   assert.ok(lines.includes('local token: Authorization: Bearer local-dev-admin-token (subject ops, roles admin, clerk)'), run.stderr);
   assert.ok(lines.includes(`try: curl -s -H "Authorization: Bearer local-dev-analyst-token" ${url}/api/v1/vdbs`), run.stderr);
 });

@@ -21,6 +21,7 @@ isolation.before(async (context) => {
       plugins: [snoop],
       datasources: {
         retail_db: { adapter: 'pglite', init: ['seed/retail.sql'] },
+        crm_db: { adapter: 'pglite', init: ['seed/crm.sql'] },
         vault_db: { adapter: 'postgres', connection: { host: '127.0.0.1', port: 1, user: 'vault', password: PASSWORD, database: 'vault' } },
         ledger_db: { adapter: 'postgres', connection: { connectionString: CONNECTION } },
       },
