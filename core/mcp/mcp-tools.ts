@@ -17,6 +17,7 @@ import { readSemanticQuery } from '../semantic-query/query-input.js';
 import type { SemanticQueries } from '../semantic-query/semantic-query-service.js';
 import { catalogView } from '../server/routes/catalog-routes.js';
 import { fieldsSchema } from '../server/routes/endpoint-routes.js';
+import type { JsonSchema } from '../server/openapi/openapi-types.js';
 import type { McpServices, ToolCaller } from './mcp-services.js';
 import { runSql } from './run-sql.js';
 import { metricSummary, semanticSummary, visiblePackage } from './semantic-view.js';
@@ -129,7 +130,12 @@ export class McpTools {
         }
         if (name.startsWith('action_')) {
           const action = this.reachable(this.services.endpoints.list().actions.find((candidate) => candidate.name === name.slice('action_'.length)), caller.principal);
-          if (action) return { structured: { ...(await action.run(this.endpointRequest(args, caller))) } };
+          if (action) {
+            // the Idempotency-Key header's value, as an argument: a retried call answers the first run's answer
+            const { idempotencyKey, ...fields } = args;
+            if (idempotencyKey !== undefined && typeof idempotencyKey !== 'string') throw new InputError('invalid_idempotency_key', 'idempotencyKey must be a string');
+            return { structured: { ...(await action.run(this.endpointRequest(fields, caller), idempotencyKey)) } };
+          }
         }
     }
     throw new NotFoundError('not_found', `no tool ${name}`);
@@ -232,12 +238,24 @@ function endpointTool(kind: 'query' | 'action', endpoint: QueryEndpoint | Action
   return {
     name: `${kind}_${endpoint.name}`,
     description: `${own}The ${kind} ${endpoint.name} on VDB ${vdb.name} version ${vdb.version} (${needed}), run as the caller.`,
-    inputSchema: fieldsSchema(endpoint.neededFields) as Tool['inputSchema'],
+    inputSchema: (kind === 'query' ? fieldsSchema(endpoint.neededFields) : actionSchema(endpoint.neededFields)) as Tool['inputSchema'],
     annotations: kind === 'query'
       ? { title: `Query ${endpoint.name}`, ...READ_ONLY }
       : { title: `Action ${endpoint.name}`, readOnlyHint: false, destructiveHint: true, openWorldHint: false },
   };
 }
+
+/** An action's fields, and the key that makes a retried call answer the first run's answer (docs/actions.md). */
+function actionSchema(needed: readonly string[]): JsonSchema {
+  const schema = fieldsSchema(needed);
+  const properties = { ...(schema['properties'] as Record<string, JsonSchema> | undefined), idempotencyKey: IDEMPOTENCY_KEY_PROPERTY };
+  return { ...schema, properties };
+}
+
+const IDEMPOTENCY_KEY_PROPERTY: JsonSchema = {
+  type: 'string',
+  description: 'As the Idempotency-Key header of the action route: a retried call with the same key and arguments answers the first run\'s answer without running again',
+};
 
 function askTool(config: ServiceConfig): Tool {
   const offered = config.capabilities.map((capability) => `${capability.name}${capability.description ? ` (${capability.description})` : ''}`).join('; ');

@@ -171,6 +171,22 @@ function suiteOn(backend: Backend): void {
     assert.is((dry.structuredContent as { status: string }).status, 'completed');
   });
 
+  test('action_<name> with idempotencyKey: a retried call answers the first run without running again; other arguments are refused', async ({ demo, admin }) => {
+    const order = (await demo.raw.query('select id from sales.orders where status in (\'pending\', \'paid\') order by id limit 1', [])).rows[0]?.['id'];
+    const runs = async () => ((await (await demo.service.request('/api/v1/admin/actions/runs?action=cancel_order')).json()) as { runs: unknown[] }).runs.length;
+    const before = await runs();
+    const key = `mcp-retry-${order}`;
+    const first = await call(admin, 'action_cancel_order', { orderId: order, dryRun: true, idempotencyKey: key });
+    assert.is(first.isError, undefined, text(first));
+    const again = await call(admin, 'action_cancel_order', { orderId: order, dryRun: true, idempotencyKey: key });
+    assert.equal(again.structuredContent, first.structuredContent);
+    assert.is(await runs(), before + 1);
+    const other = await call(admin, 'action_cancel_order', { orderId: order, dryRun: false, idempotencyKey: key });
+    assert.equal([other.isError, text(other).split(':')[0]], [true, 'idempotency_key_reused']);
+    const bad = await call(admin, 'action_cancel_order', { orderId: order, dryRun: true, idempotencyKey: 7 });
+    assert.equal([bad.isError, text(bad).split(':')[0]], [true, 'invalid_idempotency_key']);
+  });
+
   test('list_metrics and query_metrics: the HTTP semantic route\'s answer; bad input answers the service\'s codes', async ({ demo, analyst }) => {
     const metrics = await call(analyst, 'list_metrics', { vdb: 'retail', version: '1' });
     const names = (metrics.structuredContent as { metrics: { name: string }[] }).metrics.map((metric) => metric.name);
