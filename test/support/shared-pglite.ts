@@ -13,18 +13,21 @@ const crmSeed = fileURLToPath(new URL('../../../descriptors/seed/crm.sql', impor
  * in the runtime as the core wraps it. Suites share it and never close it: it dies with the process.
  */
 export function sharedPglite(): Promise<Datasource> {
-  opening ??= open(retailSeed);
+  opening ??= open(retailSeed, 'pglite');
   return opening;
 }
 
 /** The demo's second datasource (`crm_db`, seeded with its crm schema), opened on first use and shared the same way. */
 export function sharedCrmPglite(): Promise<Datasource> {
-  openingCrm ??= open(crmSeed);
+  openingCrm ??= open(crmSeed, 'crm_db');
   return openingCrm;
 }
 
-/** Its worker thread holds the process only while a statement runs, so the process exits once the suites are done. */
-async function open(seed: string): Promise<Datasource> {
+/**
+ * Its worker thread holds the process only while a statement runs, so the process exits once the suites are done.
+ * Each has a name of its own: the service keys what it keeps per datasource (the action journals) by name.
+ */
+async function open(seed: string, name: string): Promise<Datasource> {
   return runtimeOver(await new PgliteDialect('pglite')
-    .open({ name: 'pglite', adapter: 'pglite', connection: {}, pool: {}, init: [seed], baseDir: process.cwd() }));
+    .open({ name, adapter: 'pglite', connection: {}, pool: {}, init: [seed], baseDir: process.cwd() }));
 }
