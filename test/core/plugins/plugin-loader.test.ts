@@ -101,7 +101,7 @@ loader('a manifest without apiVersion is read as written for ^1.0.0: accepted no
   assert.is(loaded?.manifest.apiVersion, undefined);
   assert.ok(extensions.templateFunctions.get('greeting'));
   assert.match(apiVersionProblem((loaded as LoadedPlugin).manifest, '2.0.0') ?? '', /needs plugin API \^1\.0\.0 \(no apiVersion, read as \^1\.0\.0\)/);
-  assert.is(PLUGIN_API_VERSION, '1.0.0');
+  assert.match(PLUGIN_API_VERSION, /^1\./);
 });
 
 loader('the registries refuse additions once startup has locked them', async () => {

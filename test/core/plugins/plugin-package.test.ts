@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stringify } from 'yaml';
+import { PLUGIN_API_VERSION } from '../../../core/plugin-api/api-version.js';
 import { spawnConfigFile, type SpawnedService } from '../../support/spawned-service.js';
 import { demoConfig, projectRoot } from '../../support/test-service.js';
 
@@ -123,7 +124,7 @@ packaged('its log line carries its name, through the logger of its context', ({ 
   const line = (service as SpawnedService).output().split('\n').find((text) => text.includes('api-key scheme registering'));
   assert.ok(line, 'the plugin logged');
   const parsed = JSON.parse(line as string) as { plugin: string; api: string };
-  assert.equal([parsed.plugin, parsed.api], ['@acme/vdb-api-key', '1.0.0']);
+  assert.equal([parsed.plugin, parsed.api], ['@acme/vdb-api-key', PLUGIN_API_VERSION]);
 });
 
 packaged.run();
