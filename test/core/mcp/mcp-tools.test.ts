@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -175,7 +176,7 @@ function suiteOn(backend: Backend): void {
     const order = (await demo.raw.query('select id from sales.orders where status in (\'pending\', \'paid\') order by id limit 1', [])).rows[0]?.['id'];
     const runs = async () => ((await (await demo.service.request('/api/v1/admin/actions/runs?action=cancel_order')).json()) as { runs: unknown[] }).runs.length;
     const before = await runs();
-    const key = `mcp-retry-${order}`;
+    const key = `mcp-retry-${randomUUID()}`;
     const first = await call(admin, 'action_cancel_order', { orderId: order, dryRun: true, idempotencyKey: key });
     assert.is(first.isError, undefined, text(first));
     const again = await call(admin, 'action_cancel_order', { orderId: order, dryRun: true, idempotencyKey: key });
