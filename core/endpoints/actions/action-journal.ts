@@ -81,6 +81,17 @@ export type StoredAnswer =
   | { ok: true; body: unknown }
   | { ok: false; code: string; message: string; details: Record<string, unknown> | null };
 
+const BEGIN_ATTEMPTS = 5;
+
+/** A deadlock or serialization failure (SQLSTATE 40001, MySQL's 1213), anywhere in the error's causes. */
+function isDeadlock(error: unknown): boolean {
+  for (let cause = error, depth = 0; typeof cause === 'object' && cause !== null && depth < 5; cause = (cause as { cause?: unknown }).cause, depth += 1) {
+    const { code, sqlState, errno } = cause as { code?: unknown; sqlState?: unknown; errno?: unknown };
+    if (code === '40001' || code === '40P01' || code === 'ER_LOCK_DEADLOCK' || sqlState === '40001' || errno === 1213) return true;
+  }
+  return false;
+}
+
 /** What `begin` found where the key was taken: the earlier run. */
 export interface EarlierRun {
   run: string;
@@ -125,8 +136,16 @@ export class ActionJournal {
   /** Records a new run; where its key is taken (and still kept), the earlier run instead. */
   async begin(run: string, action: string, request: Record<string, unknown>, key: string | undefined, hash: string | undefined): Promise<EarlierRun | undefined> {
     const { instance, owner, leaseSeconds, idempotencyTtlSeconds } = this.settings;
-    const earlier = await this.call('begin', { run, action, request, key: key ?? null, hash: hash ?? null, instance, owner, lease: leaseSeconds, ttl: idempotencyTtlSeconds });
-    return earlier === null ? undefined : earlier as EarlierRun;
+    const payload = { run, action, request, key: key ?? null, hash: hash ?? null, instance, owner, lease: leaseSeconds, ttl: idempotencyTtlSeconds };
+    // requests racing for one key may deadlock on its unique index (MariaDB): the loser tries again and finds the winner's run
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const earlier = await this.call('begin', payload);
+        return earlier === null ? undefined : earlier as EarlierRun;
+      } catch (error) {
+        if (attempt >= BEGIN_ATTEMPTS || !isDeadlock(error)) throw error;
+      }
+    }
   }
 
   /** Sets a run's state (and answer, or what a person needs to repair it); `lease` renews the lease, 0 lets it lapse now. */
