@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ActionJournalSql, Datasource, SqlExecutor } from '../../plugin-api/sql-dialect.js';
 import { runtimeOver } from '../../sql/datasource-runtime.js';
+import { statementFailure } from '../../sql/statement-failure.js';
 
 /** How the journals of this process behave (`actions` of service.yaml). */
 export interface JournalSettings {
@@ -83,14 +84,8 @@ export type StoredAnswer =
 
 const BEGIN_ATTEMPTS = 5;
 
-/** A deadlock or serialization failure (SQLSTATE 40001, MySQL's 1213), anywhere in the error's causes. */
-function isDeadlock(error: unknown): boolean {
-  for (let cause = error, depth = 0; typeof cause === 'object' && cause !== null && depth < 5; cause = (cause as { cause?: unknown }).cause, depth += 1) {
-    const { code, sqlState, errno } = cause as { code?: unknown; sqlState?: unknown; errno?: unknown };
-    if (code === '40001' || code === '40P01' || code === 'ER_LOCK_DEADLOCK' || sqlState === '40001' || errno === 1213) return true;
-  }
-  return false;
-}
+/** A deadlock or serialization failure as the one classification reads its code: PostgreSQL's SQLSTATEs, mysql2's errno name. */
+const DEADLOCK_CODES: ReadonlySet<string> = new Set(['40001', '40P01', 'ER_LOCK_DEADLOCK']);
 
 /** What `begin` found where the key was taken: the earlier run. */
 export interface EarlierRun {
@@ -143,7 +138,7 @@ export class ActionJournal {
         const earlier = await this.call('begin', payload);
         return earlier === null ? undefined : earlier as EarlierRun;
       } catch (error) {
-        if (attempt >= BEGIN_ATTEMPTS || !isDeadlock(error)) throw error;
+        if (attempt >= BEGIN_ATTEMPTS || !DEADLOCK_CODES.has(statementFailure(error).code ?? '')) throw error;
       }
     }
   }
