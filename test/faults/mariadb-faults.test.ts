@@ -59,10 +59,10 @@ if (skip) {
   });
 
   test('soak: 20 clients on a query endpoint after a warm-up: every request answers 200, and the process keeps less than 0.5 KiB per request', async ({ service }) => {
-    const result = await soak(service, 20, 3_000, 10_000);
+    const result = await soak(service, 20, 3_000, 120_000);
     console.log(`  soak (MariaDB): ${result.requests} requests; after a full collection RSS ${result.rssKibPerRequest.toFixed(3)} KiB, heap and external ${result.retainedKibPerRequest.toFixed(3)} KiB per request`);
     assert.equal(Object.keys(result.statuses), ['200'], JSON.stringify(result.statuses));
-    assert.ok(result.requests > 500, `${result.requests} requests`);
+    assert.ok(result.requests >= 6_000, `${result.requests} requests: the measure ended at its time cap`);
     assert.ok(result.retainedKibPerRequest < 0.5, `${result.retainedKibPerRequest.toFixed(3)} KiB kept per request`);
     // the resident set moves by a few MiB as the allocator and the collector please: allowed beside the bound
     const rssGrowthKib = result.rssKibPerRequest * result.requests;
