@@ -1,6 +1,7 @@
 // One worker of scripts/run-tests.mjs: a process that runs the test files it is sent, one at a time, with uvu.
 // It stays up between files so that what a process sets up once (the shared PGlite: 3-5 s and ~700 MB) serves
 // many files. After each file it writes the end mark on stdout; the runner reads uvu's summary above it.
+import { register } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
 // the runner looks for this line (the same text is in run-tests.mjs)
@@ -10,6 +11,8 @@ const END_MARK = '\u0000vdb-test-file-done\u0000';
 // before uvu loads, as uvu's own CLI does.
 globalThis.UVU_DEFER = 1;
 const uvu = await import('uvu');
+// a suite's hook that throws says what it threw (uvu alone drops it)
+register('./uvu-hooks.mjs', import.meta.url);
 
 // What the tests write to stderr goes with the rest of their file's output, in order.
 process.stderr.write = process.stdout.write.bind(process.stdout);
