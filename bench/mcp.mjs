@@ -8,12 +8,14 @@
 //   each request with an id of its own, as a client's concurrent calls are).
 // The service runs in a child process (logging.level warn, as the query-endpoint bench); autocannon drives
 // it from this process. Backend: PostgreSQL when VDB_TEST_POSTGRES_URL is set (its `sales` schema is dropped
-// and re-seeded from descriptors/seed/retail.sql), an in-memory PGlite otherwise.
+// and re-seeded from descriptors/seed/retail.sql, its `crm` schema from crm.sql), an in-memory PGlite otherwise.
 //
 //   npm run build && node bench/mcp.mjs
 //   VDB_TEST_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/test node bench/mcp.mjs
 //
-// Options (env): BENCH_DURATION (10 s), BENCH_WARMUP (2 s), BENCH_CONNECTIONS (10), BENCH_ROUNDS (2).
+// Options (env): BENCH_DURATION (10 s), BENCH_WARMUP (2 s), BENCH_CONNECTIONS (10), BENCH_ROUNDS (2),
+// BENCH_TARGETS (a comma list of the three; all by default), BENCH_PROFILE (a folder: the service writes a
+// CPU profile of each measured run there, `<target>-<round>.cpuprofile`, for bench/profile-summary.mjs).
 // Exits 1 when a response is not 200 or a tool result is an error.
 import { fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -23,12 +25,15 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const SEED = join(ROOT, 'descriptors', 'seed', 'retail.sql');
+const CRM_SEED = join(ROOT, 'descriptors', 'seed', 'crm.sql');
 const TOKEN = 'bench-analyst-token-0123456789';
 const FIELDS = { customerId: 7 };
 const ROUTE = '/api/v1/query/perform/customer_orders';
 const ACCEPT = 'application/json, text/event-stream';
 const postgresUrl = process.env.VDB_TEST_POSTGRES_URL || undefined;
 const number = (name, fallback) => (process.env[name] ? Number(process.env[name]) : fallback);
+const profileDir = process.env.BENCH_PROFILE || undefined;
+const targets = process.env.BENCH_TARGETS ? process.env.BENCH_TARGETS.split(',') : ['route', 'mcp-stateless', 'mcp-session'];
 const settings = { duration: number('BENCH_DURATION', 10), warmup: number('BENCH_WARMUP', 2), connections: number('BENCH_CONNECTIONS', 10), rounds: number('BENCH_ROUNDS', 2) };
 
 function writeConfig() {
@@ -36,10 +41,12 @@ function writeConfig() {
   const datasource = postgresUrl
     ? { adapter: 'postgres', connection: { connectionString: postgresUrl }, pool: { max: 10 } }
     : { adapter: 'pglite', init: ['seed/retail.sql'] };
+  // the demo's VDB retail-crm reads a second datasource: on PostgreSQL its crm schema in the same database
+  const crmDb = postgresUrl ? datasource : { adapter: 'pglite', init: ['seed/crm.sql'] };
   const config = {
     server: { host: '127.0.0.1', port: 0 },
     descriptors: join(ROOT, 'descriptors'),
-    datasources: { retail_db: datasource },
+    datasources: { retail_db: datasource, crm_db: crmDb },
     auth: { scheme: 'bearer', tokens: [{ token: TOKEN, subject: 'analyst', roles: ['analyst'] }] },
     logging: { level: 'warn' },
     sql: { enabled: false },
@@ -55,10 +62,22 @@ async function serve() {
   const { startService } = await import('../dist/core/service.js');
   const { logDestination } = await import('../dist/core/logging.js');
   const service = await startService({ configFile: writeConfig(), port: 0, env: process.env, logDestination: logDestination('/dev/null') });
-  process.on('message', (message) => {
+  const { Session } = await import('node:inspector/promises');
+  const profiler = new Session();
+  profiler.connect();
+  process.on('message', async (message) => {
     if (message.type === 'cpu') {
       const { user, system } = process.cpuUsage();
       process.send({ type: 'cpu', micros: user + system });
+    } else if (message.type === 'profile-start') {
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
+      await profiler.post('Profiler.start');
+      process.send({ type: 'profiling' });
+    } else if (message.type === 'profile-stop') {
+      const { profile } = await profiler.post('Profiler.stop');
+      writeFileSync(message.file, JSON.stringify(profile));
+      process.send({ type: 'profiled' });
     }
   });
   process.send({ type: 'ready', url: service.url });
@@ -120,6 +139,8 @@ async function main() {
     await client.connect();
     await client.query('drop schema if exists sales cascade');
     await client.query(readFileSync(SEED, 'utf8'));
+    await client.query('drop schema if exists crm cascade');
+    await client.query(readFileSync(CRM_SEED, 'utf8'));
     await client.end();
   }
   const child = fork(fileURLToPath(import.meta.url), ['--serve'], { stdio: 'inherit' });
@@ -135,21 +156,29 @@ async function main() {
   const rows = await checkSameAnswer(url);
   const session = await openSession(url);
   const cpu = async () => { child.send({ type: 'cpu' }); return (await next('cpu')).micros; };
-  const results = { route: [], 'mcp-stateless': [], 'mcp-session': [] };
+  const results = Object.fromEntries(targets.map((target) => [target, []]));
   for (let round = 0; round < settings.rounds; round += 1) {
     for (const target of Object.keys(results)) {
       const sessionId = target === 'mcp-session' ? session : undefined;
       await load(url, target, sessionId, settings.warmup);
+      if (profileDir) {
+        child.send({ type: 'profile-start' });
+        await next('profiling');
+      }
       const before = await cpu();
       const result = await load(url, target, sessionId, settings.duration);
       const micros = (await cpu()) - before;
+      if (profileDir) {
+        child.send({ type: 'profile-stop', file: join(profileDir, `${target}-${round + 1}.cpuprofile`) });
+        await next('profiled');
+      }
       results[target].push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu: micros / result.requests.total });
     }
   }
   child.kill();
   const fmt = (n) => Math.round(n).toLocaleString('en-US');
   const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
-  const routeMean = mean(results.route.map((run) => run.rps));
+  const routeMean = results.route ? mean(results.route.map((run) => run.rps)) : Number.NaN;
   console.log(`backend ${postgresUrl ? 'PostgreSQL' : 'PGlite (in memory)'}; ${rows} rows per answer; ${settings.connections} connections, ${settings.duration} s runs, ${settings.rounds} rounds`);
   console.log('| target | req/s | mean req/s | ratio to the route | p50 ms | p99 ms | server CPU µs/request |');
   console.log('|---|---|---|---|---|---|---|');
