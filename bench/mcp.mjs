@@ -14,7 +14,12 @@
 //   VDB_TEST_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/test node bench/mcp.mjs
 //
 // Options (env): BENCH_DURATION (10 s), BENCH_WARMUP (2 s), BENCH_CONNECTIONS (10), BENCH_ROUNDS (2),
-// BENCH_TARGETS (a comma list of the three; all by default), BENCH_PROFILE (a folder: the service writes a
+// BENCH_RATE (requests/s: instead of one service loaded by each target in turn, one service per target, all
+// loaded at once at this fixed rate, below saturation, so that every target meets the same machine in the
+// same seconds: on a loaded machine the CPU per request of each, and its ratio to the route's, are what to
+// read; the calls per second a CPU-bound service allows are in inverse proportion to them),
+// BENCH_ROOTS (with BENCH_RATE: checkouts, comma-separated, each built, whose services run side by side, an
+// A/B of builds; each target's ratio is to the route of its own checkout), BENCH_TARGETS (a comma list of the three; all by default), BENCH_PROFILE (a folder: the service writes a
 // CPU profile of each measured run there, `<target>-<round>.cpuprofile`, for bench/profile-summary.mjs).
 // Exits 1 when a response is not 200 or a tool result is an error.
 import { fork } from 'node:child_process';
@@ -33,6 +38,7 @@ const ACCEPT = 'application/json, text/event-stream';
 const postgresUrl = process.env.VDB_TEST_POSTGRES_URL || undefined;
 const number = (name, fallback) => (process.env[name] ? Number(process.env[name]) : fallback);
 const profileDir = process.env.BENCH_PROFILE || undefined;
+const rate = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
 const targets = process.env.BENCH_TARGETS ? process.env.BENCH_TARGETS.split(',') : ['route', 'mcp-stateless', 'mcp-session'];
 const settings = { duration: number('BENCH_DURATION', 10), warmup: number('BENCH_WARMUP', 2), connections: number('BENCH_CONNECTIONS', 10), rounds: number('BENCH_ROUNDS', 2) };
 
@@ -68,7 +74,7 @@ async function serve() {
   process.on('message', async (message) => {
     if (message.type === 'cpu') {
       const { user, system } = process.cpuUsage();
-      process.send({ type: 'cpu', micros: user + system });
+      process.send({ type: 'cpu', micros: user + system, system });
     } else if (message.type === 'profile-start') {
       await profiler.post('Profiler.enable');
       await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
@@ -108,7 +114,7 @@ async function checkSameAnswer(url) {
   return route.rowCount;
 }
 
-async function load(url, target, session, seconds) {
+async function load(url, target, session, seconds, rate) {
   const { default: autocannon } = await import('autocannon');
   let id = 1;
   const options = target === 'route'
@@ -124,12 +130,68 @@ async function load(url, target, session, seconds) {
     ...options,
     connections: settings.connections,
     duration: seconds,
+    ...(rate && { overallRate: rate }),
     setupClient: (client) => client.on('body', (body) => { if (target !== 'route' && body.includes('"isError":true')) errors += 1; }),
   });
   if (result.non2xx + result.errors + result.timeouts + errors > 0 || result['2xx'] === 0) {
     throw new Error(`${target}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts, ${errors} error results`);
   }
   return result;
+}
+
+/** The next message of `type` from a service child. */
+function nextOf(child) {
+  return (type) => new Promise((resolve) => {
+    const listener = (message) => {
+      if (message.type !== type) return;
+      child.off('message', listener);
+      resolve(message);
+    };
+    child.on('message', listener);
+  });
+}
+
+/** BENCH_RATE: a service per target, all loaded at once at the same rate; CPU per request of each. */
+async function paired() {
+  const roots = process.env.BENCH_ROOTS ? process.env.BENCH_ROOTS.split(',') : [ROOT];
+  const services = await Promise.all(roots.flatMap((root) => targets.map(async (target) => {
+    const child = fork(join(root, 'bench', 'mcp.mjs'), ['--serve'], { stdio: 'inherit' });
+    const next = nextOf(child);
+    const { url } = await next('ready');
+    await checkSameAnswer(url);
+    const session = target === 'mcp-session' ? await openSession(url) : undefined;
+    const cpu = async () => { child.send({ type: 'cpu' }); return next('cpu'); };
+    const profile = async (type, answer, round) => {
+      child.send({ type, file: join(profileDir, `${target}-${roots.indexOf(root) + 1}-${round + 1}.cpuprofile`) });
+      await next(answer);
+    };
+    return { root, target, label: roots.length > 1 ? `${target} (${root})` : target, child, url, session, cpu, profile, runs: [], system: [] };
+  })));
+  for (let round = 0; round < settings.rounds; round += 1) {
+    await Promise.all(services.map((service) => load(service.url, service.target, service.session, settings.warmup, rate)));
+    if (profileDir) await Promise.all(services.map((service) => service.profile('profile-start', 'profiling', round)));
+    const before = await Promise.all(services.map((service) => service.cpu()));
+    const results = await Promise.all(services.map((service) => load(service.url, service.target, service.session, settings.duration, rate)));
+    const after = await Promise.all(services.map((service) => service.cpu()));
+    if (profileDir) await Promise.all(services.map((service) => service.profile('profile-stop', 'profiled', round)));
+    services.forEach((service, index) => {
+      const requests = results[index].requests.total;
+      service.runs.push((after[index].micros - before[index].micros) / requests);
+      service.system.push((after[index].system - before[index].system) / requests);
+    });
+  }
+  for (const service of services) service.child.kill();
+
+  const fmt = (n) => Math.round(n).toLocaleString('en-US');
+  console.log(`backend ${postgresUrl ? 'PostgreSQL' : 'PGlite (in memory)'}; a service per target, all at ${rate} req/s at once; ${settings.connections} connections, ${settings.duration} s runs, ${settings.rounds} rounds`);
+  console.log('| target | server CPU µs/request, each round | of which system (kernel) | the route\'s CPU / the target\'s, each round | median |');
+  console.log('|---|---|---|---|---|');
+  for (const service of services) {
+    const route = services.find((candidate) => candidate.root === service.root && candidate.target === 'route');
+    const ratios = service.runs.map((cpu, index) => (route ? route.runs[index] / cpu : Number.NaN));
+    const median = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)];
+    console.log(`| ${service.label} | ${service.runs.map(fmt).join(' / ')} | ${service.system.map(fmt).join(' / ')} | ${ratios.map((ratio) => `${ratio.toFixed(2)}×`).join(' / ')} | ${median.toFixed(2)}× |`);
+  }
 }
 
 async function main() {
@@ -143,15 +205,12 @@ async function main() {
     await client.query(readFileSync(CRM_SEED, 'utf8'));
     await client.end();
   }
+  if (rate) {
+    await paired();
+    return;
+  }
   const child = fork(fileURLToPath(import.meta.url), ['--serve'], { stdio: 'inherit' });
-  const next = (type) => new Promise((resolve) => {
-    const listener = (message) => {
-      if (message.type !== type) return;
-      child.off('message', listener);
-      resolve(message);
-    };
-    child.on('message', listener);
-  });
+  const next = nextOf(child);
   const { url } = await next('ready');
   const rows = await checkSameAnswer(url);
   const session = await openSession(url);
