@@ -154,8 +154,12 @@ function nextOf(child) {
 /** BENCH_RATE: a service per target, all loaded at once at the same rate; CPU per request of each. */
 async function paired() {
   const roots = process.env.BENCH_ROOTS ? process.env.BENCH_ROOTS.split(',') : [ROOT];
+  const children = [];
+  // a service that failed to start or answer ends the run: the others with it
+  process.once('exit', () => { for (const child of children) child.kill(); });
   const services = await Promise.all(roots.flatMap((root) => targets.map(async (target) => {
     const child = fork(join(root, 'bench', 'mcp.mjs'), ['--serve'], { stdio: 'inherit' });
+    children.push(child);
     const next = nextOf(child);
     const { url } = await next('ready');
     await checkSameAnswer(url);
@@ -180,7 +184,6 @@ async function paired() {
       service.system.push((after[index].system - before[index].system) / requests);
     });
   }
-  for (const service of services) service.child.kill();
 
   const fmt = (n) => Math.round(n).toLocaleString('en-US');
   console.log(`backend ${postgresUrl ? 'PostgreSQL' : 'PGlite (in memory)'}; a service per target, all at ${rate} req/s at once; ${settings.connections} connections, ${settings.duration} s runs, ${settings.rounds} rounds`);
@@ -248,4 +251,7 @@ async function main() {
 }
 
 if (process.argv.includes('--serve')) await serve();
-else await main().catch((error) => { console.error(error); process.exitCode = 1; });
+else {
+  await main().catch((error) => { console.error(error); process.exitCode = 1; });
+  process.exit();
+}
