@@ -120,6 +120,31 @@ function suiteOn(backend: Backend): void {
     assert.equal([malformed.status, ((await malformed.json()) as { error: { code: number } }).error.code], [400, -32700]);
   });
 
+  test('a batch is answered as an array in the order of its requests (a notification in it unanswered), a batch of one request by its answer alone; a refusal of the transport keeps its own body', async ({ demo }) => {
+    const call = (id: number | string, customerId: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'query_customer_orders', arguments: { customerId } } });
+    const route = async (customerId: number) => ({
+      ...((await (await demo.service.request('/api/v1/query/perform/customer_orders', { method: 'POST', body: JSON.stringify({ customerId }), headers: { 'content-type': 'application/json' }, token: ANALYST_TOKEN })).json()) as object),
+      truncated: false,
+    });
+    const batch = await post(demo, [call(3, 7), { jsonrpc: '2.0', method: 'notifications/initialized' }, LIST_TOOLS, call('eight', 8)], {}, ANALYST_TOKEN);
+    assert.is(batch.status, 200);
+    const answers = (await batch.json()) as { id: number | string; result: CallToolResult }[];
+    assert.equal(answers.map((answer) => answer.id), [3, 1, 'eight']);
+    assert.equal([answers[0]?.result.structuredContent, answers[2]?.result.structuredContent], [await route(7), await route(8)]);
+    const one = (await (await post(demo, [call(4, 7)], {}, ANALYST_TOKEN)).json()) as { id: number; result: CallToolResult };
+    assert.equal([one.id, one.result.structuredContent], [4, await route(7)]);
+
+    const client = await mcpClient(demo.service, ANALYST_TOKEN);
+    const sessionId = (client.transport as { sessionId?: string }).sessionId as string;
+    const refused = await post(demo, call(5, 7), { 'mcp-session-id': sessionId, 'mcp-protocol-version': '1999-01-01' }, ANALYST_TOKEN);
+    const error = ((await refused.json()) as { error: { code: number; message: string } }).error;
+    assert.equal([refused.status, error.code], [400, -32000]);
+    assert.match(error.message, 'Unsupported protocol version');
+    const answered = (await (await post(demo, call(5, 7), { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' }, ANALYST_TOKEN)).json()) as { id: number; result: CallToolResult };
+    assert.equal([answered.id, answered.result.structuredContent], [5, await route(7)]);
+    await client.close();
+  });
+
   test('a session belongs to its caller: another caller\'s token with its id is refused 403, no token 401; DELETE ends it', async ({ demo }) => {
     const client = await mcpClient(demo.service, ANALYST_TOKEN);
     const transport = client.transport as { sessionId?: string };
