@@ -42,6 +42,11 @@ export interface SourceScan {
   readonly dependent?: { readonly driver: number; readonly driverColumn: string; readonly column: CatalogColumn };
   /** Several relations of the source joined, or aggregated, by one pushed statement; `columns` are its outputs. */
   readonly fragment?: PushedFragment;
+  /**
+   * Read by one statement, not a cursor: an aggregation's rows are its groups, and the source plans it for
+   * all its rows (a PostgreSQL cursor plans for the first tenth, without parallel workers).
+   */
+  readonly readWhole?: true;
 }
 
 /**
@@ -58,15 +63,21 @@ export interface PushedFragment {
   readonly select: readonly string[];
   /** GROUP BY items where the fragment is aggregated. */
   readonly groupBy: readonly string[];
-  /** Output columns a dependent join may restrict: the member column as the source compares it, before any grouping. */
-  readonly keys: ReadonlyMap<string, string>;
+  /**
+   * Output columns a dependent join may restrict: the member column as it is, and as the source compares it
+   * with PostgreSQL's semantics (text byte-wise), before any grouping.
+   */
+  readonly keys: ReadonlyMap<string, { readonly plain: string; readonly compared: string }>;
 }
 
 /** What runs where: a statement per relation on its source, and the engine's statement over their rows. */
 export interface FederatedPlan {
   readonly scans: readonly SourceScan[];
   readonly engineSql: string;
-  /** The statement's bound values, in the engine's `$n` order. */
+  /**
+   * The engine statement's bound values, in its `$n` order: the statement's own, less those only a pushed
+   * join or aggregation reads (then a new array, and the pipeline plans a run's values again).
+   */
   readonly bindings: readonly unknown[];
   /** The result columns that are a numeric division (an `avg`, a `/`): the engine answers `{a, b}`, divided as PostgreSQL divides. */
   readonly quotients: readonly number[];
@@ -114,6 +125,8 @@ export async function planFederated(
   // the engine's statement is written from a copy in which each pushed join or aggregation is one relation
   select = structuredClone(select);
   const fragments = pushFragments(select, base, bindings);
+  // values read only by conditions pushed into a fragment are gone from the engine's statement: renumbered
+  const engineBindings = fragments.scans.length === 0 ? bindings : renumberParameters(select, bindings);
   const scans = [...base.filter((_, index) => !fragments.absorbed.has(index)), ...fragments.scans];
   const lookup = (schema: string | undefined, name: string): number | undefined => {
     const fragment = schema === undefined ? fragments.tables.get(name) : undefined;
@@ -131,9 +144,9 @@ export async function planFederated(
     return { table: scan.table, columns };
   };
   const engine = engineSql(select, { table: tables });
-  const pushed = pushdown(select, scans, bindings, lookup);
+  const pushed = pushdown(select, scans, engineBindings, lookup);
   const quotients = engine.outputs.flatMap((output, index) => (output.quotient ? [index] : []));
-  return { scans: pushed, engineSql: engine.sql, bindings, quotients, explain };
+  return { scans: pushed, engineSql: engine.sql, bindings: engineBindings, quotients, explain };
 }
 
 /** The pushed statement of a scan, as it runs: the predicates and, for a dependent scan, its keys. */
@@ -145,10 +158,14 @@ export function sourceStatement(scan: SourceScan, keys?: readonly unknown[]): { 
   const conditions = scan.predicates.map((predicate) => predicate.sql);
   const values = scan.predicates.flatMap((predicate) => predicate.bindings);
   if (keys !== undefined && scan.dependent !== undefined && dialect.pushdown !== undefined) {
-    const target = keyColumn(scan, scan.dependent.column);
-    const match = dialect.pushdown.anyOf(target, keys);
-    conditions.push(match.sql);
-    values.push(...match.bindings);
+    const { column } = scan.dependent;
+    // a text key: the column's own comparison (which an index serves) narrows, the bytes decide
+    const targets = column.logicalType === 'string' ? [dialect.quoteIdentifier(column.name), keyColumn(scan, column)] : [keyColumn(scan, column)];
+    for (const target of targets) {
+      const match = dialect.pushdown.anyOf(target, keys);
+      conditions.push(match.sql);
+      values.push(...match.bindings);
+    }
   }
   const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
   return { sql: `SELECT ${columns} FROM ${quote(scan.relation.schema)}.${quote(scan.relation.name)}${where}`, bindings: values };
@@ -415,6 +432,11 @@ function pushablePredicate(
     return found;
   };
   const text = (found: RangeColumn) => keyColumn(scans[found.scan] as SourceScan, found.column, inJoin ? found.alias : undefined);
+  // equal bytes are equal in every collation: the column's own comparison (which an index serves) narrows first
+  const textEquality = (found: RangeColumn, test: string, values: unknown[]): PushedPredicate => ({
+    sql: `${qualified((scans[found.scan] as SourceScan).datasource.dialect, found.column.name, inJoin ? found.alias : undefined)} ${test} AND ${text(found)} ${test}`,
+    bindings: [...values, ...values],
+  });
   if (type === 'NullTest' && value.argisrow !== true) {
     const found = columnOf(value.arg);
     if (found === undefined) return undefined;
@@ -435,6 +457,7 @@ function pushablePredicate(
     if (found === undefined) return undefined;
     const constant = pushableValue(other, found.type, bindings);
     if (constant === undefined) return undefined;
+    if (operator === '=' && found.type === 'string') return { scan: found.scan, predicate: textEquality(found, `= ?`, [constant.value]) };
     return { scan: found.scan, predicate: { sql: `${text(found)} ${operator} ?`, bindings: [constant.value] } };
   }
   if (value.kind === 'AEXPR_IN' && op === '=') {
@@ -442,7 +465,9 @@ function pushablePredicate(
     if (found === undefined) return undefined;
     const items = list(unwrap(value.rexpr)[1].items).map((item) => pushableValue(item, found.type, bindings));
     if (items.length === 0 || items.some((item) => item === undefined)) return undefined;
-    return { scan: found.scan, predicate: { sql: `${text(found)} IN (${items.map(() => '?').join(', ')})`, bindings: items.map((item) => item?.value) } };
+    const values = items.map((item) => item?.value);
+    if (found.type === 'string') return { scan: found.scan, predicate: textEquality(found, `IN (${items.map(() => '?').join(', ')})`, values) };
+    return { scan: found.scan, predicate: { sql: `${text(found)} IN (${items.map(() => '?').join(', ')})`, bindings: values } };
   }
   if (value.kind === 'AEXPR_BETWEEN') {
     const found = columnOf(value.lexpr);
@@ -478,9 +503,11 @@ function fragmentStatement(scan: SourceScan, fragment: PushedFragment, keys?: re
   const where = conditions.map((condition) => condition.sql);
   const key = scan.dependent === undefined ? undefined : fragment.keys.get(scan.dependent.column.name);
   if (keys !== undefined && key !== undefined && dialect.pushdown !== undefined) {
-    const match = dialect.pushdown.anyOf(key, keys);
-    where.push(match.sql);
-    values.push(...match.bindings);
+    for (const target of [key.plain, key.compared].filter((text, index, all) => all.indexOf(text) === index)) {
+      const match = dialect.pushdown.anyOf(target, keys);
+      where.push(match.sql);
+      values.push(...match.bindings);
+    }
   }
   const select = fragment.select.length === 0 ? [`1 AS ${dialect.quoteIdentifier(ROW_MARK_COLUMN)}`] : fragment.select;
   const sql = `SELECT ${select.join(', ')} FROM ${fragment.from.sql}`
@@ -932,13 +959,13 @@ function tryFragment(select: PgObject, context: FragmentContext, request: Fragme
   const engineTypes: EngineType[] = [];
   const selectList: string[] = [];
   const groupBy: string[] = [];
-  const keys = new Map<string, string>();
+  const keys = new Map<string, { plain: string; compared: string }>();
   for (const [engineName, { member, column, type }] of used) {
     const source = qualified(dialect, column.name, member.alias);
     const compared = keyColumn(scans[member.scan] as SourceScan, column, member.alias);
     columns.push({ ...column, name: engineName });
     engineTypes.push(type);
-    keys.set(engineName, compared);
+    keys.set(engineName, { plain: source, compared });
     if (request.aggregation === undefined) {
       selectList.push(`${source} AS ${quote(engineName)}`);
     } else {
@@ -956,7 +983,7 @@ function tryFragment(select: PgObject, context: FragmentContext, request: Fragme
   const predicates = pushed.filter((conjunct) => !conjunct.join).map((conjunct) => conjunct.predicate);
   context.result.scans.push({
     relation: first.relation, datasource: first.datasource, table: `f${index + 1}`, columns, engineTypes, predicates,
-    fragment: { from: fromSql, joins, select: selectList, groupBy, keys },
+    fragment: { from: fromSql, joins, select: selectList, groupBy, keys }, ...(request.aggregation !== undefined && { readWhole: true as const }),
   });
   context.result.tables.set(name, index);
   for (const member of members) context.result.absorbed.add(member.scan);
@@ -981,6 +1008,20 @@ function tryFragment(select: PgObject, context: FragmentContext, request: Fragme
   const where = [...splitAnd(select.whereClause), ...moved].filter((conjunct) => !pushedNodes.has(conjunct));
   select.whereClause = conjoined(where);
   return true;
+}
+
+/** Numbers the parameters left in `statement` 1, 2, … in their order of first use; their values in that order. */
+function renumberParameters(statement: PgObject, bindings: readonly unknown[]): unknown[] {
+  const numbers = new Map<number, number>();
+  walk(statement, (key, value) => {
+    if (key !== 'ParamRef') return;
+    const number = Number(value.number);
+    if (!numbers.has(number)) numbers.set(number, numbers.size + 1);
+    value.number = numbers.get(number);
+  });
+  // unchanged, the same values (the statement pipeline runs a plan whose values are the request's as it is)
+  if (numbers.size === bindings.length && [...numbers].every(([from, to]) => from === to)) return bindings;
+  return [...numbers.keys()].map((number) => bindings[number - 1]);
 }
 
 /** Whether `node` is the preserved side of a left (or right) join of the FROM clause: the fragment must stand there. */

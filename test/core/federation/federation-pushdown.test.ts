@@ -152,6 +152,15 @@ if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
     assert.match(String(crm?.sql), /FROM `fed_crm`\.`customers` `c` LEFT JOIN `fed_crm`\.`regions` `r` ON CAST\(`r`\.`code` AS BINARY\) = CAST\(`c`\.`region` AS BINARY\) AND `r`\.`id` > \?/);
   });
 
+  test('a bound value read only by a condition pushed into a join is bound there, and the engine\'s statement binds the others', async ({ door }) => {
+    const sql = `select o.id, l.line_no, c.name from fed_shop.orders o join fed_shop.order_lines l on l.order_id = o.id
+      join fed_crm.customers c on c.id = o.customer_id where o.status = %1 and c.tier = %2 and l.quantity > %3 order by o.id, l.line_no`;
+    const bound = await door.query({ text: sql.replace('%1', '$1').replace('%2', '$2').replace('%3', '$3'), values: ['shipped', 2, 2], rowMode: 'array' });
+    const literal = await door.query({ text: sql.replace('%1', "'shipped'").replace('%2', '2').replace('%3', '2'), rowMode: 'array' });
+    assert.ok(literal.rows.length > 0, 'the statement answers rows');
+    assert.equal(bound.rows, literal.rows);
+  });
+
   test('an aggregation of one source in a CTE is pushed to it whole', async ({ door }) => {
     const plan = await explain(door, `with spent as (select customer_id, sum(total) as total from fed_shop.orders group by customer_id)
       select c.name, s.total from spent s join fed_crm.customers c on c.id = s.customer_id order by s.total desc, c.id`);
