@@ -167,6 +167,13 @@ function currentRss(pid) {
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
 }
 
+/** CPU milliseconds (user and system) the process has used: what holds on a loaded machine, where wall time does not. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime, fields 14 and 15 of stat, in clock ticks (100 per second on Linux)
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 function peakRss(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
@@ -206,13 +213,16 @@ async function main() {
     for (const [name, sql, values, count] of [['selective', SELECTIVE, email, runs], ['full', FULL, [], fullRuns]]) {
       const federated = [];
       const baseline = [];
+      let serviceCpu = 0;
       for (let i = 0; i < count; i += 1) {
+        const cpu = cpuMs(child.pid);
         federated.push(...(await timed(door, sql, values, 1)).times);
+        serviceCpu += cpuMs(child.pid) - cpu;
         baseline.push(...(await timed(single, sql, values, 1)).times);
       }
       results[name] = { federated: median(federated), baseline: median(baseline) };
       console.log(`${name.padEnd(9)} federated ${ms(results[name].federated)}, one PostgreSQL ${ms(results[name].baseline)}: `
-        + `${(results[name].federated / results[name].baseline).toFixed(2)}× (median of ${count})`);
+        + `${(results[name].federated / results[name].baseline).toFixed(2)}× (median of ${count}); the service's CPU ${ms(serviceCpu / count)} per statement`);
     }
     console.log(`load average after the runs ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
     const rss = peakRss(child.pid);
