@@ -1011,7 +1011,7 @@ function tryFragment(select: PgObject, context: FragmentContext, request: Fragme
 }
 
 /** Numbers the parameters left in `statement` 1, 2, … in their order of first use; their values in that order. */
-function renumberParameters(statement: PgObject, bindings: readonly unknown[]): unknown[] {
+function renumberParameters(statement: PgObject, bindings: readonly unknown[]): readonly unknown[] {
   const numbers = new Map<number, number>();
   walk(statement, (key, value) => {
     if (key !== 'ParamRef') return;
