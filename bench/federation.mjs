@@ -8,10 +8,11 @@
 // child process) and on the baseline database directly, alternating:
 //   - selective: one customer's orders and their lines, the customer picked by e-mail (a bound value): the
 //     dependent join reads only that customer's orders and lines (federation.semiJoinMaxKeys);
-//   - full: revenue and lines by region over every order line (1,000,000 lines, 100,000 customers).
-// Then the engine side by side: the rows the plan pushes to each source are read once, and loaded and
-// evaluated by DuckDB (the plan's engine statement, the service's engine; the plan has no engine switch) and
-// by PGlite (the original statement over tables of the same names: PostgreSQL itself as the engine).
+//   - full: revenue and lines by region over every order line (1,000,000 lines, 100,000 customers): the lines
+//     joined to their orders and summed by customer on the shop database, one row per customer.
+// Then the engines side by side: the full aggregation's relations are read whole once (what a plan without
+// pushed joins streamed), loaded and evaluated by DuckDB (the service's engine; the plan has no engine switch)
+// and by PGlite (PostgreSQL itself as the engine), each running the original statement.
 // The service's peak RSS (VmHWM) is read from /proc after the runs, beside `federation.memoryLimit`.
 //
 // Options (env): BENCH_RUNS (selective runs per side, 30; full runs per side, a tenth of it, at least 3),
@@ -166,6 +167,13 @@ function currentRss(pid) {
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
 }
 
+/** CPU milliseconds (user and system) the process has used: what holds on a loaded machine, where wall time does not. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime, fields 14 and 15 of stat, in clock ticks (100 per second on Linux)
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 function peakRss(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
@@ -205,17 +213,21 @@ async function main() {
     for (const [name, sql, values, count] of [['selective', SELECTIVE, email, runs], ['full', FULL, [], fullRuns]]) {
       const federated = [];
       const baseline = [];
+      let serviceCpu = 0;
       for (let i = 0; i < count; i += 1) {
+        const cpu = cpuMs(child.pid);
         federated.push(...(await timed(door, sql, values, 1)).times);
+        serviceCpu += cpuMs(child.pid) - cpu;
         baseline.push(...(await timed(single, sql, values, 1)).times);
       }
       results[name] = { federated: median(federated), baseline: median(baseline) };
       console.log(`${name.padEnd(9)} federated ${ms(results[name].federated)}, one PostgreSQL ${ms(results[name].baseline)}: `
-        + `${(results[name].federated / results[name].baseline).toFixed(2)}× (median of ${count})`);
+        + `${(results[name].federated / results[name].baseline).toFixed(2)}× (median of ${count}); the service's CPU ${ms(serviceCpu / count)} per statement`);
     }
+    console.log(`load average after the runs ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
     const rss = peakRss(child.pid);
     console.log(`the service's RSS: ${(startedRss / 2 ** 20).toFixed(0)} MB once started, peak ${(rss / 2 ** 20).toFixed(0)} MB (federation.memoryLimit ${memoryLimit})`);
-    await engines(url, plans);
+    await engines(url);
   } finally {
     await door.end().catch(() => undefined);
     await single.end().catch(() => undefined);
@@ -231,21 +243,23 @@ async function main() {
   }
 }
 
-/** The plan's source statements of the full aggregation, read once; then DuckDB and PGlite each load and evaluate them. */
-async function engines(url, plans) {
-  const plan = plans.full;
-  if (plan?.sources === undefined) {
-    console.log(`the door's EXPLAIN answered no federated plan: ${JSON.stringify(plan)}`);
-    return;
-  }
+/**
+ * The engines side by side on the full aggregation over its relations read whole (1,350,000 rows, what a plan
+ * without a pushed join streams): read once from the sources, then loaded and evaluated by DuckDB and by
+ * PGlite, each running the original statement over tables of the same names.
+ */
+async function engines(url) {
+  const reads = [
+    { database: 'fedbench_shop', schema: 'shop', name: 'order_lines', sql: 'select order_id, quantity, unit_price from shop.order_lines' },
+    { database: 'fedbench_shop', schema: 'shop', name: 'orders', sql: 'select id, customer_id from shop.orders' },
+    { database: 'fedbench_crm', schema: 'crm', name: 'customers', sql: 'select id, region from crm.customers' },
+  ];
   const sources = [];
-  for (const [index, source] of plan.sources.entries()) {
-    const database = source.datasource === 'crm_db' ? 'fedbench_crm' : 'fedbench_shop';
-    const result = await withClient(databaseUrl(url, database), (client) => client.query({ text: source.sql, rowMode: 'array', types: { getTypeParser: () => (value) => value } }));
-    const relation = /FROM "(\w+)"\."(\w+)"/.exec(source.sql);
-    sources.push({ table: `r${index + 1}`, schema: relation[1], name: relation[2], fields: result.fields, rows: result.rows });
+  for (const read of reads) {
+    const result = await withClient(databaseUrl(url, read.database), (client) => client.query({ text: read.sql, rowMode: 'array', types: { getTypeParser: () => (value) => value } }));
+    sources.push({ ...read, fields: result.fields, rows: result.rows });
   }
-  const typeOf = (oid) => ({ 23: ['INTEGER', 'integer'], 20: ['BIGINT', 'bigint'], 1700: ['DECIMAL(12,2)', 'numeric(12, 2)'], 25: ['VARCHAR', 'text'], 1184: ['TIMESTAMPTZ', 'timestamptz'] })[oid];
+  const typeOf = (oid) => ({ 23: ['INTEGER', 'integer'], 20: ['BIGINT', 'bigint'], 1700: ['DECIMAL(10,2)', 'numeric(10, 2)'], 25: ['VARCHAR', 'text'] })[oid];
   const rows = sources.reduce((sum, source) => sum + source.rows.length, 0);
 
   const elapsed = (from, to) => Number(to - from) / 1e6;
@@ -253,9 +267,10 @@ async function engines(url, plans) {
   const instance = await DuckDBInstance.create(':memory:', { memory_limit: memoryLimit, integer_division: 'true' });
   const duck = await instance.connect();
   for (const source of sources) {
-    await duck.run(`create temp table ${source.table} (${source.fields.map((field) => `"${field.name}" ${typeOf(field.dataTypeID)[0]}`).join(', ')})`);
-    const appender = await duck.createAppender(source.table);
-    // as the service appends: integers as numbers, decimals and timestamps as their text
+    await duck.run(`create schema if not exists ${source.schema}`);
+    await duck.run(`create table ${source.schema}.${source.name} (${source.fields.map((field) => `"${field.name}" ${typeOf(field.dataTypeID)[0]}`).join(', ')})`);
+    const appender = await duck.createAppender(source.name, source.schema);
+    // as the service appends: integers as numbers, decimals and text as their text
     const integers = source.fields.map((field) => field.dataTypeID === 23);
     for (const row of source.rows) {
       row.forEach((value, position) => {
@@ -269,7 +284,7 @@ async function engines(url, plans) {
     appender.closeSync();
   }
   const duckLoaded = process.hrtime.bigint();
-  const duckRows = (await duck.runAndReadAll(plan.engine.sql)).getRows();
+  const duckRows = (await duck.runAndReadAll(FULL)).getRows();
   const duckDone = process.hrtime.bigint();
   duck.closeSync();
 
@@ -288,7 +303,7 @@ async function engines(url, plans) {
   await lite.close();
 
   const same = JSON.stringify(duckRows.map((row) => row.map(String))) === JSON.stringify(liteRows.map((row) => row.map(String)));
-  console.log(`engines over the full aggregation's ${rows} pushed rows (read once from the sources, not timed here):`);
+  console.log(`engines over the full aggregation's ${rows} rows of its relations read whole (read once from the sources, not timed here):`);
   console.log(`  DuckDB: load ${elapsed(duckStart, duckLoaded).toFixed(0)} ms, evaluate ${elapsed(duckLoaded, duckDone).toFixed(0)} ms`);
   console.log(`  PGlite: start ${elapsed(liteStart, liteCreated).toFixed(0)} ms, load (COPY) ${elapsed(liteCreated, liteLoaded).toFixed(0)} ms, evaluate ${elapsed(liteLoaded, liteDone).toFixed(0)} ms`);
   console.log(`  the same answer: ${same ? 'yes' : `no: DuckDB ${JSON.stringify(duckRows).slice(0, 200)}, PGlite ${JSON.stringify(liteRows).slice(0, 200)}`}`);

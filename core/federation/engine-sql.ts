@@ -726,7 +726,7 @@ function widest(types: readonly EngineType[]): EngineType {
 }
 
 /** The name PostgreSQL gives an output column without an alias (FigureColname). */
-function outputName(value: unknown): string {
+export function outputName(value: unknown): string {
   return figure(value) ?? '?column?';
 }
 

@@ -157,7 +157,7 @@ async function loadScan(
     await inTurn(connection, () => appendRows(connection, scan, rows));
   };
   try {
-    await readSource(executor, sql, bindings, limit, signal, append);
+    await readSource(scan.readWhole === true ? { query: executor.query.bind(executor) } : executor, sql, bindings, limit, signal, append);
   } finally {
     runtime.rowsRead(read);
   }
@@ -168,7 +168,7 @@ async function loadScan(
 
 /** Streams a pushed statement's rows to `append`: by cursor where the source has one, else one bounded read. */
 async function readSource(
-  executor: CallerExecutor, sql: string, bindings: readonly unknown[], limit: number, signal: AbortSignal,
+  executor: Pick<CallerExecutor, 'query' | 'openCursor'>, sql: string, bindings: readonly unknown[], limit: number, signal: AbortSignal,
   append: (rows: readonly Record<string, JsonValue>[]) => Promise<void>,
 ): Promise<void> {
   if (executor.openCursor === undefined) {

@@ -88,12 +88,15 @@ test('a data role without the second datasource\'s relation is refused before an
   assert.equal([reply.status, reply.body['code']], [403, 'forbidden'], JSON.stringify(reply.body));
 });
 
-test('?explain=true answers each source\'s statement and the engine\'s', async ({ service }) => {
+test('?explain=true answers each source\'s statement and the engine\'s: the orders summed by customer on their source', async ({ service }) => {
   const reply = await perform(service, 'fedl_segments', ANALYST_TOKEN, '?explain=true');
   assert.is(reply.status, 200, JSON.stringify(reply.body));
   assert.equal(reply.body['sources'], [
-    { datasource: 'retail_db', sql: 'SELECT "customer_id", "total" FROM "sales"."orders"' },
     { datasource: 'crm_db', sql: 'SELECT "customer_id", "segment" FROM "crm"."segments"' },
+    {
+      datasource: 'retail_db',
+      sql: 'SELECT "o"."customer_id" AS "o.customer_id", COUNT(*) AS "vdb_agg_1", SUM("o"."total") AS "vdb_agg_2" FROM "sales"."orders" "o" GROUP BY "o"."customer_id"',
+    },
   ]);
   assert.match(String((reply.body['engine'] as { sql: string }).sql), 'GROUP BY');
 });

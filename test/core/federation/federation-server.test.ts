@@ -155,7 +155,8 @@ if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
     const plan = JSON.parse(text) as { sources: { datasource: string; sql: string; dependentOn?: string }[]; engine: { sql: string } };
     assert.equal(plan.sources, [
       { datasource: 'sales_db', sql: 'SELECT "id", "customer_id" FROM "fed_sales"."orders" WHERE "customer_id" = ANY(?)', dependentOn: 'crm_db' },
-      { datasource: 'crm_db', sql: `SELECT \`id\`, \`name\` FROM \`${mysql.database}\`.\`fed_customers\` WHERE CAST(\`name\` AS BINARY) = ?` },
+      // the column's own (folding) comparison, which an index serves, narrows; the bytes decide
+      { datasource: 'crm_db', sql: `SELECT \`id\`, \`name\` FROM \`${mysql.database}\`.\`fed_customers\` WHERE \`name\` = ? AND CAST(\`name\` AS BINARY) = ?` },
     ]);
     assert.match(plan.engine.sql, /^SELECT /);
     assert.is(await sourceRows(service, 'crm_db'), before, 'nothing ran');
