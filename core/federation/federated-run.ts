@@ -379,6 +379,7 @@ function engineError(error: unknown, memoryLimit: string): unknown {
       details: { memoryLimit }, cause: error,
     });
   }
-  const code = /division by zero/.test(error.message) ? '22012' : 'XX000';
-  return new StatementFailure(code === '22012' ? 'invalid_value' : 'other', error, code, undefined, undefined, error);
+  // the errors the engine's statement raises itself, for PostgreSQL's (engine-sql.ts)
+  const code = /division by zero/.test(error.message) ? '22012' : /negative substring length/.test(error.message) ? '22011' : 'XX000';
+  return new StatementFailure(code === 'XX000' ? 'other' : 'invalid_value', error, code, undefined, undefined, error);
 }
