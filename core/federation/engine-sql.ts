@@ -609,7 +609,6 @@ class EngineWriter {
   /** `OVER (...)` with PostgreSQL's default frame; a named window or another frame is refused. */
   private window(over: PgObject, level: Level, name: string): string {
     if (over.name !== undefined || over.refname !== undefined) throw unsupported(`a named window for ${name}`);
-    if (over.frameOptions !== DEFAULT_FRAME) throw unsupported(`a window frame for ${name}`);
     const partition = list(over.partitionClause).map((item) => this.expr(item, level).sql);
     const order = list(over.orderClause).map((item) => {
       const [, sort] = unwrap(item);
@@ -621,6 +620,7 @@ class EngineWriter {
     const parts = [
       ...(partition.length > 0 ? [`PARTITION BY ${partition.join(', ')}`] : []),
       ...(order.length > 0 ? [`ORDER BY ${order.join(', ')}`] : []),
+      ...(over.frameOptions === DEFAULT_FRAME ? [] : [frame(over, name)]),
     ];
     return ` OVER (${parts.join(' ')})`;
   }
@@ -729,7 +729,40 @@ function constant(node: PgObject): Written {
   throw unsupported('a bit-string constant');
 }
 
-/** `+ - * / % ||` with PostgreSQL's result types; division only where its meaning is the same in the engine. */
+/** PostgreSQL's frame option bits (parsenodes.h). */
+const FRAME = {
+  range: 0x2, rows: 0x4, startUnboundedPreceding: 0x20, endUnboundedFollowing: 0x100, startCurrentRow: 0x200, endCurrentRow: 0x400,
+  startOffsetPreceding: 0x800, endOffsetPreceding: 0x1000, startOffsetFollowing: 0x2000, endOffsetFollowing: 0x4000,
+} as const;
+/** The bits the frames below are written from: any other (GROUPS, EXCLUDE) is refused. */
+const FRAME_KNOWN = 0x1 | 0x10 | Object.values(FRAME).reduce((all, bit) => all | bit, 0);
+
+/**
+ * An explicit frame, as the engine writes the same one: `ROWS` between unbounded, current-row or constant
+ * offset bounds (rows counted alike in both), `RANGE` between unbounded and current-row bounds (peers alike).
+ * A `RANGE` offset (its arithmetic on the ordering's type), `GROUPS` and `EXCLUDE` are refused.
+ */
+function frame(over: PgObject, name: string): string {
+  const options = Number(over.frameOptions);
+  const has = (bit: number) => (options & bit) !== 0;
+  if ((options & ~FRAME_KNOWN) !== 0 || (!has(FRAME.rows) && !has(FRAME.range))) throw unsupported(`a GROUPS or EXCLUDE window frame for ${name}`);
+  const offset = (value: unknown, which: string): string => {
+    if (has(FRAME.range)) throw unsupported(`a RANGE window frame with an offset for ${name}`);
+    const [type, node] = unwrap(value);
+    const count = type === 'A_Const' && node.ival !== undefined ? Number((node.ival as PgObject).ival ?? 0) : undefined;
+    // PostgreSQL refuses a negative offset; only a constant is written, so both count the same rows
+    if (count === undefined || count < 0) throw unsupported(`a window frame ${which} offset other than a constant of zero or more`);
+    return String(count);
+  };
+  const start = has(FRAME.startUnboundedPreceding) ? 'UNBOUNDED PRECEDING'
+    : has(FRAME.startCurrentRow) ? 'CURRENT ROW'
+      : `${offset(over.startOffset, 'start')} ${has(FRAME.startOffsetPreceding) ? 'PRECEDING' : 'FOLLOWING'}`;
+  const end = has(FRAME.endUnboundedFollowing) ? 'UNBOUNDED FOLLOWING'
+    : has(FRAME.endCurrentRow) ? 'CURRENT ROW'
+      : `${offset(over.endOffset, 'end')} ${has(FRAME.endOffsetPreceding) ? 'PRECEDING' : 'FOLLOWING'}`;
+  return `${has(FRAME.rows) ? 'ROWS' : 'RANGE'} BETWEEN ${start} AND ${end}`;
+}
+
 /** Lowers or uppers ASCII letters only, as PostgreSQL's lower/upper under collation "C". */
 function asciiFold(sql: string, to: 'lower' | 'upper'): string {
   const [from, into] = to === 'lower' ? [ASCII_UPPER, ASCII_UPPER.toLowerCase()] : [ASCII_UPPER.toLowerCase(), ASCII_UPPER];
@@ -759,6 +792,7 @@ function substring(name: string, args: readonly Written[]): Written {
   return { sql: `substring(${source}, ${from}, ${length})`, type: 'string' };
 }
 
+/** `+ - * / % ||` with PostgreSQL's result types; division only where its meaning is the same in the engine. */
 function arithmetic(op: string, left: Written, right: Written): Written {
   if (op === '||') return { sql: `(${left.sql} || ${right.sql})`, type: 'string' };
   if (!['+', '-', '*', '/', '%'].includes(op)) throw unsupported(`operator ${op}`);
