@@ -129,7 +129,7 @@ export async function prepareService(options: ServiceOptions): Promise<PreparedS
     container.register(coreTokens.actionJournals, { useValue: governance.journals });
     container.register(coreTokens.vdbs, { useValue: new VdbRegistry(vdbs) });
     container.register(coreTokens.semantic, { useValue: await activateSemantics(vdbs, config, container, logger) });
-    const handles = await VdbHandles.create(container.resolve(coreTokens.vdbs), (name) => datasources.open(name), config.sql, config.federation);
+    const handles = await VdbHandles.create(container.resolve(coreTokens.vdbs), (name) => datasources.open(name), config.sql, config.federation, extensions.sqlDialects.values());
     container.register(coreTokens.vdbHandles, { useValue: handles });
     container.register(coreTokens.semanticQueries, { useValue: new SemanticQueries(container.resolve(coreTokens.semantic), datasources, handles) });
     const endpoints = await loadEndpoints({

@@ -8,7 +8,7 @@ export class PgliteDialect extends PostgresDialect {
    * One session, but its datasource orders its calls itself (pglite-host.ts: single statements sent ahead, a
    * transaction holding the session), so the core need not run them one at a time.
    */
-  override readonly capabilities: DialectCapabilities = { explain: true, enforcesRoles: true };
+  override readonly capabilities: DialectCapabilities = { explain: true, enforcesRoles: true, postgresqlText: true };
 
   override open(settings: DatasourceSettings): Promise<Datasource> {
     return openPglite(this, settings);

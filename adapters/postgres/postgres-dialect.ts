@@ -40,7 +40,7 @@ export class PostgresDialect extends DialectBase {
   readonly family = 'postgres';
   readonly lexicon = POSTGRES_LEXICON;
   readonly placeholders = POSTGRES_PLACEHOLDERS;
-  override readonly capabilities: DialectCapabilities = { explain: true, enforcesRoles: true };
+  override readonly capabilities: DialectCapabilities = { explain: true, enforcesRoles: true, postgresqlText: true };
   override readonly unquotedCase = 'lower';
   override readonly caseInsensitiveNames = false;
   override readonly functionPolicy = POSTGRES_FUNCTIONS;

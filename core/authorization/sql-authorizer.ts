@@ -104,16 +104,31 @@ function settingKey(dialectId: string, readOnly: boolean, allowFunctions: readon
 
 /**
  * Authorizes a statement of a VDB for these grants, as routes do: in the VDB's dialect, against its catalog
- * and `allowFunctions`, within the service's `sql` bounds.
+ * and `allowFunctions`, within the service's `sql` bounds. A statement over several datasources is
+ * PostgreSQL's dialect whatever the default's (docs/federation.md#doors): on a VDB whose datasources differ in
+ * dialect, the text is read as PostgreSQL first, and that reading stands when it reads several datasources;
+ * otherwise the text is the default datasource's, read in its dialect.
  */
-export function authorizeVdbStatement(
-  handle: Pick<VdbHandle, 'vdb' | 'dialect' | 'sqlBounds'>, sql: string, grants: CallerGrants, readOnly: boolean,
+export async function authorizeVdbStatement(
+  handle: Pick<VdbHandle, 'vdb' | 'dialect' | 'federationDialect' | 'sqlBounds' | 'datasourceFor'>, sql: string, grants: CallerGrants, readOnly: boolean,
 ): Promise<SqlAuthorization> {
-  const { vdb, dialect, sqlBounds } = handle;
-  return authorizeSql({
-    sql, dialect, grants, catalog: vdb.catalog, readOnly, maxStatementBytes: sqlBounds.maxStatementBytes,
+  const { vdb, dialect, federationDialect, sqlBounds } = handle;
+  const authorizeIn = (reading: SqlDialect) => authorizeSql({
+    sql, dialect: reading, grants, catalog: vdb.catalog, readOnly, maxStatementBytes: sqlBounds.maxStatementBytes,
     ...(vdb.allowFunctions === undefined ? {} : { allowFunctions: vdb.allowFunctions }),
   });
+  if (federationDialect === dialect || !spansDatasources(vdb)) return authorizeIn(dialect);
+  const spans = (decision: SqlAuthorization) => !isDenial(decision) && handle.datasourceFor(decision.facts.relations) === undefined;
+  const federated = await authorizeIn(federationDialect);
+  if (spans(federated)) return federated;
+  const own = await authorizeIn(dialect);
+  // several datasources only in the default's reading: PostgreSQL's reading (its refusal) is the one that holds
+  return spans(own) ? federated : own;
+}
+
+/** Whether the VDB's schemas come from more than one datasource. */
+function spansDatasources(vdb: VdbHandle['vdb']): boolean {
+  return vdb.schemas.some((schema) => schema.datasource !== vdb.datasource);
 }
 
 async function decide(request: SqlAuthorizationRequest): Promise<SqlAuthorization> {

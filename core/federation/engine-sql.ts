@@ -470,6 +470,13 @@ class EngineWriter {
         // PostgreSQL's LIKE escapes with a backslash unless told otherwise; the engine's has no default escape
         return { sql: `(${left.sql} ${op === '!~~' ? 'NOT ' : ''}LIKE ${pattern.sql} ESCAPE '\\')`, type: 'boolean' };
       }
+      case 'AEXPR_ILIKE': {
+        if (op !== '~~*' && op !== '!~~*') throw unsupported(`operator ${op}`);
+        // under collation "C" PostgreSQL lowers both sides (ASCII letters only) and matches them as LIKE does
+        const left = asciiFold(this.expr(node.lexpr, level).sql, 'lower');
+        const pattern = asciiFold(this.expr(node.rexpr, level).sql, 'lower');
+        return { sql: `(${left} ${op === '!~~*' ? 'NOT ' : ''}LIKE ${pattern} ESCAPE '\\')`, type: 'boolean' };
+      }
       case 'AEXPR_NULLIF': {
         const left = this.expr(node.lexpr, level);
         return { sql: `NULLIF(${left.sql}, ${this.expr(node.rexpr, level).sql})`, type: left.type };
@@ -481,7 +488,7 @@ class EngineWriter {
         return { sql: `(${left} IS ${kind === 'AEXPR_NOT_DISTINCT' ? 'NOT ' : ''}DISTINCT FROM ${right})`, type: 'boolean' };
       }
       default:
-        throw unsupported(kind === 'AEXPR_ILIKE' ? 'ILIKE' : kind === 'AEXPR_SIMILAR' ? 'SIMILAR TO' : `operator ${op || kind}`);
+        throw unsupported(kind === 'AEXPR_SIMILAR' ? 'SIMILAR TO' : `operator ${op || kind}`);
     }
   }
 
@@ -533,10 +540,35 @@ class EngineWriter {
         return { sql: `abs(${arg.sql})`, type: arg.type };
       }
       case 'lower':
-      case 'upper': {
+      case 'upper':
         // collation "C" folds ASCII letters only; the engine's lower/upper would fold every letter
-        const [from, to] = name === 'lower' ? [ASCII_UPPER, ASCII_UPPER.toLowerCase()] : [ASCII_UPPER.toLowerCase(), ASCII_UPPER];
-        return { sql: `translate(${single(name, args).sql}, '${from}', '${to}')`, type: 'string' };
+        return { sql: asciiFold(single(name, args).sql, name), type: 'string' };
+      case 'substring':
+      case 'substr':
+        return substring(name, args);
+      case 'strpos':
+      case 'position': {
+        // position(a IN b) is parsed as position(b, a), as strpos(b, a): both count characters from 1, 0 when absent
+        const [text, sought] = textArguments(name, args, 2);
+        return { sql: `CAST(instr(${text}, ${sought}) AS INTEGER)`, type: 'integer' };
+      }
+      case 'btrim':
+      case 'ltrim':
+      case 'rtrim': {
+        // without characters both remove spaces only (not tabs or newlines); with them, any of their characters
+        const trimmed = textArguments(name, args, args.length === 2 ? 2 : 1);
+        return { sql: `${name === 'btrim' ? 'trim' : name}(${trimmed.join(', ')})`, type: 'string' };
+      }
+      case 'replace':
+        // an empty pattern leaves the text as it is in both
+        return { sql: `replace(${textArguments(name, args, 3).join(', ')})`, type: 'string' };
+      case 'left':
+      case 'right': {
+        // a negative count keeps all but that many characters from the other end, in both
+        const [text] = textArguments(name, args.slice(0, 1), 1);
+        const count = args[1];
+        if (args.length !== 2 || count === undefined || !INTEGRAL.has(count.type)) throw unsupported(`${name} other than of a text and an integer`);
+        return { sql: `${name}(${text}, ${count.sql})`, type: 'string' };
       }
       case 'concat': {
         // NULLs are skipped in both; each argument's text is the same in both for these types
@@ -577,7 +609,6 @@ class EngineWriter {
   /** `OVER (...)` with PostgreSQL's default frame; a named window or another frame is refused. */
   private window(over: PgObject, level: Level, name: string): string {
     if (over.name !== undefined || over.refname !== undefined) throw unsupported(`a named window for ${name}`);
-    if (over.frameOptions !== DEFAULT_FRAME) throw unsupported(`a window frame for ${name}`);
     const partition = list(over.partitionClause).map((item) => this.expr(item, level).sql);
     const order = list(over.orderClause).map((item) => {
       const [, sort] = unwrap(item);
@@ -589,6 +620,7 @@ class EngineWriter {
     const parts = [
       ...(partition.length > 0 ? [`PARTITION BY ${partition.join(', ')}`] : []),
       ...(order.length > 0 ? [`ORDER BY ${order.join(', ')}`] : []),
+      ...(over.frameOptions === DEFAULT_FRAME ? [] : [frame(over, name)]),
     ];
     return ` OVER (${parts.join(' ')})`;
   }
@@ -695,6 +727,69 @@ function constant(node: PgObject): Written {
   if (node.sval !== undefined) return { sql: literal(String((node.sval as PgObject).sval ?? '')), type: 'string' };
   if (node.boolval !== undefined) return { sql: (node.boolval as PgObject).boolval === true ? 'TRUE' : 'FALSE', type: 'boolean' };
   throw unsupported('a bit-string constant');
+}
+
+/** PostgreSQL's frame option bits (parsenodes.h). */
+const FRAME = {
+  range: 0x2, rows: 0x4, startUnboundedPreceding: 0x20, endUnboundedFollowing: 0x100, startCurrentRow: 0x200, endCurrentRow: 0x400,
+  startOffsetPreceding: 0x800, endOffsetPreceding: 0x1000, startOffsetFollowing: 0x2000, endOffsetFollowing: 0x4000,
+} as const;
+/** The bits the frames below are written from: any other (GROUPS, EXCLUDE) is refused. */
+const FRAME_KNOWN = 0x1 | 0x10 | Object.values(FRAME).reduce((all, bit) => all | bit, 0);
+
+/**
+ * An explicit frame, as the engine writes the same one: `ROWS` between unbounded, current-row or constant
+ * offset bounds (rows counted alike in both), `RANGE` between unbounded and current-row bounds (peers alike).
+ * A `RANGE` offset (its arithmetic on the ordering's type), `GROUPS` and `EXCLUDE` are refused.
+ */
+function frame(over: PgObject, name: string): string {
+  const options = Number(over.frameOptions);
+  const has = (bit: number) => (options & bit) !== 0;
+  if ((options & ~FRAME_KNOWN) !== 0 || (!has(FRAME.rows) && !has(FRAME.range))) throw unsupported(`a GROUPS or EXCLUDE window frame for ${name}`);
+  const offset = (value: unknown, which: string): string => {
+    if (has(FRAME.range)) throw unsupported(`a RANGE window frame with an offset for ${name}`);
+    const [type, node] = unwrap(value);
+    const count = type === 'A_Const' && node.ival !== undefined ? Number((node.ival as PgObject).ival ?? 0) : undefined;
+    // PostgreSQL refuses a negative offset; only a constant is written, so both count the same rows
+    if (count === undefined || count < 0) throw unsupported(`a window frame ${which} offset other than a constant of zero or more`);
+    return String(count);
+  };
+  const start = has(FRAME.startUnboundedPreceding) ? 'UNBOUNDED PRECEDING'
+    : has(FRAME.startCurrentRow) ? 'CURRENT ROW'
+      : `${offset(over.startOffset, 'start')} ${has(FRAME.startOffsetPreceding) ? 'PRECEDING' : 'FOLLOWING'}`;
+  const end = has(FRAME.endUnboundedFollowing) ? 'UNBOUNDED FOLLOWING'
+    : has(FRAME.endCurrentRow) ? 'CURRENT ROW'
+      : `${offset(over.endOffset, 'end')} ${has(FRAME.endOffsetPreceding) ? 'PRECEDING' : 'FOLLOWING'}`;
+  return `${has(FRAME.rows) ? 'ROWS' : 'RANGE'} BETWEEN ${start} AND ${end}`;
+}
+
+/** Lowers or uppers ASCII letters only, as PostgreSQL's lower/upper under collation "C". */
+function asciiFold(sql: string, to: 'lower' | 'upper'): string {
+  const [from, into] = to === 'lower' ? [ASCII_UPPER, ASCII_UPPER.toLowerCase()] : [ASCII_UPPER.toLowerCase(), ASCII_UPPER];
+  return `translate(${sql}, '${from}', '${into}')`;
+}
+
+/** The arguments of a text function, `count` of them, each text (or a constant or parameter PostgreSQL reads as text). */
+function textArguments(name: string, args: readonly Written[], count: number): string[] {
+  if (args.length !== count || args.some((arg) => arg.type !== 'string' && arg.type !== 'unknown')) throw unsupported(`${name} other than of ${count === 1 ? 'a text' : `${count} texts`}`);
+  return args.map((arg) => arg.sql);
+}
+
+/**
+ * PostgreSQL's substring(text, start[, count]) over characters: the characters from `start` to `start + count - 1`
+ * that exist (a start before 1 takes fewer), a negative count an error. The engine's reads a start below 1 from
+ * the end, so the start is clamped to 1 and the count shortened by as much.
+ */
+function substring(name: string, args: readonly Written[]): Written {
+  const [text, start, count] = args;
+  if (text === undefined || start === undefined || args.length > 3 || !INTEGRAL.has(start.type) || (count !== undefined && !INTEGRAL.has(count.type))) {
+    throw unsupported(`${name} other than of a text from an integer position (a pattern's is not)`);
+  }
+  const [source] = textArguments(name, [text], 1);
+  const from = `(CASE WHEN ${start.sql} < 1 THEN 1 ELSE ${start.sql} END)`;
+  if (count === undefined) return { sql: `substring(${source}, ${from})`, type: 'string' };
+  const length = `(CASE WHEN ${count.sql} < 0 THEN error('negative substring length not allowed') WHEN ${start.sql} + ${count.sql} - ${from} < 0 THEN 0 ELSE ${start.sql} + ${count.sql} - ${from} END)`;
+  return { sql: `substring(${source}, ${from}, ${length})`, type: 'string' };
 }
 
 /** `+ - * / % ||` with PostgreSQL's result types; division only where its meaning is the same in the engine. */

@@ -19,6 +19,7 @@ import { failureOutcome } from '../sql/statement-outcome.js';
 import { encodeValue } from '../sql/value-encoding.js';
 import { engineIdentifier, postgresDivide, unsupported } from './engine-sql.js';
 import { engineTypeOf, explainFederated, ROW_MARK_COLUMN, sourceStatement, UNCONSTRAINED_SCALE, type FederatedPlan, type SourceScan } from './federated-plan.js';
+import { batchBytes, splitLimit, transitBudget, type TransitBudget } from './transit-budget.js';
 
 /** Who runs a plan, and how. */
 export interface FederatedRunContext {
@@ -29,8 +30,12 @@ export interface FederatedRunContext {
   readonly counted: DatasourceRuntime;
 }
 
-/** Rows fetched from a source per round trip where it offers a cursor. */
-const FETCH_ROWS = 5_000;
+/** Rows of a cursor's first fetch, before the width of its rows is known. */
+const FIRST_FETCH_ROWS = 64;
+/** The most rows one fetch asks for, however narrow they are. */
+const MAX_FETCH_ROWS = 20_000;
+/** A fetch reads about this share of the transit budget: several scans and plans read at once. */
+const FETCH_SHARE = 8;
 
 /**
  * One engine per memory limit, shared by the plans of the process: each plan works in a connection of its
@@ -42,7 +47,8 @@ function engine(memoryLimit: string): Promise<DuckDBInstance> {
   let instance = engines.get(memoryLimit);
   if (instance === undefined) {
     instance = DuckDBInstance.create(':memory:', {
-      memory_limit: memoryLimit,
+      // the rest of the limit is for the rows in transit (transit-budget.ts)
+      memory_limit: `${splitLimit(memoryLimit).engineBytes}B`,
       // nothing spills to disk: the memory limit is the engine's whole footprint
       temp_directory: '',
       // PostgreSQL's semantics where the engine has a setting for them
@@ -156,8 +162,11 @@ async function loadScan(
     }
     await inTurn(connection, () => appendRows(connection, scan, rows));
   };
+  // an aggregated fragment is read in one statement: as a cursor PostgreSQL plans it for its first rows
+  const reader = scan.readWhole === true ? { query: executor.query.bind(executor) } : executor;
+  const source = { executor: reader, datasource: scan.relation.datasource, memoryLimit: context.config.memoryLimit };
   try {
-    await readSource(scan.readWhole === true ? { query: executor.query.bind(executor) } : executor, sql, bindings, limit, signal, append);
+    await readSource(source, sql, bindings, limit, signal, append);
   } finally {
     runtime.rowsRead(read);
   }
@@ -166,27 +175,65 @@ async function loadScan(
   return set === undefined || set.size > context.config.semiJoinMaxKeys ? undefined : [...set];
 }
 
-/** Streams a pushed statement's rows to `append`: by cursor where the source has one, else one bounded read. */
+/** Where a pushed statement reads, and the limit its rows in transit count against. */
+interface ScanSource {
+  readonly executor: Pick<CallerExecutor, 'query' | 'openCursor'>;
+  readonly datasource: string;
+  readonly memoryLimit: string;
+}
+
+/**
+ * Streams a pushed statement's rows to `append` within the transit budget: by cursor where the source has
+ * one, each fetch sized to a share of the budget by the widest rows seen so far and read only once that much
+ * is reserved (so a source waits while the engine is behind); else in one read, which may hold the whole
+ * budget and no more. A batch over the budget answers 422 rather than growing the process.
+ */
 async function readSource(
-  executor: Pick<CallerExecutor, 'query' | 'openCursor'>, sql: string, bindings: readonly unknown[], limit: number, signal: AbortSignal,
+  source: ScanSource, sql: string, bindings: readonly unknown[], limit: number, signal: AbortSignal,
   append: (rows: readonly Record<string, JsonValue>[]) => Promise<void>,
 ): Promise<void> {
+  const { executor } = source;
+  const budget = transitBudget(source.memoryLimit);
   if (executor.openCursor === undefined) {
-    // one more than the cap, so that a statement over it is told apart from one exactly at it
-    const result = await executor.query(sql, bindings, { maxRows: limit + 1, signal });
-    await append(result.rows);
+    const reserved = await budget.reserve(budget.capacity, signal);
+    try {
+      // one more than the cap, so that a statement over it is told apart from one exactly at it
+      const result = await executor.query(sql, bindings, { maxRows: limit + 1, maxBytes: budget.capacity, signal });
+      if (result.truncatedBy === 'maxBytes') throw overTransit(source, budget);
+      await append(result.rows);
+    } finally {
+      budget.release(reserved);
+    }
     return;
   }
   const cursor = await executor.openCursor(sql, bindings, signal);
+  const share = budget.capacity / FETCH_SHARE;
+  let rowBytes: number | undefined;
   try {
     for (;;) {
-      const batch = await cursor.fetch(FETCH_ROWS, { signal });
-      if (batch.rows.length > 0) await append(batch.rows);
-      if (batch.rows.length < FETCH_ROWS) return;
+      const count = rowBytes === undefined ? FIRST_FETCH_ROWS : Math.max(1, Math.min(MAX_FETCH_ROWS, Math.floor(share / rowBytes)));
+      const reserved = await budget.reserve(rowBytes === undefined ? share : count * rowBytes, signal);
+      try {
+        const batch = await cursor.fetch(count, { signal, maxBytes: budget.capacity });
+        if (batch.truncatedBy === 'maxBytes') throw overTransit(source, budget);
+        if (batch.rows.length > 0) {
+          rowBytes = Math.max(rowBytes ?? 0, batchBytes(batch.rows) / batch.rows.length);
+          await append(batch.rows);
+        }
+        if (batch.rows.length < count) return;
+      } finally {
+        budget.release(reserved);
+      }
     }
   } finally {
     await cursor.close();
   }
+}
+
+function overTransit(source: ScanSource, budget: TransitBudget): LimitError {
+  return new LimitError('result_too_large',
+    `datasource ${source.datasource}: the rows of a pushed statement read at once exceed ${budget.capacity} bytes, the share of federation.memoryLimit (${source.memoryLimit}) for rows on their way to the engine`,
+    { details: { datasource: source.datasource, memoryLimit: source.memoryLimit } });
 }
 
 /**
@@ -334,6 +381,7 @@ function engineError(error: unknown, memoryLimit: string): unknown {
       details: { memoryLimit }, cause: error,
     });
   }
-  const code = /division by zero/.test(error.message) ? '22012' : 'XX000';
-  return new StatementFailure(code === '22012' ? 'invalid_value' : 'other', error, code, undefined, undefined, error);
+  // the errors the engine's statement raises itself, for PostgreSQL's (engine-sql.ts)
+  const code = /division by zero/.test(error.message) ? '22012' : /negative substring length/.test(error.message) ? '22011' : 'XX000';
+  return new StatementFailure(code === 'XX000' ? 'other' : 'invalid_value', error, code, undefined, undefined, error);
 }

@@ -348,6 +348,12 @@ export interface DialectCapabilities {
    * only gate and statements run as the service's login.
    */
   readonly enforcesRoles: boolean;
+  /**
+   * True when the dialect's text is PostgreSQL's (its grammar, quoting, name folding and built-ins): a
+   * statement over several datasources of a VDB is PostgreSQL's dialect whatever the VDB's default datasource
+   * (docs/federation.md), and is authorized in an installed dialect that says so. Absent: false.
+   */
+  readonly postgresqlText?: boolean;
 }
 
 /**

@@ -78,13 +78,13 @@ export class SemanticQueries {
     if (compiled.datasources.length > 1) {
       const handle = this.handles.lookup(vdb.name, vdb.version);
       if (typeof handle === 'string') throw new InternalError('query_failed', handle);
-      // the federated plan reads the statement as PostgreSQL, authorized in the dialect of the VDB's datasource
-      if (handle.dialect.family !== 'postgres') {
-        throw new InputError('federation_unsupported', `the query reads datasets of ${compiled.datasources.length} datasources (${compiled.datasources.join(', ')}); a semantic query over several is written in PostgreSQL's dialect, and the VDB's datasource ${vdb.datasource} is not of the PostgreSQL family`, {
-          details: { construct: 'a semantic query over several datasources of a VDB whose datasource is not PostgreSQL' },
+      // written in PostgreSQL's dialect, as the federated plan reads it and the authorizer reads a statement over several datasources
+      if (handle.federationDialect.capabilities.postgresqlText !== true) {
+        throw new InputError('federation_unsupported', `the query reads datasets of ${compiled.datasources.length} datasources (${compiled.datasources.join(', ')}); a semantic query over several is written in PostgreSQL's dialect, and no installed dialect writes it`, {
+          details: { construct: 'a semantic query over several datasources without a PostgreSQL dialect installed' },
         });
       }
-      return { compiled: this.compiled(state, handle.dialect, query), datasource: dialectSource, federated: handle };
+      return { compiled: this.compiled(state, handle.federationDialect, query), datasource: dialectSource, federated: handle };
     }
     const [only = firstDatasource] = compiled.datasources;
     const datasource = only === firstDatasource ? dialectSource : await this.datasources.open(only);

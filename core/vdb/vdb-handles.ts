@@ -12,6 +12,12 @@ export interface VdbHandle {
   datasource: Datasource;
   /** The default datasource's dialect: statements of the VDB are written, scanned and authorized in it. */
   dialect: SqlDialect;
+  /**
+   * The dialect a statement over several of its datasources is authorized in: PostgreSQL's text
+   * (`capabilities.postgresqlText`), the default's own when it is, else an installed dialect whose text it is;
+   * the default's when none is installed (docs/federation.md#doors).
+   */
+  federationDialect: SqlDialect;
   /** The datasource holding a relation of the VDB. */
   datasourceOf(relation: VdbRelation): Datasource;
   /**
@@ -42,13 +48,19 @@ export class VdbHandles {
     private readonly datasources: ReadonlyMap<string, Datasource>,
     private readonly sqlBounds: SqlConfig,
     private readonly federation: FederationConfig,
+    private readonly postgresqlText: SqlDialect | undefined,
   ) {}
 
-  /** Opens (or reuses) the datasources of every VDB so that a lookup is synchronous. */
-  static async create(vdbs: VdbRegistry, open: (name: string) => Promise<Datasource>, sqlBounds: SqlConfig, federation: FederationConfig): Promise<VdbHandles> {
+  /**
+   * Opens (or reuses) the datasources of every VDB so that a lookup is synchronous. `dialects`: the installed
+   * ones, of which one whose text is PostgreSQL's authorizes statements over several datasources.
+   */
+  static async create(
+    vdbs: VdbRegistry, open: (name: string) => Promise<Datasource>, sqlBounds: SqlConfig, federation: FederationConfig, dialects: readonly SqlDialect[],
+  ): Promise<VdbHandles> {
     const names = new Set(vdbs.list().flatMap((vdb) => [vdb.datasource, ...vdb.schemas.map((schema) => schema.datasource)]));
     const entries = await Promise.all([...names].map(async (name) => [name, await open(name)] as const));
-    return new VdbHandles(vdbs, new Map(entries), sqlBounds, federation);
+    return new VdbHandles(vdbs, new Map(entries), sqlBounds, federation, dialects.find((dialect) => dialect.capabilities.postgresqlText === true));
   }
 
   /** The VDB's handle, or why there is none (a sentence for a definition problem). */
@@ -72,7 +84,7 @@ export class VdbHandles {
       }
       vdb = versions[0] as VirtualDatabase;
     }
-    return openHandle(vdb, this.sqlBounds, this.federation, (datasource) => {
+    return openHandle(vdb, this.sqlBounds, this.federation, this.postgresqlText, (datasource) => {
       const open = this.datasources.get(datasource);
       if (!open) throw new Error(`datasource ${datasource} was not opened`);
       return open;
@@ -80,7 +92,9 @@ export class VdbHandles {
   }
 }
 
-function openHandle(vdb: VirtualDatabase, sqlBounds: SqlConfig, federation: FederationConfig, datasourceNamed: (name: string) => Datasource): VdbHandle {
+function openHandle(
+  vdb: VirtualDatabase, sqlBounds: SqlConfig, federation: FederationConfig, postgresqlText: SqlDialect | undefined, datasourceNamed: (name: string) => Datasource,
+): VdbHandle {
   const datasource = datasourceNamed(vdb.datasource);
   const relations = relationIndex(vdb.catalog.relations);
   const identifiers = identifierIndex(vdb.catalog.relations);
@@ -95,6 +109,7 @@ function openHandle(vdb: VirtualDatabase, sqlBounds: SqlConfig, federation: Fede
     vdb,
     datasource,
     dialect: datasource.dialect,
+    federationDialect: datasource.dialect.capabilities.postgresqlText === true ? datasource.dialect : postgresqlText ?? datasource.dialect,
     datasourceOf: (relation) => datasourceNamed(relation.datasource),
     datasourceFor: (relations) => {
       const names = new Set(relations.map((relation) => relation.datasource));

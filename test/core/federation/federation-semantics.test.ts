@@ -78,7 +78,7 @@ const REFUSED: readonly [string, string][] = [
   ['select c.region from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region having avg(o.qty) > 1', 'function avg'],
   ['select o.id from fedp.orders o join fedq.customers c on c.id = o.customer_id where o.amount / 3 > 1', 'numeric division'],
   ['select concat(c.vip, o.note) from fedp.orders o join fedq.customers c on c.id = o.customer_id', 'concat of a value'],
-  ['select c.name from fedp.orders o join fedq.customers c on c.id = o.customer_id where c.name ilike \'a%\'', 'ILIKE'],
+  ['select c.name from fedp.orders o join fedq.customers c on c.id = o.customer_id where c.name similar to \'a%\'', 'SIMILAR TO'],
 ];
 
 type Rows = Record<string, unknown>[];
