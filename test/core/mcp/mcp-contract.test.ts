@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -5,6 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { forEachBackend, skippedHere, type Backend } from '../../support/backends.js';
 import { mcpClient, startMcpDemo, type McpDemo } from '../../support/mcp-service.js';
+import { projectRoot } from '../../support/test-service.js';
 
 const SECRET = 'the-mcp-contract-suite-shared-secret-0123456789';
 const ISSUER = 'https://login.example.test/';
@@ -41,11 +44,16 @@ async function openSession(demo: McpDemo, token: string): Promise<string> {
   return opened.headers.get('mcp-session-id') as string;
 }
 
+async function metric(demo: McpDemo, series: string): Promise<number> {
+  const line = (await (await demo.service.request('/observe/metrics')).text()).split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return Number(line?.split(' ')[1] ?? 0);
+}
+
 /**
  * docs/mcp.md's promises as a client sees them, one by one, through the SDK's own client and plain HTTP
  * against the real service (with the JWT scheme, so that tokens can expire) on each backend of the
  * PostgreSQL family: the tool contract, protocol versions, sessions and expiry, a caller
- * without a data role, the analyst and the email in every form, writes in every form.
+ * without a data role, the analyst and the email in every form, writes in every form, the stdio bridge's exit.
  */
 // a named function: the test runner reads the families from the call below, the first one in the file
 function suiteOn(backend: Backend): void {
@@ -242,6 +250,35 @@ function suiteOn(backend: Backend): void {
       assert.equal([result.isError, codeOf(result)], [true, 'forbidden'], `${sql}: ${text(result)}`);
     }
     assert.equal(await count(), before);
+  });
+
+  test('the stdio bridge: answers what it was sent, then exits 0 when its stdin closes, ending its session on the endpoint', async ({ demo, analystToken }) => {
+    const ended = await metric(demo, 'vdb_mcp_requests_total{method="session_end"}');
+    const bridge = spawn(process.execPath, [join(projectRoot, 'dist', 'core', 'cli.js'), 'mcp-stdio', '--url', `${demo.service.url}/mcp`, '--token-env', 'VDB_MCP_TOKEN'], {
+      env: { VDB_MCP_TOKEN: analystToken, PATH: process.env['PATH'] ?? '' },
+    });
+    let stdout = '';
+    bridge.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => {
+      // a bridge that never exits fails the test instead of hanging the suite
+      const watchdog = setTimeout(() => bridge.kill('SIGKILL'), 120_000);
+      bridge.once('close', (code) => {
+        clearTimeout(watchdog);
+        resolve(code);
+      });
+    });
+    const lines = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_vdbs', arguments: {} } },
+    ];
+    // as `cat requests.jsonl | vdb-service mcp-stdio …` sends them: stdin ends right after
+    bridge.stdin.end(lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+    assert.is(await exited, 0);
+    const answers = stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { id: number; result?: Record<string, unknown> });
+    // forwarded as they came, so answered in either order
+    assert.equal(answers.map((answer) => [answer.id, answer.result !== undefined]).sort(), [[1, true], [2, true]], stdout);
+    assert.is(await metric(demo, 'vdb_mcp_requests_total{method="session_end"}'), ended + 1);
   });
 
   test.run();
