@@ -52,7 +52,7 @@ async function metric(demo: McpDemo, series: string): Promise<number> {
 /**
  * docs/mcp.md's promises as a client sees them, one by one, through the SDK's own client and plain HTTP
  * against the real service (with the JWT scheme, so that tokens can expire) on each backend of the
- * PostgreSQL family: the tool contract, protocol versions, sessions and expiry, a caller
+ * PostgreSQL family: the tool contract, protocol errors, protocol versions, sessions and expiry, a caller
  * without a data role, the analyst and the email in every form, writes in every form, the stdio bridge's exit.
  */
 // a named function: the test runner reads the families from the call below, the first one in the file
@@ -97,6 +97,19 @@ function suiteOn(backend: Backend): void {
       else assert.equal([readOnlyHint, destructiveHint], [true, false], tool.name);
     }
     assert.match(byName.get('query_region_revenue')?.description ?? '', /^Revenue of the orders not cancelled by sales region/);
+  });
+
+  test('malformed params of a known method are JSON-RPC -32602 (invalid params), not an internal error', async ({ demo, analystToken }) => {
+    for (const message of [
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'run_sql', arguments: 'select 1' } },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { arguments: {} } },
+      { jsonrpc: '2.0', id: 3, method: 'resources/read', params: {} },
+      { jsonrpc: '2.0', id: 4, method: 'tools/list', params: { cursor: 5 } },
+    ]) {
+      const answer = await post(demo, message, analystToken);
+      const body = (await answer.json()) as { id: number; error?: { code: number; message: string } };
+      assert.equal([answer.status, body.id, body.error?.code], [200, message.id, -32602], JSON.stringify(body));
+    }
   });
 
   test('protocol versions: an unsupported MCP-Protocol-Version is refused 400, stateless and in a session; an initialize with an unknown version gets the server\'s own', async ({ demo, analystToken }) => {
