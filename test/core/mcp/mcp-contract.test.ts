@@ -99,6 +99,24 @@ function suiteOn(backend: Backend): void {
     assert.match(byName.get('query_region_revenue')?.description ?? '', /^Revenue of the orders not cancelled by sales region/);
   });
 
+  test('a tool answering rows: structuredContent {columns, rows, rowCount, truncated} and the same JSON as its text content', async ({ analyst }) => {
+    for (const [tool, args] of [
+      ['run_sql', { vdb: 'retail', version: '1', sql: 'select id, status from sales.orders where customer_id = $1', params: [7] }],
+      ['query_customer_orders', { customerId: 7 }],
+      ['query_region_revenue', {}],
+      ['query_metrics', { vdb: 'retail', version: '1', dimensions: ['customers.region'], measures: ['order_count'] }],
+    ] as const) {
+      const result = await call(analyst, tool, args);
+      assert.is(result.isError, undefined, `${tool}: ${text(result)}`);
+      const structured = result.structuredContent as { rows: unknown[]; rowCount: number; truncated: boolean };
+      assert.equal(Object.keys(structured).sort(), ['columns', 'rowCount', 'rows', 'truncated'], tool);
+      assert.equal([structured.rowCount, structured.truncated], [structured.rows.length, false], tool);
+      assert.ok(structured.rows.length > 0, tool);
+      assert.equal(result.content.map((item) => item.type), ['text'], tool);
+      assert.equal(JSON.parse(text(result)), structured, tool);
+    }
+  });
+
   test('malformed params of a known method are JSON-RPC -32602 (invalid params), not an internal error', async ({ demo, analystToken }) => {
     for (const message of [
       { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'run_sql', arguments: 'select 1' } },
