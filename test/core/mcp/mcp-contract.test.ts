@@ -177,6 +177,25 @@ function suiteOn(backend: Backend): void {
     assert.is((await post(demo, ping, await jwt('someone-else', ['analyst']), { 'mcp-session-id': sessionId })).status, 403);
   });
 
+  test('a session reads its caller from each request: the same subject\'s token with other roles sees what those roles see, at once', async ({ demo, analystToken }) => {
+    const sessionId = await openSession(demo, analystToken);
+    const session = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' };
+    const tools = async (token: string) => {
+      const answer = await post(demo, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, token, session);
+      return ((await answer.json()) as { result: { tools: Tool[] } }).result.tools.map((tool) => tool.name);
+    };
+    const rows = async (token: string) => {
+      const answer = await post(demo, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run_sql', arguments: { vdb: 'retail', version: '1', sql: 'select count(*)::int as n from sales.orders' } } }, token, session);
+      return ((await answer.json()) as { result: CallToolResult }).result;
+    };
+    assert.ok((await tools(analystToken)).includes('query_customer_orders'));
+    assert.is((await rows(analystToken)).isError, undefined);
+    const demoted = await jwt('analyst', ['visitor']);
+    assert.not.ok((await tools(demoted)).includes('query_customer_orders'));
+    assert.equal([(await rows(demoted)).isError, codeOf(await rows(demoted))], [true, 'forbidden']);
+    assert.ok((await tools(analystToken)).includes('query_customer_orders'));
+  });
+
   test('a caller without a data role on a VDB: none of its tools, resources or catalog, and a refusal that names nothing of it', async ({ demo }) => {
     const stranger = await mcpClient(demo.service, await jwt('stranger', ['visitor']));
     try {
