@@ -65,12 +65,12 @@ export function createMcpServer({ services, metrics, logger, version }: McpServe
   const tools = new McpTools(services);
   const resources = new McpResources(services, tools);
 
-  server.setRequestHandler(anyParams(ListToolsRequestSchema), (request, extra) => {
+  server.setRequestHandler(ANY_PARAMS.listTools, (request, extra) => {
     paramsOf(ListToolsRequestSchema, request);
     return { tools: tools.list(callerOfAuth(extra.authInfo).principal) };
   });
 
-  server.setRequestHandler(anyParams(CallToolRequestSchema), async (loose, extra): Promise<CallToolResult> => {
+  server.setRequestHandler(ANY_PARAMS.callTool, async (loose, extra): Promise<CallToolResult> => {
     // the SDK's own tools/call wrapper has checked the request against its schema, answering -32602 when it failed
     const request = loose as CallToolRequest;
     const caller = callerOfAuth(extra.authInfo);
@@ -96,15 +96,15 @@ export function createMcpServer({ services, metrics, logger, version }: McpServe
     }
   });
 
-  server.setRequestHandler(anyParams(ListResourcesRequestSchema), (request, extra) => {
+  server.setRequestHandler(ANY_PARAMS.listResources, (request, extra) => {
     paramsOf(ListResourcesRequestSchema, request);
     return { resources: resources.list(callerOfAuth(extra.authInfo).principal) };
   });
-  server.setRequestHandler(anyParams(ListResourceTemplatesRequestSchema), (request) => {
+  server.setRequestHandler(ANY_PARAMS.listResourceTemplates, (request) => {
     paramsOf(ListResourceTemplatesRequestSchema, request);
     return { resourceTemplates: resources.templates() };
   });
-  server.setRequestHandler(anyParams(ReadResourceRequestSchema), (request, extra) => {
+  server.setRequestHandler(ANY_PARAMS.readResource, (request, extra) => {
     const { uri } = paramsOf(ReadResourceRequestSchema, request).params;
     try {
       return resources.read(uri, callerOfAuth(extra.authInfo).principal);
@@ -127,6 +127,15 @@ function anyParams<T extends typeof ListToolsRequestSchema | typeof CallToolRequ
   | typeof ListResourceTemplatesRequestSchema | typeof ReadResourceRequestSchema>(schema: T) {
   return schema.extend({ params: RequestSchema.shape.params });
 }
+
+/** Made once: extending a schema costs, and a stateless request makes a server of its own. */
+const ANY_PARAMS = {
+  listTools: anyParams(ListToolsRequestSchema),
+  callTool: anyParams(CallToolRequestSchema),
+  listResources: anyParams(ListResourcesRequestSchema),
+  listResourceTemplates: anyParams(ListResourceTemplatesRequestSchema),
+  readResource: anyParams(ReadResourceRequestSchema),
+};
 
 function paramsOf<T extends AnyObjectSchema>(schema: T, request: unknown): SchemaOutput<T> {
   const parsed = safeParse(schema, request);
