@@ -30,12 +30,28 @@ export async function mcpStdioCommand(args: readonly string[], env: NodeJS.Proce
   }
   const http = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
   const stdio = new StdioServerTransport();
-  const closed = new Promise<void>((resolve) => {
-    stdio.onclose = () => void http.terminateSession().catch(() => undefined).finally(() => void http.close().then(resolve));
-    http.onclose = () => void stdio.close().then(resolve);
-  });
+  /** The requests on their way to the endpoint: a client that closes stdin right after sending still gets their answers. */
+  const forwarding = new Set<Promise<void>>();
+  let closing = false;
+  let closed!: () => void;
+  const done = new Promise<void>((resolve) => (closed = resolve));
+  // one way out, whichever side ends first: each transport's close calls its onclose, so closing the other side
+  // from there without this guard would go back and forth for ever
+  const shutdown = async (endSession: boolean): Promise<void> => {
+    if (closing) return;
+    closing = true;
+    if (endSession) {
+      await Promise.allSettled(forwarding);
+      await http.terminateSession().catch(() => undefined);
+    }
+    await http.close();
+    await stdio.close();
+    closed();
+  };
+  stdio.onclose = () => void shutdown(true);
+  http.onclose = () => void shutdown(false);
   // the stdin of a client that has gone ends the bridge (the SDK's stdio transport does not close on it)
-  process.stdin.once('end', () => void stdio.close());
+  process.stdin.once('end', () => void shutdown(true));
   http.onmessage = (message) => {
     // later requests carry the negotiated version, as the SDK's own client sends it
     const version = (message as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
@@ -44,7 +60,7 @@ export async function mcpStdioCommand(args: readonly string[], env: NodeJS.Proce
   };
   http.onerror = (error) => process.stderr.write(`mcp-stdio: ${error.message}\n`);
   stdio.onmessage = (message) => {
-    http.send(message).catch((error: unknown) => {
+    const forwarded = http.send(message).catch((error: unknown) => {
       process.stderr.write(`mcp-stdio: ${error instanceof Error ? error.message : String(error)}\n`);
       const id = (message as { id?: unknown }).id;
       // a request that could not be forwarded still gets its answer: the client would wait for it forever
@@ -52,9 +68,11 @@ export async function mcpStdioCommand(args: readonly string[], env: NodeJS.Proce
         void stdio.send({ jsonrpc: '2.0', id, error: { code: -32000, message: `the MCP endpoint did not answer: ${error instanceof Error ? error.message : String(error)}` } } as JSONRPCMessage);
       }
     });
+    forwarding.add(forwarded);
+    void forwarded.finally(() => forwarding.delete(forwarded));
   };
   await http.start();
   await stdio.start();
-  await closed;
+  await done;
   return 0;
 }

@@ -6,10 +6,11 @@
 import type { Logger } from 'pino';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { getParseErrorMessage, safeParse, type AnyObjectSchema, type SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import {
   CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError,
-  ReadResourceRequestSchema, type CallToolResult,
+  ReadResourceRequestSchema, RequestSchema, type CallToolRequest, type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ServiceMetrics } from '../observe/service-metrics.js';
 import type { Principal } from '../plugin-api/auth-scheme.js';
@@ -64,9 +65,14 @@ export function createMcpServer({ services, metrics, logger, version }: McpServe
   const tools = new McpTools(services);
   const resources = new McpResources(services, tools);
 
-  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: tools.list(callerOfAuth(extra.authInfo).principal) }));
+  server.setRequestHandler(ANY_PARAMS.listTools, (request, extra) => {
+    paramsOf(ListToolsRequestSchema, request);
+    return { tools: tools.list(callerOfAuth(extra.authInfo).principal) };
+  });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler(ANY_PARAMS.callTool, async (loose, extra): Promise<CallToolResult> => {
+    // the SDK's own tools/call wrapper has checked the request against its schema, answering -32602 when it failed
+    const request = loose as CallToolRequest;
     const caller = callerOfAuth(extra.authInfo);
     const { name } = request.params;
     const started = Date.now();
@@ -90,11 +96,18 @@ export function createMcpServer({ services, metrics, logger, version }: McpServe
     }
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) => ({ resources: resources.list(callerOfAuth(extra.authInfo).principal) }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: resources.templates() }));
-  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => {
+  server.setRequestHandler(ANY_PARAMS.listResources, (request, extra) => {
+    paramsOf(ListResourcesRequestSchema, request);
+    return { resources: resources.list(callerOfAuth(extra.authInfo).principal) };
+  });
+  server.setRequestHandler(ANY_PARAMS.listResourceTemplates, (request) => {
+    paramsOf(ListResourceTemplatesRequestSchema, request);
+    return { resourceTemplates: resources.templates() };
+  });
+  server.setRequestHandler(ANY_PARAMS.readResource, (request, extra) => {
+    const { uri } = paramsOf(ReadResourceRequestSchema, request).params;
     try {
-      return resources.read(request.params.uri, callerOfAuth(extra.authInfo).principal);
+      return resources.read(uri, callerOfAuth(extra.authInfo).principal);
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       // a resource the caller may not see does not exist for it (§8: nothing outside its grants, by name either)
@@ -102,6 +115,32 @@ export function createMcpServer({ services, metrics, logger, version }: McpServe
     }
   });
   return server;
+}
+
+/**
+ * A method's schema that takes any params object. The SDK parses a request with the schema a handler was
+ * registered with before calling it, and answers a failure -32603, an internal error (its issue #2284); so
+ * handlers are registered with this one and read their params with `paramsOf`, and a client that sent bad
+ * params is told -32602 (invalid params), as JSON-RPC has it.
+ */
+function anyParams<T extends typeof ListToolsRequestSchema | typeof CallToolRequestSchema | typeof ListResourcesRequestSchema
+  | typeof ListResourceTemplatesRequestSchema | typeof ReadResourceRequestSchema>(schema: T) {
+  return schema.extend({ params: RequestSchema.shape.params });
+}
+
+/** Made once: extending a schema costs, and a stateless request makes a server of its own. */
+const ANY_PARAMS = {
+  listTools: anyParams(ListToolsRequestSchema),
+  callTool: anyParams(CallToolRequestSchema),
+  listResources: anyParams(ListResourcesRequestSchema),
+  listResourceTemplates: anyParams(ListResourceTemplatesRequestSchema),
+  readResource: anyParams(ReadResourceRequestSchema),
+};
+
+function paramsOf<T extends AnyObjectSchema>(schema: T, request: unknown): SchemaOutput<T> {
+  const parsed = safeParse(schema, request);
+  if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${getParseErrorMessage(parsed.error)}`);
+  return parsed.data;
 }
 
 /** The MCP specification's code for an unknown resource. */
