@@ -91,9 +91,16 @@ forEachBackend((backend) => {
     assert.is(again.status, 200, JSON.stringify(again.body));
     assert.equal(again.body, first.body);
     assert.equal(await stateOf(service.url, id, item), { qty: NEW_QTY, orders: 1, shipments: 1 });
+    // the same fields in another order are the same body (a client's JSON library may write them so)
+    const reordered = Object.fromEntries(Object.entries(body).reverse());
+    const again2 = await call(service.url, 'actions/run', 'crash_place', reordered, headers);
+    assert.equal([again2.status, again2.body], [200, first.body]);
     const other = await call(service.url, 'actions/run', 'crash_place', { ...body, newQty: 3 }, headers);
     assert.is(other.status, 422);
     assert.is(other.body['code'], 'idempotency_key_reused');
+    // the key is the caller's across actions: another action with it is another request, refused
+    const otherAction = await call(service.url, 'actions/run', 'crash_ready', { id }, headers);
+    assert.equal([otherAction.status, otherAction.body['code']], [422, 'idempotency_key_reused']);
     const invalid = await call(service.url, 'actions/run', 'crash_place', body, { 'idempotency-key': 'a key with spaces' });
     assert.is(invalid.status, 400);
     assert.is(invalid.body['code'], 'invalid_idempotency_key');
