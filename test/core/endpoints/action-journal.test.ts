@@ -118,6 +118,22 @@ forEachBackend((backend) => {
     assert.equal(again.body, first.body);
   });
 
+  test('Idempotency-Key: a key is kept actions.idempotencyTtlSeconds; past it, the same request runs anew', async ({ raw, schema }) => {
+    const { config, files } = actionBundleFiles(backend.datasourceConfig, schema, 'journal-ttl');
+    const service = await startTestService({ config: { ...config, actions: { ...(config['actions'] as object), idempotencyTtlSeconds: 1 } }, files, datasources: { db: raw } });
+    try {
+      const { id, item, body, headers } = await place(service, { key: `key-${next}` });
+      assert.is((await call(service.url, 'actions/run', 'crash_place', body, headers)).status, 200);
+      await new Promise((done) => setTimeout(done, 1_500));
+      // it runs again: the order exists, so this second run fails, and its reserve's rollback sets the stock back to oldQty
+      const again = await call(service.url, 'actions/run', 'crash_place', body, headers);
+      assert.equal([again.status, again.body['code']], [409, 'operation_conflict'], JSON.stringify(again.body));
+      assert.equal(await stateOf(service.url, id, item), { qty: OLD_QTY, orders: 1, shipments: 1 });
+    } finally {
+      await service.close();
+    }
+  });
+
   test('Idempotency-Key under concurrency: eight requests at once, one run; the others wait with 409 in flight or get its answer', async ({ service }) => {
     const { id, item, body, headers } = await place(service, { key: `key-${next}` });
     const answers = await Promise.all(Array.from({ length: 8 }, () => call(service.url, 'actions/run', 'crash_place', body, headers)));
