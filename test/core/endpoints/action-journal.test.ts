@@ -10,6 +10,12 @@ import { actionBundleFiles, admin, call, CLERK_TOKEN, crashTables, NEW_QTY, OLD_
  * `Idempotency-Key`, a compensation that cannot succeed, and that a caller's database role can neither read
  * nor forge it. Crashes and recovery: test/faults/action-crash.test.ts.
  */
+/** What the test reads of an OpenAPI operation. */
+interface Operation {
+  parameters: { name: string; in: string }[];
+  responses: Record<string, { content: Record<string, { examples: Record<string, unknown> }> } | undefined>;
+}
+
 forEachBackend((backend) => {
   const test = suite<{ service: TestService; raw: Datasource; schema: string }>(`${backend.name}: the journal of action runs`);
   if (skippedHere(test, backend)) return;
@@ -176,8 +182,16 @@ forEachBackend((backend) => {
     const unknown = await admin(service.url, 'actions/runs/no-such-run');
     assert.is(unknown.status, 404);
     assert.is(unknown.body['code'], 'unknown_action_run');
-    const openapi = await (await service.request('/api/v1/openapi.json')).json() as { paths: Record<string, unknown> };
+    const openapi = await (await service.request('/api/v1/openapi.json')).json() as { paths: Record<string, Record<string, Operation>> };
     assert.ok(openapi.paths['/api/v1/admin/actions/runs'] && openapi.paths['/api/v1/admin/actions/runs/{id}'], 'both routes are in the OpenAPI document');
+    const list = openapi.paths['/api/v1/admin/actions/runs']?.['get'];
+    assert.equal(list?.parameters.map((parameter) => [parameter.name, parameter.in]), [['state', 'query'], ['action', 'query'], ['limit', 'query']]);
+    assert.ok(openapi.paths['/api/v1/admin/actions/runs/{id}']?.['get']?.responses['404'], 'an unknown run is described');
+    // the action route documents the header and the answers of a retried request
+    const action = openapi.paths['/api/v1/actions/run/crash_place']?.['post'];
+    assert.ok(action?.parameters.some((parameter) => parameter.name === 'Idempotency-Key' && parameter.in === 'header'), 'Idempotency-Key is a header of the action route');
+    assert.ok(action?.responses['409']?.content['application/json'].examples['idempotency_key_in_flight'], '409 idempotency_key_in_flight');
+    assert.ok(action?.responses['422']?.content['application/json'].examples['idempotency_key_reused'], '422 idempotency_key_reused');
   });
 
   test('the journal is the service\'s own: a caller\'s database role can neither read it nor write it without the secret', async ({ raw }) => {
