@@ -156,8 +156,8 @@ interface RoleRequest {
 
 /**
  * In one transaction, after the lock that serializes the syncs of several instances: read, then change.
- * Where callers run on a login per role, each planned role's password is set anew (random, kept in memory
- * only). Roles to drop are left to `dropRole`, one transaction each, so that one that cannot go (it still
+ * Where callers run on a login per role, each planned role's password is set (derived from the dialect's
+ * `roleLoginSecret`, else random; kept in memory only). Roles to drop are left to `dropRole`, one transaction each, so that one that cannot go (it still
  * owns something, or holds privileges in another database) is a warning, not a failed sync.
  */
 function writeRoles(

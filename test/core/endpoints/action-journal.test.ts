@@ -140,6 +140,38 @@ forEachBackend((backend) => {
     }
   });
 
+  // a second datasource of the server: PGlite has one database per process
+  if (backend.name !== 'pglite') {
+    test('actions.journal.datasource: every run is journaled there, each step started before its operation and done after; a failed run compensated', async ({ raw, schema }) => {
+      const home = await backend.open('journal_home');
+      const { config, files } = actionBundleFiles(backend.datasourceConfig, schema, 'journal-home');
+      const service = await startTestService({
+        config: { ...config, datasources: { ...(config['datasources'] as object), home: backend.datasourceConfig }, actions: { ...(config['actions'] as object), journal: { datasource: 'home' } } },
+        files, datasources: { db: raw, home },
+      });
+      try {
+        const done = await place(service);
+        assert.is((await call(service.url, 'actions/run', 'crash_place', done.body)).status, 200);
+        const failing = await place(service, { failing: true });
+        assert.is((await call(service.url, 'actions/run', 'crash_place', failing.body)).status, 409);
+        assert.equal(await stateOf(service.url, failing.id, failing.item), { qty: OLD_QTY, orders: 0, shipments: 1 });
+        const runs = await Promise.all((await runsOf(service, 'action=crash_place&limit=500')).filter((run) => run['journal'] === 'journal_home')
+          .map(async (run) => (await admin(service.url, `actions/runs/${String(run['run'])}`)).body));
+        const runOf = (id: number) => runs.find((run) => (run['request'] as Record<string, unknown>)['id'] === id) as Record<string, unknown> | undefined;
+        const [completed, failed] = [runOf(done.id), runOf(failing.id)];
+        assert.equal([completed?.['state'], completed?.['journal']], ['completed', 'journal_home']);
+        assert.equal((completed?.['steps'] as Record<string, unknown>[]).map((step) => step['status']), ['done', 'done', 'done']);
+        assert.is(failed?.['state'], 'failed');
+        // the operation that failed was journaled started: its compensation is journaled too (it finds nothing to undo)
+        assert.equal((failed?.['steps'] as Record<string, unknown>[]).map((step) => [step['name'], step['status'], step['compensationStatus']]),
+          [['reserve', 'done', 'compensated'], ['order', 'done', 'compensated'], ['ship', 'started', 'none']]);
+      } finally {
+        await service.close();
+        await home.close();
+      }
+    });
+  }
+
   test('Idempotency-Key under concurrency: eight requests at once, one run; the others wait with 409 in flight or get its answer', async ({ service }) => {
     const { id, item, body, headers } = await place(service, { key: `key-${next}` });
     const answers = await Promise.all(Array.from({ length: 8 }, () => call(service.url, 'actions/run', 'crash_place', body, headers)));
