@@ -159,8 +159,8 @@ forEachBackend((backend) => {
           .map(async (run) => (await admin(service.url, `actions/runs/${String(run['run'])}`)).body));
         const runOf = (id: number) => runs.find((run) => (run['request'] as Record<string, unknown>)['id'] === id) as Record<string, unknown> | undefined;
         const [completed, failed] = [runOf(done.id), runOf(failing.id)];
-        assert.equal([completed?.['state'], completed?.['journal']], ['completed', 'journal_home']);
-        assert.equal((completed?.['steps'] as Record<string, unknown>[]).map((step) => step['status']), ['done', 'done', 'done']);
+        assert.equal([completed?.['state'], completed?.['journal']], ['completed', 'journal_home'], 'completed, on the home datasource\'s journal');
+        assert.equal((completed?.['steps'] as Record<string, unknown>[]).map((step) => step['status']), ['done', 'done', 'done'], 'each step done after its operation');
         assert.is(failed?.['state'], 'failed');
         // the operation that failed was journaled started: its compensation is journaled too (it finds nothing to undo)
         assert.equal((failed?.['steps'] as Record<string, unknown>[]).map((step) => [step['name'], step['status'], step['compensationStatus']]),
@@ -196,7 +196,11 @@ forEachBackend((backend) => {
     assert.ok(listed.length >= 1, 'the run is listed as needs_attention');
     const run = (await admin(service.url, `actions/runs/${String(listed[0]?.['run'])}`)).body;
     assert.is(run['state'], 'needs_attention');
-    assert.ok(run['problem'], 'the run says what went wrong');
+    // what a person needs, as recovery records it: the operation, the statement that would undo it, the database's reason
+    const problem = run['problem'] as Record<string, unknown>;
+    assert.is(problem['operation'], 'reserve', JSON.stringify(problem));
+    assert.ok(String((problem['compensation'] as Record<string, unknown> | undefined)?.['sql']).includes('crash_shipments'), JSON.stringify(problem));
+    assert.ok(String(problem['reason']).length > 0);
     const step = (run['steps'] as Record<string, unknown>[])[0] as Record<string, unknown>;
     assert.is(step['compensationStatus'], 'failed');
     assert.ok(String(step['problem']).length > 0);
