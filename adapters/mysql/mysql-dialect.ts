@@ -8,7 +8,7 @@ import {
 import { MYSQL_SEMANTIC_SYNTAX } from './mysql-semantic-syntax.js';
 import { MysqlDatasource } from './mysql-datasource.js';
 import { MYSQL_FUNCTIONS } from './mysql-functions.js';
-import { HOST, MYSQL_PASSWORD_SQL, MYSQL_SYNC_END, mysqlRoleChangeSql, mysqlRolePlan, readMysqlRoles } from './mysql-roles.js';
+import { HOST, MYSQL_LOGIN_SECRET, MYSQL_PASSWORD_SQL, MYSQL_SYNC_END, mysqlRoleChangeSql, mysqlRolePlan, readMysqlRoles } from './mysql-roles.js';
 import { mysqlActionJournal } from './mysql-action-journal.js';
 import { mysqlLogicalType } from './mysql-types.js';
 
@@ -140,6 +140,8 @@ export class MysqlDialect extends DialectBase {
   override loginPasswordSql(): string {
     return MYSQL_PASSWORD_SQL;
   }
+
+  readonly roleLoginSecret = MYSQL_LOGIN_SECRET;
 
   override roleSyncEndSql(): string[] {
     return MYSQL_SYNC_END;

@@ -1,6 +1,6 @@
 import { JOURNAL_SCHEMA } from './mysql-action-journal.js';
 import {
-  placeholders, type JsonValue, type PlannedRole, type RoleChange, type RolePrivilege, type RoleState, type RoleStateRequest, type SqlExecutor,
+  placeholders, type JsonValue, type PlannedRole, type RoleChange, type RoleLoginSecretSql, type RolePrivilege, type RoleState, type RoleStateRequest, type SqlExecutor,
 } from '../../core/plugin-api/adapter-kit.js';
 
 /**
@@ -19,11 +19,25 @@ const SYNC_LOCK_WAIT_S = 60;
 
 export const MYSQL_SYNC_END = [`do release_lock('${SYNC_LOCK}')`];
 
-/** Every planned user is `…@'%'`: its password is random, set anew at each start (`MYSQL_PASSWORD_SQL`). */
+/** Every planned user is `…@'%'`: its password is derived from `MYSQL_LOGIN_SECRET`, set at each start (`MYSQL_PASSWORD_SQL`). */
 export const HOST = "'%'";
 
 /** Sets a user's password (both values bound) and unlocks it: the sync creates users locked. */
 export const MYSQL_PASSWORD_SQL = `alter user ?@${HOST} identified by ? account unlock`;
+
+/**
+ * The secret the users' passwords are derived from, made once by the first sync (under its lock) in the
+ * service's own database, which no user of a data role may read: every instance on the server sets the same
+ * passwords.
+ */
+export const MYSQL_LOGIN_SECRET: RoleLoginSecretSql = {
+  setupSql: [
+    `create database if not exists ${JOURNAL_SCHEMA} character set utf8mb4 collate utf8mb4_bin`,
+    `create table if not exists ${JOURNAL_SCHEMA}.login_secret (secret varchar(64) not null)`,
+  ],
+  keepSql: `insert into ${JOURNAL_SCHEMA}.login_secret (secret) select ? from dual where not exists (select 1 from ${JOURNAL_SCHEMA}.login_secret)`,
+  secretSql: `select secret from ${JOURNAL_SCHEMA}.login_secret limit 1`,
+};
 
 /**
  * The roles as users: MySQL has no schema usage (a table privilege is enough), and a combination, which

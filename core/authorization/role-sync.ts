@@ -5,10 +5,10 @@
  */
 import type { Logger } from 'pino';
 import type { ServiceConfig } from '../config/config-types.js';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { PlannedRole, RoleChange, RoleState } from '../plugin-api/database-roles.js';
 import { messageOf, StartupError, type StartupProblem } from '../plugin-api/errors.js';
-import type { Datasource, LoginHoldings, RoleLogin } from '../plugin-api/sql-dialect.js';
+import type { Datasource, LoginHoldings, RoleLogin, RoleLoginSecretSql, SqlExecutor } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { describePrivilege, describeRoleChange, roleChanges } from './role-changes.js';
 import { MAX_COMBINED_DATA_ROLES, planVdbRoles, type PlannedVdbRole, type VdbRolePlan } from './role-plan.js';
@@ -156,8 +156,8 @@ interface RoleRequest {
 
 /**
  * In one transaction, after the lock that serializes the syncs of several instances: read, then change.
- * Where callers run on a login per role, each planned role's password is set anew (random, kept in memory
- * only). Roles to drop are left to `dropRole`, one transaction each, so that one that cannot go (it still
+ * Where callers run on a login per role, each planned role's password is set (derived from the dialect's
+ * `roleLoginSecret`, else random; kept in memory only). Roles to drop are left to `dropRole`, one transaction each, so that one that cannot go (it still
  * owns something, or holds privileges in another database) is a warning, not a failed sync.
  */
 function writeRoles(
@@ -174,8 +174,10 @@ function writeRoles(
     const passwordSql = dialect.loginPasswordSql();
     const logins: RoleLogin[] = [];
     if (passwordSql !== undefined) {
+      const secret = dialect.roleLoginSecret && await loginSecret(transaction, dialect.roleLoginSecret);
       for (const role of planned) {
-        const password = randomBytes(24).toString('base64url');
+        // derived from the database's secret: every instance sets the same password, none locks another out
+        const password = secret === undefined ? randomBytes(24).toString('base64url') : createHmac('sha256', secret).update(role.name).digest('base64url');
         await transaction.query(passwordSql, [role.name, password]);
         logins.push({ role: role.name, password });
       }
@@ -183,6 +185,15 @@ function writeRoles(
     for (const sql of dialect.roleSyncEndSql()) await transaction.query(sql, []);
     return { state, changes, logins };
   });
+}
+
+/** The secret the logins' passwords are derived from, created once in the database. */
+async function loginSecret(transaction: SqlExecutor, sql: RoleLoginSecretSql): Promise<string> {
+  for (const statement of sql.setupSql) await transaction.query(statement, []);
+  await transaction.query(sql.keepSql, [randomBytes(32).toString('hex')]);
+  const secret = (await transaction.query(sql.secretSql, [])).rows[0]?.['secret'];
+  if (typeof secret !== 'string' || secret.length < 32) throw new Error('the secret of the data roles\' logins could not be read');
+  return secret;
 }
 
 /** Drops a role whose privileges the sync revoked; the database's reason when it cannot. */

@@ -6,6 +6,7 @@ import { authorizeActionPlan } from './actions/action-authorization.js';
 import { executeAction, type ActionSuccess } from './actions/action-execution.js';
 import { JournaledRun, type ActionJournals, type EarlierRun } from './actions/action-journal.js';
 import { planAction } from './actions/action-plan.js';
+import { canonicalJson, sha256Hex } from '../semantic/digests.js';
 import { ACTION_BODY_SCHEMA } from './definition-body-schema.js';
 import { renderBody, requireFields, type EndpointRequest } from './endpoint-request.js';
 import type { ActionBody } from './endpoint-types.js';
@@ -55,7 +56,8 @@ export class ActionEndpoint {
     const id = randomUUID();
     // a key is the caller's own: another caller's identical key is another request; kept as a digest of fixed size
     const key = idempotencyKey === undefined ? undefined : createHash('sha256').update(`${request.caller.subject}\u0000${idempotencyKey}`).digest('hex');
-    const hash = createHash('sha256').update(JSON.stringify([this.name, request.fields])).digest('hex');
+    // canonical JSON: the same fields in another order are the same request
+    const hash = sha256Hex(canonicalJson([this.name, request.fields]));
     // with a key, the run is opened before anything runs, to find an earlier one; otherwise its first step opens it
     let run: JournaledRun;
     if (key === undefined) run = new JournaledRun(journal, id, { action: this.name, request: { ...request.fields }, hash });

@@ -6,7 +6,7 @@ import type { SemanticState } from '../semantic/semantic-types.js';
 import { counterSeries, histogramSeries } from './series-metric.js';
 import { STATEMENT_OUTCOMES, type StatementObserver, type StatementOutcome } from '../sql/statement-outcome.js';
 import type { TaskObserver } from '../tasks/task-observer.js';
-import type { ActionRunObserver } from '../endpoints/actions/action-journal.js';
+import type { ActionRunObserver, RecoveryOutcome } from '../endpoints/actions/action-journal.js';
 
 /** Seconds: from a cached answer to the Task API's default deadline. */
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -69,6 +69,13 @@ export class ServiceMetrics implements StatementObserver, TaskObserver, ActionRu
     name: 'vdb_action_runs_needing_attention_total',
     help: 'Action runs whose compensation cannot succeed, left needs_attention for a person to repair, by action',
     labelNames: ['action'] as const,
+    registers: [this.prometheus],
+  });
+
+  private readonly actionRunsRecovered = new Counter({
+    name: 'vdb_action_runs_recovered_total',
+    help: 'Action runs a dead process left unfinished that recovery finished, by action and outcome (compensated, needs_attention)',
+    labelNames: ['action', 'outcome'] as const,
     registers: [this.prometheus],
   });
 
@@ -193,6 +200,10 @@ export class ServiceMetrics implements StatementObserver, TaskObserver, ActionRu
 
   runNeedsAttention(action: string): void {
     this.actionRunsNeedingAttention.inc({ action });
+  }
+
+  runRecovered(action: string, outcome: RecoveryOutcome): void {
+    this.actionRunsRecovered.inc({ action, outcome });
   }
 
   /** The text exposition format, with its content type. */

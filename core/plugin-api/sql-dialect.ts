@@ -398,6 +398,15 @@ export interface SqlDialect extends DialectSyntax {
    * (`?` its name, then the password) and lets it log in. Undefined where the session switches roles.
    */
   loginPasswordSql(): string | undefined;
+  /**
+   * Where `loginPasswordSql` is defined: where the passwords come from, so that every instance on one database
+   * sets the same ones (a second instance's start would otherwise lock the first out of the logins). The
+   * sync, after its lock, runs `setupSql`, then `keepSql` with one value (32 random bytes, hex), which it keeps
+   * only where no secret is kept yet, then `secretSql`, which answers one row `secret`: the secret kept in
+   * the database, readable by the service's login only, from which each role's password is derived.
+   * Absent, each start sets random passwords: one instance per database.
+   */
+  readonly roleLoginSecret?: RoleLoginSecretSql;
   /** Statements that end a sync, after its changes (MySQL: release the lock `readRoles` took, which outlives transactions). */
   roleSyncEndSql(): string[];
   /**
@@ -410,6 +419,16 @@ export interface SqlDialect extends DialectSyntax {
    * absent, only the columns and the predicates that need neither form are pushed to its datasources.
    */
   readonly pushdown?: PushdownSyntax;
+}
+
+/** The SQL of the secret the passwords of the data roles' logins are derived from (`SqlDialect.roleLoginSecret`). */
+export interface RoleLoginSecretSql {
+  /** What holds the secret, created where missing. */
+  setupSql: readonly string[];
+  /** Keeps its one `?`, a random value, as the secret where none is kept yet. */
+  keepSql: string;
+  /** Answers one row, `secret`. */
+  secretSql: string;
 }
 
 /** The forms a pushed statement of a federated plan writes in the server's dialect. */

@@ -26,7 +26,8 @@ export function crashTables(family: 'postgres' | 'mysql', schema: string): strin
  * then wait until its `ready` is 1: at once when the request says `ready: 1`, otherwise until someone sets it
  * or 4 s pass) and `ship` (insert the shipment: fails when one exists). Beside it `crash_stock_add`,
  * `crash_ship_first` (a shipment, which makes `ship` fail), `crash_ready` (sets ready), `crash_state` (the item's
- * stock and the order's rows). Recovery looks every second, leases last 3 s.
+ * stock and the order's rows), and `crash_broken_undo` / `crash_broken_wait`, whose first rollback cannot
+ * succeed once a shipment exists. Recovery looks every second, leases last 3 s.
  */
 export function actionBundle(datasource: Record<string, unknown>, schema: string, instanceId: string, init: string[] = []): { configFile: string; dir: string } {
   const { config, files } = actionBundleFiles(datasource, schema, instanceId, init);
@@ -153,6 +154,37 @@ operations:
     type: insert
     entity: ${schema}.crash_shipments
     valueAssignments: [{ field: order_id, value: {{ id }}, dataType: integer }]
+`,
+    // as crash_broken_undo, with a wait between: a database restart there leaves the broken rollback to recovery
+    'bundle/actions/crash_broken_wait.yaml': `---
+${header}needed:
+  fields: [id, item]
+operations:
+  - name: reserve
+    type: update
+    entity: ${schema}.crash_stock
+    valueAssignments: [{ field: qty, value: 0, dataType: integer }]
+    filters: [{ field: item, operation: EQUAL, value: {{ item }} }]
+    rollback:
+      type: insert
+      entity: ${schema}.crash_shipments
+      valueAssignments: [{ field: order_id, value: {{ id }}, dataType: integer }]
+  - name: order
+    type: insert
+    entity: ${schema}.crash_orders
+    valueAssignments:
+      - { field: id, value: {{ id }}, dataType: integer }
+      - { field: item, value: {{ item }}, dataType: string }
+      - { field: ready, value: 0, dataType: integer }
+    waitUntilEffective:
+      maxSeconds: 4
+      checkEverySeconds: 1
+      byGetting:
+        fields: [id]
+        usingFilterFieldValuePairs: { id: {{ id }}, ready: 1 }
+    rollback:
+      type: delete
+      filters: [{ field: id, operation: EQUAL, value: {{ id }} }]
 `,
   };
   return { config, files };

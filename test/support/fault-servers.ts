@@ -136,6 +136,8 @@ export class MariadbServer {
     const child = spawn('/usr/sbin/mariadbd', [
       '--no-defaults', `--datadir=${join(this.dir, 'data')}`, `--port=${this.port}`, `--socket=${this.socket}`, '--user=root',
       '--bind-address=127.0.0.1', '--skip-name-resolve', `--pid-file=${join(this.dir, 'mariadb.pid')}`, '--innodb-buffer-pool-size=16M',
+      // its internal temporary tables in a folder of its own: a sweep of the shared /tmp cannot take one from under it
+      `--tmpdir=${this.dir}`,
     ], { stdio: 'ignore' });
     this.process = child;
     // heap snapshots of the worker threads take a few seconds on a busy machine

@@ -103,7 +103,7 @@ export async function executeAction(action: string, plan: ActionPlan, by: Action
       if (journal) await journal.setState('compensating').catch(() => undefined);
       const compensations = await compensate(action, plan.operations, reports, context, by, logger, journaled);
       const failure = failureOf(action, operation, error, reports, compensations.statuses, by.fields);
-      if (journal) await recordFailure(journal, failure, compensations.outcome, logger);
+      if (journal) await recordFailure(journal, failure, compensations, logger);
       throw failure;
     }
   }
@@ -126,12 +126,13 @@ function answerOf(failure: ServiceError): StoredAnswer {
  * a person needs when a compensation cannot succeed; where one may succeed later (its database was
  * unreachable), the lease is let go so that recovery retries it.
  */
-async function recordFailure(journaled: JournaledRun, failure: ServiceError, outcome: CompensationOutcome, logger: Logger): Promise<void> {
+async function recordFailure(journaled: JournaledRun, failure: ServiceError, compensations: Compensations, logger: Logger): Promise<void> {
   const response = answerOf(failure);
+  const { outcome, repair } = compensations;
   try {
     if (outcome === 'needs_attention') journaled.journal.settings.observer?.runNeedsAttention(failure.details?.['action'] as string);
     if (outcome === 'retry') await journaled.setState('compensating', { lease: 0 });
-    else await journaled.setState(outcome === 'compensated' ? 'failed' : 'needs_attention', { response, ...(outcome === 'compensated' ? {} : { problem: { reason: 'a compensation failed', details: failure.details ?? null } }) });
+    else await journaled.setState(outcome === 'compensated' ? 'failed' : 'needs_attention', { response, ...(repair === undefined ? {} : { problem: repair }) });
   } catch (error) {
     // the journal's database is down too: the lease lapses and recovery finishes the run
     logger.warn({ run: journaled.id, reason: messageOfError(error) }, 'the end of a failed action run could not be journaled; recovery will finish it');
@@ -216,6 +217,13 @@ function messageOfError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** How the compensations of a failed action went; `repair`: the first that cannot succeed, as recovery records one. */
+interface Compensations {
+  statuses: CompensationStatus[];
+  outcome: CompensationOutcome;
+  repair?: { operation: string; position: number; compensation: StepCompensation; reason: string };
+}
+
 /**
  * Runs the rollbacks of the operations done, last first; returns each operation's compensation status and
  * how they ended. Journaled, each compensation is recorded with it, in its transaction where they share a
@@ -224,9 +232,10 @@ function messageOfError(error: unknown): string {
 async function compensate(
   action: string, operations: readonly PlannedOperation[], reports: readonly OperationReport[], context: ContextVariables, by: ActionCaller, logger: Logger,
   journaled: JournaledRun | undefined,
-): Promise<{ statuses: CompensationStatus[]; outcome: CompensationOutcome }> {
+): Promise<Compensations> {
   const statuses: CompensationStatus[] = operations.map(() => 'none');
   let outcome: CompensationOutcome = 'compensated';
+  let repair: Compensations['repair'];
   for (let index = operations.length - 1; index >= 0; index--) {
     const operation = operations[index] as PlannedOperation;
     if ((reports[index] as OperationReport).status !== 'done' || !operation.rollback) continue;
@@ -245,6 +254,7 @@ async function compensate(
       if (transientFailure(error)) outcome = 'retry';
       else {
         if (outcome === 'compensated') outcome = 'needs_attention';
+        repair ??= { operation: operation.name, position: index, compensation: compensationOf(operation.rollback, context, by), reason: messageOfError(error) };
         if (journaled) await journaled.compensated(index, 'failed', messageOfError(error)).catch(() => undefined);
       }
       // what an operator needs to repair by hand: which write stayed, and the statement that would undo it
@@ -254,7 +264,7 @@ async function compensate(
       }, 'compensation failed: the operation stays applied and must be undone by hand');
     }
   }
-  return { statuses, outcome };
+  return { statuses, outcome, ...(repair === undefined ? {} : { repair }) };
 }
 
 /** The error of a failed action, by what failed, listing every operation and its compensation. */

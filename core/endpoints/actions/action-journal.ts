@@ -23,9 +23,13 @@ export interface JournalSettings {
   observer?: ActionRunObserver | undefined;
 }
 
-/** What the journal reports (docs/observability.md): each run left for a person to repair. */
+/** How recovery finished a run: every step undone (the run ends `recovered`), or one left for a person. */
+export type RecoveryOutcome = 'compensated' | 'needs_attention';
+
+/** What the journal reports (docs/observability.md): each run left for a person to repair, each run recovery finished. */
 export interface ActionRunObserver {
   runNeedsAttention(action: string): void;
+  runRecovered(action: string, outcome: RecoveryOutcome): void;
 }
 
 /** The run states of the journal. */

@@ -66,10 +66,12 @@ async function recoverRun(journal: ActionJournal, run: JournalRun, options: Reco
       await journal.setState(run.run, 'needs_attention', { problem: repair }).catch(() => undefined);
       logger.error({ run: run.run, action: run.action, ...repair }, 'an action run cannot be compensated: its operation stays applied and must be undone by hand');
       journal.settings.observer?.runNeedsAttention(run.action);
+      journal.settings.observer?.runRecovered(run.action, 'needs_attention');
       return;
     }
   }
   await journal.setState(run.run, 'recovered');
+  journal.settings.observer?.runRecovered(run.action, 'compensated');
   logger.info({ run: run.run, action: run.action, compensated: pending.length }, 'action run recovered');
 }
 

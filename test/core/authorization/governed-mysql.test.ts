@@ -113,11 +113,11 @@ async function post(service: TestService, path: string, body: unknown, token: st
 }
 
 /** The executor the routes use, for the given data roles: the second gate alone, without the analyzer. */
-async function asCaller(service: TestService, roles: string[], readOnly: boolean): Promise<CallerExecutor> {
+async function asCaller(service: TestService, roles: string[], readOnly: boolean, timeoutMs = 10_000): Promise<CallerExecutor> {
   const vdb = service.container.resolve(coreTokens.vdbs).find(VDB, '1');
   if (!vdb) throw new Error(`VDB ${VDB} is not loaded`);
   const datasource = await service.container.resolve(coreTokens.datasources).open('retail_db');
-  return callerExecutor(datasource, vdb, effectiveGrants(vdb, { subject: roles.join('+'), roles, scheme: 'bearer' }), { readOnly, timeoutMs: 10_000 });
+  return callerExecutor(datasource, vdb, effectiveGrants(vdb, { subject: roles.join('+'), roles, scheme: 'bearer' }), { readOnly, timeoutMs });
 }
 
 /** The driver's error a statement failed with, under the StatementFailure the runtime seam classified it as. */
@@ -150,7 +150,7 @@ if (url === undefined) {
     await raw.close();
   });
 
-  test('startup makes a user per data role and per role set, locked to its grants; a second start changes nothing; no password is logged', async ({ raw, service }) => {
+  test('startup makes a user per data role and per role set, locked to its grants; a second start changes nothing, not even the passwords; no password is logged', async ({ raw, service }) => {
     const users = plannedUsers(service);
     assert.is(users.length, 3 + 4, 'three data roles, four sets of two or more');
     assert.ok(users.every((user) => Buffer.byteLength(user) <= 32), 'MySQL user names fit 32 bytes');
@@ -166,13 +166,19 @@ if (url === undefined) {
     assert.equal(tables, ['SELECT orders']);
     assert.ok(users.includes(AUDITOR_USER), 'the auditor\'s user has its dbRole name');
 
-    const again = await startTestService({ config: config(), files: bundle(), datasources: { retail_db: raw } });
+    // a second instance: its own pools, as another process has
+    const second = await open(url as string);
+    const again = await startTestService({ config: config(), files: bundle(), datasources: { retail_db: second } });
     await again.close();
+    await second.close();
     const synced = again.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['msg'] === 'database roles of the data roles synced');
     assert.equal(synced.map((line) => line['changes']), [0]);
+    // the first instance still logs in as its users after the second's start: a pool of another time limit is a new login
+    const fresh = await asCaller(service, ['analyst'], true, 7_000);
+    assert.is((await fresh.query(`select id, region from ${DB}.customers`, [])).rowCount, 3);
     assert.not.ok([...service.logs, ...again.logs].some((line) => /identified by|password/i.test(line)), 'no password in the logs');
     const noPassword = await open(urlAs(analyst, '')).then(async (datasource) => { await datasource.close(); return 'connected'; }, () => 'refused');
-    assert.is(noPassword, 'refused', 'the user cannot log in without the password of this start');
+    assert.is(noPassword, 'refused', 'the user cannot log in without its password');
   });
 
   test('the second gate alone: the analyst\'s user is refused the columns and tables its grants leave out, answered like the analyzer\'s denials', async ({ service }) => {

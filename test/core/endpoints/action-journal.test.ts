@@ -10,6 +10,12 @@ import { actionBundleFiles, admin, call, CLERK_TOKEN, crashTables, NEW_QTY, OLD_
  * `Idempotency-Key`, a compensation that cannot succeed, and that a caller's database role can neither read
  * nor forge it. Crashes and recovery: test/faults/action-crash.test.ts.
  */
+/** What the test reads of an OpenAPI operation. */
+interface Operation {
+  parameters: { name: string; in: string }[];
+  responses: Record<string, { content: Record<string, { examples: Record<string, unknown> }> } | undefined>;
+}
+
 forEachBackend((backend) => {
   const test = suite<{ service: TestService; raw: Datasource; schema: string }>(`${backend.name}: the journal of action runs`);
   if (skippedHere(test, backend)) return;
@@ -91,9 +97,16 @@ forEachBackend((backend) => {
     assert.is(again.status, 200, JSON.stringify(again.body));
     assert.equal(again.body, first.body);
     assert.equal(await stateOf(service.url, id, item), { qty: NEW_QTY, orders: 1, shipments: 1 });
+    // the same fields in another order are the same body (a client's JSON library may write them so)
+    const reordered = Object.fromEntries(Object.entries(body).reverse());
+    const again2 = await call(service.url, 'actions/run', 'crash_place', reordered, headers);
+    assert.equal([again2.status, again2.body], [200, first.body]);
     const other = await call(service.url, 'actions/run', 'crash_place', { ...body, newQty: 3 }, headers);
     assert.is(other.status, 422);
     assert.is(other.body['code'], 'idempotency_key_reused');
+    // the key is the caller's across actions: another action with it is another request, refused
+    const otherAction = await call(service.url, 'actions/run', 'crash_ready', { id }, headers);
+    assert.equal([otherAction.status, otherAction.body['code']], [422, 'idempotency_key_reused']);
     const invalid = await call(service.url, 'actions/run', 'crash_place', body, { 'idempotency-key': 'a key with spaces' });
     assert.is(invalid.status, 400);
     assert.is(invalid.body['code'], 'invalid_idempotency_key');
@@ -110,6 +123,54 @@ forEachBackend((backend) => {
     assert.is(again.status, 409);
     assert.equal(again.body, first.body);
   });
+
+  test('Idempotency-Key: a key is kept actions.idempotencyTtlSeconds; past it, the same request runs anew', async ({ raw, schema }) => {
+    const { config, files } = actionBundleFiles(backend.datasourceConfig, schema, 'journal-ttl');
+    const service = await startTestService({ config: { ...config, actions: { ...(config['actions'] as object), idempotencyTtlSeconds: 1 } }, files, datasources: { db: raw } });
+    try {
+      const { id, item, body, headers } = await place(service, { key: `key-${next}` });
+      assert.is((await call(service.url, 'actions/run', 'crash_place', body, headers)).status, 200);
+      await new Promise((done) => setTimeout(done, 1_500));
+      // it runs again: the order exists, so this second run fails, and its reserve's rollback sets the stock back to oldQty
+      const again = await call(service.url, 'actions/run', 'crash_place', body, headers);
+      assert.equal([again.status, again.body['code']], [409, 'operation_conflict'], JSON.stringify(again.body));
+      assert.equal(await stateOf(service.url, id, item), { qty: OLD_QTY, orders: 1, shipments: 1 });
+    } finally {
+      await service.close();
+    }
+  });
+
+  // a second datasource of the server: PGlite has one database per process
+  if (backend.name !== 'pglite') {
+    test('actions.journal.datasource: every run is journaled there, each step started before its operation and done after; a failed run compensated', async ({ raw, schema }) => {
+      const home = await backend.open('journal_home');
+      const { config, files } = actionBundleFiles(backend.datasourceConfig, schema, 'journal-home');
+      const service = await startTestService({
+        config: { ...config, datasources: { ...(config['datasources'] as object), home: backend.datasourceConfig }, actions: { ...(config['actions'] as object), journal: { datasource: 'home' } } },
+        files, datasources: { db: raw, home },
+      });
+      try {
+        const done = await place(service);
+        assert.is((await call(service.url, 'actions/run', 'crash_place', done.body)).status, 200);
+        const failing = await place(service, { failing: true });
+        assert.is((await call(service.url, 'actions/run', 'crash_place', failing.body)).status, 409);
+        assert.equal(await stateOf(service.url, failing.id, failing.item), { qty: OLD_QTY, orders: 0, shipments: 1 });
+        const runs = await Promise.all((await runsOf(service, 'action=crash_place&limit=500')).filter((run) => run['journal'] === 'journal_home')
+          .map(async (run) => (await admin(service.url, `actions/runs/${String(run['run'])}`)).body));
+        const runOf = (id: number) => runs.find((run) => (run['request'] as Record<string, unknown>)['id'] === id) as Record<string, unknown> | undefined;
+        const [completed, failed] = [runOf(done.id), runOf(failing.id)];
+        assert.equal([completed?.['state'], completed?.['journal']], ['completed', 'journal_home'], 'completed, on the home datasource\'s journal');
+        assert.equal((completed?.['steps'] as Record<string, unknown>[]).map((step) => step['status']), ['done', 'done', 'done'], 'each step done after its operation');
+        assert.is(failed?.['state'], 'failed');
+        // the operation that failed was journaled started: its compensation is journaled too (it finds nothing to undo)
+        assert.equal((failed?.['steps'] as Record<string, unknown>[]).map((step) => [step['name'], step['status'], step['compensationStatus']]),
+          [['reserve', 'done', 'compensated'], ['order', 'done', 'compensated'], ['ship', 'started', 'none']]);
+      } finally {
+        await service.close();
+        await home.close();
+      }
+    });
+  }
 
   test('Idempotency-Key under concurrency: eight requests at once, one run; the others wait with 409 in flight or get its answer', async ({ service }) => {
     const { id, item, body, headers } = await place(service, { key: `key-${next}` });
@@ -135,7 +196,11 @@ forEachBackend((backend) => {
     assert.ok(listed.length >= 1, 'the run is listed as needs_attention');
     const run = (await admin(service.url, `actions/runs/${String(listed[0]?.['run'])}`)).body;
     assert.is(run['state'], 'needs_attention');
-    assert.ok(run['problem'], 'the run says what went wrong');
+    // what a person needs, as recovery records it: the operation, the statement that would undo it, the database's reason
+    const problem = run['problem'] as Record<string, unknown>;
+    assert.is(problem['operation'], 'reserve', JSON.stringify(problem));
+    assert.ok(String((problem['compensation'] as Record<string, unknown> | undefined)?.['sql']).includes('crash_shipments'), JSON.stringify(problem));
+    assert.ok(String(problem['reason']).length > 0);
     const step = (run['steps'] as Record<string, unknown>[])[0] as Record<string, unknown>;
     assert.is(step['compensationStatus'], 'failed');
     assert.ok(String(step['problem']).length > 0);
@@ -153,8 +218,16 @@ forEachBackend((backend) => {
     const unknown = await admin(service.url, 'actions/runs/no-such-run');
     assert.is(unknown.status, 404);
     assert.is(unknown.body['code'], 'unknown_action_run');
-    const openapi = await (await service.request('/api/v1/openapi.json')).json() as { paths: Record<string, unknown> };
+    const openapi = await (await service.request('/api/v1/openapi.json')).json() as { paths: Record<string, Record<string, Operation>> };
     assert.ok(openapi.paths['/api/v1/admin/actions/runs'] && openapi.paths['/api/v1/admin/actions/runs/{id}'], 'both routes are in the OpenAPI document');
+    const list = openapi.paths['/api/v1/admin/actions/runs']?.['get'];
+    assert.equal(list?.parameters.map((parameter) => [parameter.name, parameter.in]), [['state', 'query'], ['action', 'query'], ['limit', 'query']]);
+    assert.ok(openapi.paths['/api/v1/admin/actions/runs/{id}']?.['get']?.responses['404'], 'an unknown run is described');
+    // the action route documents the header and the answers of a retried request
+    const action = openapi.paths['/api/v1/actions/run/crash_place']?.['post'];
+    assert.ok(action?.parameters.some((parameter) => parameter.name === 'Idempotency-Key' && parameter.in === 'header'), 'Idempotency-Key is a header of the action route');
+    assert.ok(action?.responses['409']?.content['application/json'].examples['idempotency_key_in_flight'], '409 idempotency_key_in_flight');
+    assert.ok(action?.responses['422']?.content['application/json'].examples['idempotency_key_reused'], '422 idempotency_key_reused');
   });
 
   test('the journal is the service\'s own: a caller\'s database role can neither read it nor write it without the secret', async ({ raw }) => {
