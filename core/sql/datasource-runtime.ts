@@ -88,16 +88,16 @@ export class DatasourceRuntime implements Datasource {
     const useLogins = inner.useRoleLogins?.bind(inner);
     if (useLogins) this.useRoleLogins = (logins) => this.call(() => useLogins(logins));
     const forward = inner.forwardWire?.bind(inner);
-    if (forward) this.forwardWire = (statement, options) => this.statement((bounded) => forward(statement, bounded), options);
+    if (forward) this.forwardWire = (statement, options) => this.statement((bounded) => forward(statement, bounded), options, forwardWithin);
     const openCursor = inner.openCursor?.bind(inner);
     if (openCursor) {
       // each fetch is a statement on the database, within the cursor's time limit
       this.openCursor = async (sql, bindings, options) => {
-        const cursor = await this.statement((bounded) => openCursor(sql, bindings, bounded), options);
+        const cursor = await this.statement((bounded) => openCursor(sql, bindings, bounded), options, queryWithin);
         return {
           columns: cursor.columns,
           ...(cursor.withTimeZone && { withTimeZone: cursor.withTimeZone }),
-          fetch: (count, fetching) => this.measured(() => withinDeadline(options.timeoutMs, fetching, (bounded) => cursor.fetch(count, bounded)), fetching),
+          fetch: (count, fetching) => this.measured(() => withinDeadline(options.timeoutMs, fetching, (bounded) => cursor.fetch(count, bounded), fetchWithin), fetching),
           close: () => cursor.close(),
         };
       };
@@ -143,7 +143,7 @@ export class DatasourceRuntime implements Datasource {
   }
 
   query(sql: string, bindings: readonly unknown[], options?: QueryOptions): Promise<QueryResult> {
-    return this.statement((bounded) => this.lifecycle.inner.query(sql, bindings, bounded), options ?? {});
+    return this.statement((bounded) => this.lifecycle.inner.query(sql, bindings, bounded), options ?? {}, queryWithin);
   }
 
   /**
@@ -160,12 +160,13 @@ export class DatasourceRuntime implements Datasource {
     }
     return this.call(() => {
       const deadline = new StatementDeadline(timeoutMs);
+      const bounded: EveryField<TransactionOptions> = { scope: options?.scope, timeoutMs, deadline };
       const running = inner.transaction((transaction) => work({
         query: (sql, bindings, statement) => {
           deadline.arm();
           return this.measured(() => transaction.query(sql, bindings, statement), statement).finally(() => deadline.arm());
         },
-      }), { ...options, deadline });
+      }), bounded);
       return settledBy(deadline, running);
     });
   }
@@ -245,8 +246,8 @@ export class DatasourceRuntime implements Datasource {
    * A statement: refused after close and ordered as every call, within its deadline from when it runs (not
    * while it waits its turn), then reported.
    */
-  private statement<T, O extends { timeoutMs?: number | undefined; deadline?: Deadline | undefined }>(run: (bounded: O) => Promise<T>, options: O): Promise<T> {
-    const within = () => withinDeadline(options.timeoutMs, options, run);
+  private statement<T, O extends { timeoutMs?: number | undefined }>(run: (bounded: O) => Promise<T>, options: O, bound: (options: O, deadline: Deadline) => O): Promise<T> {
+    const within = () => withinDeadline(options.timeoutMs, options, run, bound);
     return this.observer === undefined ? this.call(within) : this.observed(() => this.call(within), options);
   }
 
@@ -286,13 +287,40 @@ export class DatasourceRuntime implements Datasource {
 }
 
 /**
- * Runs `run` with `options` and, where there is a time limit, one deadline (its signal in the options the
- * adapter receives): the promise settles with the deadline's 57014 at the latest.
+ * Runs `run` with `options` and, where there is a time limit, one deadline (in the options the adapter
+ * receives, made by `bound`): the promise settles with the deadline's 57014 at the latest.
  */
-function withinDeadline<T, O extends { deadline?: Deadline | undefined }>(timeoutMs: number | undefined, options: O, run: (bounded: O) => Promise<T>): Promise<T> {
+function withinDeadline<T, O>(timeoutMs: number | undefined, options: O, run: (bounded: O) => Promise<T>, bound: (options: O, deadline: Deadline) => O): Promise<T> {
   if (timeoutMs === undefined) return run(options);
   const deadline = new StatementDeadline(timeoutMs);
-  return settledBy(deadline, run({ ...options, deadline }));
+  return settledBy(deadline, run(bound(options, deadline)));
+}
+
+/** Every field of `T`, the optional ones too: a copy of this type names each, so a field added to `T` is copied or fails to compile. */
+type EveryField<T> = { [K in keyof Required<T>]: T[K] };
+
+// The options of a statement with its deadline, copied field by field into one literal rather than as
+// `{ ...options, deadline }`: on Node 20 (V8 11.3) an object spread and then given a property gets a hidden
+// class of its own every time, so each statement made a new map and every read of its options missed V8's
+// inline caches (bench/README.md, "Issue 28: the peers regression").
+function queryWithin(options: QueryOptions, deadline: Deadline): QueryOptions {
+  const { maxRows, maxBytes, timeoutMs, signal, scope } = options;
+  const bounded: EveryField<QueryOptions> = { maxRows, maxBytes, timeoutMs, signal, scope, deadline };
+  return bounded;
+}
+
+/** What a cursor's fetch takes (`DatasourceCursor.fetch`). */
+type FetchOptions = Parameters<DatasourceCursor['fetch']>[1];
+
+function fetchWithin(options: FetchOptions, deadline: Deadline): FetchOptions {
+  const bounded: EveryField<FetchOptions> = { maxBytes: options.maxBytes, signal: options.signal, deadline };
+  return bounded;
+}
+
+function forwardWithin(options: WireForwardOptions, deadline: Deadline): WireForwardOptions {
+  const { scope, timeoutMs, signal, maxBytes, send } = options;
+  const bounded: EveryField<WireForwardOptions> = { scope, timeoutMs, signal, maxBytes, send, deadline };
+  return bounded;
 }
 
 /** `running`, or the deadline's error once it expires first (`running`'s later failure then goes unheard); the deadline disarmed either way. */

@@ -1,9 +1,10 @@
 import { PostgresDialect } from '../../../adapters/postgres/postgres-dialect.js';
+import { setFlagsFromString } from 'node:v8';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Catalog } from '../../../core/plugin-api/catalog.js';
 import { UnavailableError } from '../../../core/plugin-api/errors.js';
-import type { BuiltStatement, Datasource, QueryResult, SqlDialect, SqlExecutor } from '../../../core/plugin-api/sql-dialect.js';
+import type { BuiltStatement, Datasource, QueryOptions, QueryResult, SqlDialect, SqlExecutor, TransactionOptions } from '../../../core/plugin-api/sql-dialect.js';
 import { runtimeOver } from '../../../core/sql/datasource-runtime.js';
 import { isConnectionFailure, StatementFailure, unavailableError } from '../../../core/sql/statement-failure.js';
 
@@ -16,11 +17,14 @@ class FakeDatasource implements Datasource {
   maxRunning = 0;
   closes = 0;
   failWith: unknown;
+  /** The options of each query and transaction, as the adapter received them. */
+  readonly received: (QueryOptions | TransactionOptions | undefined)[] = [];
 
   constructor(readonly dialect: SqlDialect) {}
 
   /** Fails with `failWith` when the SQL is `fail`. */
-  async query(sql: string): Promise<QueryResult> {
+  async query(sql: string, _bindings: readonly unknown[], options?: QueryOptions): Promise<QueryResult> {
+    this.received.push(options);
     this.running += 1;
     this.maxRunning = Math.max(this.maxRunning, this.running);
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -37,7 +41,8 @@ class FakeDatasource implements Datasource {
     return { sql: 'select 1', bindings: [] };
   }
 
-  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T> {
+  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T> {
+    this.received.push(options);
     return work(this);
   }
 
@@ -86,6 +91,25 @@ test('connection failures become datasource_unavailable with a short reason, oth
   const failure = await runtime.query('fail', []).then(() => undefined, (e: unknown) => e);
   assert.instance(failure, StatementFailure);
   assert.equal([(failure as StatementFailure).kind, (failure as StatementFailure).code, (failure as Error).cause], ['other', '42601', syntax]);
+});
+
+test('the options an adapter receives with a deadline keep one hidden class from statement to statement', async () => {
+  const inner = new FakeDatasource(dialect());
+  const executor = runtimeOver(inner).forCaller(undefined, { timeoutMs: 1_000 });
+  for (let run = 0; run < 20; run++) await executor.query('select 1', [], { maxBytes: 1_000 });
+  const queries = inner.received.splice(0);
+  for (let run = 0; run < 20; run++) await executor.transaction(async () => undefined);
+  const transactions = inner.received.splice(0);
+  // V8's own view of the objects: Node 20 gave `{ ...options, deadline }` a new map each time, so every read of
+  // the options in the adapter missed its inline caches (bench/README.md, "Issue 28: the peers regression")
+  setFlagsFromString('--allow-natives-syntax');
+  const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: unknown, b: unknown) => boolean;
+  for (const [kind, received] of [['query', queries], ['transaction', transactions]] as const) {
+    assert.is(received.length, 20);
+    assert.ok(received.every((options) => options?.deadline !== undefined), `${kind}: each has its deadline`);
+    const other = received.findIndex((options) => !sameMap(options, received[0]));
+    assert.is(other, -1, `${kind} ${other}'s options have a hidden class of their own`);
+  }
 });
 
 test('what counts as a connection failure, across drivers', () => {
