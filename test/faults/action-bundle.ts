@@ -38,6 +38,17 @@ export function actionBundle(datasource: Record<string, unknown>, schema: string
 /** The config and files of `actionBundle`, for a service started in the test's process. */
 export function actionBundleFiles(datasource: Record<string, unknown>, schema: string, instanceId: string, init: string[] = []): { config: Record<string, unknown>; files: Record<string, string> } {
   const header = 'virtualDatabase: crash\n';
+  // the first operation of crash_broken_undo and crash_broken_wait: its rollback inserts the shipment the failing operation met
+  const brokenReserve = `  - name: reserve
+    type: update
+    entity: ${schema}.crash_stock
+    valueAssignments: [{ field: qty, value: 0, dataType: integer }]
+    filters: [{ field: item, operation: EQUAL, value: {{ item }} }]
+    rollback:
+      type: insert
+      entity: ${schema}.crash_shipments
+      valueAssignments: [{ field: order_id, value: {{ id }}, dataType: integer }]
+`;
   const config = {
     instanceId,
     server: { host: '127.0.0.1', port: 0, requestTimeoutMs: 5_000 },
@@ -141,16 +152,7 @@ operations:
 ${header}needed:
   fields: [id, item]
 operations:
-  - name: reserve
-    type: update
-    entity: ${schema}.crash_stock
-    valueAssignments: [{ field: qty, value: 0, dataType: integer }]
-    filters: [{ field: item, operation: EQUAL, value: {{ item }} }]
-    rollback:
-      type: insert
-      entity: ${schema}.crash_shipments
-      valueAssignments: [{ field: order_id, value: {{ id }}, dataType: integer }]
-  - name: ship
+${brokenReserve}  - name: ship
     type: insert
     entity: ${schema}.crash_shipments
     valueAssignments: [{ field: order_id, value: {{ id }}, dataType: integer }]
@@ -160,16 +162,7 @@ operations:
 ${header}needed:
   fields: [id, item]
 operations:
-  - name: reserve
-    type: update
-    entity: ${schema}.crash_stock
-    valueAssignments: [{ field: qty, value: 0, dataType: integer }]
-    filters: [{ field: item, operation: EQUAL, value: {{ item }} }]
-    rollback:
-      type: insert
-      entity: ${schema}.crash_shipments
-      valueAssignments: [{ field: order_id, value: {{ id }}, dataType: integer }]
-  - name: order
+${brokenReserve}  - name: order
     type: insert
     entity: ${schema}.crash_orders
     valueAssignments:
