@@ -47,13 +47,18 @@ begin
       update vdb_service.action_runs set idempotency_key = null
       where idempotency_key = json_value(payload, '$.key') and started_at < utc_timestamp(6) - interval json_value(payload, '$.ttl') second;
     end if;
-    insert into vdb_service.action_runs (run_id, action, state, request, idempotency_key, body_hash, instance, owner, lease_until)
-    values (json_value(payload, '$.run'), json_value(payload, '$.action'), 'running', json_extract(payload, '$.request'), json_value(payload, '$.key'),
-      json_value(payload, '$.hash'), json_value(payload, '$.instance'), json_value(payload, '$.owner'), utc_timestamp(6) + interval json_value(payload, '$.lease') second);
-    if duplicate = 0 then return null; end if;
-    select json_object('run', r.run_id, 'state', r.state, 'hash', r.body_hash, 'response', json_extract(r.response, '$')) into answer
-    from vdb_service.action_runs r where r.idempotency_key = json_value(payload, '$.key');
-    return answer;
+    taken: loop
+      set duplicate = 0;
+      insert into vdb_service.action_runs (run_id, action, state, request, idempotency_key, body_hash, instance, owner, lease_until)
+      values (json_value(payload, '$.run'), json_value(payload, '$.action'), 'running', json_extract(payload, '$.request'), json_value(payload, '$.key'),
+        json_value(payload, '$.hash'), json_value(payload, '$.instance'), json_value(payload, '$.owner'), utc_timestamp(6) + interval json_value(payload, '$.lease') second);
+      if duplicate = 0 then return null; end if;
+      -- a locking read: the winner committed after this statement's snapshot, which a plain read would not show
+      select json_object('run', r.run_id, 'state', r.state, 'hash', r.body_hash, 'response', json_extract(r.response, '$')) into answer
+      from vdb_service.action_runs r where r.idempotency_key = json_value(payload, '$.key') lock in share mode;
+      -- none: the key was freed between the insert and the read, so the insert is tried again
+      if answer is not null then return answer; end if;
+    end loop taken;
   when 'step' then
     if json_extract(payload, '$.begin') is not null then
       -- a run without a key is opened by its first step, in that operation's transaction

@@ -60,14 +60,17 @@ begin
       update vdb_service.action_runs set idempotency_key = null
       where idempotency_key = payload->>'key' and started_at < clock_timestamp() - make_interval(secs => (payload->>'ttl')::float8);
     end if;
-    insert into vdb_service.action_runs (run_id, action, state, request, idempotency_key, body_hash, instance, owner, lease_until)
-    values (payload->>'run', payload->>'action', 'running', payload->'request', payload->>'key', payload->>'hash', payload->>'instance', payload->>'owner',
-      clock_timestamp() + make_interval(secs => (payload->>'lease')::float8))
-    on conflict (idempotency_key) do nothing;
-    if found then return null; end if;
-    select jsonb_build_object('run', r.run_id, 'state', r.state, 'hash', r.body_hash, 'response', r.response) into answer
-    from vdb_service.action_runs r where r.idempotency_key = payload->>'key';
-    return answer::text;
+    loop
+      insert into vdb_service.action_runs (run_id, action, state, request, idempotency_key, body_hash, instance, owner, lease_until)
+      values (payload->>'run', payload->>'action', 'running', payload->'request', payload->>'key', payload->>'hash', payload->>'instance', payload->>'owner',
+        clock_timestamp() + make_interval(secs => (payload->>'lease')::float8))
+      on conflict (idempotency_key) do nothing;
+      if found then return null; end if;
+      select jsonb_build_object('run', r.run_id, 'state', r.state, 'hash', r.body_hash, 'response', r.response) into answer
+      from vdb_service.action_runs r where r.idempotency_key = payload->>'key';
+      -- none: the key was freed between the insert and the read, so the insert is tried again
+      if answer is not null then return answer::text; end if;
+    end loop;
   when 'step' then
     if payload->'begin' is not null then
       -- a run without a key is opened by its first step, in that operation's transaction

@@ -172,6 +172,27 @@ forEachBackend((backend) => {
     });
   }
 
+  if (backend.name !== 'pglite') {
+    test('Idempotency-Key: a begin that waited for the winner\'s uncommitted run answers that run, not "yours"', async ({ raw }) => {
+      const secret = String((await raw.query('select secret from vdb_service.action_secret', [])).rows[0]?.['secret']);
+      const key = `waited-${next++}`;
+      const payload = (run: string) => JSON.stringify({ run, action: 'crash_place', request: {}, key, hash: 'h', instance: 'test', owner: run, lease: 30, ttl: 86400 });
+      const call = 'select vdb_service.action_journal(?, ?, ?) as result';
+      const winner = `${key}-winner`;
+      let waited: Promise<unknown> | undefined;
+      await raw.transaction(async (transaction) => {
+        await transaction.query(call, [secret, 'begin', payload(winner)]);
+        // the second begin waits on the winner's uncommitted row in the key's unique index until the commit
+        waited = raw.query(call, [secret, 'begin', payload(`${key}-second`)]).then((result) => result.rows[0]?.['result']);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      });
+      const answer = await waited;
+      assert.ok(answer !== null && answer !== undefined, 'the second begin is told the key is taken');
+      assert.is((typeof answer === 'string' ? JSON.parse(answer) : answer)['run'], winner);
+      await raw.query('delete from vdb_service.action_runs where idempotency_key = ?', [key]);
+    });
+  }
+
   test('Idempotency-Key under concurrency: eight requests at once, one run; the others wait with 409 in flight or get its answer', async ({ service }) => {
     const { id, item, body, headers } = await place(service, { key: `key-${next}` });
     const answers = await Promise.all(Array.from({ length: 8 }, () => call(service.url, 'actions/run', 'crash_place', body, headers)));
