@@ -1,4 +1,4 @@
-import type { DatasourceCursor, QueryOptions, QueryResult, ResultColumn } from '../../core/plugin-api/adapter-kit.js';
+import type { CursorOptions, DatasourceCursor, QueryOptions, QueryResult, ResultColumn } from '../../core/plugin-api/adapter-kit.js';
 import { streamStatement, type StreamingClient } from './postgres-stream.js';
 import type { ConnectionSource } from './scope-pool.js';
 
@@ -9,16 +9,18 @@ const NAME = 'vdb_cursor';
  * A server-side cursor (`DECLARE … NO SCROLL CURSOR`) over one query, on a connection taken from
  * `connections` (set to the caller's scope: role, read-only, statement time limit) and held, in a
  * transaction of its own, until the cursor is closed. Each fetch is one `FETCH FORWARD n` read as it arrives
- * within its limits (postgres-stream.ts); the door keeps what a scrollable cursor needs.
+ * within its limits (postgres-stream.ts); the door keeps what a scrollable cursor needs. PostgreSQL plans a
+ * cursor for its first tenth of rows (`cursor_tuple_fraction`), a nested loop where a hash join reads
+ * everything sooner: `allRows` sets it to 1 in the cursor's transaction, in the same round trip as `begin`.
  * @param text the query with `$n` placeholders
  */
 export async function openPostgresCursor(
-  connections: ConnectionSource, text: string, values: readonly unknown[], options: Pick<QueryOptions, 'signal' | 'deadline'>,
+  connections: ConnectionSource, text: string, values: readonly unknown[], options: Pick<CursorOptions, 'signal' | 'deadline' | 'allRows'>,
 ): Promise<DatasourceCursor> {
   const connection = await connections.acquire();
   const cursor = new PostgresCursor(connections, connection);
   try {
-    await streamStatement(connection, { text: 'begin', values: [] }, {});
+    await streamStatement(connection, { text: options.allRows === true ? 'begin; set local cursor_tuple_fraction = 1' : 'begin', values: [] }, {});
     await streamStatement(connection, { text: `declare ${NAME} no scroll cursor for ${text}`, values: [...values] }, options);
     // a fetch of none, before the first row, describes the result without reading a row
     const described = await cursor.fetch(0, options);

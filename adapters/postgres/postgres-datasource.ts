@@ -1,5 +1,5 @@
 import {
-  isConnectionFailure, isDeadlineExceeded, PING_TIMEOUT_MS, readCatalog, KnexDatasource, encodeResult, type Catalog, type DatasourceCursor,
+  isConnectionFailure, isDeadlineExceeded, PING_TIMEOUT_MS, readCatalog, KnexDatasource, encodeResult, type Catalog, type CursorOptions, type DatasourceCursor,
   type ExecutionScope, type PingOptions, type QueryOptions, type QueryResult, type RowReader,
   type SqlDialect, type SqlExecutor, type TransactionOptions, type WireForwardOptions, type WireForwardOutcome, type WireStatement,
 } from '../../core/plugin-api/adapter-kit.js';
@@ -76,7 +76,7 @@ export class PostgresDatasource extends KnexDatasource {
   /** Offered with the pools of scopes: a forwarded statement runs on a connection already set to its scope. */
   readonly forwardWire?: (statement: WireStatement, options: WireForwardOptions) => Promise<WireForwardOutcome>;
   /** Offered with the pools of scopes: a cursor's connection is set to its scope as a statement's is. */
-  readonly openCursor?: (sql: string, bindings: readonly unknown[], options: QueryOptions) => Promise<DatasourceCursor>;
+  readonly openCursor?: (sql: string, bindings: readonly unknown[], options: CursorOptions) => Promise<DatasourceCursor>;
 
   constructor(name: string, dialect: SqlDialect, knex: Knex, private readonly openScope?: ScopeOpeners) {
     super(name, dialect, knex);

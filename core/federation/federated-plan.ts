@@ -22,7 +22,21 @@ export interface ReadRelation {
   readonly columns: readonly string[];
 }
 
-/** A predicate pushed to a source: its text in the source's dialect (`?` per value) and its values. */
+/**
+ * A value of the request the plan binds where it stands: the `index`th bound value. A plan holds these, not
+ * the values, so that it is made once per text and shape of values and run with each request's (plan-cache.ts).
+ */
+export class BoundValue {
+  constructor(readonly index: number) {}
+}
+
+/** The request's bound values, and the position among them of a statement's `$n` (the engine's statement is renumbered). */
+interface BoundValues {
+  readonly values: readonly unknown[];
+  readonly position: (number: number) => number;
+}
+
+/** A predicate pushed to a source: its text in the source's dialect (`?` per value) and its values (constants or `BoundValue`s). */
 interface PushedPredicate {
   readonly sql: string;
   readonly bindings: readonly unknown[];
@@ -43,10 +57,10 @@ export interface SourceScan {
   /** Several relations of the source joined, or aggregated, by one pushed statement; `columns` are its outputs. */
   readonly fragment?: PushedFragment;
   /**
-   * Read by one statement, not a cursor: an aggregation's rows are its groups, and the source plans it for
-   * all its rows (a PostgreSQL cursor plans for the first tenth, without parallel workers).
+   * Expected to be a few rows (a unique key's equality, or a dependent join's keys): read by one statement,
+   * not a cursor, within a share of the transit budget (a cursor reads it when it is more).
    */
-  readonly readWhole?: true;
+  readonly small?: true;
 }
 
 /**
@@ -75,10 +89,10 @@ export interface FederatedPlan {
   readonly scans: readonly SourceScan[];
   readonly engineSql: string;
   /**
-   * The engine statement's bound values, in its `$n` order: the statement's own, less those only a pushed
-   * join or aggregation reads (then a new array, and the pipeline plans a run's values again).
+   * The engine statement's bound values, in its `$n` order, as positions among the request's values: its
+   * own, less those only a pushed join or aggregation reads.
    */
-  readonly bindings: readonly unknown[];
+  readonly parameters: readonly number[];
   /** The result columns that are a numeric division (an `avg`, a `/`): the engine answers `{a, b}`, divided as PostgreSQL divides. */
   readonly quotients: readonly number[];
   /** The statement was `EXPLAIN <query>`: its answer is the plan (`explainFederated`), nothing runs. */
@@ -124,9 +138,9 @@ export async function planFederated(
   const base = distinct(relations).map((read, index) => scanOf(handle, read, index));
   // the engine's statement is written from a copy in which each pushed join or aggregation is one relation
   select = structuredClone(select);
-  const fragments = pushFragments(select, base, bindings);
+  const fragments = pushFragments(select, base, { values: bindings, position: (number) => number - 1 });
   // values read only by conditions pushed into a fragment are gone from the engine's statement: renumbered
-  const engineBindings = fragments.scans.length === 0 ? bindings : renumberParameters(select, bindings);
+  const parameters = fragments.scans.length === 0 ? bindings.map((_, index) => index) : renumberParameters(select);
   const scans = [...base.filter((_, index) => !fragments.absorbed.has(index)), ...fragments.scans];
   const lookup = (schema: string | undefined, name: string): number | undefined => {
     const fragment = schema === undefined ? fragments.tables.get(name) : undefined;
@@ -144,19 +158,20 @@ export async function planFederated(
     return { table: scan.table, columns };
   };
   const engine = engineSql(select, { table: tables });
-  const pushed = pushdown(select, scans, engineBindings, lookup);
+  // the engine's statement is renumbered: its `$n` is the request's value at parameters[n - 1]
+  const pushed = pushdown(select, scans, { values: bindings, position: (number) => parameters[number - 1] as number }, lookup);
   const quotients = engine.outputs.flatMap((output, index) => (output.quotient ? [index] : []));
-  return { scans: pushed, engineSql: engine.sql, bindings: engineBindings, quotients, explain };
+  return { scans: pushed, engineSql: engine.sql, parameters, quotients, explain };
 }
 
-/** The pushed statement of a scan, as it runs: the predicates and, for a dependent scan, its keys. */
-export function sourceStatement(scan: SourceScan, keys?: readonly unknown[]): { sql: string; bindings: unknown[] } {
-  if (scan.fragment !== undefined) return fragmentStatement(scan, scan.fragment, keys);
+/** The pushed statement of a scan, as it runs with the request's `values`: the predicates and, for a dependent scan, its keys. */
+export function sourceStatement(scan: SourceScan, values: readonly unknown[], keys?: readonly unknown[]): { sql: string; bindings: unknown[] } {
+  if (scan.fragment !== undefined) return fragmentStatement(scan, scan.fragment, values, keys);
   const { dialect } = scan.datasource;
   const quote = (name: string) => dialect.quoteIdentifier(name);
   const columns = scan.columns.length === 0 ? `1 AS ${quote(ROW_MARK_COLUMN)}` : scan.columns.map((column) => quote(column.name)).join(', ');
   const conditions = scan.predicates.map((predicate) => predicate.sql);
-  const values = scan.predicates.flatMap((predicate) => predicate.bindings);
+  const bound = bindingsOf(scan.predicates, values);
   if (keys !== undefined && scan.dependent !== undefined && dialect.pushdown !== undefined) {
     const { column } = scan.dependent;
     // a text key: the column's own comparison (which an index serves) narrows, the bytes decide
@@ -164,11 +179,16 @@ export function sourceStatement(scan: SourceScan, keys?: readonly unknown[]): { 
     for (const target of targets) {
       const match = dialect.pushdown.anyOf(target, keys);
       conditions.push(match.sql);
-      values.push(...match.bindings);
+      bound.push(...match.bindings);
     }
   }
   const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
-  return { sql: `SELECT ${columns} FROM ${quote(scan.relation.schema)}.${quote(scan.relation.name)}${where}`, bindings: values };
+  return { sql: `SELECT ${columns} FROM ${quote(scan.relation.schema)}.${quote(scan.relation.name)}${where}`, bindings: bound };
+}
+
+/** The values of `predicates`, each `BoundValue` replaced by the request's value. */
+function bindingsOf(predicates: readonly PushedPredicate[], values: readonly unknown[]): unknown[] {
+  return predicates.flatMap((predicate) => predicate.bindings.map((value) => (value instanceof BoundValue ? values[value.index] : value)));
 }
 
 /** The engine's type for a column as the source describes it; columns the engine cannot hold exactly are refused. */
@@ -202,7 +222,7 @@ export const UNCONSTRAINED_SCALE = 12;
 export function explainFederated(plan: FederatedPlan): { sources: { datasource: string; sql: string; dependentOn?: string }[]; engine: { sql: string } } {
   return {
     sources: plan.scans.map((scan) => {
-      const { sql } = sourceStatement(scan, scan.dependent === undefined ? undefined : [null]);
+      const { sql } = sourceStatement(scan, [], scan.dependent === undefined ? undefined : [null]);
       const driver = scan.dependent === undefined ? undefined : plan.scans[scan.dependent.driver];
       return { datasource: scan.relation.datasource, sql, ...(driver && { dependentOn: driver.relation.datasource }) };
     }),
@@ -266,7 +286,7 @@ interface InnerRange {
  * elsewhere a predicate does not filter their rows. A pushed predicate stays in the engine's statement too,
  * so pushing one only ever reads fewer rows that could not have matched.
  */
-function pushdown(select: PgObject, scans: readonly SourceScan[], bindings: readonly unknown[], lookup: ScanLookup): SourceScan[] {
+function pushdown(select: PgObject, scans: readonly SourceScan[], bindings: BoundValues, lookup: ScanLookup): SourceScan[] {
   const result = [...scans];
   if (select.op !== undefined && select.op !== 'SETOP_NONE') return result;
   const references = countRangeVars(select);
@@ -275,13 +295,15 @@ function pushdown(select: PgObject, scans: readonly SourceScan[], bindings: read
   for (const item of list(select.fromClause)) collectInner(item, lookup, references, ranges, joinQuals);
   const conjuncts = [...splitAnd(select.whereClause), ...joinQuals.flatMap(splitAnd)];
   const pushedPredicates = new Map<number, PushedPredicate[]>();
+  const keyed = new Set<number>();
   for (const conjunct of splitAnd(select.whereClause)) {
     const pushed = pushablePredicate(conjunct, ranges, scans, bindings);
     // a fragment's own predicates were pushed as it was made
     if (pushed === undefined || (scans[pushed.scan] as SourceScan).fragment !== undefined) continue;
     pushedPredicates.set(pushed.scan, [...(pushedPredicates.get(pushed.scan) ?? []), pushed.predicate]);
+    if (pushed.uniqueKey === true) keyed.add(pushed.scan);
   }
-  for (const [index, predicates] of pushedPredicates) result[index] = { ...(result[index] as SourceScan), predicates };
+  for (const [index, predicates] of pushedPredicates) result[index] = { ...(result[index] as SourceScan), predicates, ...(keyed.has(index) && { small: true as const }) };
   // dependent joins: a scan with pushed predicates drives the scan of another source it is equi-joined to
   for (const conjunct of conjuncts) {
     const edge = equiJoin(conjunct, ranges, scans);
@@ -387,12 +409,14 @@ function rangeColumn(node: unknown, ranges: readonly InnerRange[], scans: readon
 }
 
 /** A constant or bound value the source can compare with a column of `type`, as its bound value. */
-function pushableValue(node: unknown, type: EngineType, bindings: readonly unknown[]): { value: unknown } | undefined {
+function pushableValue(node: unknown, type: EngineType, bindings: BoundValues): { value: unknown } | undefined {
   const [kind, value] = unwrap(node);
   if (kind === 'ParamRef') {
-    const bound = bindings[Number(value.number) - 1];
+    // pushed or not by the value's JavaScript type: a plan is cached per text and those types (plan-cache.ts)
+    const index = bindings.position(Number(value.number));
+    const bound = bindings.values[index];
     if (bound === null || bound === undefined) return undefined;
-    if (type === 'string' ? typeof bound === 'string' : typeof bound === 'number' || typeof bound === 'string') return { value: bound };
+    if (type === 'string' ? typeof bound === 'string' : typeof bound === 'number' || typeof bound === 'string') return { value: new BoundValue(index) };
     return undefined;
   }
   if (kind !== 'A_Const' || value.isnull === true) return undefined;
@@ -421,8 +445,8 @@ function qualified(dialect: Datasource['dialect'], column: string, alias: string
 
 /** A conjunct a source evaluates as PostgreSQL would, on one relation; its columns qualified by their range in a pushed join. */
 function pushablePredicate(
-  node: unknown, ranges: readonly InnerRange[], scans: readonly SourceScan[], bindings: readonly unknown[], inJoin = false,
-): { scan: number; predicate: PushedPredicate } | undefined {
+  node: unknown, ranges: readonly InnerRange[], scans: readonly SourceScan[], bindings: BoundValues, inJoin = false,
+): { scan: number; predicate: PushedPredicate; uniqueKey?: true } | undefined {
   const [type, value] = unwrap(node);
   const columnOf = (operand: unknown) => {
     const found = rangeColumn(operand, ranges, scans);
@@ -457,8 +481,10 @@ function pushablePredicate(
     if (found === undefined) return undefined;
     const constant = pushableValue(other, found.type, bindings);
     if (constant === undefined) return undefined;
-    if (operator === '=' && found.type === 'string') return { scan: found.scan, predicate: textEquality(found, `= ?`, [constant.value]) };
-    return { scan: found.scan, predicate: { sql: `${text(found)} ${operator} ?`, bindings: [constant.value] } };
+    // an equality on a key of one column selects at most one row
+    const uniqueKey = operator === '=' && isUniqueKey((scans[found.scan] as SourceScan).relation, found.column.name) ? { uniqueKey: true as const } : {};
+    if (operator === '=' && found.type === 'string') return { scan: found.scan, predicate: textEquality(found, `= ?`, [constant.value]), ...uniqueKey };
+    return { scan: found.scan, predicate: { sql: `${text(found)} ${operator} ?`, bindings: [constant.value] }, ...uniqueKey };
   }
   if (value.kind === 'AEXPR_IN' && op === '=') {
     const found = columnOf(value.lexpr);
@@ -479,6 +505,11 @@ function pushablePredicate(
   return undefined;
 }
 
+/** Whether `column` alone is the relation's primary key or one of its unique keys. */
+function isUniqueKey(relation: VdbRelation, column: string): boolean {
+  return [relation.primaryKey, ...relation.uniqueKeys].some((key) => key.length === 1 && key[0] === column);
+}
+
 function equiJoin(node: unknown, ranges: readonly InnerRange[], scans: readonly SourceScan[]): { left: RangeColumn; right: RangeColumn } | undefined {
   const [type, value] = unwrap(node);
   if (type !== 'A_Expr' || value.kind !== 'AEXPR_OP') return undefined;
@@ -496,10 +527,10 @@ function equiJoin(node: unknown, ranges: readonly InnerRange[], scans: readonly 
 
 
 /** The statement of a pushed join or aggregation, with a dependent join's keys where it has them. */
-function fragmentStatement(scan: SourceScan, fragment: PushedFragment, keys?: readonly unknown[]): { sql: string; bindings: unknown[] } {
+function fragmentStatement(scan: SourceScan, fragment: PushedFragment, bound: readonly unknown[], keys?: readonly unknown[]): { sql: string; bindings: unknown[] } {
   const { dialect } = scan.datasource;
   const conditions = [...fragment.joins, ...scan.predicates];
-  const values = [...fragment.from.bindings, ...conditions.flatMap((condition) => condition.bindings)];
+  const values = bindingsOf([fragment.from, ...conditions], bound);
   const where = conditions.map((condition) => condition.sql);
   const key = scan.dependent === undefined ? undefined : fragment.keys.get(scan.dependent.column.name);
   if (keys !== undefined && key !== undefined && dialect.pushdown !== undefined) {
@@ -526,7 +557,7 @@ interface Fragments {
 
 interface FragmentContext {
   readonly scans: readonly SourceScan[];
-  readonly bindings: readonly unknown[];
+  readonly bindings: BoundValues;
   readonly references: ReadonlyMap<string, number>;
   /** How many times each range name (an alias, a relation's or a CTE's name) is declared in the statement. */
   readonly declared: Map<string, number>;
@@ -568,7 +599,7 @@ const EXTREME_TYPES = new Set<EngineType>(['integer', 'bigint', 'decimal', 'date
  * partial aggregation grouped by the columns the rest of the level reads. Each rewrite is checked first and
  * left undone where a column reference, the join tree or an aggregate does not allow it.
  */
-function pushFragments(statement: PgObject, scans: readonly SourceScan[], bindings: readonly unknown[]): Fragments {
+function pushFragments(statement: PgObject, scans: readonly SourceScan[], bindings: BoundValues): Fragments {
   const result: Fragments = { scans: [], absorbed: new Set(), tables: new Map() };
   const declared = new Map<string, number>();
   const ctes = new Set<string>();
@@ -983,7 +1014,7 @@ function tryFragment(select: PgObject, context: FragmentContext, request: Fragme
   const predicates = pushed.filter((conjunct) => !conjunct.join).map((conjunct) => conjunct.predicate);
   context.result.scans.push({
     relation: first.relation, datasource: first.datasource, table: `f${index + 1}`, columns, engineTypes, predicates,
-    fragment: { from: fromSql, joins, select: selectList, groupBy, keys }, ...(request.aggregation !== undefined && { readWhole: true as const }),
+    fragment: { from: fromSql, joins, select: selectList, groupBy, keys },
   });
   context.result.tables.set(name, index);
   for (const member of members) context.result.absorbed.add(member.scan);
@@ -1010,8 +1041,8 @@ function tryFragment(select: PgObject, context: FragmentContext, request: Fragme
   return true;
 }
 
-/** Numbers the parameters left in `statement` 1, 2, … in their order of first use; their values in that order. */
-function renumberParameters(statement: PgObject, bindings: readonly unknown[]): readonly unknown[] {
+/** Numbers the parameters left in `statement` 1, 2, … in their order of first use; the request's values' positions in that order. */
+function renumberParameters(statement: PgObject): readonly number[] {
   const numbers = new Map<number, number>();
   walk(statement, (key, value) => {
     if (key !== 'ParamRef') return;
@@ -1019,9 +1050,7 @@ function renumberParameters(statement: PgObject, bindings: readonly unknown[]): 
     if (!numbers.has(number)) numbers.set(number, numbers.size + 1);
     value.number = numbers.get(number);
   });
-  // unchanged, the same values (the statement pipeline runs a plan whose values are the request's as it is)
-  if (numbers.size === bindings.length && [...numbers].every(([from, to]) => from === to)) return bindings;
-  return [...numbers.keys()].map((number) => bindings[number - 1]);
+  return [...numbers.keys()].map((number) => number - 1);
 }
 
 /** Whether `node` is the preserved side of a left (or right) join of the FROM clause: the fragment must stand there. */

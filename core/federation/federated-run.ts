@@ -42,6 +42,9 @@ const FETCH_SHARE = 8;
  * own, in temporary tables no other connection sees.
  */
 const engines = new Map<string, Promise<DuckDBInstance>>();
+/** Connections a plan gave back, their session set and their tables dropped, per engine; at most this many kept. */
+const idleConnections = new WeakMap<DuckDBInstance, DuckDBConnection[]>();
+const IDLE_CONNECTIONS = 4;
 
 function engine(memoryLimit: string): Promise<DuckDBInstance> {
   let instance = engines.get(memoryLimit);
@@ -66,8 +69,42 @@ function engine(memoryLimit: string): Promise<DuckDBInstance> {
   return instance;
 }
 
-/** Runs `plan` as the caller within `bounds`; `options` bound the answer (rows, bytes) as for one statement. */
-export async function runFederated(plan: FederatedPlan, context: FederatedRunContext, bounds: CallerBounds, options?: QueryOptions): Promise<QueryResult> {
+/** A connection of the engine: one given back by an earlier plan, or a new one with its session set. */
+async function takeConnection(instance: DuckDBInstance): Promise<DuckDBConnection> {
+  const kept = idleConnections.get(instance)?.pop();
+  if (kept !== undefined) return kept;
+  const connection = await instance.connect();
+  // the service's sessions run in UTC: a zoned value's text, and a literal compared with one, read alike
+  await connection.run("SET TimeZone = 'UTC'");
+  return connection;
+}
+
+/**
+ * Gives a plan's connection back once its tables are dropped (their rows count against the engine's memory
+ * limit). A plan that failed or was cancelled closes its connection instead: its state is not known.
+ */
+async function giveBack(instance: DuckDBInstance, connection: DuckDBConnection, plan: FederatedPlan, reusable: boolean): Promise<void> {
+  let idle = idleConnections.get(instance);
+  if (reusable && (idle?.length ?? 0) < IDLE_CONNECTIONS) {
+    try {
+      await connection.run(plan.scans.map((scan) => `DROP TABLE IF EXISTS ${engineIdentifier(scan.table)}`).join('; '));
+      if (idle === undefined) idleConnections.set(instance, (idle = []));
+      idle.push(connection);
+      return;
+    } catch {
+      // closed below
+    }
+  }
+  connection.closeSync();
+}
+
+/**
+ * Runs `plan` as the caller within `bounds`, with the request's bound `values`; `options` bound the answer
+ * (rows, bytes) as for one statement.
+ */
+export async function runFederated(
+  plan: FederatedPlan, values: readonly unknown[], context: FederatedRunContext, bounds: CallerBounds, options?: QueryOptions,
+): Promise<QueryResult> {
   if (plan.explain) {
     const text = JSON.stringify(explainFederated(plan), null, 2);
     return { columns: [{ name: 'QUERY PLAN', logicalType: 'string' }], rows: [{ 'QUERY PLAN': text }], rowCount: 1, truncated: false };
@@ -77,19 +114,19 @@ export async function runFederated(plan: FederatedPlan, context: FederatedRunCon
   const stop = () => controller.abort(bounds.signal?.reason);
   if (bounds.signal?.aborted) stop();
   bounds.signal?.addEventListener('abort', stop, { once: true });
-  let connection: DuckDBConnection | undefined;
+  let held: { instance: DuckDBInstance; connection: DuckDBConnection } | undefined;
+  let answered = false;
   try {
-    connection = await (await engine(context.config.memoryLimit)).connect();
-    // the service's sessions run in UTC: a zoned value's text, and a literal compared with one, read alike
-    await connection.run("SET TimeZone = 'UTC'");
-    const open = connection;
+    const instance = await engine(context.config.memoryLimit);
+    held = { instance, connection: await takeConnection(instance) };
+    const open = held.connection;
     // a dependent scan waits for its driver's keys, wherever the driver stands in the plan
     const keysOf = plan.scans.map(() => deferred<readonly JsonValue[] | undefined>());
     const loads = plan.scans.map(async (scan, index) => {
       try {
         const driverKeys = scan.dependent === undefined ? undefined : await keysOf[scan.dependent.driver]?.promise;
         const keys = driverKeys !== undefined && driverKeys.length <= context.config.semiJoinMaxKeys ? driverKeys : undefined;
-        const loaded = await loadScan(open, scan, index, plan, keys, context, bounds, controller.signal);
+        const loaded = await loadScan(open, scan, index, plan, values, keys, context, bounds, controller.signal);
         keysOf[index]?.resolve(loaded);
         return loaded;
       } catch (error) {
@@ -106,15 +143,16 @@ export async function runFederated(plan: FederatedPlan, context: FederatedRunCon
     if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
     if (controller.signal.aborted) throw controller.signal.reason;
     // the engine's statement has what is left of the plan's time limit
-    const result = await answer(open, plan, options, controller.signal, Math.max(1, bounds.timeoutMs - (Date.now() - started)));
+    const result = await answer(open, plan, values, options, controller.signal, Math.max(1, bounds.timeoutMs - (Date.now() - started)));
     context.counted.federated('ok');
+    answered = true;
     return result;
   } catch (error) {
     context.counted.federated(error instanceof ServiceError && error.code === 'federation_unsupported' ? 'denied' : failureOutcome(error, bounds));
     throw engineError(error, context.config.memoryLimit);
   } finally {
     bounds.signal?.removeEventListener('abort', stop);
-    connection?.closeSync();
+    if (held !== undefined) await giveBack(held.instance, held.connection, plan, answered && !controller.signal.aborted);
   }
 }
 
@@ -132,7 +170,7 @@ function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
  * dependent scan waits for (undefined when none does, or when they are more than `semiJoinMaxKeys`).
  */
 async function loadScan(
-  connection: DuckDBConnection, scan: SourceScan, index: number, plan: FederatedPlan, keys: readonly JsonValue[] | undefined,
+  connection: DuckDBConnection, scan: SourceScan, index: number, plan: FederatedPlan, values: readonly unknown[], keys: readonly JsonValue[] | undefined,
   context: FederatedRunContext, bounds: CallerBounds, signal: AbortSignal,
 ): Promise<readonly JsonValue[] | undefined> {
   const runtime = DatasourceRuntime.over(scan.datasource);
@@ -144,7 +182,7 @@ async function loadScan(
   await inTurn(connection, () => connection.run(`CREATE TEMP TABLE ${engineIdentifier(scan.table)} (${definitions})`));
   const dependents = plan.scans.filter((other) => other.dependent?.driver === index).map((other) => other.dependent?.driverColumn as string);
   const keySets = new Map(dependents.map((column) => [column, new Set<JsonValue>()]));
-  const { sql, bindings } = sourceStatement(scan, keys);
+  const { sql, bindings } = sourceStatement(scan, values, keys);
   const limit = context.config.maxSourceRows;
   let read = 0;
   const append = async (rows: readonly Record<string, JsonValue>[]) => {
@@ -162,11 +200,11 @@ async function loadScan(
     }
     await inTurn(connection, () => appendRows(connection, scan, rows));
   };
-  // an aggregated fragment is read in one statement: as a cursor PostgreSQL plans it for its first rows
-  const reader = scan.readWhole === true ? { query: executor.query.bind(executor) } : executor;
-  const source = { executor: reader, datasource: scan.relation.datasource, memoryLimit: context.config.memoryLimit };
+  // a unique key's equality, or a dependent join on a driver's few keys: a few rows, read without a cursor's round trips
+  const small = scan.small === true || keys !== undefined;
+  const source = { executor, datasource: scan.relation.datasource, memoryLimit: context.config.memoryLimit };
   try {
-    await readSource(source, sql, bindings, limit, signal, append);
+    await readSource(source, sql, bindings, limit, small, signal, append);
   } finally {
     runtime.rowsRead(read);
   }
@@ -184,30 +222,31 @@ interface ScanSource {
 
 /**
  * Streams a pushed statement's rows to `append` within the transit budget: by cursor where the source has
- * one, each fetch sized to a share of the budget by the widest rows seen so far and read only once that much
- * is reserved (so a source waits while the engine is behind); else in one read, which may hold the whole
- * budget and no more. A batch over the budget answers 422 rather than growing the process.
+ * one, planned for all its rows, each fetch sized to a share of the budget by the widest rows seen so far and
+ * read only once that much is reserved (so a source waits while the engine is behind); else in one read,
+ * which may hold the whole budget and no more. A `small` statement is read in one read within a fetch's
+ * share, and by cursor when it is more than that. A batch over the budget answers 422 rather than growing
+ * the process.
  */
 async function readSource(
-  source: ScanSource, sql: string, bindings: readonly unknown[], limit: number, signal: AbortSignal,
+  source: ScanSource, sql: string, bindings: readonly unknown[], limit: number, small: boolean, signal: AbortSignal,
   append: (rows: readonly Record<string, JsonValue>[]) => Promise<void>,
 ): Promise<void> {
   const { executor } = source;
   const budget = transitBudget(source.memoryLimit);
-  if (executor.openCursor === undefined) {
-    const reserved = await budget.reserve(budget.capacity, signal);
+  const share = budget.capacity / FETCH_SHARE;
+  if (executor.openCursor === undefined || small) {
+    const reserved = await budget.reserve(executor.openCursor === undefined ? budget.capacity : share, signal);
     try {
       // one more than the cap, so that a statement over it is told apart from one exactly at it
-      const result = await executor.query(sql, bindings, { maxRows: limit + 1, maxBytes: budget.capacity, signal });
-      if (result.truncatedBy === 'maxBytes') throw overTransit(source, budget);
-      await append(result.rows);
+      const result = await executor.query(sql, bindings, { maxRows: limit + 1, maxBytes: reserved, signal });
+      if (result.truncatedBy !== 'maxBytes') return await append(result.rows);
+      if (executor.openCursor === undefined) throw overTransit(source, budget);
     } finally {
       budget.release(reserved);
     }
-    return;
   }
-  const cursor = await executor.openCursor(sql, bindings, signal);
-  const share = budget.capacity / FETCH_SHARE;
+  const cursor = await executor.openCursor(sql, bindings, signal, true);
   let rowBytes: number | undefined;
   try {
     for (;;) {
@@ -284,7 +323,9 @@ function checkedDecimal(value: string, logicalType: LogicalType, nativeType: str
 }
 
 /** The engine's answer, cut at the route's row and byte bounds as a single statement's would be. */
-async function answer(connection: DuckDBConnection, plan: FederatedPlan, options: QueryOptions | undefined, signal: AbortSignal, timeoutMs: number): Promise<QueryResult> {
+async function answer(
+  connection: DuckDBConnection, plan: FederatedPlan, values: readonly unknown[], options: QueryOptions | undefined, signal: AbortSignal, timeoutMs: number,
+): Promise<QueryResult> {
   const interrupt = () => connection.interrupt();
   signal.addEventListener('abort', interrupt, { once: true });
   let timedOut = false;
@@ -293,7 +334,7 @@ async function answer(connection: DuckDBConnection, plan: FederatedPlan, options
     connection.interrupt();
   }, timeoutMs);
   try {
-    const result = await connection.stream(plan.engineSql, plan.bindings.map(engineValue));
+    const result = await connection.stream(plan.engineSql, plan.parameters.map((index) => engineValue(values[index])));
     const names = result.columnNames();
     const quotients = new Set(plan.quotients);
     const codecs = result.columnTypes().map((type, position) => (quotients.has(position) ? { logicalType: 'decimal' as const } : logicalOf(String(type))));

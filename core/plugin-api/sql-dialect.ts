@@ -272,7 +272,16 @@ export interface Datasource extends SqlExecutor {
    * server as they are fetched (the SQL front door's `DECLARE … CURSOR`, docs/sql.md#cursors). Absent
    * elsewhere: the door then reads the query's result whole, within the result budget.
    */
-  openCursor?(sql: string, bindings: readonly unknown[], options: QueryOptions): Promise<DatasourceCursor>;
+  openCursor?(sql: string, bindings: readonly unknown[], options: CursorOptions): Promise<DatasourceCursor>;
+}
+
+/** A cursor's bounds and scope (`Datasource.openCursor`). */
+export interface CursorOptions extends QueryOptions {
+  /**
+   * Every row will be read (a federated plan's pushed statement): the database plans the query for all its
+   * rows, not for the first ones a client may stop after (PostgreSQL: `cursor_tuple_fraction = 1`).
+   */
+  allRows?: boolean;
 }
 
 /** A query's rows on the database, read a batch at a time (`Datasource.openCursor`). */

@@ -2,7 +2,7 @@ import { LruCache } from '../caching/lru-cache.js';
 import type { Catalog } from '../plugin-api/catalog.js';
 import { ServiceError, UnavailableError } from '../plugin-api/errors.js';
 import type {
-  BuiltStatement, Datasource, DatasourceCursor, Deadline, ExecutionScope, LoginHoldings, PoolUsage, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor,
+  BuiltStatement, CursorOptions, Datasource, DatasourceCursor, Deadline, ExecutionScope, LoginHoldings, PoolUsage, QueryOptions, QueryResult, RoleLogin, SqlDialect, SqlExecutor,
   TableStatement, TransactionOptions, WireForwardOptions, WireForwardOutcome, WireStatement,
 } from '../plugin-api/sql-dialect.js';
 import { PING_TIMEOUT_MS, StatementDeadline } from './statement-deadline.js';
@@ -32,8 +32,11 @@ export interface CallerExecutor extends SqlExecutor {
    * forwarded as it is, under the same role, read-only mode and time limit.
    */
   forwardWire?(statement: WireStatement, options: Omit<WireForwardOptions, 'scope' | 'timeoutMs'>): Promise<WireForwardOutcome>;
-  /** Where the datasource offers it (`Datasource.openCursor`): a cursor over one query, under the same role, read-only mode and time limit. */
-  openCursor?(sql: string, bindings: readonly unknown[], signal: AbortSignal): Promise<DatasourceCursor>;
+  /**
+   * Where the datasource offers it (`Datasource.openCursor`): a cursor over one query, under the same role,
+   * read-only mode and time limit; `allRows` as `CursorOptions.allRows`.
+   */
+  openCursor?(sql: string, bindings: readonly unknown[], signal: AbortSignal, allRows?: boolean): Promise<DatasourceCursor>;
 }
 
 /**
@@ -72,7 +75,7 @@ export class DatasourceRuntime implements Datasource {
   readonly restrictSession?: (memberOf: readonly string[]) => Promise<void>;
   readonly useRoleLogins?: (logins: readonly RoleLogin[]) => Promise<LoginHoldings[]>;
   readonly forwardWire?: (statement: WireStatement, options: WireForwardOptions) => Promise<WireForwardOutcome>;
-  readonly openCursor?: (sql: string, bindings: readonly unknown[], options: QueryOptions) => Promise<DatasourceCursor>;
+  readonly openCursor?: (sql: string, bindings: readonly unknown[], options: CursorOptions) => Promise<DatasourceCursor>;
   /**
    * Bounded texts by text. An endpoint's statement recurs with every request as the same string, so its
    * bounded text is built once per runtime rather than on every request.
@@ -93,7 +96,7 @@ export class DatasourceRuntime implements Datasource {
     if (openCursor) {
       // each fetch is a statement on the database, within the cursor's time limit
       this.openCursor = async (sql, bindings, options) => {
-        const cursor = await this.statement((bounded) => openCursor(sql, bindings, bounded), options, queryWithin);
+        const cursor = await this.statement((bounded) => openCursor(sql, bindings, bounded), options, cursorWithin);
         return {
           columns: cursor.columns,
           ...(cursor.withTimeZone && { withTimeZone: cursor.withTimeZone }),
@@ -224,10 +227,10 @@ export class DatasourceRuntime implements Datasource {
     }
     const openCursor = this.openCursor;
     if (openCursor !== undefined) {
-      executor.openCursor = (sql, bindings, opening) => {
+      executor.openCursor = (sql, bindings, opening, allRows) => {
         const bounded = maxRowBytes === undefined ? sql : this.boundedText(sql);
         const values = bounded === sql ? bindings : [...bindings, maxRowBytes];
-        return openCursor(bounded, values, { timeoutMs, scope, signal: signal ?? opening });
+        return openCursor(bounded, values, { timeoutMs, scope, signal: signal ?? opening, ...(allRows === true && { allRows }) });
       };
     }
     return executor;
@@ -306,6 +309,12 @@ type EveryField<T> = { [K in keyof Required<T>]: T[K] };
 function queryWithin(options: QueryOptions, deadline: Deadline): QueryOptions {
   const { maxRows, maxBytes, timeoutMs, signal, scope } = options;
   const bounded: EveryField<QueryOptions> = { maxRows, maxBytes, timeoutMs, signal, scope, deadline };
+  return bounded;
+}
+
+function cursorWithin(options: CursorOptions, deadline: Deadline): CursorOptions {
+  const { maxRows, maxBytes, timeoutMs, signal, scope, allRows } = options;
+  const bounded: EveryField<CursorOptions> = { maxRows, maxBytes, timeoutMs, signal, scope, deadline, allRows };
   return bounded;
 }
 

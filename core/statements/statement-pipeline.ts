@@ -23,8 +23,9 @@ import type { StatementKind } from '../plugin-api/statement-facts.js';
 import type { Datasource, QueryOptions, QueryResult, SqlExecutor } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { DatasourceRuntime, type CallerBounds, type CallerExecutor } from '../sql/datasource-runtime.js';
-import { explainFederated, planFederated, type FederatedPlan } from '../federation/federated-plan.js';
+import { explainFederated, type FederatedPlan } from '../federation/federated-plan.js';
 import { runFederated } from '../federation/federated-run.js';
+import { cachedPlan } from '../federation/plan-cache.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
 
 export type { CallerExecutor };
@@ -113,7 +114,7 @@ export async function authorizeStatement(rendered: RenderedStatement): Promise<A
   if (datasource) return { vdb: handle.vdb, grants, readOnly, facts, datasource: DatasourceRuntime.over(datasource), sql, bindings };
   const counted = DatasourceRuntime.over(handle.datasource);
   try {
-    const plan = await planFederated(handle, sql, bindings, facts.relations);
+    const plan = await cachedPlan(handle, sql, bindings, facts.relations);
     return { vdb: handle.vdb, grants, readOnly, facts, datasource: counted, sql, bindings, federated: { plan, handle } };
   } catch (error) {
     counted.federated('denied');
@@ -160,11 +161,10 @@ export function runAuthorized(authorized: AuthorizedRun, bounds: CallerBounds, o
   const { vdb, grants, readOnly, datasource, sql, bindings, federated } = authorized;
   if (federated !== undefined) {
     // every pushed statement only reads, whatever the route: the plan is of a SELECT
-    const { plan, handle } = federated;
+    const { handle } = federated;
     const context = { vdb, grants, config: handle.federation, counted: datasource };
-    if (bindings === plan.bindings) return runFederated(plan, context, bounds, options);
-    // other values than it was planned for (a prepared statement of the SQL door): planned again, so that its predicates on them are pushed too
-    return planFederated(handle, sql, bindings, authorized.facts.relations).then((again) => runFederated(again, context, bounds, options));
+    // the plan for these values' types (a prepared statement of the SQL door binds other values than it was authorized with): a cache hit when they are the same
+    return cachedPlan(handle, sql, bindings, authorized.facts.relations).then((plan) => runFederated(plan, bindings, context, bounds, options));
   }
   const { timeoutMs, maxRowBytes, signal } = bounds;
   const executor = datasource.forCaller(callerScope(datasource.dialect, vdb, grants, readOnly), { timeoutMs, maxRowBytes, signal });

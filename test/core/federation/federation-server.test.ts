@@ -21,6 +21,11 @@ const PG_SETUP = [
   `insert into fed_sales.orders values (1, 1, 10.50, 'a'), (2, 1, 5.25, null), (3, 2, 7.00, 'b'), (4, 3, 1.10, 'c'), (5, null, 2.00, 'd'), (6, 2, 100.00, 'e')`,
   'create view fed_sales.whoami as select current_user::text as who',
   'create view fed_sales.slow as select 1 as x from pg_sleep(20)',
+  // the planner's setting as the pushed statement's transaction has it
+  `create view fed_sales.fraction as select current_setting('cursor_tuple_fraction') as f`,
+  // more visits of customer 1 than federation.maxSourceRows
+  'create table fed_sales.visits (customer_id int, at int)',
+  'insert into fed_sales.visits select 1, n from generate_series(1, 7) as n',
 ];
 const PG_TEARDOWN = ['drop schema if exists fed_sales cascade'];
 // the customers' names in a collation that folds case: 'alice' = 'Alice' there, not in PostgreSQL
@@ -34,6 +39,8 @@ const MY_SETUP = [
 const MY_TEARDOWN = ['drop view if exists fed_whoami', 'drop table if exists fed_customers'];
 
 const MAX_SOURCE_ROWS = 5;
+/** A caller of another data role with the analyst's grants: its own database role on each source. */
+const AUDITOR_TOKEN = 'test-auditor-token';
 
 function files(database: string): Record<string, string> {
   const query = (name: string, sql: string, needed = '') => [`bundle/queries/${name}.yaml`, `---\ntype: sqlDirect\nvirtualDatabase: fed\n${needed}query: ${sql}\n`];
@@ -49,12 +56,19 @@ dataRoles:
     grants: [{ resource: fed_sales, allow: [select] }, { resource: ${database}.fed_customers, allow: [select] }, { resource: ${database}.fed_whoami, allow: [select] }]
   - name: clerk
     grants: [{ resource: fed_sales, allow: [select] }]
+  - name: auditor
+    grants: [{ resource: fed_sales, allow: [select] }, { resource: ${database}.fed_customers, allow: [select] }, { resource: ${database}.fed_whoami, allow: [select] }]
 `],
     query('fed_region', `select c.region, sum(o.amount) as revenue, count(*) as n from fed_sales.orders o join ${database}.fed_customers c on c.id = o.customer_id where o.id <= 5 group by c.region order by c.region`),
     query('fed_all', `select count(*) as n from fed_sales.orders o join ${database}.fed_customers c on c.id = o.customer_id`),
     query('fed_named', `select o.id, c.name from fed_sales.orders o join ${database}.fed_customers c on c.id = o.customer_id where c.name = {{ name }} order by o.id`, 'neededFields: [name]\n'),
     query('fed_whoami', `select w.who as pg_who, m.who as my_who from fed_sales.whoami w cross join ${database}.fed_whoami m`),
     query('fed_slow', `select s.x, c.id from fed_sales.slow s cross join ${database}.fed_customers c`),
+    query('fed_amount', `select o.id, o.amount, c.name from fed_sales.orders o join ${database}.fed_customers c on c.id = o.customer_id where o.id = 1`),
+    // the customer (one row) drives the slow view by a dependent join: a few keys, read without a cursor
+    query('fed_slow_key', `select s.x from fed_sales.slow s join ${database}.fed_customers c on c.id = s.x where c.id = 1`),
+    query('fed_fraction', `select f.f, c.id from fed_sales.fraction f cross join ${database}.fed_customers c where c.id = 1`),
+    query('fed_visits', `select v.at from fed_sales.visits v join ${database}.fed_customers c on c.id = v.customer_id where c.id = 1`),
   ]);
 }
 
@@ -77,7 +91,8 @@ async function sourceRows(service: TestService, datasource: string): Promise<num
 
 const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-const test = suite<{ pg: Datasource; my: Datasource; service: TestService }>('federation: PostgreSQL + MariaDB through the service');
+// the config is kept: the last test starts the service again, as a VDB loaded again
+const test = suite<{ pg: Datasource; my: Datasource; service: TestService; config: Record<string, unknown> }>('federation: PostgreSQL + MariaDB through the service');
 
 if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
   test.before(async (context) => {
@@ -85,14 +100,18 @@ if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
     context.my = await mysql.open('crm_db');
     for (const statement of PG_SETUP) await context.pg.query(statement, []);
     for (const statement of MY_SETUP) await context.my.query(statement, []);
+    const demo = demoConfig({ descriptors: './bundle' });
+    const { tokens } = demo['auth'] as { tokens: unknown[] };
     const config = {
-      ...demoConfig({ descriptors: './bundle' }),
+      ...demo,
+      auth: { ...(demo['auth'] as object), tokens: [...tokens, { token: AUDITOR_TOKEN, subject: 'auditor', roles: ['auditor'] }] },
       datasources: { sales_db: postgres.datasourceConfig, crm_db: mysql.datasourceConfig },
       server: { host: '127.0.0.1', port: 0, requestTimeoutMs: 15_000 },
       federation: { maxSourceRows: MAX_SOURCE_ROWS },
       sql: { enabled: true, port: 0 },
       capabilities: [{ name: 'answer' }],
     };
+    context.config = config;
     context.service = await startTestService({ config, files: files(mysql.database), datasources: { sales_db: context.pg, crm_db: context.my } });
   });
 
@@ -220,6 +239,93 @@ if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
       count = await running();
     }
     assert.is(count, 0, 'no pushed statement still runs on PostgreSQL');
+  });
+  test('a cached plan answers each request\'s values: the same text bound to others reads and answers their rows', async ({ service }) => {
+    const names = async (name: string) => {
+      const reply = await perform(service, 'fed_named', { name }, ANALYST_TOKEN);
+      assert.is(reply.status, 200, JSON.stringify(reply.body));
+      return reply.body['rows'];
+    };
+    assert.equal(await names('alice'), [{ id: 3, name: 'alice' }, { id: 6, name: 'alice' }]);
+    assert.equal(await names('Bob'), [{ id: 4, name: 'Bob' }]);
+    assert.equal(await names('nobody'), []);
+    assert.equal(await names('alice'), [{ id: 3, name: 'alice' }, { id: 6, name: 'alice' }]);
+    const client = pgClient({ port: (service.sqlAddress as { port: number }).port, database: 'fed@1' }, ANALYST_TOKEN);
+    await client.connect();
+    try {
+      const statement = `select o.id, c.region from fed_sales.orders o join ${mysql.database}.fed_customers c on c.id = o.customer_id where o.id < $1 order by o.id`;
+      const ids = async (value: unknown) => (await client.query({ text: statement, values: [value], rowMode: 'array' })).rows.map((row: unknown[]) => row[0]);
+      assert.equal(await ids(3), [1, 2]);
+      assert.equal(await ids(5), [1, 2, 3, 4]);
+      // a value sent as text: another shape of values, another plan
+      assert.equal(await ids('4'), [1, 2, 3]);
+      assert.equal(await ids(2), [1]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('a cached plan runs as each caller: two data roles, each pushed statement under the caller\'s own database role', async ({ service }) => {
+    const whoami = async (token: string) => {
+      const reply = await perform(service, 'fed_whoami', {}, token);
+      assert.is(reply.status, 200, JSON.stringify(reply.body));
+      return (reply.body['rows'] as { pg_who: string; my_who: string }[])[0];
+    };
+    for (const [token, role] of [[ANALYST_TOKEN, 'analyst'], [AUDITOR_TOKEN, 'auditor'], [ANALYST_TOKEN, 'analyst']] as const) {
+      const row = await whoami(token);
+      assert.is(row?.pg_who, `vdb_fed_v1_${role}`);
+      assert.match(String(row?.my_who), new RegExp(`^vdb_fed_v1_${role}@`));
+    }
+    // a data role refused the MariaDB relation is refused before the plan, cached or not
+    const refused = await perform(service, 'fed_region', {}, ADMIN_TOKEN);
+    assert.is(refused.status, 403, JSON.stringify(refused.body));
+  });
+
+  test('a pushed statement read by a cursor is planned for all its rows (cursor_tuple_fraction 1), not for its first tenth', async ({ service }) => {
+    const reply = await perform(service, 'fed_fraction', {}, ANALYST_TOKEN);
+    assert.is(reply.status, 200, JSON.stringify(reply.body));
+    assert.equal(reply.body['rows'], [{ f: '1', id: 1 }]);
+  });
+
+  test('a dependent read without a cursor still stops at federation.maxSourceRows: 422 naming the datasource', async ({ service }) => {
+    const reply = await perform(service, 'fed_visits', {}, ANALYST_TOKEN);
+    assert.equal([reply.status, reply.body['code'], reply.body['details']], [422, 'result_too_large', { datasource: 'sales_db', limitRows: MAX_SOURCE_ROWS }], JSON.stringify(reply.body));
+  });
+
+  test('a client that goes away cancels a dependent read without a cursor on its server', async ({ pg, service }) => {
+    const running = async () => Number((await pg.query(
+      `select count(*)::int as n from pg_stat_activity where state = 'active' and wait_event = 'PgSleep' and query like '%ANY%' and pid <> pg_backend_pid()`, [],
+    )).rows[0]?.['n']);
+    const client = new AbortController();
+    const request = perform(service, 'fed_slow_key', {}, ANALYST_TOKEN, client.signal).then(() => 'answered', () => 'aborted');
+    let count = 0;
+    for (let tries = 0; count === 0 && tries < 50; tries += 1) {
+      await pause(100);
+      count = await running();
+    }
+    assert.is(count, 1, 'the dependent statement runs, as one query');
+    client.abort();
+    assert.is(await request, 'aborted');
+    for (let tries = 0; count > 0 && tries < 30; tries += 1) {
+      await pause(100);
+      count = await running();
+    }
+    assert.is(count, 0, 'no pushed statement still runs on PostgreSQL');
+  });
+
+  // last: it starts the service again
+  test('a VDB loaded again is planned again: a column whose scale changed answers at its new scale', async (context) => {
+    const amount = async () => {
+      const reply = await perform(context.service, 'fed_amount', {}, ANALYST_TOKEN);
+      assert.is(reply.status, 200, JSON.stringify(reply.body));
+      return (reply.body['rows'] as { amount: string }[])[0]?.amount;
+    };
+    assert.is(await amount(), '10.5');
+    await context.pg.query('alter table fed_sales.orders alter column amount type numeric(12,3)', []);
+    await context.pg.query('update fed_sales.orders set amount = 10.125 where id = 1', []);
+    await context.service.close();
+    context.service = await startTestService({ config: context.config, files: files(mysql.database), datasources: { sales_db: context.pg, crm_db: context.my } });
+    assert.is(await amount(), '10.125', 'the plan of the VDB loaded before held numeric(12,2)');
   });
 }
 
