@@ -42,7 +42,7 @@ const FETCH_SHARE = 8;
  * own, in temporary tables no other connection sees.
  */
 const engines = new Map<string, Promise<DuckDBInstance>>();
-/** Connections a plan gave back, their session set and their tables dropped, per engine; at most this many kept. */
+/** Connections a plan gave back, their session set and its tables dropped, per engine; at most this many kept. */
 const idleConnections = new WeakMap<DuckDBInstance, DuckDBConnection[]>();
 const IDLE_CONNECTIONS = 4;
 
@@ -87,7 +87,7 @@ async function giveBack(instance: DuckDBInstance, connection: DuckDBConnection, 
   let idle = idleConnections.get(instance);
   if (reusable && (idle?.length ?? 0) < IDLE_CONNECTIONS) {
     try {
-      await connection.run(plan.scans.map((scan) => `DROP TABLE IF EXISTS ${engineIdentifier(scan.table)}`).join('; '));
+      await connection.run(plan.scans.map((scan) => `DROP TABLE ${engineIdentifier(scan.table)}`).join('; '));
       if (idle === undefined) idleConnections.set(instance, (idle = []));
       idle.push(connection);
       return;
@@ -120,6 +120,8 @@ export async function runFederated(
     const instance = await engine(context.config.memoryLimit);
     held = { instance, connection: await takeConnection(instance) };
     const open = held.connection;
+    // the plan's tables, in one call
+    await open.run(plan.scans.map(tableDefinition).join('; '));
     // a dependent scan waits for its driver's keys, wherever the driver stands in the plan
     const keysOf = plan.scans.map(() => deferred<readonly JsonValue[] | undefined>());
     const loads = plan.scans.map(async (scan, index) => {
@@ -156,6 +158,14 @@ export async function runFederated(
   }
 }
 
+/** The engine's table of a scan's rows. */
+function tableDefinition(scan: SourceScan): string {
+  const definitions = scan.columns.length === 0
+    ? `${engineIdentifier(ROW_MARK_COLUMN)} INTEGER`
+    : scan.columns.map((column) => `${engineIdentifier(column.name)} ${engineTypeOf(column, scan.relation).sql}`).join(', ');
+  return `CREATE TEMP TABLE ${engineIdentifier(scan.table)} (${definitions})`;
+}
+
 /** A promise and its resolve, for a value another task makes. */
 function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
   let resolve: (value: T) => void = () => undefined;
@@ -175,11 +185,6 @@ async function loadScan(
 ): Promise<readonly JsonValue[] | undefined> {
   const runtime = DatasourceRuntime.over(scan.datasource);
   const executor = runtime.forCaller(callerScope(runtime.dialect, context.vdb, context.grants, true), { ...bounds, signal });
-  const types = scan.columns.map((column) => engineTypeOf(column, scan.relation));
-  const definitions = scan.columns.length === 0
-    ? `${engineIdentifier(ROW_MARK_COLUMN)} INTEGER`
-    : scan.columns.map((column, position) => `${engineIdentifier(column.name)} ${(types[position] as { sql: string }).sql}`).join(', ');
-  await inTurn(connection, () => connection.run(`CREATE TEMP TABLE ${engineIdentifier(scan.table)} (${definitions})`));
   const dependents = plan.scans.filter((other) => other.dependent?.driver === index).map((other) => other.dependent?.driverColumn as string);
   const keySets = new Map(dependents.map((column) => [column, new Set<JsonValue>()]));
   const { sql, bindings } = sourceStatement(scan, values, keys);
@@ -276,7 +281,7 @@ function overTransit(source: ScanSource, budget: TransitBudget): LimitError {
 }
 
 /**
- * The scans load concurrently into one connection, which runs one thing at a time: a table created while
+ * The scans load concurrently into one connection, which runs one thing at a time: a call on it while
  * another scan's appender flushes fails that flush ("closed pending query result"). Each use waits its turn.
  */
 const turns = new WeakMap<DuckDBConnection, Promise<unknown>>();
