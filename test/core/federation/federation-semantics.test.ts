@@ -85,6 +85,8 @@ type Rows = Record<string, unknown>[];
 
 const MEMORY_LIMIT = '16MB';
 const BIG_ROWS = 300_000;
+/** Rows of `fedq.fan`: about 550 kB, over a fetch's share of the transit budget at MEMORY_LIMIT (250 kB). */
+const FAN_ROWS = 5_000;
 
 /** The rows, each numeric value in its canonical decimal form. */
 function canonical(result: pg.QueryResult): Rows {
@@ -111,6 +113,8 @@ if (!skippedHere(test, postgres)) {
       ...statements(CUSTOMERS, 'fedq', ''), ...statements(ORDERS, 'fedo', 'collate "C"'), ...statements(CUSTOMERS, 'fedo', 'collate "C"'),
       // about 35 MB of rows: more than the engine's memory limit of this suite
       `create view fedq.big as select g as n, repeat('x', 100) || g as pad from generate_series(1, ${BIG_ROWS}) g`,
+      // many rows per key: a dependent read of a few keys larger than a fetch's share of the transit budget
+      `create view fedq.fan as select g % 7 + 1 as k, repeat('y', 100) || g as pad from generate_series(1, ${FAN_ROWS}) g`,
     ];
     for (const statement of server) await context.server.query(statement, []);
     const vdb = `name: fedp
@@ -180,6 +184,11 @@ schemas:
     assert.is(error?.detail, 'code: result_too_large');
     const next = await door.query('select count(*) as n from fedp.orders o join fedq.customers c on c.id = o.customer_id');
     assert.equal(next.rows, [{ n: '6' }]);
+  });
+
+  test('a dependent read without a cursor that is more than a fetch\'s share of the transit budget is read again by a cursor: answered, not refused', async ({ door }) => {
+    const result = await door.query('select count(*) as n, count(distinct f.pad) as pads from fedp.orders o join fedq.fan f on f.k = o.id where o.id <= 7');
+    assert.equal(result.rows, [{ n: String(FAN_ROWS), pads: String(FAN_ROWS) }]);
   });
 
   test('a division by zero fails as on PostgreSQL (22012), where the engine alone would answer NULL', async ({ door }) => {
