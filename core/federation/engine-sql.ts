@@ -14,7 +14,9 @@ type PgObject = { [field: string]: unknown };
  * `numeric` one whose values each have their own (an unconstrained `numeric` column, held at a fixed scale).
  */
 export type EngineType =
-  | 'integer' | 'bigint' | 'decimal' | 'numeric' | 'float' | 'string' | 'boolean' | 'date' | 'time' | 'timestamp' | 'timestamptz' | 'uuid' | 'unknown';
+  | 'integer' | 'bigint' | 'decimal' | 'numeric' | 'float' | 'string' | 'boolean' | 'date' | 'time' | 'timestamp' | 'timestamptz' | 'uuid' | 'unknown'
+  /** An `avg` or numeric `/` of an inner level, still its exact operands `{a, b}`: only passed on, to the outermost SELECT's output. */
+  | 'quotient';
 
 /** A relation of a source as the engine holds it: its table and typed columns. */
 export interface EngineTable {
@@ -206,7 +208,16 @@ class EngineWriter {
       if (setOp === undefined) throw unsupported(op);
       const left = this.select(node.larg as PgObject, parent, ctes);
       const right = this.select(node.rarg as PgObject, parent, ctes);
-      body = { sql: `(${left.sql}) ${setOp}${node.all === true ? ' ALL' : ''} (${right.sql})`, outputs: left.outputs };
+      const divisions = left.outputs.map((output, index) => output.type === 'quotient' || right.outputs[index]?.type === 'quotient');
+      if (divisions.some(Boolean)) {
+        // operands are not their quotient: 1/2 and 2/4 are one value to UNION, INTERSECT and EXCEPT
+        if (setOp !== 'UNION' || node.all !== true) throw unsupported(`${setOp} over avg or a numeric division`);
+        if (divisions.some((division, index) => division && (left.outputs[index]?.type !== 'quotient' || right.outputs[index]?.type !== 'quotient'))) {
+          throw unsupported('UNION ALL of avg or a numeric division with another value');
+        }
+      }
+      const outputs = outermost ? left.outputs.map((output): Output => (output.type === 'quotient' ? { name: output.name, type: 'decimal', quotient: true } : output)) : left.outputs;
+      body = { sql: `(${left.sql}) ${setOp}${node.all === true ? ' ALL' : ''} (${right.sql})`, outputs };
       // ORDER BY of a set operation names its output columns
       level = { ranges: [{ alias: '', columns: new Map(left.outputs.map((output) => [output.name, output.type])) }], ctes, parent };
     } else {
@@ -237,22 +248,23 @@ class EngineWriter {
     const outputs: Output[] = [];
     for (const item of list(node.targetList)) {
       const [, target] = unwrap(item);
-      const star = this.star(target.val, level);
+      const star = this.star(target.val, level, outermost);
       if (star !== undefined) {
         targets.push(star.sql);
         outputs.push(...star.outputs);
         continue;
       }
       const name = target.name === undefined ? outputName(target.val) : String(target.name);
-      const quotient = outermost ? this.average(target.val, level) ?? this.quotient(target.val, level) : undefined;
+      // an inner level's division stays its operands, passed on as they are to the outermost SELECT
+      const quotient = this.average(target.val, level) ?? this.quotient(target.val, level) ?? (outermost ? this.passedQuotient(target.val, level) : undefined);
       const written = quotient ?? this.expr(target.val, level);
       targets.push(`${written.sql} AS ${engineIdentifier(name)}`);
-      outputs.push({ name, type: written.type, ...(quotient && { quotient: true }) });
+      outputs.push(quotient && outermost ? { name, type: 'decimal', quotient: true } : { name, type: quotient ? 'quotient' : written.type });
     }
     let sql = 'SELECT ';
     const distinct = node.distinctClause;
     if (distinct !== undefined) {
-      if (outputs.some((output) => output.quotient)) throw unsupported('DISTINCT over avg or a numeric division');
+      if (outputs.some((output) => output.quotient || output.type === 'quotient')) throw unsupported('DISTINCT over avg or a numeric division');
       const on = list(distinct).filter((item) => item !== null && Object.keys(item as PgObject).length > 0);
       sql += on.length === 0 ? 'DISTINCT ' : `DISTINCT ON (${on.map((item) => this.expr(item, level).sql).join(', ')}) `;
     }
@@ -274,7 +286,7 @@ class EngineWriter {
   }
 
   /** `*` or `alias.*` in a target list, written as the engine expands it (the same columns, in order). */
-  private star(value: unknown, level: Level): { sql: string; outputs: Output[] } | undefined {
+  private star(value: unknown, level: Level, outermost: boolean): { sql: string; outputs: Output[] } | undefined {
     const [type, node] = unwrap(value);
     if (type !== 'ColumnRef') return undefined;
     const fields = list(node.fields);
@@ -285,7 +297,9 @@ class EngineWriter {
     const outputs: Output[] = [];
     for (const range of ranges) {
       if (range.columns === undefined) throw unsupported('* over a range whose columns the plan cannot tell');
-      for (const [name, columnType] of range.columns) outputs.push({ name, type: columnType });
+      for (const [name, columnType] of range.columns) {
+        outputs.push(columnType === 'quotient' && outermost ? { name, type: 'decimal', quotient: true } : { name, type: columnType });
+      }
     }
     const alias = qualifier[qualifier.length - 1];
     return { sql: alias === undefined ? '*' : `${engineIdentifier(alias)}.*`, outputs };
@@ -347,7 +361,7 @@ class EngineWriter {
     const output = type === 'A_Const' && node.ival !== undefined
       ? outputs[Number((node.ival as PgObject).ival ?? 0) - 1]
       : outputs.find((candidate) => candidate.name === named);
-    if (output?.quotient) throw unsupported('ORDER BY an avg or a numeric division');
+    if (output?.quotient || output?.type === 'quotient') throw unsupported('ORDER BY an avg or a numeric division');
     if (type === 'A_Const' && node.ival !== undefined) {
       sql = this.expr(sort.node, level).sql;
     } else if (named !== undefined && output !== undefined) {
@@ -414,7 +428,8 @@ class EngineWriter {
     return { sql: `${name}(${written.map((arg) => arg.sql).join(', ')})`, type: widest(written.map((arg) => arg.type)) };
   }
 
-  private column(node: PgObject, level: Level): Written {
+  /** A column reference; `passing`: it may be an inner level's division, passed on as an output column. */
+  private column(node: PgObject, level: Level, passing = false): Written {
     const names = list(node.fields).map((field) => {
       const [type, value] = unwrap(field);
       if (type !== 'String') throw unsupported('* outside a target list');
@@ -429,6 +444,7 @@ class EngineWriter {
       if (matches.length === 0) continue;
       const range = matches[0] as Range;
       const type = matches.length === 1 ? range.columns?.get(name) ?? 'unknown' : 'unknown';
+      if (type === 'quotient' && !passing) throw unsupported('avg or a numeric division of a subquery or CTE read other than as an output column');
       return { sql: qualifier === undefined ? engineIdentifier(name) : `${engineIdentifier(qualifier)}.${engineIdentifier(name)}`, type };
     }
     if (qualifier !== undefined) throw unsupported(`column reference ${names.join('.')}`);
@@ -625,7 +641,7 @@ class EngineWriter {
     return ` OVER (${parts.join(' ')})`;
   }
 
-  /** An `avg(...)` target of the outermost SELECT, as its exact sum and count; undefined for any other target. */
+  /** An `avg(...)` target, as its exact sum and count; undefined for any other target. */
   private average(value: unknown, level: Level): Written | undefined {
     const [type, node] = unwrap(value);
     if (type !== 'FuncCall' || node.over !== undefined) return undefined;
@@ -643,8 +659,8 @@ class EngineWriter {
   }
 
   /**
-   * A numeric division (an operand numeric of a fixed scale, neither a double) as a target of the outermost
-   * SELECT, as its exact operands; undefined for any other target.
+   * A numeric division (an operand numeric of a fixed scale, neither a double) as a target, as its exact
+   * operands; undefined for any other target.
    */
   private quotient(value: unknown, level: Level): Written | undefined {
     const [type, node] = unwrap(value);
@@ -654,6 +670,14 @@ class EngineWriter {
     const exact = (operand: Written) => INTEGRAL.has(operand.type) || operand.type === 'decimal';
     if (!exact(left) || !exact(right) || (INTEGRAL.has(left.type) && INTEGRAL.has(right.type))) return undefined;
     return { sql: `struct_pack(a := ${left.sql}, b := ${right.sql})`, type: 'decimal' };
+  }
+
+  /** A target that reads an inner level's division as it is (`g0.m0`): its operands, passed on. */
+  private passedQuotient(value: unknown, level: Level): Written | undefined {
+    const [type, node] = unwrap(value);
+    if (type !== 'ColumnRef' || unwrap(list(node.fields).at(-1))[0] === 'A_Star') return undefined;
+    const written = this.column(node, level, true);
+    return written.type === 'quotient' ? written : undefined;
   }
 
   private cast(node: PgObject, level: Level): Written {

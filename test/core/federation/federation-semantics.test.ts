@@ -70,6 +70,10 @@ const CORPUS = [
   'select c.name, c.seen, o.at from fedp.orders o join fedq.customers c on c.id = o.customer_id where c.seen > \'2024-01-01 08:00:00+00\' order by c.seen desc, o.id',
   'select max(c.seen) as last_seen, min(o.at) as first_at, count(*) filter (where c.seen < o.at) as later from fedp.orders o join fedq.customers c on c.id = o.customer_id',
   'select greatest(o.qty, c.id) as g, least(o.qty, c.id) as l, nullif(o.qty, 1) as n, abs(o.qty) as a from fedp.orders o join fedq.customers c on c.id = o.customer_id order by o.id',
+  // an avg or a numeric division of a subquery or CTE, passed on to the output as it is (a semantic query's shape)
+  'with g as (select c.region, avg(o.amount) as mean, avg(o.qty) as qty, sum(o.amount) / count(*) as ratio from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region) select g.region, g.mean, g.qty, g.ratio from g order by g.region',
+  'select s.* from (select c.vip, avg(o.amount * 3) as mean from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.vip) s order by s.vip',
+  'select c.region, avg(o.qty) as mean from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region union all select c.name, avg(o.amount) from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.name order by 1',
 ];
 
 /** Statements the plan refuses, with the construct it names. */
@@ -77,6 +81,12 @@ const REFUSED: readonly [string, string][] = [
   ['select c.region, avg(o.qty) as mean from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region order by mean', 'ORDER BY an avg'],
   ['select c.region from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region having avg(o.qty) > 1', 'function avg'],
   ['select o.id from fedp.orders o join fedq.customers c on c.id = o.customer_id where o.amount / 3 > 1', 'numeric division'],
+  // operands are not their quotient: a subquery's avg compared, sorted, grouped or deduplicated is refused
+  ['select s.region from (select c.region, avg(o.qty) as mean from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region) s where s.mean > 1', 'avg or a numeric division of a subquery'],
+  ['select s.mean + 1 from (select c.region, avg(o.qty) as mean from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region) s', 'avg or a numeric division of a subquery'],
+  ['select s.region, s.mean from (select c.region, avg(o.qty) as mean from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region) s order by s.mean', 'avg or a numeric division of a subquery'],
+  ['select distinct s.mean from (select c.region, avg(o.qty) as mean from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region) s', 'DISTINCT over avg'],
+  ['select avg(o.qty) from fedp.orders o join fedq.customers c on c.id = o.customer_id union select avg(o.amount) from fedp.orders o join fedq.customers c on c.id = o.customer_id', 'UNION over avg'],
   ['select concat(c.vip, o.note) from fedp.orders o join fedq.customers c on c.id = o.customer_id', 'concat of a value'],
   ['select c.name from fedp.orders o join fedq.customers c on c.id = o.customer_id where c.name similar to \'a%\'', 'SIMILAR TO'],
 ];
