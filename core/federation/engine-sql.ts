@@ -77,6 +77,8 @@ const WINDOW_FUNCTIONS = new Set([...RANKING, 'count', 'sum', 'min', 'max', 'boo
 const DEFAULT_FRAME = 1058;
 /** Fields `extract` and `date_part` answer alike in both, from a date or timestamp without time zone. */
 const DATE_PARTS = new Set(['year', 'quarter', 'month', 'week', 'day', 'dow', 'doy', 'hour', 'minute']);
+/** `date_trunc`'s units whose truncation is the same in both (weeks from Monday, quarters from January). */
+const TRUNCATION_UNITS = new Set(['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second', 'milliseconds', 'microseconds']);
 const INTEGRAL = new Set<EngineType>(['integer', 'bigint']);
 const NUMERIC = new Set<EngineType>(['integer', 'bigint', 'decimal', 'numeric', 'float']);
 
@@ -616,6 +618,17 @@ class EngineWriter {
         return name === 'extract'
           ? { sql: `CAST(extract(${part} FROM ${from.sql}) AS DECIMAL(38,0))`, type: 'decimal' }
           : { sql: `CAST(date_part('${part}', ${from.sql}) AS DOUBLE)`, type: 'float' };
+      }
+      case 'date_trunc': {
+        // of a timestamp without time zone alone: over a date or a timestamptz PostgreSQL truncates in the session's time zone
+        const [field] = list(node.args);
+        const [fieldType, fieldNode] = unwrap(field);
+        const unit = fieldType === 'A_Const' && fieldNode.sval !== undefined ? String((fieldNode.sval as PgObject).sval).toLowerCase() : '';
+        const from = args[1];
+        if (!TRUNCATION_UNITS.has(unit) || args.length !== 2 || from?.type !== 'timestamp') {
+          throw unsupported(`date_trunc other than to ${[...TRUNCATION_UNITS].join(', ')} of a timestamp without time zone`);
+        }
+        return { sql: `CAST(date_trunc('${unit}', ${from.sql}) AS TIMESTAMP)`, type: 'timestamp' };
       }
       default:
         throw unsupported(`function ${name}`);
