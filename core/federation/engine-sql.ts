@@ -454,6 +454,23 @@ class EngineWriter {
     return { sql: engineIdentifier(name), type: 'unknown' };
   }
 
+  /**
+   * A timestamp or a date moved by an interval constant (`o.at - interval '30 days'`): months first (the day
+   * clamped to the month's last), then days, then time, as PostgreSQL adds them; a timestamp without time zone
+   * in both. Undefined when neither operand is an interval.
+   */
+  private shift(op: '+' | '-', node: PgObject, level: Level): Written | undefined {
+    const right = intervalConstant(node.rexpr);
+    const left = op === '+' ? intervalConstant(node.lexpr) : undefined;
+    if (right === undefined && left === undefined) return undefined;
+    if (right !== undefined && left !== undefined) throw unsupported('arithmetic between intervals');
+    const moved = this.expr(right === undefined ? node.rexpr : node.lexpr, level);
+    if (moved.type !== 'timestamp' && moved.type !== 'date') {
+      throw unsupported(`an interval ${op === '+' ? 'added to' : 'subtracted from'} ${moved.type === 'timestamptz' ? 'a timestamp with time zone (a day there depends on its time zone)' : `a value of type ${moved.type}`}`);
+    }
+    return { sql: `CAST((${moved.sql} ${op} ${right ?? left}) AS TIMESTAMP)`, type: 'timestamp' };
+  }
+
   private operator(node: PgObject, level: Level): Written {
     const kind = String(node.kind);
     const op = stringsOf(node.name).at(-1) ?? '';
@@ -465,6 +482,8 @@ class EngineWriter {
           if (op === '+' && NUMERIC.has(operand.type)) return operand;
           throw unsupported(`prefix operator ${op}`);
         }
+        const shifted = op === '+' || op === '-' ? this.shift(op, node, level) : undefined;
+        if (shifted) return shifted;
         const left = this.expr(node.lexpr, level);
         const right = this.expr(node.rexpr, level);
         if (COMPARISONS.has(op)) return { sql: `(${left.sql} ${op === '!=' ? '<>' : op} ${right.sql})`, type: 'boolean' };
@@ -764,6 +783,40 @@ function constant(node: PgObject): Written {
   if (node.sval !== undefined) return { sql: literal(String((node.sval as PgObject).sval ?? '')), type: 'string' };
   if (node.boolval !== undefined) return { sql: (node.boolval as PgObject).boolval === true ? 'TRUE' : 'FALSE', type: 'boolean' };
   throw unsupported('a bit-string constant');
+}
+
+/** An interval constant's units, as PostgreSQL reads them, in months, days or microseconds. */
+const INTERVAL_UNITS: Readonly<Record<string, { part: 'months' | 'days' | 'micros'; times: bigint }>> = {
+  year: { part: 'months', times: 12n }, month: { part: 'months', times: 1n }, mon: { part: 'months', times: 1n },
+  week: { part: 'days', times: 7n }, day: { part: 'days', times: 1n },
+  hour: { part: 'micros', times: 3_600_000_000n }, minute: { part: 'micros', times: 60_000_000n }, min: { part: 'micros', times: 60_000_000n },
+  second: { part: 'micros', times: 1_000_000n }, sec: { part: 'micros', times: 1_000_000n },
+};
+
+/**
+ * `interval '<n> <unit> …'` (whole numbers of years, months, weeks, days, hours, minutes, seconds), written as
+ * the engine's interval of the same months, days and microseconds; undefined when the node is no cast to
+ * interval. Any other interval (a parameter, fractions, `hh:mm:ss`, `ago`) is refused.
+ */
+function intervalConstant(node: unknown): string | undefined {
+  const [type, cast] = unwrap(node);
+  if (type !== 'TypeCast' || stringsOf((cast.typeName as PgObject).names).at(-1)?.toLowerCase() !== 'interval') return undefined;
+  const [argType, arg] = unwrap(cast.arg);
+  const text = argType === 'A_Const' && arg.sval !== undefined ? String((arg.sval as PgObject).sval).trim().toLowerCase() : undefined;
+  const refused = () => unsupported('an interval other than a constant of whole years, months, weeks, days, hours, minutes and seconds');
+  if (text === undefined || text === '' || list((cast.typeName as PgObject).typmods).length > 0) throw refused();
+  const parts = { months: 0n, days: 0n, micros: 0n };
+  const term = /\s*([+-]?\d{1,6})\s*([a-z]+?)s?(?=\s|$)/y;
+  for (let at = 0; at < text.length;) {
+    term.lastIndex = at;
+    const match = term.exec(text);
+    const unit = match ? INTERVAL_UNITS[match[2] as string] : undefined;
+    if (!match || !unit) throw refused();
+    parts[unit.part] += BigInt(match[1] as string) * unit.times;
+    at = term.lastIndex;
+    while (text[at] === ' ') at += 1;
+  }
+  return `(to_months(${parts.months}) + to_days(${parts.days}) + to_microseconds(${parts.micros}))`;
 }
 
 /** PostgreSQL's frame option bits (parsenodes.h). */
