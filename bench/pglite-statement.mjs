@@ -8,12 +8,14 @@
 //   npm run build && node bench/pglite-statement.mjs
 //
 // Environment: N (statements per measure, 4000), CONC (statements in flight, 1), ROUNDS (2), ONLY (names,
-// comma-separated parts), ROOT (the build to measure, default this one).
+// comma-separated parts), ROOT (the build to measure, default this one), WASM_BASELINE=1 (WebAssembly on V8's
+// baseline compiler only, as the service sets it: core/wasm-tiers.ts; this script runs no service).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 const ROOT = process.env.ROOT ?? new URL('..', import.meta.url).pathname.slice(0, -1);
+if (process.env.WASM_BASELINE === '1') (await import(`${ROOT}/dist/core/wasm-tiers.js`)).keepWebAssemblyOnBaseline();
 const { PgliteDialect } = await import(`${ROOT}/dist/adapters/pglite/pglite-dialect.js`);
 const SEED = readFileSync(`${ROOT}/bench/peers/descriptors/seed/shop.sql`, 'utf8');
 const SQL = 'SELECT id, email, name, region FROM shop.customers WHERE email = ? ORDER BY id LIMIT 5';

@@ -96,11 +96,13 @@ function writeConfig() {
   const retailDb = postgresUrl
     ? { adapter: 'postgres', connection: { connectionString: postgresUrl }, pool: { max: settings.pool } }
     : { adapter: 'pglite', init: ['seed/retail.sql'] };
+  // the demo's VDB retail-crm reads a second datasource: on PostgreSQL its crm schema in the same database
+  const crmDb = postgresUrl ? retailDb : { adapter: 'pglite', init: ['seed/crm.sql'] };
   const config = {
     instanceId: 'bench-1',
     server: { host: '127.0.0.1', port: 0 },
     descriptors: DESCRIPTORS,
-    datasources: { retail_db: retailDb },
+    datasources: { retail_db: retailDb, crm_db: crmDb },
     auth: { scheme: 'bearer', adminRoles: ['admin'], tokens: [{ token: TOKEN, subject: 'bench', roles: ROLES }] },
     semantic: { activationFailurePolicy: 'isolate' },
     logging: { level: settings.logLevel },
@@ -305,6 +307,8 @@ async function seedPostgres() {
     await client.query('begin');
     await client.query('drop schema if exists sales cascade');
     await client.query(readFileSync(SEED, 'utf8'));
+    await client.query('drop schema if exists crm cascade');
+    await client.query(readFileSync(join(DESCRIPTORS, 'seed', 'crm.sql'), 'utf8'));
     await client.query('commit');
     const { rows } = await client.query('select version()');
     return rows[0].version.split(' on ')[0];

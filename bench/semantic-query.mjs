@@ -66,11 +66,13 @@ function writeConfig() {
   const retailDb = postgresUrl
     ? { adapter: 'postgres', connection: { connectionString: postgresUrl }, pool: { max: settings.pool } }
     : { adapter: 'pglite', init: ['seed/retail.sql'] };
+  // the demo's VDB retail-crm reads a second datasource: on PostgreSQL its crm schema in the same database
+  const crmDb = postgresUrl ? retailDb : { adapter: 'pglite', init: ['seed/crm.sql'] };
   const config = {
     instanceId: 'bench-1',
     server: { host: '127.0.0.1', port: 0 },
     descriptors: DESCRIPTORS,
-    datasources: { retail_db: retailDb },
+    datasources: { retail_db: retailDb, crm_db: crmDb },
     auth: { scheme: 'bearer', adminRoles: ['admin'], tokens: [{ token: TOKEN, subject: 'bench', roles: ['analyst'] }] },
     semantic: { activationFailurePolicy: 'isolate' },
     logging: { level: 'warn' },
@@ -193,6 +195,8 @@ async function seedPostgres() {
     await client.query('begin');
     await client.query('drop schema if exists sales cascade');
     await client.query(readFileSync(SEED, 'utf8'));
+    await client.query('drop schema if exists crm cascade');
+    await client.query(readFileSync(join(DESCRIPTORS, 'seed', 'crm.sql'), 'utf8'));
     await client.query('commit');
   } finally {
     await client.end();

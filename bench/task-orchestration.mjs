@@ -13,7 +13,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { PgliteDialect } from '../dist/adapters/pglite/pglite-dialect.js';
-import { guardDatasource } from '../dist/core/sql/datasource-runtime.js';
+import { runtimeOver } from '../dist/core/sql/datasource-runtime.js';
 import { prepareService } from '../dist/core/service.js';
 import { coreTokens } from '../dist/core/service-tokens.js';
 
@@ -24,12 +24,13 @@ const configFile = join(dir, 'service.yaml');
 writeFileSync(configFile, stringify({
   server: { host: '127.0.0.1', port: 0 },
   descriptors: join(root, 'descriptors'),
-  datasources: { retail_db: { adapter: 'pglite', init: ['seed/retail.sql'] } },
+  // the demo's VDB retail-crm reads a second datasource
+  datasources: { retail_db: { adapter: 'pglite', init: ['seed/retail.sql'] }, crm_db: { adapter: 'pglite', init: ['seed/crm.sql'] } },
   auth: { scheme: 'bearer', tokens: [{ token: 'bench-token-0123456789', subject: 'bench', roles: ['admin', 'clerk'] }] },
   logging: { level: 'warn' },
 }));
 
-const pglite = guardDatasource(await new PgliteDialect('pglite').open({
+const pglite = runtimeOver(await new PgliteDialect('pglite').open({
   name: 'retail_db', adapter: 'pglite', connection: {}, pool: {}, init: [join(root, 'descriptors/seed/retail.sql')], baseDir: dir,
 }));
 let databaseMs = 0;

@@ -35,6 +35,7 @@ import { ServiceMetrics } from './observe/service-metrics.js';
 import { DatasourceReadiness } from './observe/datasource-readiness.js';
 import { SqlDoor } from './sql-door/sql-door.js';
 import { createCatalogResponder } from './sql-door/catalog/index.js';
+import { keepWebAssemblyOnBaseline } from './wasm-tiers.js';
 
 export interface ServiceOptions {
   configFile: string;
@@ -99,6 +100,8 @@ async function createAuthScheme(config: ServiceConfig, extensions: ExtensionRegi
 
 /** Loads config, plugins, auth, datasources and VDBs (with their catalogs). Nothing listens yet. */
 export async function prepareService(options: ServiceOptions): Promise<PreparedService> {
+  // before the parser and PGlite run: the process's memory bounds hold on Node 24 too
+  keepWebAssemblyOnBaseline();
   const config = loadConfig(options.configFile, options.env ?? process.env);
   const logger = createLogger(config.logging.level, options.logDestination);
   const container = rootContainer.createChildContainer();

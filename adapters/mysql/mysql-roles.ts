@@ -83,12 +83,14 @@ from mysql.procs_priv where Host = '%' and Db <> ? and User in (${placeholders(r
 from information_schema.ROUTINES where ROUTINE_SCHEMA in (${placeholders(schemas)})`, schemas))
     .map((row) => ({ schema: text(row, 'schema_name'), routine: text(row, 'routine_name'), arguments: text(row, 'routine_kind') }));
   const [login] = await rows('select current_user() as name', []);
+  // MariaDB 10.11's PUBLIC: what it holds on the VDBs' databases every user holds, whatever its grants (MySQL has none)
+  const publicPrivileges = (await grantedObjects(rows, [PUBLIC])).map((entry) => entry.privilege).filter((privilege) => schemas.includes(privilege.schema));
   return {
     existing,
-    // users hold their privileges themselves: no membership, no PUBLIC, no sequences a table's inserts use
+    // users hold their privileges themselves: no membership, no sequences a table's inserts use
     memberships: [],
     privileges,
-    publicPrivileges: [],
+    publicPrivileges,
     ownedSequences: [],
     routines,
     marked: [],
@@ -98,6 +100,9 @@ from information_schema.ROUTINES where ROUTINE_SCHEMA in (${placeholders(schemas
 }
 
 type Rows = (sql: string, bindings: readonly unknown[]) => Promise<Row[]>;
+
+/** How information_schema names MariaDB's PUBLIC as a grantee. */
+const PUBLIC = "'PUBLIC'@''";
 
 /** What the accounts (`'name'@'host'`) hold on schemas, tables and columns, from information_schema. */
 async function grantedObjects(rows: Rows, grantees: readonly string[]): Promise<{ grantee: string; privilege: RolePrivilege }[]> {

@@ -210,6 +210,7 @@ export const configSchema = {
         enabled: { type: 'boolean', default: false },
         path: { type: 'string', pattern: '^/[A-Za-z0-9._~/-]*$', default: '/mcp' },
         allowedOrigins: { type: 'array', default: [], items: { type: 'string', pattern: '^https?://[^/]+$' } },
+        allowedHosts: { type: 'array', default: [], items: { type: 'string', pattern: '^[A-Za-z0-9.-]+$' } },
         maxSessions: { type: 'integer', minimum: 1, default: 1000 },
       },
     },

@@ -49,6 +49,8 @@ export interface McpConfig {
   path: string;
   /** Origins (`scheme://host[:port]`) a browser page may call it from, besides the endpoint's own. */
   allowedOrigins: string[];
+  /** Host names (without port) a request's `Host` may give besides addresses, loopback names and this machine's name (DNS rebinding). */
+  allowedHosts: string[];
   /** Sessions kept at once; past it the least recently used one is closed. */
   maxSessions: number;
 }

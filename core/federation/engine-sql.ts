@@ -14,7 +14,9 @@ type PgObject = { [field: string]: unknown };
  * `numeric` one whose values each have their own (an unconstrained `numeric` column, held at a fixed scale).
  */
 export type EngineType =
-  | 'integer' | 'bigint' | 'decimal' | 'numeric' | 'float' | 'string' | 'boolean' | 'date' | 'time' | 'timestamp' | 'timestamptz' | 'uuid' | 'unknown';
+  | 'integer' | 'bigint' | 'decimal' | 'numeric' | 'float' | 'string' | 'boolean' | 'date' | 'time' | 'timestamp' | 'timestamptz' | 'uuid' | 'unknown'
+  /** An `avg` or numeric `/` of an inner level, still its exact operands `{a, b}`: only passed on, to the outermost SELECT's output. */
+  | 'quotient';
 
 /** A relation of a source as the engine holds it: its table and typed columns. */
 export interface EngineTable {
@@ -75,6 +77,8 @@ const WINDOW_FUNCTIONS = new Set([...RANKING, 'count', 'sum', 'min', 'max', 'boo
 const DEFAULT_FRAME = 1058;
 /** Fields `extract` and `date_part` answer alike in both, from a date or timestamp without time zone. */
 const DATE_PARTS = new Set(['year', 'quarter', 'month', 'week', 'day', 'dow', 'doy', 'hour', 'minute']);
+/** `date_trunc`'s units whose truncation is the same in both (weeks from Monday, quarters from January). */
+const TRUNCATION_UNITS = new Set(['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second', 'milliseconds', 'microseconds']);
 const INTEGRAL = new Set<EngineType>(['integer', 'bigint']);
 const NUMERIC = new Set<EngineType>(['integer', 'bigint', 'decimal', 'numeric', 'float']);
 
@@ -206,7 +210,16 @@ class EngineWriter {
       if (setOp === undefined) throw unsupported(op);
       const left = this.select(node.larg as PgObject, parent, ctes);
       const right = this.select(node.rarg as PgObject, parent, ctes);
-      body = { sql: `(${left.sql}) ${setOp}${node.all === true ? ' ALL' : ''} (${right.sql})`, outputs: left.outputs };
+      const divisions = left.outputs.map((output, index) => output.type === 'quotient' || right.outputs[index]?.type === 'quotient');
+      if (divisions.some(Boolean)) {
+        // operands are not their quotient: 1/2 and 2/4 are one value to UNION, INTERSECT and EXCEPT
+        if (setOp !== 'UNION' || node.all !== true) throw unsupported(`${setOp} over avg or a numeric division`);
+        if (divisions.some((division, index) => division && (left.outputs[index]?.type !== 'quotient' || right.outputs[index]?.type !== 'quotient'))) {
+          throw unsupported('UNION ALL of avg or a numeric division with another value');
+        }
+      }
+      const outputs = outermost ? left.outputs.map((output): Output => (output.type === 'quotient' ? { name: output.name, type: 'decimal', quotient: true } : output)) : left.outputs;
+      body = { sql: `(${left.sql}) ${setOp}${node.all === true ? ' ALL' : ''} (${right.sql})`, outputs };
       // ORDER BY of a set operation names its output columns
       level = { ranges: [{ alias: '', columns: new Map(left.outputs.map((output) => [output.name, output.type])) }], ctes, parent };
     } else {
@@ -237,22 +250,23 @@ class EngineWriter {
     const outputs: Output[] = [];
     for (const item of list(node.targetList)) {
       const [, target] = unwrap(item);
-      const star = this.star(target.val, level);
+      const star = this.star(target.val, level, outermost);
       if (star !== undefined) {
         targets.push(star.sql);
         outputs.push(...star.outputs);
         continue;
       }
       const name = target.name === undefined ? outputName(target.val) : String(target.name);
-      const quotient = outermost ? this.average(target.val, level) ?? this.quotient(target.val, level) : undefined;
+      // an inner level's division stays its operands, passed on as they are to the outermost SELECT
+      const quotient = this.average(target.val, level) ?? this.quotient(target.val, level) ?? (outermost ? this.passedQuotient(target.val, level) : undefined);
       const written = quotient ?? this.expr(target.val, level);
       targets.push(`${written.sql} AS ${engineIdentifier(name)}`);
-      outputs.push({ name, type: written.type, ...(quotient && { quotient: true }) });
+      outputs.push(quotient && outermost ? { name, type: 'decimal', quotient: true } : { name, type: quotient ? 'quotient' : written.type });
     }
     let sql = 'SELECT ';
     const distinct = node.distinctClause;
     if (distinct !== undefined) {
-      if (outputs.some((output) => output.quotient)) throw unsupported('DISTINCT over avg or a numeric division');
+      if (outputs.some((output) => output.quotient || output.type === 'quotient')) throw unsupported('DISTINCT over avg or a numeric division');
       const on = list(distinct).filter((item) => item !== null && Object.keys(item as PgObject).length > 0);
       sql += on.length === 0 ? 'DISTINCT ' : `DISTINCT ON (${on.map((item) => this.expr(item, level).sql).join(', ')}) `;
     }
@@ -274,7 +288,7 @@ class EngineWriter {
   }
 
   /** `*` or `alias.*` in a target list, written as the engine expands it (the same columns, in order). */
-  private star(value: unknown, level: Level): { sql: string; outputs: Output[] } | undefined {
+  private star(value: unknown, level: Level, outermost: boolean): { sql: string; outputs: Output[] } | undefined {
     const [type, node] = unwrap(value);
     if (type !== 'ColumnRef') return undefined;
     const fields = list(node.fields);
@@ -285,7 +299,9 @@ class EngineWriter {
     const outputs: Output[] = [];
     for (const range of ranges) {
       if (range.columns === undefined) throw unsupported('* over a range whose columns the plan cannot tell');
-      for (const [name, columnType] of range.columns) outputs.push({ name, type: columnType });
+      for (const [name, columnType] of range.columns) {
+        outputs.push(columnType === 'quotient' && outermost ? { name, type: 'decimal', quotient: true } : { name, type: columnType });
+      }
     }
     const alias = qualifier[qualifier.length - 1];
     return { sql: alias === undefined ? '*' : `${engineIdentifier(alias)}.*`, outputs };
@@ -347,7 +363,7 @@ class EngineWriter {
     const output = type === 'A_Const' && node.ival !== undefined
       ? outputs[Number((node.ival as PgObject).ival ?? 0) - 1]
       : outputs.find((candidate) => candidate.name === named);
-    if (output?.quotient) throw unsupported('ORDER BY an avg or a numeric division');
+    if (output?.quotient || output?.type === 'quotient') throw unsupported('ORDER BY an avg or a numeric division');
     if (type === 'A_Const' && node.ival !== undefined) {
       sql = this.expr(sort.node, level).sql;
     } else if (named !== undefined && output !== undefined) {
@@ -414,7 +430,8 @@ class EngineWriter {
     return { sql: `${name}(${written.map((arg) => arg.sql).join(', ')})`, type: widest(written.map((arg) => arg.type)) };
   }
 
-  private column(node: PgObject, level: Level): Written {
+  /** A column reference; `passing`: it may be an inner level's division, passed on as an output column. */
+  private column(node: PgObject, level: Level, passing = false): Written {
     const names = list(node.fields).map((field) => {
       const [type, value] = unwrap(field);
       if (type !== 'String') throw unsupported('* outside a target list');
@@ -429,11 +446,29 @@ class EngineWriter {
       if (matches.length === 0) continue;
       const range = matches[0] as Range;
       const type = matches.length === 1 ? range.columns?.get(name) ?? 'unknown' : 'unknown';
+      if (type === 'quotient' && !passing) throw unsupported('avg or a numeric division of a subquery or CTE read other than as an output column');
       return { sql: qualifier === undefined ? engineIdentifier(name) : `${engineIdentifier(qualifier)}.${engineIdentifier(name)}`, type };
     }
     if (qualifier !== undefined) throw unsupported(`column reference ${names.join('.')}`);
     // a column of no range in view: the engine answers the missing column as PostgreSQL would refuse it
     return { sql: engineIdentifier(name), type: 'unknown' };
+  }
+
+  /**
+   * A timestamp or a date moved by an interval constant (`o.at - interval '30 days'`): months first (the day
+   * clamped to the month's last), then days, then time, as PostgreSQL adds them; a timestamp without time zone
+   * in both. Undefined when neither operand is an interval.
+   */
+  private shift(op: '+' | '-', node: PgObject, level: Level): Written | undefined {
+    const right = intervalConstant(node.rexpr);
+    const left = op === '+' ? intervalConstant(node.lexpr) : undefined;
+    if (right === undefined && left === undefined) return undefined;
+    if (right !== undefined && left !== undefined) throw unsupported('arithmetic between intervals');
+    const moved = this.expr(right === undefined ? node.rexpr : node.lexpr, level);
+    if (moved.type !== 'timestamp' && moved.type !== 'date') {
+      throw unsupported(`an interval ${op === '+' ? 'added to' : 'subtracted from'} ${moved.type === 'timestamptz' ? 'a timestamp with time zone (a day there depends on its time zone)' : `a value of type ${moved.type}`}`);
+    }
+    return { sql: `CAST((${moved.sql} ${op} ${right ?? left}) AS TIMESTAMP)`, type: 'timestamp' };
   }
 
   private operator(node: PgObject, level: Level): Written {
@@ -447,6 +482,8 @@ class EngineWriter {
           if (op === '+' && NUMERIC.has(operand.type)) return operand;
           throw unsupported(`prefix operator ${op}`);
         }
+        const shifted = op === '+' || op === '-' ? this.shift(op, node, level) : undefined;
+        if (shifted) return shifted;
         const left = this.expr(node.lexpr, level);
         const right = this.expr(node.rexpr, level);
         if (COMPARISONS.has(op)) return { sql: `(${left.sql} ${op === '!=' ? '<>' : op} ${right.sql})`, type: 'boolean' };
@@ -601,6 +638,17 @@ class EngineWriter {
           ? { sql: `CAST(extract(${part} FROM ${from.sql}) AS DECIMAL(38,0))`, type: 'decimal' }
           : { sql: `CAST(date_part('${part}', ${from.sql}) AS DOUBLE)`, type: 'float' };
       }
+      case 'date_trunc': {
+        // of a timestamp without time zone alone: over a date or a timestamptz PostgreSQL truncates in the session's time zone
+        const [field] = list(node.args);
+        const [fieldType, fieldNode] = unwrap(field);
+        const unit = fieldType === 'A_Const' && fieldNode.sval !== undefined ? String((fieldNode.sval as PgObject).sval).toLowerCase() : '';
+        const from = args[1];
+        if (!TRUNCATION_UNITS.has(unit) || args.length !== 2 || from?.type !== 'timestamp') {
+          throw unsupported(`date_trunc other than to ${[...TRUNCATION_UNITS].join(', ')} of a timestamp without time zone`);
+        }
+        return { sql: `CAST(date_trunc('${unit}', ${from.sql}) AS TIMESTAMP)`, type: 'timestamp' };
+      }
       default:
         throw unsupported(`function ${name}`);
     }
@@ -625,7 +673,7 @@ class EngineWriter {
     return ` OVER (${parts.join(' ')})`;
   }
 
-  /** An `avg(...)` target of the outermost SELECT, as its exact sum and count; undefined for any other target. */
+  /** An `avg(...)` target, as its exact sum and count; undefined for any other target. */
   private average(value: unknown, level: Level): Written | undefined {
     const [type, node] = unwrap(value);
     if (type !== 'FuncCall' || node.over !== undefined) return undefined;
@@ -643,8 +691,8 @@ class EngineWriter {
   }
 
   /**
-   * A numeric division (an operand numeric of a fixed scale, neither a double) as a target of the outermost
-   * SELECT, as its exact operands; undefined for any other target.
+   * A numeric division (an operand numeric of a fixed scale, neither a double) as a target, as its exact
+   * operands; undefined for any other target.
    */
   private quotient(value: unknown, level: Level): Written | undefined {
     const [type, node] = unwrap(value);
@@ -654,6 +702,14 @@ class EngineWriter {
     const exact = (operand: Written) => INTEGRAL.has(operand.type) || operand.type === 'decimal';
     if (!exact(left) || !exact(right) || (INTEGRAL.has(left.type) && INTEGRAL.has(right.type))) return undefined;
     return { sql: `struct_pack(a := ${left.sql}, b := ${right.sql})`, type: 'decimal' };
+  }
+
+  /** A target that reads an inner level's division as it is (`g0.m0`): its operands, passed on. */
+  private passedQuotient(value: unknown, level: Level): Written | undefined {
+    const [type, node] = unwrap(value);
+    if (type !== 'ColumnRef' || unwrap(list(node.fields).at(-1))[0] === 'A_Star') return undefined;
+    const written = this.column(node, level, true);
+    return written.type === 'quotient' ? written : undefined;
   }
 
   private cast(node: PgObject, level: Level): Written {
@@ -727,6 +783,40 @@ function constant(node: PgObject): Written {
   if (node.sval !== undefined) return { sql: literal(String((node.sval as PgObject).sval ?? '')), type: 'string' };
   if (node.boolval !== undefined) return { sql: (node.boolval as PgObject).boolval === true ? 'TRUE' : 'FALSE', type: 'boolean' };
   throw unsupported('a bit-string constant');
+}
+
+/** An interval constant's units, as PostgreSQL reads them, in months, days or microseconds. */
+const INTERVAL_UNITS: Readonly<Record<string, { part: 'months' | 'days' | 'micros'; times: bigint }>> = {
+  year: { part: 'months', times: 12n }, month: { part: 'months', times: 1n }, mon: { part: 'months', times: 1n },
+  week: { part: 'days', times: 7n }, day: { part: 'days', times: 1n },
+  hour: { part: 'micros', times: 3_600_000_000n }, minute: { part: 'micros', times: 60_000_000n }, min: { part: 'micros', times: 60_000_000n },
+  second: { part: 'micros', times: 1_000_000n }, sec: { part: 'micros', times: 1_000_000n },
+};
+
+/**
+ * `interval '<n> <unit> …'` (whole numbers of years, months, weeks, days, hours, minutes, seconds), written as
+ * the engine's interval of the same months, days and microseconds; undefined when the node is no cast to
+ * interval. Any other interval (a parameter, fractions, `hh:mm:ss`, `ago`) is refused.
+ */
+function intervalConstant(node: unknown): string | undefined {
+  const [type, cast] = unwrap(node);
+  if (type !== 'TypeCast' || stringsOf((cast.typeName as PgObject).names).at(-1)?.toLowerCase() !== 'interval') return undefined;
+  const [argType, arg] = unwrap(cast.arg);
+  const text = argType === 'A_Const' && arg.sval !== undefined ? String((arg.sval as PgObject).sval).trim().toLowerCase() : undefined;
+  const refused = () => unsupported('an interval other than a constant of whole years, months, weeks, days, hours, minutes and seconds');
+  if (text === undefined || text === '' || list((cast.typeName as PgObject).typmods).length > 0) throw refused();
+  const parts = { months: 0n, days: 0n, micros: 0n };
+  const term = /\s*([+-]?\d{1,6})\s*([a-z]+?)s?(?=\s|$)/y;
+  for (let at = 0; at < text.length;) {
+    term.lastIndex = at;
+    const match = term.exec(text);
+    const unit = match ? INTERVAL_UNITS[match[2] as string] : undefined;
+    if (!match || !unit) throw refused();
+    parts[unit.part] += BigInt(match[1] as string) * unit.times;
+    at = term.lastIndex;
+    while (text[at] === ' ') at += 1;
+  }
+  return `(to_months(${parts.months}) + to_days(${parts.days}) + to_microseconds(${parts.micros}))`;
 }
 
 /** PostgreSQL's frame option bits (parsenodes.h). */

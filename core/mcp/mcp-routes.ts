@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
+import { hostname } from 'node:os';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Route, Server } from 'restify';
@@ -71,7 +72,7 @@ class McpDoor {
   private readonly after: Route;
   /** The listener is bound to a loopback address: only a loopback `Host` can be meant for it. */
   private readonly loopback: boolean;
-  /** The hosts of `mcp.allowedOrigins`, which a loopback listener takes as `Host` too. */
+  /** The names a `Host` may give besides addresses and loopback names: `mcp.allowedHosts`, `mcp.allowedOrigins`' hosts, this machine's name. */
   private readonly allowedHosts: ReadonlySet<string>;
 
   constructor(private readonly server: Server, container: DependencyContainer) {
@@ -95,7 +96,8 @@ class McpDoor {
     this.blocked = startupBlocked(container);
     this.after = { path: this.config.path } as Route;
     this.loopback = isLoopback(this.service.server.host);
-    this.allowedHosts = new Set(this.config.allowedOrigins.map((origin) => new URL(origin).host));
+    this.allowedHosts = new Set([...this.config.allowedHosts, ...this.config.allowedOrigins.map((origin) => new URL(origin).hostname), ...(this.loopback ? [] : [hostname()])]
+      .map((name) => name.toLowerCase()));
   }
 
   serve(req: IncomingMessage, res: ServerResponse): void {
@@ -203,16 +205,19 @@ class McpDoor {
   }
 
   /**
-   * DNS rebinding: a page of another site that resolves its name to this host sends its own `Host` and
-   * `Origin`. On a loopback listener only a loopback host (or an allowed origin's) is taken; an `Origin`
-   * must be the endpoint's own or one of `mcp.allowedOrigins`; no `Origin` is a client that is no browser.
+   * DNS rebinding: a page of another site that resolves its name to this host sends its own name as `Host`
+   * and `Origin`, same-origin to the browser, so the `Host` decides. Taken: a loopback name, an allowed name,
+   * and, unless the listener is loopback only, any address (no page can rebind a name it does not own to an
+   * address). An `Origin` must be the endpoint's own or one of `mcp.allowedOrigins`; no `Origin` is a client
+   * that is no browser.
    */
   private checkOrigin(req: IncomingMessage): void {
     const host = req.headers.host ?? '';
-    const allowed = this.config.allowedOrigins;
-    if (this.loopback && !isLoopback(hostnameOf(host)) && !this.allowedHosts.has(host)) {
-      throw new ForbiddenError('forbidden', `the MCP endpoint does not answer for host ${JSON.stringify(host)}`);
+    const name = hostnameOf(host).toLowerCase();
+    if (!isLoopback(name) && !this.allowedHosts.has(name) && (this.loopback || isIP(name) === 0)) {
+      throw new ForbiddenError('forbidden', `the MCP endpoint does not answer for host ${JSON.stringify(host)} (mcp.allowedHosts)`);
     }
+    const allowed = this.config.allowedOrigins;
     const origin = req.headers.origin;
     if (origin === undefined || allowed.includes(origin) || origin === `http://${host}` || origin === `https://${host}`) return;
     throw new ForbiddenError('forbidden', `origin ${JSON.stringify(origin)} is not allowed (mcp.allowedOrigins)`);

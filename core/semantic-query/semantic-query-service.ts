@@ -48,7 +48,7 @@ export interface SemanticQueryRun {
  * core/semantic's registry, a layer above, answers it; the service names no type of that layer.
  */
 export interface ActivePackages {
-  packageOf(name: string, version: string): { document: SemanticPackage } | undefined;
+  packageOf(name: string, version: string): { document: SemanticPackage; federated?: { document: SemanticPackage } | { problem: string } } | undefined;
   find(name: string, version: string): {
     state: string;
     diagnostics: readonly { severity: string; code: string; osiCode: string | null }[];
@@ -84,7 +84,7 @@ export class SemanticQueries {
           details: { construct: 'a semantic query over several datasources without a PostgreSQL dialect installed' },
         });
       }
-      return { compiled: this.compiled(state, handle.federationDialect, query), datasource: dialectSource, federated: handle };
+      return { compiled: this.compiled(this.federatedState(vdb, pkg), handle.federationDialect, query), datasource: dialectSource, federated: handle };
     }
     const [only = firstDatasource] = compiled.datasources;
     const datasource = only === firstDatasource ? dialectSource : await this.datasources.open(only);
@@ -154,6 +154,21 @@ export class SemanticQueries {
     const authorized = await authorizeStatement({ handle: federated, sql: compiled.sql, bindings: bindings(compiled.params, query), grants, readOnly: true });
     if (isDenial(authorized)) throw semanticDenialError(authorized);
     return authorized;
+  }
+
+  /**
+   * The package a federated query compiles against: the model compiled in the federation's dialect where a
+   * dataset's datasource has another (its fields quoted and written as PostgreSQL reads them), else the package.
+   */
+  private federatedState(vdb: VirtualDatabase, pkg: SemanticPackage): PackageState {
+    const federated = this.semantic.packageOf(vdb.name, vdb.version)?.federated;
+    if (federated === undefined) return this.stateOf(pkg, vdb);
+    if ('problem' in federated) {
+      throw new InputError('federation_unsupported', `the query reads datasets of several datasources, and the model does not compile in PostgreSQL's dialect: ${federated.problem}`, {
+        details: { construct: 'a model that does not compile in PostgreSQL\'s dialect' },
+      });
+    }
+    return this.stateOf(federated.document, vdb);
   }
 
   private stateOf(pkg: SemanticPackage, vdb: VirtualDatabase): PackageState {

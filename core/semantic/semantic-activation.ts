@@ -4,6 +4,7 @@ import type { ServiceConfig } from '../config/config-types.js';
 import { coreTokens } from '../service-tokens.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import type { ExpressionDialect } from '../plugin-api/semantic-provider.js';
+import type { SqlDialect } from '../plugin-api/sql-dialect.js';
 import { SemanticRegistry } from './semantic-registry.js';
 import type { VdbActivation } from './semantic-types.js';
 import { activateVdb } from './vdb-activation.js';
@@ -24,20 +25,27 @@ export async function activateSemantics(
 ): Promise<SemanticRegistry> {
   const providers = container.resolve(coreTokens.extensions).semanticProviders;
   const datasources = container.resolve(coreTokens.datasources);
-  const dialects = new Map<string, ExpressionDialect>();
+  const dialects = new Map<string, SqlDialect>();
   for (const name of new Set(vdbs.flatMap((vdb) => [vdb.datasource, ...vdb.schemas.map((schema) => schema.datasource)]))) {
     dialects.set(name, (await datasources.open(name)).dialect);
   }
-  const dialectOf = (name: string): ExpressionDialect => {
+  const dialectOf = (name: string): SqlDialect => {
     const dialect = dialects.get(name);
     if (!dialect) throw new Error(`datasource ${name} is not open`);
     return dialect;
+  };
+  // as the VDB's handle chooses it: the default datasource's dialect where its text is PostgreSQL's, else an installed one whose is
+  const postgresqlText = [...container.resolve(coreTokens.extensions).sqlDialects.values()].find((dialect) => dialect.capabilities.postgresqlText === true);
+  const federationDialectOf = (vdb: VirtualDatabase): ExpressionDialect | undefined => {
+    const own = dialectOf(vdb.datasource);
+    return own.capabilities.postgresqlText === true ? own : postgresqlText;
   };
   const activations = await Promise.all(vdbs.map((vdb) => activateVdb(vdb, {
     descriptors: config.descriptors,
     provider: (id) => providers.get(id),
     defaultPolicy: config.semantic.activationFailurePolicy,
     dialectOf,
+    federationDialectOf,
     databaseOf: (name) => databaseNameOf(config.datasources[name]?.connection),
     generation: STARTUP_GENERATION,
   })));

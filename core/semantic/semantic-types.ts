@@ -57,6 +57,13 @@ export interface CompiledPackage {
   digest: string;
   /** The model as an Apache Ossie document, for the admin API's export. */
   ossie: OssieDocument;
+  /**
+   * The same model compiled in the dialect a federated query is written in (docs/semantic-query.md), where a
+   * dataset's datasource has another dialect: its fields' and metrics' SQL quoted and written for it. Not
+   * published; undefined where every dataset's dialect is that one already, or where the model does not
+   * compile in it (its `problem` then says why).
+   */
+  federated?: { document: SemanticPackage } | { problem: string };
 }
 
 /** The outcome of activating one VDB name+version. Immutable for the life of the process. */

@@ -16,7 +16,7 @@ import { ExpressionAnalyzer } from './expression-analysis.js';
 import { compileModel } from './model-compilation.js';
 import { resolveModel } from './model-resolution.js';
 import { resolveMetricReferences } from './metric-references.js';
-import { acquireModule, moduleTarget, normalizeReference, siteAt, type ModuleFileSite } from './module-acquisition.js';
+import { acquireModule, moduleTarget, normalizeReference, siteAt, type AcquiredModule, type ModuleFileSite } from './module-acquisition.js';
 import { buildPackage } from './package-builder.js';
 import type { ExpressionDialect, SemanticProvider } from '../plugin-api/semantic-provider.js';
 import type { ActivationFailurePolicy, CompiledPackage, VdbActivation } from './semantic-types.js';
@@ -28,6 +28,8 @@ export interface ActivationDeps {
   /** `semantic.activationFailurePolicy` of service.yaml; a VDB may override it. */
   defaultPolicy: ActivationFailurePolicy;
   dialectOf(datasource: string): ExpressionDialect;
+  /** The dialect a query over datasets of several datasources is written in (PostgreSQL's text), when one is installed. */
+  federationDialectOf(vdb: VirtualDatabase): ExpressionDialect | undefined;
   /** The database a datasource connects to, when its configuration names one: a three-part source may use it. */
   databaseOf?(datasource: string): string | undefined;
   generation: number;
@@ -81,7 +83,14 @@ export async function activateVdb(vdb: VirtualDatabase, context: ActivationDeps)
       if (!diagnostics.hasErrors('acquire', 'resolve', 'bind')) {
         stage = 'compile';
         const metrics = compileModel(model, context.dialectOf, diagnostics);
-        if (!diagnostics.hasErrors()) compiled = buildPackage({ vdb, module, model, metrics, dialectOf: context.dialectOf });
+        if (!diagnostics.hasErrors()) {
+          compiled = buildPackage({ vdb, module, model, metrics, dialectOf: context.dialectOf });
+          const federation = context.federationDialectOf(vdb);
+          const datasources = new Set(compiled.document.datasets.map((dataset) => dataset.relation.datasource));
+          if (federation && datasources.size > 1 && [...datasources].some((datasource) => context.dialectOf(datasource) !== federation)) {
+            compiled.federated = await compiledIn(federation, vdb, module, context);
+          }
+        }
       }
     }
   } catch (error) {
@@ -96,6 +105,23 @@ export async function activateVdb(vdb: VirtualDatabase, context: ActivationDeps)
     compilationFailure: state === 'compileFailed' ? diagnostics.compilationFailure() : null,
     package: state === 'active' ? (compiled ?? null) : null,
   };
+}
+
+/**
+ * The model compiled again with every dataset in `dialect`, for queries over several datasources: a field of
+ * a MySQL dataset is then quoted and written as PostgreSQL reads it. Its diagnostics are not the VDB's (the
+ * model is active already); the first error is the problem a federated query answers.
+ */
+async function compiledIn(dialect: ExpressionDialect, vdb: VirtualDatabase, module: AcquiredModule, context: ActivationDeps): Promise<NonNullable<CompiledPackage['federated']>> {
+  const diagnostics = new DiagnosticList();
+  const dialectOf = () => dialect;
+  const { model, names } = resolveModel(module, diagnostics);
+  const analyzer = new ExpressionAnalyzer(vdb.catalog.functions.filter((fn) => fn.kind === 'aggregate').map((fn) => fn.name));
+  await bindModel(model, { vdb, dialectOf, analyzer, diagnostics, sources: sourceDefaults(vdb, module.manifest, context) });
+  await resolveMetricReferences(model, names, dialectOf, vdb.datasource, analyzer, diagnostics);
+  const metrics = diagnostics.hasErrors() ? [] : compileModel(model, dialectOf, diagnostics);
+  const problem = diagnostics.sorted().find((diagnostic) => diagnostic.severity === 'error');
+  return problem ? { problem: problem.message } : { document: buildPackage({ vdb, module, model, metrics, dialectOf }).document };
 }
 
 /** The VDB file, read again only when a diagnostic points into it. */

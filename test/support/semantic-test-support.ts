@@ -100,6 +100,7 @@ export function activationContext(descriptors: string, overrides: Partial<Activa
     provider: (id) => providers.get(id),
     defaultPolicy: 'isolate',
     dialectOf: () => postgresDialect,
+    federationDialectOf: () => postgresDialect,
     generation: 1,
     ...overrides,
   };

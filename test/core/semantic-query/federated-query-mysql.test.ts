@@ -1,0 +1,150 @@
+// test-lane: postgres-server, mysql-server
+/**
+ * The semantic route over a model whose datasets live in PostgreSQL and MariaDB (docs/semantic-query.md): a
+ * field of a MariaDB dataset is compiled in MariaDB's quoting for a query on MariaDB alone, and in
+ * PostgreSQL's for a federated one. Answers compared with what the same rows give on one PostgreSQL.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
+import { BACKENDS, skippedHere, type Backend } from '../../support/backends.js';
+import { sha256Of } from '../../support/semantic-test-support.js';
+import { dropSyncedRoles } from '../../support/synced-roles.js';
+import { ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
+
+const postgres = BACKENDS.find((backend) => backend.name === 'postgres') as Backend;
+const mysql = BACKENDS.find((backend) => backend.name === 'mysql') as Backend;
+
+const ORDERS: [number, number, string, string][] = [[1, 1, '10.50', 'paid'], [2, 1, '5.25', 'shipped'], [3, 2, '7.00', 'paid'], [4, 3, '1.10', 'paid'], [5, 4, '2.00', 'cancelled']];
+const CUSTOMERS: [number, string, string | null][] = [[1, 'Alice', 'North'], [2, 'alice', 'north'], [3, 'Bob', null], [4, 'Carol', 'South']];
+
+const PG_SETUP = [
+  'drop schema if exists fedsem cascade',
+  'create schema fedsem',
+  'create table fedsem.orders (id int primary key, customer_id int, total numeric(12,2), status text)',
+  `insert into fedsem.orders values ${ORDERS.map(([id, customer, total, status]) => `(${id}, ${customer}, ${total}, '${status}')`).join(', ')}`,
+];
+const MY_SETUP = [
+  'drop table if exists fedsem_customers',
+  // a case-folding collation: 'North' and 'north' must stay two regions, as on PostgreSQL
+  'create table fedsem_customers (id int primary key, `Name` varchar(40), region varchar(20) collate utf8mb4_general_ci)',
+  `insert into fedsem_customers values ${CUSTOMERS.map(([id, name, region]) => `(${id}, '${name}', ${region === null ? 'null' : `'${region}'`})`).join(', ')}`,
+];
+
+function bundle(database: string): Record<string, string> {
+  const column = (name: string, type: string) => `          - { name: ${name}, expression: { dialects: [{ dialect: ANSI_SQL, expression: ${name} }] }, logical_type: ${type} }`;
+  const model = `namespace: fedsem
+semantic_model:
+  - name: fedsem
+    datasets:
+      - name: orders
+        source: fedsem.orders
+        primary_key: [id]
+        fields:
+${column('id', 'integer')}
+${column('customer_id', 'integer')}
+${column('total', 'decimal')}
+${column('status', 'string')}
+      - name: customers
+        source: ${database}.fedsem_customers
+        primary_key: [id]
+        fields:
+${column('id', 'integer')}
+${column('region', 'string')}
+          - { name: label, expression: { dialects: [{ dialect: ANSI_SQL, expression: "COALESCE(region, 'none')" }] }, logical_type: string }
+    relationships:
+      - { name: orders_to_customers, from: orders, to: customers, from_columns: [customer_id], to_columns: [id] }
+    metrics:
+      - { name: revenue, expression: { dialects: [{ dialect: ANSI_SQL, expression: SUM(orders.total) }] } }
+      - { name: order_count, expression: { dialects: [{ dialect: ANSI_SQL, expression: COUNT(orders.id) }] } }
+      - { name: customer_count, expression: { dialects: [{ dialect: ANSI_SQL, expression: COUNT(customers.id) }] } }
+`;
+  const manifest = `name: fedsem-semantic\nversion: 1.0.0\nnamespace: fedsem\ndocuments:\n  - path: fedsem.osi.yaml\n    mediaType: application/vnd.osi+yaml\n    sha256: ${sha256Of(model)}\n`;
+  return {
+    'bundle/semantic/fedsem/manifest.yaml': manifest,
+    'bundle/semantic/fedsem/fedsem.osi.yaml': model,
+    'bundle/vdbs/fedsem.yaml': `name: fedsem
+version: "1"
+datasource: sales_db
+schemas:
+  - { name: fedsem, datasource: sales_db }
+  - { name: ${database}, datasource: crm_db, include: [fedsem_customers] }
+semantic:
+  activationFailurePolicy: blockStartup
+  module: { uri: semantic/fedsem, name: fedsem-semantic, version: 1.0.0, sha256: ${sha256Of(manifest)} }
+dataRoles:
+  - name: analyst
+    grants: [{ resource: fedsem, allow: [select] }, { resource: ${database}.fedsem_customers, allow: [select] }]
+`,
+  };
+}
+
+interface Answer { status: number; body: { rows?: Record<string, unknown>[]; code?: string; message?: string; sql?: string } }
+
+async function ask(service: TestService, query: unknown): Promise<Answer> {
+  const response = await service.request('/api/v1/semantic/vdbs/fedsem/versions/1/query', {
+    method: 'POST', body: JSON.stringify(query), headers: { 'content-type': 'application/json' }, token: ANALYST_TOKEN,
+  });
+  return { status: response.status, body: await response.json() as Answer['body'] };
+}
+
+/** Revenue, order count by a customer's value, as one PostgreSQL answers (left join from orders, byte-wise order). */
+function expectedBy(key: (customer: (typeof CUSTOMERS)[number] | undefined) => string | null): [string | null, string, number][] {
+  const groups = new Map<string | null, { cents: number; count: number }>();
+  for (const [, customerId, total] of ORDERS) {
+    const group = key(CUSTOMERS.find(([id]) => id === customerId));
+    const entry = groups.get(group) ?? { cents: 0, count: 0 };
+    entry.cents += Math.round(Number(total) * 100);
+    entry.count += 1;
+    groups.set(group, entry);
+  }
+  const byteWise = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  return [...groups.entries()].sort(([a], [b]) => byteWise(a, b)).map(([group, { cents, count }]) => [group, (cents / 100).toFixed(2), count]);
+}
+
+const test = suite<{ pg: Datasource; my: Datasource; service: TestService }>('semantic queries over a PostgreSQL and a MariaDB dataset');
+
+if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
+  test.before(async (context) => {
+    context.pg = await postgres.open('sales_db');
+    context.my = await mysql.open('crm_db');
+    for (const statement of PG_SETUP) await context.pg.query(statement, []);
+    for (const statement of MY_SETUP) await context.my.query(statement, []);
+    const config = { ...demoConfig({ descriptors: './bundle' }), datasources: { sales_db: postgres.datasourceConfig, crm_db: mysql.datasourceConfig } };
+    context.service = await startTestService({ config, files: bundle(mysql.database), datasources: { sales_db: context.pg, crm_db: context.my } });
+  });
+
+  test.after(async ({ pg, my, service }) => {
+    await service?.close();
+    if (pg) {
+      await dropSyncedRoles(service, pg);
+      await pg.query('drop schema if exists fedsem cascade', []);
+      await pg.close();
+    }
+    if (my) {
+      await dropSyncedRoles(service, my);
+      await my.query('drop table if exists fedsem_customers', []);
+      await my.close();
+    }
+  });
+
+  test('revenue by a MariaDB dataset\'s field: one PostgreSQL\'s answer (North and north apart)', async ({ service }) => {
+    const answer = await ask(service, { dimensions: ['customers.region'], measures: ['revenue', 'order_count'], orderBy: [{ field: 'customers.region' }] });
+    assert.is(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.body.rows?.map((row) => [row['region'], Number(row['revenue']).toFixed(2), Number(row['order_count'])]), expectedBy((customer) => customer?.[2] ?? null));
+  });
+
+  test('a computed field of the MariaDB dataset (a function and a string constant) as the dimension', async ({ service }) => {
+    const answer = await ask(service, { dimensions: ['customers.label'], measures: ['revenue', 'order_count'], orderBy: [{ field: 'customers.label' }] });
+    assert.is(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.body.rows?.map((row) => [row['label'], Number(row['revenue']).toFixed(2), Number(row['order_count'])]), expectedBy((customer) => (customer ? customer[2] ?? 'none' : null)));
+  });
+
+  test('a query of the MariaDB dataset alone runs there, in its own dialect', async ({ service }) => {
+    const answer = await ask(service, { dimensions: ['customers.label'], measures: ['customer_count'], orderBy: [{ field: 'customers.label' }] });
+    assert.is(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.body.rows?.map((row) => Number(row['customer_count'])).reduce((a, b) => a + b, 0), CUSTOMERS.length);
+  });
+}
+
+test.run();
