@@ -57,8 +57,8 @@ export interface SourceScan {
   /** Several relations of the source joined, or aggregated, by one pushed statement; `columns` are its outputs. */
   readonly fragment?: PushedFragment;
   /**
-   * Expected to be a few rows (a unique key's equality, or a dependent join's keys): read by one statement,
-   * not a cursor, within a share of the transit budget (a cursor reads it when it is more).
+   * Expected to be a few rows (a unique key's equality, a dependent join's keys, an aggregation's groups):
+   * read by one statement, not a cursor, within a share of the transit budget (a cursor reads it when it is more).
    */
   readonly small?: true;
 }
@@ -1015,6 +1015,8 @@ function tryFragment(select: PgObject, context: FragmentContext, request: Fragme
   context.result.scans.push({
     relation: first.relation, datasource: first.datasource, table: `f${index + 1}`, columns, engineTypes, predicates,
     fragment: { from: fromSql, joins, select: selectList, groupBy, keys },
+    // its groups, usually far fewer than the rows it reads: one statement, which PostgreSQL may run in parallel (a cursor never is)
+    ...(aggregates.length > 0 && { small: true as const }),
   });
   context.result.tables.set(name, index);
   for (const member of members) context.result.absorbed.add(member.scan);

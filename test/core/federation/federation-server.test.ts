@@ -23,6 +23,8 @@ const PG_SETUP = [
   'create view fed_sales.slow as select 1 as x from pg_sleep(20)',
   // the planner's setting as the pushed statement's transaction has it
   `create view fed_sales.fraction as select current_setting('cursor_tuple_fraction') as f`,
+  // not reading amount, whose type a test alters
+  `create view fed_sales.order_fraction as select o.id, o.customer_id, current_setting('cursor_tuple_fraction') as f from fed_sales.orders o`,
   // more visits of customer 1 than federation.maxSourceRows
   'create table fed_sales.visits (customer_id int, at int)',
   'insert into fed_sales.visits select 1, n from generate_series(1, 7) as n',
@@ -68,6 +70,7 @@ dataRoles:
     // the customer (one row) drives the slow view by a dependent join: a few keys, read without a cursor
     query('fed_slow_key', `select s.x from fed_sales.slow s join ${database}.fed_customers c on c.id = s.x where c.id = 1`),
     query('fed_fraction', `select f.f, c.id from fed_sales.fraction f cross join ${database}.fed_customers c where c.id = 1`),
+    query('fed_grouped_fraction', `select c.region, o.f, sum(o.id) as ids from fed_sales.order_fraction o join ${database}.fed_customers c on c.id = o.customer_id where o.id <= 5 group by c.region, o.f order by c.region`),
     query('fed_visits', `select v.at from fed_sales.visits v join ${database}.fed_customers c on c.id = v.customer_id where c.id = 1`),
   ]);
 }
@@ -285,6 +288,13 @@ if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
     const reply = await perform(service, 'fed_fraction', {}, ANALYST_TOKEN);
     assert.is(reply.status, 200, JSON.stringify(reply.body));
     assert.equal(reply.body['rows'], [{ f: '1', id: 1 }]);
+  });
+
+  test('an aggregation pushed to its source is read by one statement (which PostgreSQL may run in parallel), not a cursor: its groups are few', async ({ service }) => {
+    const reply = await perform(service, 'fed_grouped_fraction', {}, ANALYST_TOKEN);
+    assert.is(reply.status, 200, JSON.stringify(reply.body));
+    const fractions = new Set((reply.body['rows'] as Record<string, unknown>[]).map((row) => row['f']));
+    assert.equal([...fractions], ['0.1'], JSON.stringify(reply.body['rows']));
   });
 
   test('a dependent read without a cursor still stops at federation.maxSourceRows: 422 naming the datasource', async ({ service }) => {
