@@ -161,13 +161,13 @@ class McpDoor {
    * SDK's protocol does, a call aborted (cancelled in its session, or its client gone) is not answered.
    */
   private async answer(res: ServerResponse, call: DirectCall, caller: McpCaller, session?: { id: string; entry: McpSessionEntry }): Promise<void> {
-    const running = session?.entry.calls.start(call.id, caller.signal);
+    const running = session?.entry.calls.start(call.id, res, caller.signal);
     const signal = running?.signal ?? caller.signal;
     try {
       const result = await this.calls.call(call.name, call.args, caller, signal);
       if (!signal.aborted) writeAnswer(res, call.id, result, session?.id);
     } finally {
-      running?.end();
+      if (running) session?.entry.calls.finish(call.id, running);
     }
   }
 
