@@ -26,8 +26,10 @@ import { requestSignal } from '../server/request-signal.js';
 import type { RouteModule } from '../server/route-module.js';
 import { startupBlocked } from '../server/startup-gate.js';
 import { coreTokens } from '../service-tokens.js';
-import { authInfoOf, callerOfAuth, createMcpServer, type McpCaller, type McpServerDeps } from './mcp-server.js';
-import { McpSessions } from './mcp-sessions.js';
+import { DirectCalls, directCallOf, writeAnswer, type DirectCall } from './direct-tool-call.js';
+import { authInfoOf, callerOfAuth, createMcpServer, McpToolCalls, type McpCaller, type McpServerDeps } from './mcp-server.js';
+import { McpSessions, type McpSessionEntry } from './mcp-sessions.js';
+import { McpTools } from './mcp-tools.js';
 import { NodeStreamableTransport } from './node-transport.js';
 import type { McpServices } from './mcp-services.js';
 
@@ -68,6 +70,8 @@ class McpDoor {
   private readonly metrics: ServiceMetrics;
   private readonly deps: McpServerDeps;
   private readonly sessions: McpSessions;
+  /** The tool calls the door answers itself (direct-tool-call.ts). */
+  private readonly calls: McpToolCalls;
   private readonly blocked: () => boolean;
   private readonly after: Route;
   /** The listener is bound to a loopback address: only a loopback `Host` can be meant for it. */
@@ -93,6 +97,7 @@ class McpDoor {
     };
     this.deps = { services, metrics: this.metrics, logger, version: CORE_VERSION };
     this.sessions = new McpSessions(this.config.maxSessions);
+    this.calls = new McpToolCalls(new McpTools(services), this.metrics, logger);
     this.blocked = startupBlocked(container);
     this.after = { path: this.config.path } as Route;
     this.loopback = isLoopback(this.service.server.host);
@@ -131,7 +136,8 @@ class McpDoor {
       const body = req.method === 'POST' ? await this.readMessages(req, res) : undefined;
       if (body === null) return;
       this.count(req, body);
-      await session.transport.handleNode(req, res, body, auth);
+      const direct = directCallOf(req, body);
+      await (direct ? this.answer(res, direct, caller, { id: sessionId, entry: session }) : session.transport.handleNode(req, res, body, auth));
       return;
     }
     if (req.method !== 'POST') {
@@ -143,23 +149,47 @@ class McpDoor {
     const body = await this.readMessages(req, res);
     if (body === null) return;
     this.count(req, body);
+    const direct = directCallOf(req, body);
+    if (direct) {
+      await this.answer(res, direct, caller);
+      return;
+    }
     const initializes = Array.isArray(body) ? body.some(isInitialize) : isInitialize(body);
     await (initializes ? this.openSession(req, res, body, auth) : this.stateless(req, res, body, auth));
+  }
+
+  /**
+   * A lone `tools/call` answered here (direct-tool-call.ts) with the handler the SDK's server calls. As the
+   * SDK's protocol does, a call aborted (cancelled in its session, or its client gone) is not answered.
+   */
+  private async answer(res: ServerResponse, call: DirectCall, caller: McpCaller, session?: { id: string; entry: McpSessionEntry }): Promise<void> {
+    const running = session?.entry.calls.start(call.id, res, caller.signal);
+    const signal = running?.signal ?? caller.signal;
+    try {
+      const result = await this.calls.call(call.name, call.args, caller, signal);
+      if (!signal.aborted) writeAnswer(res, call.id, result, session?.id);
+    } finally {
+      if (running) session?.entry.calls.finish(call.id, running);
+    }
   }
 
   /** An `initialize` without a session: a session of this caller's, its id in the answer's `Mcp-Session-Id`. */
   private async openSession(req: IncomingMessage, res: ServerResponse, body: unknown, auth: AuthInfo): Promise<void> {
     const mcp = createMcpServer(this.deps);
     const owner = ownerOf(callerOfAuth(auth).principal);
+    const calls = new DirectCalls();
     const transport: NodeStreamableTransport = new NodeStreamableTransport({
       sessionIdGenerator: randomUUID,
       enableJsonResponse: true,
-      onsessioninitialized: (id) => this.sessions.add(id, { transport, owner }),
+      onsessioninitialized: (id) => this.sessions.add(id, { transport, owner, calls }),
       onsessionclosed: (id) => this.sessions.remove(id),
     });
     transport.onclose = () => {
+      calls.abortAll();
       if (transport.sessionId !== undefined) this.sessions.remove(transport.sessionId);
     };
+    // the server's protocol calls this first with each message the transport took: its cancellations
+    transport.onmessage = (message) => calls.observe(message);
     await mcp.connect(transport);
     await transport.handleNode(req, res, body, auth);
     // an initialize the transport refused opened no session: nothing to keep

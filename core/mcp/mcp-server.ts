@@ -64,6 +64,7 @@ export function createMcpServer({ services, metrics, logger, version }: McpServe
   );
   const tools = new McpTools(services);
   const resources = new McpResources(services, tools);
+  const calls = new McpToolCalls(tools, metrics, logger);
 
   server.setRequestHandler(ANY_PARAMS.listTools, (request, extra) => {
     paramsOf(ListToolsRequestSchema, request);
@@ -72,28 +73,9 @@ export function createMcpServer({ services, metrics, logger, version }: McpServe
 
   server.setRequestHandler(ANY_PARAMS.callTool, async (loose, extra): Promise<CallToolResult> => {
     // the SDK's own tools/call wrapper has checked the request against its schema, answering -32602 when it failed
-    const request = loose as CallToolRequest;
+    const { name, arguments: args } = (loose as CallToolRequest).params;
     const caller = callerOfAuth(extra.authInfo);
-    const { name } = request.params;
-    const started = Date.now();
-    const signal = AbortSignal.any([extra.signal, caller.signal]);
-    let outcome: 'ok' | 'error' = 'ok';
-    let body: ErrorBody | undefined;
-    try {
-      const args = request.params.arguments ?? {};
-      return toolResult(await tools.call(name, args, { principal: caller.principal, requestId: caller.requestId, signal }), name);
-    } catch (error) {
-      outcome = 'error';
-      const failure = toHttpFailure(error, 'standard');
-      body = failure.body as ErrorBody;
-      if (failure.serverSide) logger.error({ reqId: caller.requestId, tool: name, err: error }, 'tool call failed');
-      return errorResult(body);
-    } finally {
-      // names are the client's: an unknown one is counted as `unknown`, so the series stay as many as the tools
-      const label = tools.offers(name) ? name : 'unknown';
-      metrics.mcpToolCall(label, outcome);
-      logger.info({ reqId: caller.requestId, tool: label, outcome, ...(body && { code: body.code }), ms: Date.now() - started }, 'mcp tool call');
-    }
+    return calls.call(name, args ?? {}, caller, AbortSignal.any([extra.signal, caller.signal]));
   });
 
   server.setRequestHandler(ANY_PARAMS.listResources, (request, extra) => {
@@ -115,6 +97,36 @@ export function createMcpServer({ services, metrics, logger, version }: McpServe
     }
   });
   return server;
+}
+
+/**
+ * A `tools/call` answered: the tool's result, or a refusal or failure as an `isError` result; counted and
+ * logged once. The SDK's handler calls it, and so does the door's own answer to a lone `tools/call`
+ * (direct-tool-call.ts), so both answer alike.
+ */
+export class McpToolCalls {
+  constructor(private readonly tools: McpTools, private readonly metrics: ServiceMetrics, private readonly logger: Logger) {}
+
+  /** `signal` aborts the call: the client went away, or cancelled it. */
+  async call(name: string, args: Readonly<Record<string, unknown>>, caller: McpCaller, signal: AbortSignal): Promise<CallToolResult> {
+    const started = Date.now();
+    let outcome: 'ok' | 'error' = 'ok';
+    let body: ErrorBody | undefined;
+    try {
+      return toolResult(await this.tools.call(name, args, { principal: caller.principal, requestId: caller.requestId, signal }), name);
+    } catch (error) {
+      outcome = 'error';
+      const failure = toHttpFailure(error, 'standard');
+      body = failure.body as ErrorBody;
+      if (failure.serverSide) this.logger.error({ reqId: caller.requestId, tool: name, err: error }, 'tool call failed');
+      return errorResult(body);
+    } finally {
+      // names are the client's: an unknown one is counted as `unknown`, so the series stay as many as the tools
+      const label = this.tools.offers(name) ? name : 'unknown';
+      this.metrics.mcpToolCall(label, outcome);
+      this.logger.info({ reqId: caller.requestId, tool: label, outcome, ...(body && { code: body.code }), ms: Date.now() - started }, 'mcp tool call');
+    }
+  }
 }
 
 /**
@@ -146,9 +158,13 @@ function paramsOf<T extends AnyObjectSchema>(schema: T, request: unknown): Schem
 /** The MCP specification's code for an unknown resource. */
 const RESOURCE_NOT_FOUND = -32002;
 
-/** A refusal or failure as a tool result: the service's code and message, the denial when HTTP gives one. */
+/**
+ * A refusal or failure as a tool result: the service's code and message, the denial when HTTP gives one. Its
+ * keys in the order of the SDK's result schema, whose parse on the SDK's path writes them so: the door's
+ * direct answer is then the same JSON.
+ */
 function errorResult(body: ErrorBody): CallToolResult {
   const denial = body.details['denial'];
   const text = `${body.code}: ${body.message}${typeof denial === 'string' ? ` (denial: ${denial})` : ''}`;
-  return { isError: true, content: [{ type: 'text', text }], structuredContent: { error: { ...body } } };
+  return { content: [{ type: 'text', text }], structuredContent: { error: { ...body } }, isError: true };
 }

@@ -1,7 +1,10 @@
+import type { DirectCalls } from './direct-tool-call.js';
 import type { NodeStreamableTransport } from './node-transport.js';
 
 export interface McpSessionEntry {
   transport: NodeStreamableTransport;
+  /** The session's tool calls the door answers itself, in flight. */
+  calls: DirectCalls;
   /** The scheme and subject of the caller that opened it. */
   owner: string;
 }
