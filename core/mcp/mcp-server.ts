@@ -110,21 +110,22 @@ export class McpToolCalls {
   /** `signal` aborts the call: the client went away, or cancelled it. */
   async call(name: string, args: Readonly<Record<string, unknown>>, caller: McpCaller, signal: AbortSignal): Promise<CallToolResult> {
     const started = Date.now();
-    let outcome: 'ok' | 'error' = 'ok';
+    let outcome: 'ok' | 'error' | 'cancelled' = 'ok';
     let body: ErrorBody | undefined;
     try {
       return toolResult(await this.tools.call(name, args, { principal: caller.principal, requestId: caller.requestId, signal }), name);
     } catch (error) {
-      outcome = 'error';
+      // its client cancelled it or went away: the database's 57014 is no timeout, and nothing of the service's failed
+      outcome = signal.aborted ? 'cancelled' : 'error';
       const failure = toHttpFailure(error, 'standard');
       body = failure.body as ErrorBody;
-      if (failure.serverSide) this.logger.error({ reqId: caller.requestId, tool: name, err: error }, 'tool call failed');
+      if (failure.serverSide && outcome === 'error') this.logger.error({ reqId: caller.requestId, tool: name, err: error }, 'tool call failed');
       return errorResult(body);
     } finally {
       // names are the client's: an unknown one is counted as `unknown`, so the series stay as many as the tools
       const label = this.tools.offers(name) ? name : 'unknown';
       this.metrics.mcpToolCall(label, outcome);
-      this.logger.info({ reqId: caller.requestId, tool: label, outcome, ...(body && { code: body.code }), ms: Date.now() - started }, 'mcp tool call');
+      this.logger.info({ reqId: caller.requestId, tool: label, outcome, ...(body && outcome === 'error' && { code: body.code }), ms: Date.now() - started }, 'mcp tool call');
     }
   }
 }

@@ -88,7 +88,7 @@ export class ServiceMetrics implements StatementObserver, TaskObserver, ActionRu
 
   private readonly mcpToolCalls = new Counter({
     name: 'vdb_mcp_tool_calls_total',
-    help: 'MCP tool calls, by tool (unknown: a name the service has no tool of) and outcome (ok, error)',
+    help: 'MCP tool calls, by tool (unknown: a name the service has no tool of) and outcome (ok, error, cancelled: by its client)',
     labelNames: ['tool', 'outcome'] as const,
     registers: [this.prometheus],
   });
@@ -160,7 +160,7 @@ export class ServiceMetrics implements StatementObserver, TaskObserver, ActionRu
     this.mcpRequests.inc({ method });
   }
 
-  mcpToolCall(tool: string, outcome: 'ok' | 'error'): void {
+  mcpToolCall(tool: string, outcome: 'ok' | 'error' | 'cancelled'): void {
     this.mcpToolCalls.inc({ tool, outcome });
   }
 

@@ -59,7 +59,9 @@ export function toHttpFailure(error: unknown, envelope: ErrorEnvelope): HttpFail
  */
 export function requestFailure(req: Request, error: unknown, logger: Logger): HttpFailure {
   const failure = toHttpFailure(error, envelopeOf(req));
-  if (failure.serverSide) logger.error({ reqId: req.id(), err: error }, 'request failed');
+  // a client that went away had its statements cancelled (the database's 57014): nothing of the service's failed
+  if (failure.serverSide && req.socket.destroyed) logger.info({ reqId: req.id(), code: failure.body.code }, 'request ended: its client went away');
+  else if (failure.serverSide) logger.error({ reqId: req.id(), err: error }, 'request failed');
   return failure;
 }
 

@@ -201,6 +201,12 @@ function suiteOn(backend: Backend): void {
         away.destroy();
         await until(gone, 0);
 
+        // both counted and logged as cancelled, at info: no error of the service's own (they were no timeout)
+        const lines = () => demo.service.logs.map((line) => JSON.parse(line) as { msg?: string; level?: number; outcome?: string; code?: string });
+        for (let tries = 0; tries < 50 && lines().filter((line) => line.msg === 'mcp tool call' && line.outcome === 'cancelled').length < 2; tries += 1) await delay(100);
+        assert.is(lines().filter((line) => line.msg === 'mcp tool call' && line.outcome === 'cancelled').length, 2);
+        assert.equal(lines().filter((line) => (line.level ?? 0) >= 50).map((line) => line.msg), []);
+
         // the lock released, the session answers its next call
         await locker.query('rollback');
         const next = (await client.callTool(sql(`after-${randomUUID()}`))) as CallToolResult;
