@@ -45,6 +45,7 @@ ${column('id', 'integer')}
 ${column('customer_id', 'integer')}
 ${column('total', 'decimal')}
 ${column('status', 'string')}
+          - { name: region, expression: { dialects: [{ dialect: ANSI_SQL, expression: customers.region }] }, logical_type: string }
       - name: customers
         source: ${database}.fedsem_customers
         primary_key: [id]
@@ -58,6 +59,8 @@ ${column('region', 'string')}
       - { name: revenue, expression: { dialects: [{ dialect: ANSI_SQL, expression: SUM(orders.total) }] } }
       - { name: order_count, expression: { dialects: [{ dialect: ANSI_SQL, expression: COUNT(orders.id) }] } }
       - { name: customer_count, expression: { dialects: [{ dialect: ANSI_SQL, expression: COUNT(customers.id) }] } }
+      - { name: placed_revenue, expression: { dialects: [{ dialect: ANSI_SQL, expression: "SUM(CASE WHEN customers.region IS NULL THEN 0 ELSE orders.total END)" }] } }
+      - { name: placed_orders, expression: { dialects: [{ dialect: ANSI_SQL, expression: COUNT(orders.region) }] } }
 `;
   const manifest = `name: fedsem-semantic\nversion: 1.0.0\nnamespace: fedsem\ndocuments:\n  - path: fedsem.osi.yaml\n    mediaType: application/vnd.osi+yaml\n    sha256: ${sha256Of(model)}\n`;
   return {
@@ -144,6 +147,39 @@ if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
     const answer = await ask(service, { dimensions: ['customers.label'], measures: ['customer_count'], orderBy: [{ field: 'customers.label' }] });
     assert.is(answer.status, 200, JSON.stringify(answer.body));
     assert.equal(answer.body.rows?.map((row) => Number(row['customer_count'])).reduce((a, b) => a + b, 0), CUSTOMERS.length);
+  });
+
+  test('a metric reading the datasets of both servers, by a dimension of either: one PostgreSQL\'s answer', async ({ service }) => {
+    const byRegion = await ask(service, { dimensions: ['customers.region'], measures: ['placed_revenue'], orderBy: [{ field: 'customers.region' }] });
+    assert.is(byRegion.status, 200, JSON.stringify(byRegion.body));
+    assert.equal(byRegion.body.rows?.map((row) => [row['region'], Number(row['placed_revenue']).toFixed(2)]),
+      expectedBy((customer) => customer?.[2] ?? null).map(([region, revenue]) => [region, region === null ? '0.00' : revenue]));
+    const byStatus = await ask(service, { dimensions: ['orders.status'], measures: ['placed_revenue'], orderBy: [{ field: 'orders.status' }] });
+    assert.is(byStatus.status, 200, JSON.stringify(byStatus.body));
+    const placed = (status: string) => ORDERS.filter(([, customer, , of]) => of === status && CUSTOMERS.find(([id]) => id === customer)?.[2] != null)
+      .reduce((sum, [, , total]) => sum + Math.round(Number(total) * 100), 0);
+    assert.equal(byStatus.body.rows?.map((row) => [row['status'], Number(row['placed_revenue']).toFixed(2)]),
+      ['cancelled', 'paid', 'shipped'].map((status) => [status, (placed(status) / 100).toFixed(2)]));
+  });
+
+  test('a field of the PostgreSQL dataset enriched from the MariaDB one: as the dimension (North and north apart) and inside a metric', async ({ service }) => {
+    const answer = await ask(service, { dimensions: ['orders.region'], measures: ['revenue', 'order_count', 'placed_orders'], orderBy: [{ field: 'orders.region' }] });
+    assert.is(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.body.rows?.map((row) => [row['region'], Number(row['revenue']).toFixed(2), Number(row['order_count']), Number(row['placed_orders'])]),
+      expectedBy((customer) => customer?.[2] ?? null).map(([region, revenue, count]) => [region, revenue, count, region === null ? 0 : count]));
+  });
+
+  test('a query of the PostgreSQL dataset alone that uses neither runs there alone', async ({ service }) => {
+    const response = await service.request('/api/v1/semantic/vdbs/fedsem/versions/1/query?explain=true', {
+      method: 'POST', body: JSON.stringify({ dimensions: ['orders.status'], measures: ['revenue'] }), headers: { 'content-type': 'application/json' }, token: ANALYST_TOKEN,
+    });
+    const body = await response.json() as { sql?: string; sources?: unknown[] };
+    assert.equal([response.status, typeof body.sql, body.sources], [200, 'string', undefined], JSON.stringify(body));
+    const federated = await service.request('/api/v1/semantic/vdbs/fedsem/versions/1/query?explain=true', {
+      method: 'POST', body: JSON.stringify({ dimensions: ['orders.status'], measures: ['placed_orders'] }), headers: { 'content-type': 'application/json' }, token: ANALYST_TOKEN,
+    });
+    const plan = await federated.json() as { sources?: { datasource: string }[] };
+    assert.equal([federated.status, plan.sources?.map((source) => source.datasource).sort()], [200, ['crm_db', 'sales_db']], JSON.stringify(plan));
   });
 }
 
