@@ -82,10 +82,59 @@ dataRoles:
   };
 }
 
+/**
+ * A second VDB over the same relations whose MariaDB field reads `Name` in MariaDB's quoting: the model
+ * activates, but does not compile in PostgreSQL's dialect, so nothing of it can be federated.
+ */
+function mariadbOnlyBundle(database: string): Record<string, string> {
+  const model = `namespace: fedbad
+semantic_model:
+  - name: fedbad
+    datasets:
+      - name: orders
+        source: fedsem.orders
+        primary_key: [id]
+        fields:
+          - { name: id, expression: { dialects: [{ dialect: ANSI_SQL, expression: id }] }, logical_type: integer }
+          - { name: customer_id, expression: { dialects: [{ dialect: ANSI_SQL, expression: customer_id }] }, logical_type: integer }
+          - { name: total, expression: { dialects: [{ dialect: ANSI_SQL, expression: total }] }, logical_type: decimal }
+          - { name: region, expression: { dialects: [{ dialect: ANSI_SQL, expression: customers.region }] }, logical_type: string }
+      - name: customers
+        source: ${database}.fedsem_customers
+        primary_key: [id]
+        fields:
+          - { name: id, expression: { dialects: [{ dialect: ANSI_SQL, expression: id }] }, logical_type: integer }
+          - { name: name, expression: { dialects: [{ dialect: ANSI_SQL, expression: "\`Name\`" }] }, logical_type: string }
+    relationships:
+      - { name: orders_to_customers, from: orders, to: customers, from_columns: [customer_id], to_columns: [id] }
+    metrics:
+      - { name: customer_count, expression: { dialects: [{ dialect: ANSI_SQL, expression: COUNT(customers.id) }] } }
+      - { name: placed_orders, expression: { dialects: [{ dialect: ANSI_SQL, expression: COUNT(orders.region) }] } }
+`;
+  const manifest = `name: fedbad-semantic\nversion: 1.0.0\nnamespace: fedbad\ndocuments:\n  - path: fedbad.osi.yaml\n    mediaType: application/vnd.osi+yaml\n    sha256: ${sha256Of(model)}\n`;
+  return {
+    'bundle/semantic/fedbad/manifest.yaml': manifest,
+    'bundle/semantic/fedbad/fedbad.osi.yaml': model,
+    'bundle/vdbs/fedbad.yaml': `name: fedbad
+version: "1"
+datasource: sales_db
+schemas:
+  - { name: fedsem, datasource: sales_db }
+  - { name: ${database}, datasource: crm_db, include: [fedsem_customers] }
+semantic:
+  activationFailurePolicy: blockStartup
+  module: { uri: semantic/fedbad, name: fedbad-semantic, version: 1.0.0, sha256: ${sha256Of(manifest)} }
+dataRoles:
+  - name: analyst
+    grants: [{ resource: fedsem, allow: [select] }, { resource: ${database}.fedsem_customers, allow: [select] }]
+`,
+  };
+}
+
 interface Answer { status: number; body: { rows?: Record<string, unknown>[]; code?: string; message?: string; sql?: string } }
 
-async function ask(service: TestService, query: unknown): Promise<Answer> {
-  const response = await service.request('/api/v1/semantic/vdbs/fedsem/versions/1/query', {
+async function ask(service: TestService, query: unknown, vdb = 'fedsem'): Promise<Answer> {
+  const response = await service.request(`/api/v1/semantic/vdbs/${vdb}/versions/1/query`, {
     method: 'POST', body: JSON.stringify(query), headers: { 'content-type': 'application/json' }, token: ANALYST_TOKEN,
   });
   return { status: response.status, body: await response.json() as Answer['body'] };
@@ -114,7 +163,7 @@ if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
     for (const statement of PG_SETUP) await context.pg.query(statement, []);
     for (const statement of MY_SETUP) await context.my.query(statement, []);
     const config = { ...demoConfig({ descriptors: './bundle' }), datasources: { sales_db: postgres.datasourceConfig, crm_db: mysql.datasourceConfig } };
-    context.service = await startTestService({ config, files: bundle(mysql.database), datasources: { sales_db: context.pg, crm_db: context.my } });
+    context.service = await startTestService({ config, files: { ...bundle(mysql.database), ...mariadbOnlyBundle(mysql.database) }, datasources: { sales_db: context.pg, crm_db: context.my } });
   });
 
   test.after(async ({ pg, my, service }) => {
@@ -180,6 +229,16 @@ if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
     });
     const plan = await federated.json() as { sources?: { datasource: string }[] };
     assert.equal([federated.status, plan.sources?.map((source) => source.datasource).sort()], [200, ['crm_db', 'sales_db']], JSON.stringify(plan));
+  });
+
+  test('a model that does not compile in PostgreSQL\'s dialect stays active: its element over both is 400 federation_unsupported naming why', async ({ service }) => {
+    const alone = await ask(service, { dimensions: ['customers.name'], measures: ['customer_count'], orderBy: [{ field: 'customers.name' }] }, 'fedbad');
+    assert.is(alone.status, 200, JSON.stringify(alone.body));
+    // on MariaDB alone, in its own dialect and collation
+    assert.equal(alone.body.rows?.map((row) => Number(row['customer_count'])).reduce((a, b) => a + b, 0), CUSTOMERS.length);
+    const refused = await ask(service, { measures: ['placed_orders'] }, 'fedbad');
+    assert.equal([refused.status, refused.body.code], [400, 'federation_unsupported'], JSON.stringify(refused.body));
+    assert.match(refused.body.message ?? '', /does not compile in PostgreSQL's dialect: .*Name/);
   });
 }
 
