@@ -407,15 +407,18 @@ class EngineWriter {
       case 'TypeCast': return this.cast(node, level);
       case 'CaseExpr': {
         const subject = node.arg === undefined ? '' : ` ${this.expr(node.arg, level).sql}`;
-        let resultType: EngineType = 'unknown';
+        const resultTypes: EngineType[] = [];
         const whens = list(node.args).map((item) => {
           const [, when] = unwrap(item);
           const result = this.expr(when.result, level);
-          if (resultType === 'unknown') resultType = result.type;
+          resultTypes.push(result.type);
           return ` WHEN ${this.expr(when.expr, level).sql} THEN ${result.sql}`;
         }).join('');
-        const otherwise = node.defresult === undefined ? '' : ` ELSE ${this.expr(node.defresult, level).sql}`;
-        return { sql: `(CASE${subject}${whens}${otherwise} END)`, type: resultType };
+        const fallback = node.defresult === undefined ? undefined : this.expr(node.defresult, level);
+        if (fallback) resultTypes.push(fallback.type);
+        const otherwise = fallback ? ` ELSE ${fallback.sql}` : '';
+        // every branch counts, as PostgreSQL resolves a CASE: THEN 0 ELSE a numeric is numeric, not integer
+        return { sql: `(CASE${subject}${whens}${otherwise} END)`, type: widest(resultTypes) };
       }
       case 'CoalesceExpr': return this.variadic('COALESCE', node.args, level);
       case 'MinMaxExpr': return this.variadic(node.op === 'IS_GREATEST' ? 'GREATEST' : 'LEAST', node.args, level);

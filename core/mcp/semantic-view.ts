@@ -41,9 +41,9 @@ export function visiblePackage(pkg: SemanticPackage, grants: CallerGrants): Sema
   };
 }
 
-/** A metric as `list_metrics` and `describe_vdb` name it. */
+/** A metric as `list_metrics` and `describe_vdb` name it (with the datasources it reads where several: its queries are federated). */
 export function metricSummary(metric: PackageMetric): Record<string, unknown> {
-  return { name: metric.name, id: metric.id, description: metric.description, datasets: metric.datasets };
+  return { name: metric.name, id: metric.id, description: metric.description, datasets: metric.datasets, ...(metric.datasources && { datasources: metric.datasources }) };
 }
 
 /** The public datasets, fields and metrics of a (cut) package, with their descriptions. */
@@ -57,6 +57,7 @@ export function semanticSummary(pkg: SemanticPackage): Record<string, unknown> {
       relation: { schema: dataset.relation.schema, name: dataset.relation.name },
       fields: dataset.fields.filter((field) => field.accessModifier === 'public').map((field) => ({
         name: field.name, id: field.id, logicalType: field.logicalType, isTime: field.isTime, description: field.description,
+        ...(field.datasources && { datasources: field.datasources }),
       })),
     })),
     metrics: pkg.metrics.filter((metric) => metric.accessModifier === 'public').map(metricSummary),

@@ -95,6 +95,11 @@ export interface PackageField {
   joins?: PackageJoin[];
   /** Present with `joins`: the columns `sql` reads in each of those other datasets (one only passed through is not listed). */
   reads?: { dataset: string; columns: string[] }[];
+  /**
+   * Present only on a field whose datasets live in several datasources: those datasources. A query using it
+   * is federated (docs/federation.md) and compiled in PostgreSQL's dialect, not with this `sql`.
+   */
+  datasources?: string[];
   /** The column's logical type, or the declared `logical_type` of a computed field; null when unknown. */
   logicalType: LogicalType | null;
   nativeType: string | null;
@@ -149,6 +154,8 @@ export interface PackageMetric {
   datasets: string[];
   baseDataset: string;
   joins: PackageJoin[];
+  /** Present only on a metric whose datasets live in several datasources: those datasources; as a field's. */
+  datasources?: string[];
   description: string | null;
   aiContext: JsonValue | null;
   accessModifier: AccessModifier;

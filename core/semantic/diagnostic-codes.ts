@@ -280,9 +280,9 @@ export const DIAGNOSTICS = {
     remediation: 'Remove the redundant relationship, or read the value in a field of a dataset with one path to it.',
   },
   'compile.cross_datasource_field': {
-    stage: 'compile', severity: 'error',
-    summary: 'A field enriches its rows from a dataset that lives in another datasource; a field is compiled in its own datasource\'s SQL (a query may still join datasets of several datasources: it is federated).',
-    remediation: 'Read the value where it is (a field of the other dataset), or move both relations to one datasource.',
+    stage: 'compile', severity: 'info',
+    summary: 'A field enriches its rows from a dataset that lives in another datasource: it is published, marked with the datasources it reads (`datasources`), and any query using it is federated, compiled in PostgreSQL\'s dialect.',
+    remediation: 'Nothing, where federated queries suit; to have its queries run on one datasource, move both relations to one datasource.',
   },
   'compile.field_cycle': {
     stage: 'compile', severity: 'error', osiCode: 'E_NAME_NOT_FOUND',
@@ -310,9 +310,9 @@ export const DIAGNOSTICS = {
     remediation: 'Remove the redundant relationship, or split the metric so each reads datasets joined one way.',
   },
   'compile.cross_datasource_metric': {
-    stage: 'compile', severity: 'error',
-    summary: 'A metric reads datasets that live in different datasources; a metric is compiled in one datasource\'s SQL (a query may still join datasets of several datasources: it is federated).',
-    remediation: 'Define the metric over datasets of one datasource.',
+    stage: 'compile', severity: 'info',
+    summary: 'A metric reads datasets that live in different datasources: it is published, marked with the datasources it reads (`datasources`), and any query using it is federated, compiled in PostgreSQL\'s dialect.',
+    remediation: 'Nothing, where federated queries suit; to have its queries run on one datasource, define it over datasets of one datasource.',
   },
   'activation.internal_error': {
     stage: null, severity: 'error',

@@ -118,9 +118,10 @@ class FieldCompiler {
     const others = [...reads.keys()].filter((dataset) => dataset !== home);
     const elsewhere = others.find((dataset) => dataset.relation?.datasource !== home.relation?.datasource);
     if (elsewhere) {
+      // Compiled all the same: a query using it reads both datasources, so it is federated and compiled again
+      // in the federation's dialect, where this text is written in PostgreSQL's (docs/federation.md).
       this.diagnostics.add('compile.cross_datasource_field', siteAt(home.scope.document, field.expressionPath as DocumentPath), `field:${field.id}`,
-        `field ${field.id} reads dataset ${elsewhere.id} of datasource ${elsewhere.relation?.datasource}; ${home.id} is in ${home.relation?.datasource}`);
-      return false;
+        `field ${field.id} reads dataset ${elsewhere.id} of datasource ${elsewhere.relation?.datasource}; ${home.id} is in ${home.relation?.datasource}: a query using it is federated`);
     }
     const plan = this.joins.enrichment(home, others);
     if (!plan.ok) {
@@ -248,9 +249,9 @@ class MetricCompiler {
     }
     const datasources = [...new Set(datasets.map((dataset) => dataset.relation?.datasource))];
     if (datasources.length > 1) {
+      // As a field across datasources: a query using it is federated, compiled again in the federation's dialect.
       this.diagnostics.add('compile.cross_datasource_metric', this.at(metric), target,
-        `metric ${metric.id} reads datasets of datasources ${datasources.join(' and ')}`);
-      return undefined;
+        `metric ${metric.id} reads datasets of datasources ${datasources.join(' and ')}: a query using it is federated`);
     }
     const plan = this.joins.plan(datasets);
     if (!plan.ok) {

@@ -98,6 +98,7 @@ function packageField(field: FieldElement, dialect: ExpressionDialect): PackageF
     aiContext: (field.osi.ai_context ?? null) as JsonValue | null,
     accessModifier: field.osi.access_modifier ?? 'public',
     ...enriched,
+    ...severalDatasources(reads.map(([dataset]) => dataset)),
   };
 }
 
@@ -133,7 +134,14 @@ function packageMetric(compiled: CompiledMetric, dialectOf: (datasource: string)
     description: metric.osi.description ?? null,
     aiContext: metric.osi.ai_context ?? null,
     accessModifier: metric.osi.access_modifier ?? 'public',
+    ...severalDatasources(compiled.datasets),
   };
+}
+
+/** `{datasources}` when the datasets live in more than one, else nothing: a package without such elements keeps its bytes. */
+function severalDatasources(datasets: readonly DatasetElement[]): { datasources?: string[] } {
+  const datasources = [...new Set(datasets.map((dataset) => dataset.relation!.datasource))].sort();
+  return datasources.length > 1 ? { datasources } : {};
 }
 
 /** `"customers"."id" = "orders"."customer_id"`: the relationship's column pairs, by dataset alias. */

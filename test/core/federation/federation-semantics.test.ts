@@ -53,6 +53,8 @@ const CORPUS = [
   'select c.id, (select sum(o.qty) from fedp.orders o where o.customer_id = c.id) as qty from fedq.customers c order by c.id',
   'with totals as (select customer_id, sum(amount) as total from fedp.orders group by customer_id) select c.name, t.total from totals t join fedq.customers c on c.id = t.customer_id where t.total > 10 order by 2 desc',
   'select c.name, coalesce(o.note, \'none\') as note, case when o.qty > 2 then \'many\' else \'few\' end as size from fedp.orders o join fedq.customers c on c.id = o.customer_id order by o.id',
+  // a CASE's type is its branches' together: THEN 0 ELSE a numeric sums numerics, not integers
+  'select c.region, sum(case when c.vip then 0 else o.amount end) as plain, sum(case when c.vip then o.amount end) as vip from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region order by c.region',
   'select c.region, count(*) from fedp.orders o join fedq.customers c on c.id = o.customer_id group by c.region having count(*) > 1 order by 1',
   'select o.id, c.name from fedp.orders o join fedq.customers c on c.id = o.customer_id order by o.amount desc limit 2 offset 1',
   'select o.shipped + 1 as next_day, o.id from fedp.orders o join fedq.customers c on c.id = o.customer_id where o.shipped between \'2024-01-01\' and \'2024-02-02\' order by o.id',

@@ -45,6 +45,7 @@ ${column('id', 'integer')}
 ${column('customer_id', 'integer')}
 ${column('total', 'decimal')}
 ${column('status', 'string')}
+          - { name: region, expression: { dialects: [{ dialect: ANSI_SQL, expression: customers.region }] }, logical_type: string }
       - name: customers
         source: ${database}.fedsem_customers
         primary_key: [id]
@@ -58,6 +59,8 @@ ${column('region', 'string')}
       - { name: revenue, expression: { dialects: [{ dialect: ANSI_SQL, expression: SUM(orders.total) }] } }
       - { name: order_count, expression: { dialects: [{ dialect: ANSI_SQL, expression: COUNT(orders.id) }] } }
       - { name: customer_count, expression: { dialects: [{ dialect: ANSI_SQL, expression: COUNT(customers.id) }] } }
+      - { name: placed_revenue, expression: { dialects: [{ dialect: ANSI_SQL, expression: "SUM(CASE WHEN customers.region IS NULL THEN 0 ELSE orders.total END)" }] } }
+      - { name: placed_orders, expression: { dialects: [{ dialect: ANSI_SQL, expression: COUNT(orders.region) }] } }
 `;
   const manifest = `name: fedsem-semantic\nversion: 1.0.0\nnamespace: fedsem\ndocuments:\n  - path: fedsem.osi.yaml\n    mediaType: application/vnd.osi+yaml\n    sha256: ${sha256Of(model)}\n`;
   return {
@@ -79,10 +82,59 @@ dataRoles:
   };
 }
 
+/**
+ * A second VDB over the same relations whose MariaDB field reads `Name` in MariaDB's quoting: the model
+ * activates, but does not compile in PostgreSQL's dialect, so nothing of it can be federated.
+ */
+function mariadbOnlyBundle(database: string): Record<string, string> {
+  const model = `namespace: fedbad
+semantic_model:
+  - name: fedbad
+    datasets:
+      - name: orders
+        source: fedsem.orders
+        primary_key: [id]
+        fields:
+          - { name: id, expression: { dialects: [{ dialect: ANSI_SQL, expression: id }] }, logical_type: integer }
+          - { name: customer_id, expression: { dialects: [{ dialect: ANSI_SQL, expression: customer_id }] }, logical_type: integer }
+          - { name: total, expression: { dialects: [{ dialect: ANSI_SQL, expression: total }] }, logical_type: decimal }
+          - { name: region, expression: { dialects: [{ dialect: ANSI_SQL, expression: customers.region }] }, logical_type: string }
+      - name: customers
+        source: ${database}.fedsem_customers
+        primary_key: [id]
+        fields:
+          - { name: id, expression: { dialects: [{ dialect: ANSI_SQL, expression: id }] }, logical_type: integer }
+          - { name: name, expression: { dialects: [{ dialect: ANSI_SQL, expression: "\`Name\`" }] }, logical_type: string }
+    relationships:
+      - { name: orders_to_customers, from: orders, to: customers, from_columns: [customer_id], to_columns: [id] }
+    metrics:
+      - { name: customer_count, expression: { dialects: [{ dialect: ANSI_SQL, expression: COUNT(customers.id) }] } }
+      - { name: placed_orders, expression: { dialects: [{ dialect: ANSI_SQL, expression: COUNT(orders.region) }] } }
+`;
+  const manifest = `name: fedbad-semantic\nversion: 1.0.0\nnamespace: fedbad\ndocuments:\n  - path: fedbad.osi.yaml\n    mediaType: application/vnd.osi+yaml\n    sha256: ${sha256Of(model)}\n`;
+  return {
+    'bundle/semantic/fedbad/manifest.yaml': manifest,
+    'bundle/semantic/fedbad/fedbad.osi.yaml': model,
+    'bundle/vdbs/fedbad.yaml': `name: fedbad
+version: "1"
+datasource: sales_db
+schemas:
+  - { name: fedsem, datasource: sales_db }
+  - { name: ${database}, datasource: crm_db, include: [fedsem_customers] }
+semantic:
+  activationFailurePolicy: blockStartup
+  module: { uri: semantic/fedbad, name: fedbad-semantic, version: 1.0.0, sha256: ${sha256Of(manifest)} }
+dataRoles:
+  - name: analyst
+    grants: [{ resource: fedsem, allow: [select] }, { resource: ${database}.fedsem_customers, allow: [select] }]
+`,
+  };
+}
+
 interface Answer { status: number; body: { rows?: Record<string, unknown>[]; code?: string; message?: string; sql?: string } }
 
-async function ask(service: TestService, query: unknown): Promise<Answer> {
-  const response = await service.request('/api/v1/semantic/vdbs/fedsem/versions/1/query', {
+async function ask(service: TestService, query: unknown, vdb = 'fedsem'): Promise<Answer> {
+  const response = await service.request(`/api/v1/semantic/vdbs/${vdb}/versions/1/query`, {
     method: 'POST', body: JSON.stringify(query), headers: { 'content-type': 'application/json' }, token: ANALYST_TOKEN,
   });
   return { status: response.status, body: await response.json() as Answer['body'] };
@@ -111,7 +163,7 @@ if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
     for (const statement of PG_SETUP) await context.pg.query(statement, []);
     for (const statement of MY_SETUP) await context.my.query(statement, []);
     const config = { ...demoConfig({ descriptors: './bundle' }), datasources: { sales_db: postgres.datasourceConfig, crm_db: mysql.datasourceConfig } };
-    context.service = await startTestService({ config, files: bundle(mysql.database), datasources: { sales_db: context.pg, crm_db: context.my } });
+    context.service = await startTestService({ config, files: { ...bundle(mysql.database), ...mariadbOnlyBundle(mysql.database) }, datasources: { sales_db: context.pg, crm_db: context.my } });
   });
 
   test.after(async ({ pg, my, service }) => {
@@ -144,6 +196,49 @@ if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
     const answer = await ask(service, { dimensions: ['customers.label'], measures: ['customer_count'], orderBy: [{ field: 'customers.label' }] });
     assert.is(answer.status, 200, JSON.stringify(answer.body));
     assert.equal(answer.body.rows?.map((row) => Number(row['customer_count'])).reduce((a, b) => a + b, 0), CUSTOMERS.length);
+  });
+
+  test('a metric reading the datasets of both servers, by a dimension of either: one PostgreSQL\'s answer', async ({ service }) => {
+    const byRegion = await ask(service, { dimensions: ['customers.region'], measures: ['placed_revenue'], orderBy: [{ field: 'customers.region' }] });
+    assert.is(byRegion.status, 200, JSON.stringify(byRegion.body));
+    assert.equal(byRegion.body.rows?.map((row) => [row['region'], Number(row['placed_revenue']).toFixed(2)]),
+      expectedBy((customer) => customer?.[2] ?? null).map(([region, revenue]) => [region, region === null ? '0.00' : revenue]));
+    const byStatus = await ask(service, { dimensions: ['orders.status'], measures: ['placed_revenue'], orderBy: [{ field: 'orders.status' }] });
+    assert.is(byStatus.status, 200, JSON.stringify(byStatus.body));
+    const placed = (status: string) => ORDERS.filter(([, customer, , of]) => of === status && CUSTOMERS.find(([id]) => id === customer)?.[2] != null)
+      .reduce((sum, [, , total]) => sum + Math.round(Number(total) * 100), 0);
+    assert.equal(byStatus.body.rows?.map((row) => [row['status'], Number(row['placed_revenue']).toFixed(2)]),
+      ['cancelled', 'paid', 'shipped'].map((status) => [status, (placed(status) / 100).toFixed(2)]));
+  });
+
+  test('a field of the PostgreSQL dataset enriched from the MariaDB one: as the dimension (North and north apart) and inside a metric', async ({ service }) => {
+    const answer = await ask(service, { dimensions: ['orders.region'], measures: ['revenue', 'order_count', 'placed_orders'], orderBy: [{ field: 'orders.region' }] });
+    assert.is(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.body.rows?.map((row) => [row['region'], Number(row['revenue']).toFixed(2), Number(row['order_count']), Number(row['placed_orders'])]),
+      expectedBy((customer) => customer?.[2] ?? null).map(([region, revenue, count]) => [region, revenue, count, region === null ? 0 : count]));
+  });
+
+  test('a query of the PostgreSQL dataset alone that uses neither runs there alone', async ({ service }) => {
+    const response = await service.request('/api/v1/semantic/vdbs/fedsem/versions/1/query?explain=true', {
+      method: 'POST', body: JSON.stringify({ dimensions: ['orders.status'], measures: ['revenue'] }), headers: { 'content-type': 'application/json' }, token: ANALYST_TOKEN,
+    });
+    const body = await response.json() as { sql?: string; sources?: unknown[] };
+    assert.equal([response.status, typeof body.sql, body.sources], [200, 'string', undefined], JSON.stringify(body));
+    const federated = await service.request('/api/v1/semantic/vdbs/fedsem/versions/1/query?explain=true', {
+      method: 'POST', body: JSON.stringify({ dimensions: ['orders.status'], measures: ['placed_orders'] }), headers: { 'content-type': 'application/json' }, token: ANALYST_TOKEN,
+    });
+    const plan = await federated.json() as { sources?: { datasource: string }[] };
+    assert.equal([federated.status, plan.sources?.map((source) => source.datasource).sort()], [200, ['crm_db', 'sales_db']], JSON.stringify(plan));
+  });
+
+  test('a model that does not compile in PostgreSQL\'s dialect stays active: its element over both is 400 federation_unsupported naming why', async ({ service }) => {
+    const alone = await ask(service, { dimensions: ['customers.name'], measures: ['customer_count'], orderBy: [{ field: 'customers.name' }] }, 'fedbad');
+    assert.is(alone.status, 200, JSON.stringify(alone.body));
+    // on MariaDB alone, in its own dialect and collation
+    assert.equal(alone.body.rows?.map((row) => Number(row['customer_count'])).reduce((a, b) => a + b, 0), CUSTOMERS.length);
+    const refused = await ask(service, { measures: ['placed_orders'] }, 'fedbad');
+    assert.equal([refused.status, refused.body.code], [400, 'federation_unsupported'], JSON.stringify(refused.body));
+    assert.match(refused.body.message ?? '', /does not compile in PostgreSQL's dialect: .*Name/);
   });
 }
 

@@ -11,7 +11,8 @@ import * as assert from 'uvu/assert';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { sharedCrmPglite, sharedPglite } from '../../support/shared-pglite.js';
 import { sha256Of } from '../../support/semantic-test-support.js';
-import { ANALYST_TOKEN, demoConfig, demoDescriptors, startTestService, type TestService } from '../../support/test-service.js';
+import { mcpClient } from '../../support/mcp-service.js';
+import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, demoDescriptors, startTestService, type TestService } from '../../support/test-service.js';
 import { canonicalValue, pgliteOracle, type Oracle } from '../federation/corpus-oracle.js';
 
 const MODEL = `namespace: shopfed
@@ -27,6 +28,7 @@ semantic_model:
           - { name: total, expression: { dialects: [{ dialect: ANSI_SQL, expression: total }] }, logical_type: decimal }
           - { name: ordered_at, expression: { dialects: [{ dialect: ANSI_SQL, expression: ordered_at }] }, logical_type: timestamp, dimension: { is_time: true } }
           - { name: customer_id, expression: { dialects: [{ dialect: ANSI_SQL, expression: customer_id }] }, logical_type: integer }
+          - { name: region_manager, expression: { dialects: [{ dialect: ANSI_SQL, expression: regions.manager }] }, logical_type: string }
       - name: customers
         source: sales.customers
         primary_key: [id]
@@ -47,6 +49,8 @@ semantic_model:
       - { name: revenue, expression: { dialects: [{ dialect: ANSI_SQL, expression: SUM(orders.total) }] } }
       - { name: order_count, expression: { dialects: [{ dialect: ANSI_SQL, expression: COUNT(orders.id) }] } }
       - { name: average_order, expression: { dialects: [{ dialect: ANSI_SQL, expression: AVG(orders.total) }] } }
+      - { name: target_weighted, expression: { dialects: [{ dialect: ANSI_SQL, expression: "SUM(orders.total * regions.revenue_target)" }] } }
+      - { name: managed_orders, expression: { dialects: [{ dialect: ANSI_SQL, expression: COUNT(orders.region_manager) }] } }
 `;
 
 function bundle(): Record<string, string> {
@@ -66,6 +70,8 @@ semantic:
 dataRoles:
   - name: analyst
     grants: [{ resource: sales, allow: [select] }, { resource: crm, allow: [select] }]
+  - name: clerk
+    grants: [{ resource: sales, allow: [select] }, { resource: crm.regions, allow: [select], columns: [name, manager] }]
 `,
   };
 }
@@ -75,9 +81,9 @@ interface Answer {
   body: { rows?: Record<string, unknown>[]; columns?: { name: string; logicalType: string }[]; code?: string; message?: string; sources?: { datasource: string; sql: string }[]; engine?: { sql: string }; sql?: string };
 }
 
-async function ask(service: TestService, query: unknown, explain = false): Promise<Answer> {
+async function ask(service: TestService, query: unknown, explain = false, token = ANALYST_TOKEN): Promise<Answer> {
   const response = await service.request(`/api/v1/semantic/vdbs/shopfed/versions/1/query${explain ? '?explain=true' : ''}`, {
-    method: 'POST', body: JSON.stringify(query), headers: { 'content-type': 'application/json' }, token: ANALYST_TOKEN,
+    method: 'POST', body: JSON.stringify(query), headers: { 'content-type': 'application/json' }, token,
   });
   return { status: response.status, body: await response.json() as Answer['body'] };
 }
@@ -110,7 +116,7 @@ test.before(async (context) => {
   const crm = await sharedCrmPglite();
   context.oracle = await pgliteOracle([...seeds, ...await currentRows(retail, ['sales.customers', 'sales.orders']), ...await currentRows(crm, ['crm.regions'])]);
   context.service = await startTestService({
-    config: demoConfig({ descriptors: './bundle' }),
+    config: demoConfig({ descriptors: './bundle', mcp: { enabled: true } }),
     files: bundle(),
     datasources: { retail_db: retail, crm_db: crm },
   });
@@ -175,6 +181,75 @@ test('a query the plan cannot evaluate with PostgreSQL\'s semantics (a month gra
   assert.match(refused.body.message ?? '', /date_trunc/i);
   const single = await ask(service, { dimensions: ['customers.region', month], measures: ['revenue'] });
   assert.is(single.status, 200, JSON.stringify(single.body));
+});
+
+/** The oracle's rows as canonical text, as `rowsOf` writes the route's. */
+async function oracleRows(oracle: Oracle, sql: string): Promise<string[]> {
+  const expected = await oracle.run(sql);
+  return expected.rows.map((row) => JSON.stringify(row.map((value, index) => canonicalValue(value, expected.types[index] ?? 0))));
+}
+
+const ACROSS = 'from sales.orders o left join sales.customers c on c.id = o.customer_id left join crm.regions r on r.name = c.region';
+
+test('a metric that reads datasets of both datasources, by a dimension of either: the hand-written statement\'s answer', async ({ service, oracle }) => {
+  const byManager = await ask(service, { dimensions: ['regions.manager'], measures: ['target_weighted', 'revenue'], orderBy: [{ field: 'regions.manager' }] });
+  assert.is(byManager.status, 200, JSON.stringify(byManager.body));
+  assert.equal(rowsOf(byManager), await oracleRows(oracle, `select r.manager, sum(o.total * r.revenue_target), sum(o.total) ${ACROSS} group by r.manager order by r.manager`));
+  const byStatus = await ask(service, { dimensions: ['orders.status'], measures: ['target_weighted'], orderBy: [{ field: 'orders.status' }] });
+  assert.is(byStatus.status, 200, JSON.stringify(byStatus.body));
+  assert.equal(rowsOf(byStatus), await oracleRows(oracle, `select o.status, sum(o.total * r.revenue_target) ${ACROSS} group by o.status order by o.status`));
+  assert.ok(rowsOf(byStatus).length > 1, 'several statuses');
+});
+
+test('a field of orders enriched from the other datasource: as the dimension and inside a metric', async ({ service, oracle }) => {
+  const answer = await ask(service, { dimensions: ['orders.region_manager'], measures: ['revenue', 'managed_orders'], orderBy: [{ field: 'orders.region_manager' }] });
+  assert.is(answer.status, 200, JSON.stringify(answer.body));
+  assert.equal(rowsOf(answer), await oracleRows(oracle, `select r.manager, sum(o.total), count(r.manager) ${ACROSS} group by r.manager order by r.manager`));
+  const filtered = await ask(service, { dimensions: ['customers.region'], measures: ['managed_orders'], where: [{ field: 'orders.region_manager', operator: 'in', values: ['Ines Moreau', 'Jonas Ito'] }], orderBy: [{ field: 'customers.region' }] });
+  assert.is(filtered.status, 200, JSON.stringify(filtered.body));
+  assert.equal(rowsOf(filtered), await oracleRows(oracle, `select c.region, count(r.manager) ${ACROSS} where r.manager in ('Ines Moreau', 'Jonas Ito') group by c.region order by c.region`));
+});
+
+test('explain of a query using them: the federated plan, a statement on each datasource; a query not using them stays on one', async ({ service }) => {
+  for (const query of [{ measures: ['target_weighted'] }, { dimensions: ['orders.status'], measures: ['managed_orders'] }]) {
+    const answer = await ask(service, query, true);
+    assert.is(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.body.sources?.map((source) => source.datasource).sort(), ['crm_db', 'retail_db'], JSON.stringify(query));
+    assert.type(answer.body.engine?.sql, 'string');
+  }
+  const single = await ask(service, { dimensions: ['orders.status'], measures: ['revenue'] }, true);
+  assert.type(single.body.sql, 'string', 'over one datasource the answer stays {sql, params}');
+});
+
+test('MCP: describe_vdb and list_metrics mark them as reading both datasources, cut to the caller\'s grants', async ({ service }) => {
+  const client = await mcpClient(service, ANALYST_TOKEN);
+  const clerk = await mcpClient(service, ADMIN_TOKEN);
+  try {
+    const metrics = (await client.callTool({ name: 'list_metrics', arguments: { vdb: 'shopfed', version: '1' } })).structuredContent as { metrics: { name: string; datasources?: string[] }[] };
+    assert.equal(metrics.metrics.find((metric) => metric.name === 'target_weighted')?.datasources, ['crm_db', 'retail_db']);
+    assert.is(metrics.metrics.find((metric) => metric.name === 'revenue')?.datasources, undefined);
+    const described = (await client.callTool({ name: 'describe_vdb', arguments: { vdb: 'shopfed', version: '1' } })).structuredContent as { semantic: { datasets: { name: string; fields: { name: string; datasources?: string[] }[] }[] } };
+    const orders = described.semantic.datasets.find((dataset) => dataset.name === 'orders');
+    assert.equal(orders?.fields.find((field) => field.name === 'region_manager')?.datasources, ['crm_db', 'retail_db']);
+    // the clerk may not read regions.revenue_target: the metric over it is not theirs to see
+    const cut = (await clerk.callTool({ name: 'list_metrics', arguments: { vdb: 'shopfed', version: '1' } })).structuredContent as { metrics: { name: string }[] };
+    assert.equal(cut.metrics.map((metric) => metric.name).filter((name) => name === 'target_weighted' || name === 'managed_orders'), ['managed_orders']);
+  } finally {
+    await client.close();
+    await clerk.close();
+  }
+});
+
+test('the grants still cut: the clerk\'s query of the metric over a column outside them is refused, a field inside them answers', async ({ service }) => {
+  const refused = await ask(service, { measures: ['target_weighted'] }, false, ADMIN_TOKEN);
+  assert.equal([refused.status, refused.body.code], [403, 'forbidden'], JSON.stringify(refused.body));
+  // the same field named in the query: refused alike over one datasource and federated
+  for (const dimensions of [['regions.manager'], ['orders.status']]) {
+    const named = await ask(service, { dimensions, measures: ['SUM(regions.revenue_target)'] }, false, ADMIN_TOKEN);
+    assert.equal([named.status, named.body.code], [403, 'forbidden'], JSON.stringify(named.body));
+  }
+  const allowed = await ask(service, { dimensions: ['orders.region_manager'], measures: ['managed_orders'] }, false, ADMIN_TOKEN);
+  assert.is(allowed.status, 200, JSON.stringify(allowed.body));
 });
 
 test.run();
