@@ -208,8 +208,10 @@ export async function twoInstancesRecover(database: OwnDatabase, ids: readonly n
       assert.equal(await stateOf(third.url, id, `many-${id}`), { qty: OLD_QTY, orders: 0, shipments: 0 });
     }
     // each run was claimed by one instance only: one "recovering" line per run over both, and one count
-    const claims = (second.output + third.output).split('\n').filter((line) => line.includes('recovering an action run left unfinished'));
-    assert.is(claims.length, ids.length, `${second.output}\n${third.output}`);
+    const claims = () => (second.output + third.output).split('\n').filter((line) => line.includes('recovering an action run left unfinished'));
+    // log lines reach stdout in batches: a run recovered may not have its line out yet
+    for (let tries = 0; claims().length < ids.length && tries < 100; tries += 1) await pause(50);
+    assert.is(claims().length, ids.length, `${second.output}\n${third.output}`);
     const counted = await metric(second.url, RECOVERED('crash_place', 'compensated')) + await metric(third.url, RECOVERED('crash_place', 'compensated'));
     assert.is(counted, ids.length);
   } finally {
