@@ -10,27 +10,13 @@
 //
 // The databases are bench/federation.mjs's (run it once with BENCH_KEEP=1 first).
 import { fork } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { databaseUrl, FULL, SELECTIVE, TOKEN, writeFederationConfig } from './federation-service.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const TOKEN = 'bench-federation-token-0123456789';
-const SELECTIVE = `select o.id, o.ordered_at, o.total, l.line_no, l.quantity, l.unit_price
-from crm.customers c
-join shop.orders o on o.customer_id = c.id
-join shop.order_lines l on l.order_id = o.id
-where c.email = $1
-order by o.id, l.line_no`;
-const FULL = `select c.region, sum(l.quantity * l.unit_price) as revenue, count(*) as lines
-from shop.order_lines l
-join shop.orders o on o.id = l.order_id
-join crm.customers c on c.id = o.customer_id
-group by c.region
-order by c.region`;
-
 const url = process.env.VDB_TEST_POSTGRES_URL;
 const before = process.env.BENCH_ROOT_BEFORE;
 if (!url || !before) {
@@ -40,29 +26,6 @@ if (!url || !before) {
 const [kind = 'selective', count = '40'] = process.argv.slice(2);
 const runs = Number(count);
 const [sql, values] = kind === 'full' ? [FULL, []] : [SELECTIVE, ['customer4242@example.com']];
-const databaseUrl = (name) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
-
-/** The config bench/federation.mjs writes, in a folder of its own. */
-function writeConfig() {
-  const folder = mkdtempSync(join(tmpdir(), 'vdb-bench-federation-ab-'));
-  mkdirSync(join(folder, 'bundle', 'vdbs'), { recursive: true });
-  writeFileSync(join(folder, 'bundle', 'vdbs', 'fedbench.yaml'), [
-    'name: fedbench', 'version: "1"', 'datasource: shop_db', 'schemas:', '  - { name: shop }', '  - { name: crm, datasource: crm_db }',
-    'dataRoles:', '  - name: reader', '    grants: [{ resource: shop, allow: [select] }, { resource: crm, allow: [select] }]', '',
-  ].join('\n'));
-  const datasource = (name) => ({ adapter: 'postgres', connection: { connectionString: databaseUrl(name) }, pool: { max: 4 } });
-  writeFileSync(join(folder, 'service.yaml'), JSON.stringify({
-    server: { host: '127.0.0.1', port: 0, requestTimeoutMs: 600_000 },
-    descriptors: './bundle',
-    datasources: { crm_db: datasource('fedbench_crm'), shop_db: datasource('fedbench_shop') },
-    auth: { scheme: 'bearer', tokens: [{ token: TOKEN, subject: 'bench', roles: ['reader'] }] },
-    runtime: { enabled: false },
-    logging: { level: 'warn' },
-    sql: { enabled: true, host: '127.0.0.1', port: 0 },
-    federation: { memoryLimit: '512MB', maxSourceRows: 1_000_000 },
-  }));
-  return join(folder, 'service.yaml');
-}
 
 async function start(root, configFile) {
   const child = fork(join(root, 'bench/federation.mjs'), ['--serve', configFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -97,10 +60,10 @@ const once = async (client) => {
 const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
-const configFile = writeConfig();
+const configFile = writeFederationConfig(url, { memoryLimit: '512MB', maxSourceRows: 1_000_000 });
 // one after the other: both sync the same database role
 const sides = { before: await start(before, configFile), after: await start(ROOT, configFile) };
-const single = new pg.Client({ connectionString: databaseUrl('fedbench_single') });
+const single = new pg.Client({ connectionString: databaseUrl(url, 'fedbench_single') });
 await single.connect();
 for (const side of Object.values(sides)) await once(side.client);
 console.log(`${new Date().toISOString()} load average ${load()}`);

@@ -22,34 +22,20 @@
 // the next run: the data takes a minute to write). Databases fedbench_crm, fedbench_shop, fedbench_single
 // are created on the server of the URL, and the database role vdb_fedbench_v1_reader the service syncs.
 import { fork } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { databaseUrl, FULL, SELECTIVE, TOKEN, writeFederationConfig } from './federation-service.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const TOKEN = 'bench-federation-token-0123456789';
 const CUSTOMERS = 100_000;
 const ORDERS = 250_000;
 const LINES_PER_ORDER = 4;
 const runs = Number(process.env.BENCH_RUNS ?? 30);
 const memoryLimit = process.env.BENCH_MEMORY ?? '512MB';
-
-const SELECTIVE = `select o.id, o.ordered_at, o.total, l.line_no, l.quantity, l.unit_price
-from crm.customers c
-join shop.orders o on o.customer_id = c.id
-join shop.order_lines l on l.order_id = o.id
-where c.email = $1
-order by o.id, l.line_no`;
-const FULL = `select c.region, sum(l.quantity * l.unit_price) as revenue, count(*) as lines
-from shop.order_lines l
-join shop.orders o on o.id = l.order_id
-join crm.customers c on c.id = o.customer_id
-group by c.region
-order by c.region`;
 
 const SCHEMAS = {
   crm: [
@@ -83,7 +69,6 @@ async function serve(configFile) {
   });
 }
 
-const databaseUrl = (url, name) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
 
 async function withClient(url, work) {
   const client = new pg.Client({ connectionString: url });
@@ -122,25 +107,7 @@ async function prepare(url) {
 }
 
 async function startDoor(url) {
-  const folder = mkdtempSync(join(tmpdir(), 'vdb-bench-federation-'));
-  mkdirSync(join(folder, 'bundle', 'vdbs'), { recursive: true });
-  writeFileSync(join(folder, 'bundle', 'vdbs', 'fedbench.yaml'), [
-    'name: fedbench', 'version: "1"', 'datasource: shop_db', 'schemas:', '  - { name: shop }', '  - { name: crm, datasource: crm_db }',
-    'dataRoles:', '  - name: reader', '    grants: [{ resource: shop, allow: [select] }, { resource: crm, allow: [select] }]', '',
-  ].join('\n'));
-  const configFile = join(folder, 'service.yaml');
-  const datasource = (name) => ({ adapter: 'postgres', connection: { connectionString: databaseUrl(url, name) }, pool: { max: 4 } });
-  writeFileSync(configFile, JSON.stringify({
-    // the full aggregation takes tens of seconds on a loaded machine: no statement time limit gets in the way
-    server: { host: '127.0.0.1', port: 0, requestTimeoutMs: 600_000 },
-    descriptors: './bundle',
-    datasources: { crm_db: datasource('fedbench_crm'), shop_db: datasource('fedbench_shop') },
-    auth: { scheme: 'bearer', tokens: [{ token: TOKEN, subject: 'bench', roles: ['reader'] }] },
-    runtime: { enabled: false },
-    logging: { level: 'warn' },
-    sql: { enabled: true, host: '127.0.0.1', port: 0 },
-    federation: { memoryLimit, maxSourceRows: ORDERS * LINES_PER_ORDER },
-  }));
+  const configFile = writeFederationConfig(url, { memoryLimit, maxSourceRows: ORDERS * LINES_PER_ORDER });
   const child = fork(fileURLToPath(import.meta.url), ['--serve', configFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const { port } = await new Promise((resolve, reject) => {
     child.once('message', resolve);
