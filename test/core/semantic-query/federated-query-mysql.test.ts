@@ -31,8 +31,32 @@ const MY_SETUP = [
   `insert into fedsem_customers values ${CUSTOMERS.map(([id, name, region]) => `(${id}, '${name}', ${region === null ? 'null' : `'${region}'`})`).join(', ')}`,
 ];
 
+/** A field of a dataset that is its column of the same name. */
+const column = (name: string, type: string) => `          - { name: ${name}, expression: { dialects: [{ dialect: ANSI_SQL, expression: ${name} }] }, logical_type: ${type} }`;
+
+/** VDB `namespace` over fedsem (PostgreSQL) and fedsem_customers (MariaDB), its semantic module the model. */
+function semanticBundle(namespace: string, model: string, database: string): Record<string, string> {
+  const manifest = `name: ${namespace}-semantic\nversion: 1.0.0\nnamespace: ${namespace}\ndocuments:\n  - path: ${namespace}.osi.yaml\n    mediaType: application/vnd.osi+yaml\n    sha256: ${sha256Of(model)}\n`;
+  return {
+    [`bundle/semantic/${namespace}/manifest.yaml`]: manifest,
+    [`bundle/semantic/${namespace}/${namespace}.osi.yaml`]: model,
+    [`bundle/vdbs/${namespace}.yaml`]: `name: ${namespace}
+version: "1"
+datasource: sales_db
+schemas:
+  - { name: fedsem, datasource: sales_db }
+  - { name: ${database}, datasource: crm_db, include: [fedsem_customers] }
+semantic:
+  activationFailurePolicy: blockStartup
+  module: { uri: semantic/${namespace}, name: ${namespace}-semantic, version: 1.0.0, sha256: ${sha256Of(manifest)} }
+dataRoles:
+  - name: analyst
+    grants: [{ resource: fedsem, allow: [select] }, { resource: ${database}.fedsem_customers, allow: [select] }]
+`,
+  };
+}
+
 function bundle(database: string): Record<string, string> {
-  const column = (name: string, type: string) => `          - { name: ${name}, expression: { dialects: [{ dialect: ANSI_SQL, expression: ${name} }] }, logical_type: ${type} }`;
   const model = `namespace: fedsem
 semantic_model:
   - name: fedsem
@@ -62,24 +86,7 @@ ${column('region', 'string')}
       - { name: placed_revenue, expression: { dialects: [{ dialect: ANSI_SQL, expression: "SUM(CASE WHEN customers.region IS NULL THEN 0 ELSE orders.total END)" }] } }
       - { name: placed_orders, expression: { dialects: [{ dialect: ANSI_SQL, expression: COUNT(orders.region) }] } }
 `;
-  const manifest = `name: fedsem-semantic\nversion: 1.0.0\nnamespace: fedsem\ndocuments:\n  - path: fedsem.osi.yaml\n    mediaType: application/vnd.osi+yaml\n    sha256: ${sha256Of(model)}\n`;
-  return {
-    'bundle/semantic/fedsem/manifest.yaml': manifest,
-    'bundle/semantic/fedsem/fedsem.osi.yaml': model,
-    'bundle/vdbs/fedsem.yaml': `name: fedsem
-version: "1"
-datasource: sales_db
-schemas:
-  - { name: fedsem, datasource: sales_db }
-  - { name: ${database}, datasource: crm_db, include: [fedsem_customers] }
-semantic:
-  activationFailurePolicy: blockStartup
-  module: { uri: semantic/fedsem, name: fedsem-semantic, version: 1.0.0, sha256: ${sha256Of(manifest)} }
-dataRoles:
-  - name: analyst
-    grants: [{ resource: fedsem, allow: [select] }, { resource: ${database}.fedsem_customers, allow: [select] }]
-`,
-  };
+  return semanticBundle('fedsem', model, database);
 }
 
 /**
@@ -95,15 +102,15 @@ semantic_model:
         source: fedsem.orders
         primary_key: [id]
         fields:
-          - { name: id, expression: { dialects: [{ dialect: ANSI_SQL, expression: id }] }, logical_type: integer }
-          - { name: customer_id, expression: { dialects: [{ dialect: ANSI_SQL, expression: customer_id }] }, logical_type: integer }
-          - { name: total, expression: { dialects: [{ dialect: ANSI_SQL, expression: total }] }, logical_type: decimal }
+${column('id', 'integer')}
+${column('customer_id', 'integer')}
+${column('total', 'decimal')}
           - { name: region, expression: { dialects: [{ dialect: ANSI_SQL, expression: customers.region }] }, logical_type: string }
       - name: customers
         source: ${database}.fedsem_customers
         primary_key: [id]
         fields:
-          - { name: id, expression: { dialects: [{ dialect: ANSI_SQL, expression: id }] }, logical_type: integer }
+${column('id', 'integer')}
           - { name: name, expression: { dialects: [{ dialect: ANSI_SQL, expression: "\`Name\`" }] }, logical_type: string }
     relationships:
       - { name: orders_to_customers, from: orders, to: customers, from_columns: [customer_id], to_columns: [id] }
@@ -111,24 +118,7 @@ semantic_model:
       - { name: customer_count, expression: { dialects: [{ dialect: ANSI_SQL, expression: COUNT(customers.id) }] } }
       - { name: placed_orders, expression: { dialects: [{ dialect: ANSI_SQL, expression: COUNT(orders.region) }] } }
 `;
-  const manifest = `name: fedbad-semantic\nversion: 1.0.0\nnamespace: fedbad\ndocuments:\n  - path: fedbad.osi.yaml\n    mediaType: application/vnd.osi+yaml\n    sha256: ${sha256Of(model)}\n`;
-  return {
-    'bundle/semantic/fedbad/manifest.yaml': manifest,
-    'bundle/semantic/fedbad/fedbad.osi.yaml': model,
-    'bundle/vdbs/fedbad.yaml': `name: fedbad
-version: "1"
-datasource: sales_db
-schemas:
-  - { name: fedsem, datasource: sales_db }
-  - { name: ${database}, datasource: crm_db, include: [fedsem_customers] }
-semantic:
-  activationFailurePolicy: blockStartup
-  module: { uri: semantic/fedbad, name: fedbad-semantic, version: 1.0.0, sha256: ${sha256Of(manifest)} }
-dataRoles:
-  - name: analyst
-    grants: [{ resource: fedsem, allow: [select] }, { resource: ${database}.fedsem_customers, allow: [select] }]
-`,
-  };
+  return semanticBundle('fedbad', model, database);
 }
 
 interface Answer { status: number; body: { rows?: Record<string, unknown>[]; code?: string; message?: string; sql?: string } }
