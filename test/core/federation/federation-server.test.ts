@@ -94,6 +94,31 @@ async function sourceRows(service: TestService, datasource: string): Promise<num
 
 const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
+/**
+ * Starts query `name` as the analyst, waits until its statement waits in pg_sleep on PostgreSQL (`filter`
+ * narrows pg_stat_activity), goes away, and checks the statement no longer runs there.
+ */
+async function cancelledWhenClientGoes(pg: Datasource, service: TestService, name: string, filter: string, runs: string): Promise<void> {
+  const running = async () => Number((await pg.query(
+    `select count(*)::int as n from pg_stat_activity where state = 'active' and wait_event = 'PgSleep'${filter} and pid <> pg_backend_pid()`, [],
+  )).rows[0]?.['n']);
+  const client = new AbortController();
+  const request = perform(service, name, {}, ANALYST_TOKEN, client.signal).then(() => 'answered', () => 'aborted');
+  let count = 0;
+  for (let tries = 0; count === 0 && tries < 50; tries += 1) {
+    await pause(100);
+    count = await running();
+  }
+  assert.is(count, 1, runs);
+  client.abort();
+  assert.is(await request, 'aborted');
+  for (let tries = 0; count > 0 && tries < 30; tries += 1) {
+    await pause(100);
+    count = await running();
+  }
+  assert.is(count, 0, 'no pushed statement still runs on PostgreSQL');
+}
+
 // the config is kept: the last test starts the service again, as a VDB loaded again
 const test = suite<{ pg: Datasource; my: Datasource; service: TestService; config: Record<string, unknown> }>('federation: PostgreSQL + MariaDB through the service');
 
@@ -223,25 +248,8 @@ if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
   });
 
   test('a client that goes away cancels the slow pushed statement on its server', async ({ pg, service }) => {
-    const running = async () => Number((await pg.query(
-      // the pushed statement is read by a cursor: the server shows its FETCH, waiting in pg_sleep
-      `select count(*)::int as n from pg_stat_activity where state = 'active' and wait_event = 'PgSleep' and pid <> pg_backend_pid()`, [],
-    )).rows[0]?.['n']);
-    const client = new AbortController();
-    const request = perform(service, 'fed_slow', {}, ANALYST_TOKEN, client.signal).then(() => 'answered', () => 'aborted');
-    let count = 0;
-    for (let tries = 0; count === 0 && tries < 50; tries += 1) {
-      await pause(100);
-      count = await running();
-    }
-    assert.is(count, 1, 'the pushed statement runs');
-    client.abort();
-    assert.is(await request, 'aborted');
-    for (let tries = 0; count > 0 && tries < 30; tries += 1) {
-      await pause(100);
-      count = await running();
-    }
-    assert.is(count, 0, 'no pushed statement still runs on PostgreSQL');
+    // the pushed statement is read by a cursor: the server shows its FETCH, waiting in pg_sleep
+    await cancelledWhenClientGoes(pg, service, 'fed_slow', '', 'the pushed statement runs');
   });
   test('a cached plan answers each request\'s values: the same text bound to others reads and answers their rows', async ({ service }) => {
     const names = async (name: string) => {
@@ -303,24 +311,7 @@ if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
   });
 
   test('a client that goes away cancels a dependent read without a cursor on its server', async ({ pg, service }) => {
-    const running = async () => Number((await pg.query(
-      `select count(*)::int as n from pg_stat_activity where state = 'active' and wait_event = 'PgSleep' and query like '%ANY%' and pid <> pg_backend_pid()`, [],
-    )).rows[0]?.['n']);
-    const client = new AbortController();
-    const request = perform(service, 'fed_slow_key', {}, ANALYST_TOKEN, client.signal).then(() => 'answered', () => 'aborted');
-    let count = 0;
-    for (let tries = 0; count === 0 && tries < 50; tries += 1) {
-      await pause(100);
-      count = await running();
-    }
-    assert.is(count, 1, 'the dependent statement runs, as one query');
-    client.abort();
-    assert.is(await request, 'aborted');
-    for (let tries = 0; count > 0 && tries < 30; tries += 1) {
-      await pause(100);
-      count = await running();
-    }
-    assert.is(count, 0, 'no pushed statement still runs on PostgreSQL');
+    await cancelledWhenClientGoes(pg, service, 'fed_slow_key', " and query like '%ANY%'", 'the dependent statement runs, as one query');
   });
 
   // last: it starts the service again
