@@ -29,3 +29,16 @@ export async function dropSyncedRoles(service: TestService | undefined, datasour
     await datasource.query(`drop role ${role}`, []);
   }
 }
+
+/**
+ * The end of a suite over a server datasource: the roles the service synced (and `others`) dropped, `teardown`
+ * run, the datasource closed; nothing when it never opened.
+ */
+export async function releaseDatasource(
+  service: TestService | undefined, datasource: Datasource | undefined, teardown: readonly string[], others: readonly string[] = [],
+): Promise<void> {
+  if (!datasource) return;
+  await dropSyncedRoles(service, datasource, others);
+  for (const statement of teardown) await datasource.query(statement, []);
+  await datasource.close();
+}

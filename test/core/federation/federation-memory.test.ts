@@ -13,7 +13,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { BACKENDS, skippedHere, type Backend } from '../../support/backends.js';
-import { dropSyncedRoles } from '../../support/synced-roles.js';
+import { releaseDatasource } from '../../support/synced-roles.js';
 import { spawnService, type SpawnedService } from '../../support/spawned-service.js';
 import { ANALYST_TOKEN, demoConfig } from '../../support/test-service.js';
 
@@ -98,16 +98,8 @@ if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
 
   test.after(async ({ pg, my, service }) => {
     await service?.stop();
-    if (pg) {
-      await dropSyncedRoles(undefined, pg, ['vdb_fedmem_v1_analyst']);
-      for (const statement of PG_TEARDOWN) await pg.query(statement, []);
-      await pg.close();
-    }
-    if (my) {
-      await dropSyncedRoles(undefined, my, ['vdb_fedmem_v1_analyst']);
-      for (const statement of MY_TEARDOWN) await my.query(statement, []);
-      await my.close();
-    }
+    await releaseDatasource(undefined, pg, PG_TEARDOWN, ['vdb_fedmem_v1_analyst']);
+    await releaseDatasource(undefined, my, MY_TEARDOWN, ['vdb_fedmem_v1_analyst']);
   });
 
   const perform = async (service: SpawnedService, name: string) => {

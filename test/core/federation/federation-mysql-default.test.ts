@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { BACKENDS, skippedHere, type Backend } from '../../support/backends.js';
-import { dropSyncedRoles } from '../../support/synced-roles.js';
+import { releaseDatasource } from '../../support/synced-roles.js';
 import { pgClient } from '../../support/sql-clients.js';
 import { ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
 
@@ -81,16 +81,8 @@ if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
 
   test.after(async ({ pg, my, service }) => {
     await service?.close();
-    if (pg) {
-      await dropSyncedRoles(service, pg);
-      for (const statement of PG_TEARDOWN) await pg.query(statement, []);
-      await pg.close();
-    }
-    if (my) {
-      await dropSyncedRoles(service, my);
-      for (const statement of MY_TEARDOWN) await my.query(statement, []);
-      await my.close();
-    }
+    await releaseDatasource(service, pg, PG_TEARDOWN);
+    await releaseDatasource(service, my, MY_TEARDOWN);
   });
 
   const perform = async (service: TestService, name: string) => {

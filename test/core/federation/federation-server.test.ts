@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { BACKENDS, skippedHere, type Backend } from '../../support/backends.js';
 import { samplesOf, sampleValue } from '../../support/prometheus-text.js';
-import { dropSyncedRoles } from '../../support/synced-roles.js';
+import { releaseDatasource } from '../../support/synced-roles.js';
 import { pgClient } from '../../support/sql-clients.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
 
@@ -145,16 +145,8 @@ if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
 
   test.after(async ({ pg, my, service }) => {
     await service?.close();
-    if (pg) {
-      await dropSyncedRoles(service, pg);
-      for (const statement of PG_TEARDOWN) await pg.query(statement, []);
-      await pg.close();
-    }
-    if (my) {
-      await dropSyncedRoles(service, my);
-      for (const statement of MY_TEARDOWN) await my.query(statement, []);
-      await my.close();
-    }
+    await releaseDatasource(service, pg, PG_TEARDOWN);
+    await releaseDatasource(service, my, MY_TEARDOWN);
   });
 
   test('a join and aggregation over both answers what PostgreSQL would: numeric sums, bigint counts, NULL region last', async ({ service }) => {

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { BACKENDS, skippedHere, type Backend } from '../../support/backends.js';
 import { sha256Of } from '../../support/semantic-test-support.js';
-import { dropSyncedRoles } from '../../support/synced-roles.js';
+import { releaseDatasource } from '../../support/synced-roles.js';
 import { ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
 
 const postgres = BACKENDS.find((backend) => backend.name === 'postgres') as Backend;
@@ -158,16 +158,8 @@ if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
 
   test.after(async ({ pg, my, service }) => {
     await service?.close();
-    if (pg) {
-      await dropSyncedRoles(service, pg);
-      await pg.query('drop schema if exists fedsem cascade', []);
-      await pg.close();
-    }
-    if (my) {
-      await dropSyncedRoles(service, my);
-      await my.query('drop table if exists fedsem_customers', []);
-      await my.close();
-    }
+    await releaseDatasource(service, pg, ['drop schema if exists fedsem cascade']);
+    await releaseDatasource(service, my, ['drop table if exists fedsem_customers']);
   });
 
   test('revenue by a MariaDB dataset\'s field: one PostgreSQL\'s answer (North and north apart)', async ({ service }) => {
