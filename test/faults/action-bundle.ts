@@ -49,6 +49,24 @@ export function actionBundleFiles(datasource: Record<string, unknown>, schema: s
       entity: ${schema}.crash_shipments
       valueAssignments: [{ field: order_id, value: {{ id }}, dataType: integer }]
 `;
+  // an order whose wait reads it back once it is ready (`ready`: its value, or the request's field)
+  const order = (ready: string) => `  - name: order
+    type: insert
+    entity: ${schema}.crash_orders
+    valueAssignments:
+      - { field: id, value: {{ id }}, dataType: integer }
+      - { field: item, value: {{ item }}, dataType: string }
+      - { field: ready, value: ${ready}, dataType: integer }
+    waitUntilEffective:
+      maxSeconds: 4
+      checkEverySeconds: 1
+      byGetting:
+        fields: [id]
+        usingFilterFieldValuePairs: { id: {{ id }}, ready: 1 }
+    rollback:
+      type: delete
+      filters: [{ field: id, operation: EQUAL, value: {{ id }} }]
+`;
   const config = {
     instanceId,
     server: { host: '127.0.0.1', port: 0, requestTimeoutMs: 5_000 },
@@ -123,23 +141,7 @@ operations:
       type: update
       valueAssignments: [{ field: qty, value: {{ oldQty }}, dataType: integer }]
       filters: [{ field: item, operation: EQUAL, value: {{ item }} }]
-  - name: order
-    type: insert
-    entity: ${schema}.crash_orders
-    valueAssignments:
-      - { field: id, value: {{ id }}, dataType: integer }
-      - { field: item, value: {{ item }}, dataType: string }
-      - { field: ready, value: {{ ready }}, dataType: integer }
-    waitUntilEffective:
-      maxSeconds: 4
-      checkEverySeconds: 1
-      byGetting:
-        fields: [id]
-        usingFilterFieldValuePairs: { id: {{ id }}, ready: 1 }
-    rollback:
-      type: delete
-      filters: [{ field: id, operation: EQUAL, value: {{ id }} }]
-  - name: ship
+${order('{{ ready }}')}  - name: ship
     type: insert
     entity: ${schema}.crash_shipments
     valueAssignments: [{ field: order_id, value: {{ id }}, dataType: integer }]
@@ -162,23 +164,7 @@ ${brokenReserve}  - name: ship
 ${header}needed:
   fields: [id, item]
 operations:
-${brokenReserve}  - name: order
-    type: insert
-    entity: ${schema}.crash_orders
-    valueAssignments:
-      - { field: id, value: {{ id }}, dataType: integer }
-      - { field: item, value: {{ item }}, dataType: string }
-      - { field: ready, value: 0, dataType: integer }
-    waitUntilEffective:
-      maxSeconds: 4
-      checkEverySeconds: 1
-      byGetting:
-        fields: [id]
-        usingFilterFieldValuePairs: { id: {{ id }}, ready: 1 }
-    rollback:
-      type: delete
-      filters: [{ field: id, operation: EQUAL, value: {{ id }} }]
-`,
+${brokenReserve}${order('0')}`,
   };
   return { config, files };
 }
