@@ -3,11 +3,11 @@ import type { DependencyContainer } from 'tsyringe';
 import type { ServiceConfig } from '../config/config-types.js';
 import { coreTokens } from '../service-tokens.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
-import type { ExpressionDialect } from '../plugin-api/semantic-provider.js';
 import type { SqlDialect } from '../plugin-api/sql-dialect.js';
 import { SemanticRegistry } from './semantic-registry.js';
 import type { VdbActivation } from './semantic-types.js';
 import { activateVdb } from './vdb-activation.js';
+import { federationDialectOf, postgresqlTextOf } from '../vdb/vdb-handles.js';
 
 /** The activation a process does at startup; there is no reload (docs/semantic.md). */
 const STARTUP_GENERATION = 1;
@@ -34,18 +34,14 @@ export async function activateSemantics(
     if (!dialect) throw new Error(`datasource ${name} is not open`);
     return dialect;
   };
-  // as the VDB's handle chooses it: the default datasource's dialect where its text is PostgreSQL's, else an installed one whose is
-  const postgresqlText = [...container.resolve(coreTokens.extensions).sqlDialects.values()].find((dialect) => dialect.capabilities.postgresqlText === true);
-  const federationDialectOf = (vdb: VirtualDatabase): ExpressionDialect | undefined => {
-    const own = dialectOf(vdb.datasource);
-    return own.capabilities.postgresqlText === true ? own : postgresqlText;
-  };
+  // as the VDB's handle chooses it
+  const postgresqlText = postgresqlTextOf(container.resolve(coreTokens.extensions).sqlDialects.values());
   const activations = await Promise.all(vdbs.map((vdb) => activateVdb(vdb, {
     descriptors: config.descriptors,
     provider: (id) => providers.get(id),
     defaultPolicy: config.semantic.activationFailurePolicy,
     dialectOf,
-    federationDialectOf,
+    federationDialectOf: (vdb: VirtualDatabase) => federationDialectOf(dialectOf(vdb.datasource), postgresqlText),
     databaseOf: (name) => databaseNameOf(config.datasources[name]?.connection),
     generation: STARTUP_GENERATION,
   })));

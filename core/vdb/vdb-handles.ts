@@ -60,7 +60,7 @@ export class VdbHandles {
   ): Promise<VdbHandles> {
     const names = new Set(vdbs.list().flatMap((vdb) => [vdb.datasource, ...vdb.schemas.map((schema) => schema.datasource)]));
     const entries = await Promise.all([...names].map(async (name) => [name, await open(name)] as const));
-    return new VdbHandles(vdbs, new Map(entries), sqlBounds, federation, dialects.find((dialect) => dialect.capabilities.postgresqlText === true));
+    return new VdbHandles(vdbs, new Map(entries), sqlBounds, federation, postgresqlTextOf(dialects));
   }
 
   /** The VDB's handle, or why there is none (a sentence for a definition problem). */
@@ -92,6 +92,19 @@ export class VdbHandles {
   }
 }
 
+/** The installed dialect whose text is PostgreSQL's (`capabilities.postgresqlText`), if any. */
+export function postgresqlTextOf(installed: Iterable<SqlDialect>): SqlDialect | undefined {
+  return [...installed].find((dialect) => dialect.capabilities.postgresqlText === true);
+}
+
+/**
+ * The dialect a statement over several datasources of a VDB is written in: its default datasource's `own`
+ * where that is PostgreSQL's text, else `postgresqlText` (undefined: none is installed).
+ */
+export function federationDialectOf(own: SqlDialect, postgresqlText: SqlDialect | undefined): SqlDialect | undefined {
+  return own.capabilities.postgresqlText === true ? own : postgresqlText;
+}
+
 function openHandle(
   vdb: VirtualDatabase, sqlBounds: SqlConfig, federation: FederationConfig, postgresqlText: SqlDialect | undefined, datasourceNamed: (name: string) => Datasource,
 ): VdbHandle {
@@ -109,7 +122,7 @@ function openHandle(
     vdb,
     datasource,
     dialect: datasource.dialect,
-    federationDialect: datasource.dialect.capabilities.postgresqlText === true ? datasource.dialect : postgresqlText ?? datasource.dialect,
+    federationDialect: federationDialectOf(datasource.dialect, postgresqlText) ?? datasource.dialect,
     datasourceOf: (relation) => datasourceNamed(relation.datasource),
     datasourceFor: (relations) => {
       const names = new Set(relations.map((relation) => relation.datasource));
