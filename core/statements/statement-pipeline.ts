@@ -70,7 +70,8 @@ export interface Authorization {
 export interface AuthorizedRun extends Authorization {
   readonly sql: string;
   readonly bindings: readonly unknown[];
-  readonly federated?: { readonly plan: FederatedPlan; readonly handle: VdbHandle };
+  /** The plan over several datasources, made for the text and values `plannedFor` (the statement's, unless a door bound others since). */
+  readonly federated?: { readonly plan: FederatedPlan; readonly handle: VdbHandle; readonly plannedFor: { readonly sql: string; readonly bindings: readonly unknown[] } };
 }
 
 /** How a route runs a caller's statements: its mode and its bounds. */
@@ -115,7 +116,7 @@ export async function authorizeStatement(rendered: RenderedStatement): Promise<A
   const counted = DatasourceRuntime.over(handle.datasource);
   try {
     const plan = await cachedPlan(handle, sql, bindings, facts.relations);
-    return { vdb: handle.vdb, grants, readOnly, facts, datasource: counted, sql, bindings, federated: { plan, handle } };
+    return { vdb: handle.vdb, grants, readOnly, facts, datasource: counted, sql, bindings, federated: { plan, handle, plannedFor: { sql, bindings } } };
   } catch (error) {
     counted.federated('denied');
     throw error;
@@ -161,10 +162,11 @@ export function runAuthorized(authorized: AuthorizedRun, bounds: CallerBounds, o
   const { vdb, grants, readOnly, datasource, sql, bindings, federated } = authorized;
   if (federated !== undefined) {
     // every pushed statement only reads, whatever the route: the plan is of a SELECT
-    const { handle } = federated;
+    const { handle, plan, plannedFor } = federated;
     const context = { vdb, grants, config: handle.federation, counted: datasource };
-    // the plan for these values' types (a prepared statement of the SQL door binds other values than it was authorized with): a cache hit when they are the same
-    return cachedPlan(handle, sql, bindings, authorized.facts.relations).then((plan) => runFederated(plan, bindings, context, bounds, options));
+    if (bindings === plannedFor.bindings && sql === plannedFor.sql) return runFederated(plan, bindings, context, bounds, options);
+    // other values than it was authorized with (a prepared statement of the SQL door): the plan for their types, a cache hit when they are the same
+    return cachedPlan(handle, sql, bindings, authorized.facts.relations).then((again) => runFederated(again, bindings, context, bounds, options));
   }
   const { timeoutMs, maxRowBytes, signal } = bounds;
   const executor = datasource.forCaller(callerScope(datasource.dialect, vdb, grants, readOnly), { timeoutMs, maxRowBytes, signal });
