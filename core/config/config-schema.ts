@@ -122,6 +122,7 @@ export const configSchema = {
       description: 'statements over several datasources of a VDB (docs/federation.md)',
       properties: {
         semiJoinMaxKeys: { type: 'integer', minimum: 0, default: 10000 },
+        shipMaxRows: { type: 'integer', minimum: 0, default: 250000 },
         maxSourceRows: { type: 'integer', minimum: 1, default: 1000000 },
         memoryLimit: { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?\\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$', default: '512MB' },
       },

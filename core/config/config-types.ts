@@ -64,6 +64,8 @@ export interface ObserveConfig {
 export interface FederationConfig {
   /** Where one side of a cross-source equi-join has at most this many distinct keys, they are bound into the other side's statement. */
   semiJoinMaxKeys: number;
+  /** Where the other sources' reads are at most this many rows, they are sent to the source with the most to read, which answers the statement; 0: never. */
+  shipMaxRows: number;
   /** The most rows one pushed statement may read; over it 422 `result_too_large`. */
   maxSourceRows: number;
   /** The engine's memory limit, as DuckDB reads it (`512MB`, `1GiB`). */

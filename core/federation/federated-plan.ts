@@ -4,7 +4,7 @@
  * used, the predicates on that relation alone that the source evaluates as PostgreSQL would, and, when the
  * other side of an equi-join is selective, that side's keys), the rest written for the engine.
  */
-import { loadModule, parseSync } from 'libpg-query';
+import { loadModule, parseSync, scanSync } from 'libpg-query';
 import type { CatalogColumn } from '../plugin-api/catalog.js';
 import { InputError, messageOf } from '../plugin-api/errors.js';
 import type { Datasource } from '../plugin-api/sql-dialect.js';
@@ -12,6 +12,7 @@ import type { VdbRelation } from '../plugin-api/vdb.js';
 import { withServerPlaceholders } from '../sql-grammar/server-placeholders.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
 import { engineSql, outputName, unsupported, type EngineTable, type EngineType } from './engine-sql.js';
+import { planShipping, type Shipping } from './shipping.js';
 
 type PgObject = { [field: string]: unknown };
 
@@ -97,6 +98,8 @@ export interface FederatedPlan {
   readonly quotients: readonly number[];
   /** The statement was `EXPLAIN <query>`: its answer is the plan (`explainFederated`), nothing runs. */
   readonly explain: boolean;
+  /** Where the other scans' rows may be sent to one source, which then answers the whole statement (shipping.ts). */
+  readonly shipping?: Shipping;
 }
 
 /** The name of the engine column that stands for a row when a relation's columns are not read. */
@@ -161,7 +164,25 @@ export async function planFederated(
   // the engine's statement is renumbered: its `$n` is the request's value at parameters[n - 1]
   const pushed = pushdown(select, scans, { values: bindings, position: (number) => parameters[number - 1] as number }, lookup);
   const quotients = engine.outputs.flatMap((output, index) => (output.quotient ? [index] : []));
-  return { scans: pushed, engineSql: engine.sql, parameters, quotients, explain };
+  const shipping = handle.federation.shipMaxRows > 0 ? shippingOf(handle, text, explain ? undefined : statement, base, pushed) : undefined;
+  return { scans: pushed, engineSql: engine.sql, parameters, quotients, explain, ...(shipping && { shipping }) };
+}
+
+/** The plan's shipping (shipping.ts), planned on the query itself where the statement is its EXPLAIN. */
+function shippingOf(handle: VdbHandle, text: string, root: PgObject | undefined, base: readonly SourceScan[], scans: readonly SourceScan[]): Shipping | undefined {
+  let query = text;
+  if (root === undefined) {
+    const [, first] = scanSync(text).tokens;
+    if (first === undefined) return undefined;
+    query = Buffer.from(text, 'utf8').subarray(first.start).toString('utf8');
+  }
+  const parsed = root ?? ((parseSync(query).stmts?.[0] as PgObject | undefined)?.stmt as PgObject | undefined);
+  if (parsed === undefined) return undefined;
+  const shippingScans = scans.map((scan) => ({
+    relation: scan.relation, datasource: scan.datasource, columns: scan.columns, engineTypes: scan.engineTypes,
+    fragment: scan.fragment !== undefined, small: scan.small === true, dependent: scan.dependent !== undefined,
+  }));
+  return planShipping(query, parsed, shippingScans, handle.datasource.name, (schema, name) => findScan(base, schema, name)?.relation);
 }
 
 /** The pushed statement of a scan, as it runs with the request's `values`: the predicates and, for a dependent scan, its keys. */
@@ -219,7 +240,10 @@ export function engineTypeOf(column: CatalogColumn, relation: VdbRelation): { ty
 export const UNCONSTRAINED_SCALE = 12;
 
 /** The explain answer of a federated plan: each source's statement, bound values elided, and the engine's. */
-export function explainFederated(plan: FederatedPlan): { sources: { datasource: string; sql: string; dependentOn?: string }[]; engine: { sql: string } } {
+export function explainFederated(plan: FederatedPlan): {
+  sources: { datasource: string; sql: string; dependentOn?: string }[]; engine: { sql: string }; shipping?: { datasource: string; sql: string; shipped: string[] };
+} {
+  const { shipping } = plan;
   return {
     sources: plan.scans.map((scan) => {
       const { sql } = sourceStatement(scan, [], scan.dependent === undefined ? undefined : [null]);
@@ -227,6 +251,12 @@ export function explainFederated(plan: FederatedPlan): { sources: { datasource: 
       return { datasource: scan.relation.datasource, sql, ...(driver && { dependentOn: driver.relation.datasource }) };
     }),
     engine: { sql: plan.engineSql },
+    ...(shipping && {
+      shipping: {
+        datasource: shipping.datasource.name, sql: shipping.sql,
+        shipped: shipping.shipped.map((index) => `${plan.scans[index]?.relation.datasource}: ${plan.scans[index]?.relation.schema}.${plan.scans[index]?.relation.name}`),
+      },
+    }),
   };
 }
 

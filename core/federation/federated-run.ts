@@ -19,6 +19,7 @@ import { failureOutcome } from '../sql/statement-outcome.js';
 import { encodeValue } from '../sql/value-encoding.js';
 import { engineIdentifier, postgresDivide, unsupported } from './engine-sql.js';
 import { engineTypeOf, explainFederated, ROW_MARK_COLUMN, sourceStatement, UNCONSTRAINED_SCALE, type FederatedPlan, type SourceScan } from './federated-plan.js';
+import type { Shipping } from './shipping.js';
 import { batchBytes, splitLimit, transitBudget, type TransitBudget } from './transit-budget.js';
 
 /** Who runs a plan, and how. */
@@ -117,6 +118,14 @@ export async function runFederated(
   let held: { instance: DuckDBInstance; connection: DuckDBConnection } | undefined;
   let answered = false;
   try {
+    if (plan.shipping !== undefined) {
+      const shipped = await runShipped(plan, plan.shipping, values, context, bounds, controller.signal, options, started);
+      if (shipped !== undefined) {
+        context.counted.federated('ok');
+        answered = true;
+        return shipped;
+      }
+    }
     const instance = await engine(context.config.memoryLimit);
     held = { instance, connection: await takeConnection(instance) };
     const open = held.connection;
@@ -157,6 +166,89 @@ export async function runFederated(
     if (held !== undefined) await giveBack(held.instance, held.connection, plan, answered && !controller.signal.aborted);
   }
 }
+
+/**
+ * Shipping (shipping.ts): the scans it sends are read, each in one statement of at most
+ * `federation.shipMaxRows` rows, all within a quarter of the transit budget, held until the receiving
+ * source is done (half for the rows, half for their text as bound arrays); then that source answers the
+ * statement as the caller. Undefined, nothing answered, where a read is more than that or the source does
+ * not compare text byte-wise: the engine answers instead, reading again.
+ */
+async function runShipped(
+  plan: FederatedPlan, shipping: Shipping, values: readonly unknown[], context: FederatedRunContext, bounds: CallerBounds,
+  signal: AbortSignal, options: QueryOptions | undefined, started: number,
+): Promise<QueryResult | undefined> {
+  const receiving = DatasourceRuntime.over(shipping.datasource);
+  const receiver = receiving.forCaller(callerScope(receiving.dialect, context.vdb, context.grants, true), { ...bounds, signal });
+  const budget = transitBudget(context.config.memoryLimit);
+  const reserved = await budget.reserve(budget.capacity / 4, signal);
+  try {
+    const rowBytes = Math.floor(reserved / 2 / shipping.shipped.length);
+    const limit = Math.min(context.config.shipMaxRows, context.config.maxSourceRows);
+    const [byteWise, ...reads] = await Promise.all([
+      comparesByteWise(shipping, plan, receiver),
+      ...shipping.shipped.map(async (index) => {
+        const scan = plan.scans[index] as SourceScan;
+        const runtime = DatasourceRuntime.over(scan.datasource);
+        const executor = runtime.forCaller(callerScope(runtime.dialect, context.vdb, context.grants, true), { ...bounds, signal });
+        const { sql, bindings } = sourceStatement(scan, values);
+        const result = await executor.query(sql, bindings, { maxRows: limit, maxBytes: rowBytes, signal });
+        runtime.rowsRead(result.rows.length);
+        return { index, result };
+      }),
+    ]);
+    if (!byteWise || reads.some(({ result }) => result.truncated)) return undefined;
+    const rows = new Map(reads.map(({ index, result }) => [index, result.rows]));
+    const bound = shipping.bindings.map((binding) => ('value' in binding
+      ? values[binding.value]
+      // a scan whose columns are not read sends one mark per row
+      : (rows.get(binding.scan) ?? []).map((row) => (binding.column === ROW_MARK_COLUMN ? 1 : row[binding.column] ?? null))));
+    const timeoutMs = Math.max(1, bounds.timeoutMs - (Date.now() - started));
+    const answer = receiving.forCaller(callerScope(receiving.dialect, context.vdb, context.grants, true), { ...bounds, timeoutMs, signal });
+    try {
+      const result = await answer.query(shipping.sql, bound, { ...(options?.maxRows !== undefined && { maxRows: options.maxRows }), ...(options?.maxBytes !== undefined && { maxBytes: options.maxBytes }), signal });
+      receiving.shipped();
+      return result;
+    } catch (error) {
+      // a statement the source cannot compile as sent (syntax, a name, a type): the engine answers, or refuses, as it would have
+      if (error instanceof StatementFailure && /^42/.test(error.code ?? '') && error.code !== '42501') return undefined;
+      throw error;
+    }
+  } finally {
+    budget.release(reserved);
+  }
+}
+
+/**
+ * Whether the receiving source compares text as collation "C" does wherever the statement's relations
+ * there compare it (its database's default, and their columns' own): else shipping would answer in its
+ * collation. Asked once per plan.
+ */
+const byteWiseAnswers = new WeakMap<Shipping, Promise<boolean>>();
+
+function comparesByteWise(shipping: Shipping, plan: FederatedPlan, receiver: Pick<CallerExecutor, 'query'>): Promise<boolean> {
+  let known = byteWiseAnswers.get(shipping);
+  if (known === undefined) {
+    const relations = plan.scans.filter((scan) => scan.datasource === shipping.datasource).map((scan) => `${engineIdentifier(scan.relation.schema)}.${engineIdentifier(scan.relation.name)}`);
+    known = receiver.query(BYTE_WISE_SQL, [relations]).then(
+      (result) => result.rows[0]?.byte_wise === true && (!shipping.classifies || result.rows[0]?.ascii === true),
+      () => false,
+    );
+    byteWiseAnswers.set(shipping, known);
+  }
+  return known;
+}
+
+/**
+ * `byte_wise`: the database orders text by its bytes (`C.UTF-8` orders by code point, which is UTF-8's byte
+ * order) and no column of the relations has a collation of its own (100 is a column's default, 950 "C",
+ * 951 "POSIX"); `ascii`: it also classifies characters as "C" does (`C.UTF-8` upper-cases `é`, "C" does not).
+ */
+const BYTE_WISE_SQL = `SELECT coalesce((SELECT d.datcollate IN ('C', 'POSIX', 'C.UTF-8', 'C.utf8') AND coalesce(pg_catalog.to_jsonb(d) ->> 'datlocprovider', 'c') = 'c'
+  FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database()), false)
+  AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
+    WHERE a.attrelid = ANY(?::pg_catalog.regclass[]) AND a.attnum > 0 AND NOT a.attisdropped AND a.attcollation NOT IN (0, 100, 950, 951)) AS byte_wise,
+  coalesce((SELECT d.datctype IN ('C', 'POSIX') FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database()), false) AS ascii`;
 
 /** The engine's table of a scan's rows. */
 function tableDefinition(scan: SourceScan): string {

@@ -46,6 +46,12 @@ export class ServiceMetrics implements StatementObserver, TaskObserver, ActionRu
     labelNames: ['datasource'] as const,
     registers: [this.prometheus],
   });
+  private readonly shippedPlans = new Counter({
+    name: 'vdb_federated_shipped_total',
+    help: 'Statements over several datasources one of them answered, the rows read from the others sent to it, by that datasource',
+    labelNames: ['datasource'] as const,
+    registers: [this.prometheus],
+  });
   /** By route pattern, method, then status. */
   private readonly requestSeries = new Map<string, Map<string, { duration: Histogram; byStatus: Map<number, Counter> }>>();
   /** By datasource, then outcome. */
@@ -182,6 +188,10 @@ export class ServiceMetrics implements StatementObserver, TaskObserver, ActionRu
 
   federatedPlan(outcome: StatementOutcome): void {
     this.federatedPlans.inc({ outcome });
+  }
+
+  shippedPlan(datasource: string): void {
+    this.shippedPlans.inc({ datasource });
   }
 
   private statementsOf(datasource: string): { duration?: Histogram; byOutcome: Map<StatementOutcome, Counter> } {

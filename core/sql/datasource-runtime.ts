@@ -140,6 +140,11 @@ export class DatasourceRuntime implements Datasource {
     this.observer?.sourceRows(this.label, rows);
   }
 
+  /** Counts a federated plan this datasource answered with the other sources' rows sent to it. */
+  shipped(): void {
+    this.observer?.shippedPlan(this.label);
+  }
+
   /** Counts a federated plan over this VDB's datasource by how it ended. */
   federated(outcome: StatementOutcome): void {
     this.observer?.federatedPlan(outcome);

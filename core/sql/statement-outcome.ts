@@ -18,6 +18,8 @@ export interface StatementObserver {
   sourceRows(datasource: string, rows: number): void;
   /** A federated plan ended: answered (`ok`), refused or failed (the outcome of its failure). */
   federatedPlan(outcome: StatementOutcome): void;
+  /** A federated plan was answered by the datasource, the other sources' rows sent to it (docs/federation.md#shipping-the-small-side). */
+  shippedPlan(datasource: string): void;
 }
 
 /**

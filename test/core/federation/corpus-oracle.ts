@@ -56,9 +56,9 @@ export async function dropDatabase(url: string, name: string): Promise<void> {
   await admin.query(`drop database if exists ${name} with (force)`).finally(() => admin.end());
 }
 
-/** The oracle on a database of a PostgreSQL server (created with collation C, filled by `setup`). */
-export async function serverOracle(url: string, setup: readonly string[]): Promise<Oracle> {
-  const at = await freshDatabase(url, 'fed_oracle', 'C');
+/** The oracle on a database `name` of a PostgreSQL server (created with collation C, filled by `setup`). */
+export async function serverOracle(url: string, setup: readonly string[], name = 'fed_oracle'): Promise<Oracle> {
+  const at = await freshDatabase(url, name, 'C');
   const client = textClient(at);
   await client.connect();
   for (const statement of setup) await client.query(statement);
@@ -66,7 +66,7 @@ export async function serverOracle(url: string, setup: readonly string[]): Promi
     run: (sql) => textAnswer(client, sql),
     close: async () => {
       await client.end();
-      await dropDatabase(url, 'fed_oracle');
+      await dropDatabase(url, name);
     },
   };
 }

@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { skippedHere } from '../../support/backends.js';
+import { samplesOf, sampleValue } from '../../support/prometheus-text.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ANALYST_TOKEN, demoConfig, projectRoot, startTestService, type TestService } from '../../support/test-service.js';
 import { canonicalValue, jsonValue, logicalOid, logicalTypeOf, TEXT_PARSERS, textAnswer, type Oracle, type TextAnswer } from './corpus-oracle.js';
@@ -41,6 +42,13 @@ export interface CorpusPair {
   shop: PairSide;
   /** The oracle, filled with `setup` (both schemas, PostgreSQL's types). */
   oracle(setup: readonly string[]): Promise<Oracle>;
+  /**
+   * The service's `federation` config. `shipMaxRows: 0`: every statement is answered by the engine; else
+   * the statements whose other side is read as few rows are answered by the PostgreSQL side (shipping),
+   * and at least `shipped` of them must be.
+   */
+  federation?: Record<string, unknown>;
+  shipped?: number;
 }
 
 /** The VDB the corpus runs on: each schema on its datasource; the analyst reads both. */
@@ -112,7 +120,9 @@ export function runCorpusSuite(pair: CorpusPair): void {
     await fill(context.crm, pair.crm.family, 'fed_crm');
     await fill(context.shop, pair.shop.family, 'fed_shop');
     context.service = await startTestService({
-      config: demoConfig({ descriptors: './bundle', datasources: { crm_db: pair.crm.config, shop_db: pair.shop.config }, sql: { enabled: true, port: 0 } }),
+      config: demoConfig({
+        descriptors: './bundle', datasources: { crm_db: pair.crm.config, shop_db: pair.shop.config }, sql: { enabled: true, port: 0 }, federation: pair.federation ?? {},
+      }),
       // a statement the plan may refuse is asked through the door only: as a definition it would stop startup
       files: { 'bundle/vdbs/fedshop.yaml': CORPUS_VDB, ...Object.fromEntries(CORPUS.filter((entry) => entry.refused === undefined).map(definition)) },
       datasources: { crm_db: context.crm, shop_db: context.shop },
@@ -173,6 +183,13 @@ export function runCorpusSuite(pair: CorpusPair): void {
       assert.equal(ordered ? rows : rows.sort(), ordered ? wanted : wanted.sort(), `${entry.id}: the rows`);
     });
   }
+
+  test(`${pair.shipped === undefined ? 'no statement was' : `at least ${pair.shipped} statements were`} answered by shipping the other side's rows`, async ({ service }) => {
+    const samples = samplesOf(await (await service.request('/observe/metrics')).text());
+    const shipped = sampleValue(samples, 'vdb_federated_shipped_total', { datasource: 'shop_db' });
+    if (pair.shipped === undefined) assert.is(shipped, 0);
+    else assert.ok(shipped >= pair.shipped, `${shipped} shipped`);
+  });
 
   test.run();
 }

@@ -5,7 +5,7 @@ import { runtimeOver } from '../../../core/sql/datasource-runtime.js';
 import { BACKENDS, forEachBackend, type Backend } from '../../support/backends.js';
 import { sharedPglite } from '../../support/shared-pglite.js';
 import { dropDatabase, freshDatabase, pgliteOracle, serverOracle } from './corpus-oracle.js';
-import { runCorpusSuite, type PairSide } from './corpus-suite.js';
+import { runCorpusSuite, type CorpusPair, type PairSide } from './corpus-suite.js';
 
 const postgresServer = BACKENDS.find((backend) => backend.name === 'postgres') as Backend;
 
@@ -43,17 +43,26 @@ function secondPostgresSide(): PairSide {
 
 const serverOracleOf = (setup: readonly string[]) => serverOracle(postgresServer.url ?? '', setup);
 
+/**
+ * A pair's corpus twice: with shipping (docs/federation.md#shipping-the-small-side), where at least `shipped`
+ * statements are answered by the PostgreSQL side with the other side's rows, and with the engine alone.
+ */
+function inBothWays(pair: CorpusPair, shipped: number): void {
+  runCorpusSuite({ ...pair, name: `${pair.name}, shipping`, shipped });
+  runCorpusSuite({ ...pair, name: `${pair.name}, the engine alone`, federation: { shipMaxRows: 0 } });
+}
+
 // Each backend's job runs the pairs it completes: PGlite alone (on any machine), PGlite or a second database
 // with the PostgreSQL server, the MariaDB server with the PostgreSQL server.
 forEachBackend((backend) => {
   if (backend.name === 'pglite') {
-    runCorpusSuite({ name: 'PGlite + PGlite', crm: sharedPgliteSide, shop: ownPgliteSide, oracle: pgliteOracle });
+    inBothWays({ name: 'PGlite + PGlite', crm: sharedPgliteSide, shop: ownPgliteSide, oracle: pgliteOracle }, 130);
   } else if (backend.name === 'postgres') {
-    runCorpusSuite({ name: 'PGlite + PostgreSQL', skip: backend.skip, crm: sharedPgliteSide, shop: serverSide(backend, 'shop_db'), oracle: serverOracleOf });
-    runCorpusSuite({ name: 'two PostgreSQL databases', skip: backend.skip, crm: secondPostgresSide(), shop: serverSide(backend, 'shop_db'), oracle: serverOracleOf });
+    inBothWays({ name: 'PGlite + PostgreSQL', skip: backend.skip, crm: sharedPgliteSide, shop: serverSide(backend, 'shop_db'), oracle: serverOracleOf }, 130);
+    inBothWays({ name: 'two PostgreSQL databases', skip: backend.skip, crm: secondPostgresSide(), shop: serverSide(backend, 'shop_db'), oracle: serverOracleOf }, 130);
   } else {
-    runCorpusSuite({
+    inBothWays({
       name: 'MariaDB + PostgreSQL', skip: backend.skip ?? postgresServer.skip, crm: serverSide(backend, 'crm_db'), shop: serverSide(postgresServer, 'shop_db'), oracle: serverOracleOf,
-    });
+    }, 130);
   }
 });

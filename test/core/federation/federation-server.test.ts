@@ -135,7 +135,8 @@ if (!skippedHere(test, postgres) && !skippedHere(test, mysql)) {
       auth: { ...(demo['auth'] as object), tokens: [...tokens, { token: AUDITOR_TOKEN, subject: 'auditor', roles: ['auditor'] }] },
       datasources: { sales_db: postgres.datasourceConfig, crm_db: mysql.datasourceConfig },
       server: { host: '127.0.0.1', port: 0, requestTimeoutMs: 15_000 },
-      federation: { maxSourceRows: MAX_SOURCE_ROWS },
+      // the engine's plan, caps and reads (shipping, which these small reads would take, has federation-shipping.test.ts)
+      federation: { maxSourceRows: MAX_SOURCE_ROWS, shipMaxRows: 0 },
       sql: { enabled: true, port: 0 },
       capabilities: [{ name: 'answer' }],
     };

@@ -49,6 +49,8 @@ class Recorder implements StatementObserver {
   sourceRows(): void {}
 
   federatedPlan(): void {}
+
+  shippedPlan(): void {}
 }
 
 const observed = suite<{ recorder: Recorder; datasource: Datasource }>('observeStatements: every statement of a service, with its outcome');

@@ -1,0 +1,210 @@
+// test-lane: postgres-server
+/**
+ * Shipping the small side (docs/federation.md#shipping-the-small-side) through the real service, over two
+ * databases of the PostgreSQL server: the rows read from one are sent to the other as bound arrays, which
+ * answers the statement as the caller; the engine answers where they are more than
+ * `federation.shipMaxRows`, or where the receiving database would compare or classify text otherwise than
+ * collation "C". Every answer is compared with the same statement on one database (collation "C") holding
+ * both schemas.
+ */
+import pg from 'pg';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
+import { BACKENDS, skippedHere, type Backend } from '../../support/backends.js';
+import { samplesOf, sampleValue } from '../../support/prometheus-text.js';
+import { dropSyncedRoles } from '../../support/synced-roles.js';
+import { ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
+import { dropDatabase, freshDatabase, serverOracle, TEXT_PARSERS, type Oracle } from './corpus-oracle.js';
+import { shopSetup } from './shop-data.js';
+
+const postgres = BACKENDS.find((backend) => backend.name === 'postgres') as Backend;
+
+const VDB = `
+name: fedship
+version: "1"
+datasource: shop_db
+schemas:
+  - { name: fed_crm, datasource: crm_db }
+  - { name: fed_shop }
+dataRoles:
+  - name: analyst
+    grants:
+      - { resource: fed_crm, allow: [select] }
+      - { resource: fed_shop, allow: [select] }
+`;
+
+/** Beside the corpus's shop: who runs a statement on each side, a slow view, and names in a collation of their own. */
+const EXTRA = {
+  crm: ['create view fed_crm.whoami as select current_user::text as crm_who'],
+  shop: [
+    'create view fed_shop.whoami as select current_user::text as shop_who',
+    'create view fed_shop.slow as select 1 as x from pg_sleep(20)',
+    `create table fed_shop.labels (customer_id integer, label text collate "und-x-icu")`,
+    `insert into fed_shop.labels values (1, 'b'), (2, 'B'), (3, 'a'), (4, 'A'), (7, 'é')`,
+  ],
+};
+const SHIP_MAX_ROWS = 8;
+
+interface Plan {
+  shipping?: { datasource: string; sql: string; shipped: string[] };
+}
+
+interface Context {
+  crmUrl: string;
+  shopUrl: string;
+  crm: Datasource;
+  shop: Datasource;
+  service: TestService;
+  door: pg.Client;
+  oracle: Oracle;
+}
+
+async function shippedCount(service: TestService): Promise<number> {
+  return sampleValue(samplesOf(await (await service.request('/observe/metrics')).text()), 'vdb_federated_shipped_total', { datasource: 'shop_db' });
+}
+
+/** Decimals in their canonical form: the door sends `50` for PostgreSQL's `50.00` (docs/sql.md#types). */
+const canonical = (rows: readonly (readonly unknown[])[]) => rows.map((row) => row.map((value) => (typeof value === 'string' && /^-?\d+\.\d+$/.test(value) ? value.replace(/\.?0+$/, '') : value)));
+
+/** The door's answer to `sql` (values as text), whether shipping answered it, and the oracle's answer. */
+async function asked(context: Context, sql: string, values: unknown[] = [], withOracle = values.length === 0): Promise<{ rows: unknown[][]; shipped: boolean; expected: unknown[][] }> {
+  const before = await shippedCount(context.service);
+  const result = await context.door.query({ text: sql, values, rowMode: 'array' });
+  const shipped = await shippedCount(context.service) > before;
+  const oracle = withOracle ? await context.oracle.run(sql) : undefined;
+  return { rows: canonical(result.rows as unknown[][]), shipped, expected: canonical(oracle?.rows ?? []) };
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const test = suite<Context>('federation: shipping the small side (two PostgreSQL databases)');
+
+if (!skippedHere(test, postgres)) {
+  const url = postgres.url ?? '';
+  test.before(async (context) => {
+    // databases of their own: the corpus's suites use these schema names in the test database, maybe at the same time
+    context.crmUrl = await freshDatabase(url, 'fed_ship_crm');
+    context.shopUrl = await freshDatabase(url, 'fed_ship_shop');
+    context.crm = await postgres.open('crm_db', context.crmUrl);
+    context.shop = await postgres.open('shop_db', context.shopUrl);
+    for (const statement of [...shopSetup('postgres', 'fed_crm'), ...EXTRA.crm]) await context.crm.query(statement, []);
+    for (const statement of [...shopSetup('postgres', 'fed_shop'), ...EXTRA.shop]) await context.shop.query(statement, []);
+    context.oracle = await serverOracle(url, [...shopSetup('postgres', 'fed_crm'), ...shopSetup('postgres', 'fed_shop'), 'create table fed_shop.labels (customer_id integer, label text)', EXTRA.shop[3] as string], 'fed_ship_oracle');
+    context.service = await startTestService({
+      config: demoConfig({
+        descriptors: './bundle', sql: { enabled: true, port: 0 }, server: { host: '127.0.0.1', port: 0, requestTimeoutMs: 15_000 },
+        datasources: {
+          crm_db: { ...postgres.datasourceConfig, connection: { connectionString: context.crmUrl } },
+          shop_db: { ...postgres.datasourceConfig, connection: { connectionString: context.shopUrl } },
+        },
+        federation: { shipMaxRows: SHIP_MAX_ROWS },
+      }),
+      files: {
+        'bundle/vdbs/fedship.yaml': VDB,
+        'bundle/queries/ship_slow.yaml': '---\ntype: sqlDirect\nvirtualDatabase: fedship\nquery: select s.x, c.name from fed_shop.slow s join fed_crm.customers c on c.id = s.x where c.id = 1\n',
+      },
+      datasources: { crm_db: context.crm, shop_db: context.shop },
+    });
+    const { port } = context.service.sqlAddress as { port: number };
+    context.door = new pg.Client({ host: '127.0.0.1', port, database: 'fedship@1', user: 'tester', password: ANALYST_TOKEN, types: TEXT_PARSERS });
+    await context.door.connect();
+  });
+
+  test.after(async ({ door, service, crm, shop, oracle }) => {
+    await door?.end();
+    await service?.close();
+    await crm?.close();
+    await dropDatabase(url, 'fed_ship_crm');
+    // the synced roles go once they own nothing in either database
+    await shop?.query('drop schema if exists fed_shop cascade', []);
+    if (shop) await dropSyncedRoles(service, shop);
+    await shop?.close();
+    await dropDatabase(url, 'fed_ship_shop');
+    await oracle?.close();
+  });
+
+  test('explain names the receiving source and its statement: the customers sent as one bound array per column read', async ({ door }) => {
+    const result = await door.query(`explain select o.id, c.name from fed_shop.orders o join fed_crm.customers c on c.id = o.customer_id where c.email = 'ben@x.org'`);
+    const plan = JSON.parse(String(result.rows[0]?.['QUERY PLAN'])) as Plan;
+    assert.is(plan.shipping?.datasource, 'shop_db');
+    assert.equal(plan.shipping?.shipped, ['crm_db: fed_crm.customers']);
+    assert.match(String(plan.shipping?.sql), /join \(SELECT \* FROM unnest\(\?::integer\[\], \?::character varying\(40\)\[\], \?::character varying\(80\)\[\]\) AS vdb_shipped\("id", "name", "email"\)\) c on/);
+  });
+
+  test('a selective join is answered by the receiving source, as the oracle answers it', async (context) => {
+    const answer = await asked(context, `select o.id, o.total, c.name from fed_shop.orders o join fed_crm.customers c on c.id = o.customer_id where c.email = 'ben@x.org' order by o.id`);
+    assert.ok(answer.shipped, 'answered by shipping');
+    assert.ok(answer.rows.length > 0);
+    assert.equal(answer.rows, answer.expected);
+  });
+
+  test('bound values keep their places around the sent arrays; a `?` in a literal, a comment and a name stays a character', async (context) => {
+    const sql = `select o.id, c.name, '?' as mark /* is it? */, 'é?' as accent from fed_crm.customers c -- who?
+      join fed_shop.orders o on o.customer_id = c.id where c.tier = $1 and o.id > $2 and c.name <> $3 order by o.id`;
+    const answer = await asked(context, sql, [2, 3, 'nobody?']);
+    assert.ok(answer.shipped, 'answered by shipping');
+    const expected = await context.oracle.run(sql.replace('$1', '2').replace('$2', '3').replace('$3', `'nobody?'`));
+    assert.equal(answer.rows, canonical(expected.rows));
+    assert.ok(answer.rows.every((row) => row[2] === '?' && row[3] === 'é?'));
+  });
+
+  test('a relation named twice, without an alias, and quoted is sent once, under the names the statement reads', async (context) => {
+    const sql = `select "regions".code, (select count(*) from fed_crm.regions other where other.name < "regions".name) as before, o.id as order_id
+      from "fed_crm"."regions" join fed_shop.orders o on o.ship_region = "regions".code order by 1, 3`;
+    const answer = await asked(context, sql);
+    assert.ok(answer.shipped, 'answered by shipping');
+    assert.equal(answer.rows, answer.expected);
+  });
+
+  test('each statement runs as the caller\'s database role: the read on the sending source and the answer on the receiving one', async (context) => {
+    const answer = await asked(context, 'select s.shop_who, c.crm_who from fed_shop.whoami s cross join fed_crm.whoami c', [], false);
+    assert.ok(answer.shipped, 'answered by shipping');
+    assert.equal(answer.rows, [['vdb_fedship_v1_analyst', 'vdb_fedship_v1_analyst']]);
+  });
+
+  test(`more than federation.shipMaxRows (${SHIP_MAX_ROWS}) rows to send: the engine answers, the same rows`, async (context) => {
+    const answer = await asked(context, 'select c.region, count(o.id) as orders from fed_crm.customers c left join fed_shop.orders o on o.customer_id = c.id group by c.region order by c.region nulls first');
+    assert.not.ok(answer.shipped, 'answered by the engine');
+    assert.equal(answer.rows, answer.expected);
+  });
+
+  test('a receiving column in a collation of its own (ICU): the engine answers, ordered by the bytes', async (context) => {
+    const answer = await asked(context, `select l.label, c.id from fed_shop.labels l join fed_crm.customers c on c.id = l.customer_id where c.tier is not null order by l.label, c.id`);
+    assert.not.ok(answer.shipped, 'answered by the engine');
+    assert.equal(answer.rows, answer.expected);
+    assert.equal(answer.rows.map((row) => row[0]), ['A', 'B', 'b', 'é']);
+  });
+
+  test('case mapping where the receiving database classifies characters otherwise than "C" answers as "C" does', async (context) => {
+    const ctype = String((await context.shop.query('select datctype from pg_database where datname = current_database()', [])).rows[0]?.['datctype']);
+    const answer = await asked(context, `select c.id, upper(c.name) as shouted from fed_crm.customers c join fed_shop.orders o on o.customer_id = c.id where c.id in (7, 11) order by c.id, o.id`);
+    assert.equal(answer.rows, answer.expected);
+    if (ctype !== 'C' && ctype !== 'POSIX') assert.not.ok(answer.shipped, `datctype ${ctype}: answered by the engine`);
+  });
+
+  test('a client that goes away cancels the receiving statement on its server', async (context) => {
+    const running = async () => Number((await context.shop.query(
+      `select count(*)::int as n from pg_stat_activity where state = 'active' and wait_event = 'PgSleep' and query like '%vdb_shipped%' and pid <> pg_backend_pid()`, [],
+    )).rows[0]?.['n']);
+    const client = new AbortController();
+    const request = context.service.request('/api/v1/query/perform/ship_slow', {
+      method: 'POST', token: ANALYST_TOKEN, signal: client.signal, headers: { 'content-type': 'application/json' }, body: '{}',
+    }).then(() => 'answered', () => 'aborted');
+    let count = 0;
+    for (let tries = 0; count === 0 && tries < 50; tries += 1) {
+      await pause(100);
+      count = await running();
+    }
+    assert.is(count, 1, 'the receiving statement runs');
+    client.abort();
+    assert.is(await request, 'aborted');
+    for (let tries = 0; count > 0 && tries < 30; tries += 1) {
+      await pause(100);
+      count = await running();
+    }
+    assert.is(count, 0, 'no statement still runs on the receiving source');
+  });
+}
+
+test.run();
