@@ -169,7 +169,7 @@ export async function runFederated(
 
 /**
  * Shipping (shipping.ts): the scans it sends are read, each in one statement of at most
- * `federation.shipMaxRows` rows, all within a quarter of the transit budget, held until the receiving
+ * `federation.shipMaxRows` rows, all within a fetch's share of the transit budget, held until the receiving
  * source is done (half for the rows, half for their text as bound arrays); then that source answers the
  * statement as the caller. Undefined, nothing answered, where a read is more than that or the source does
  * not compare text byte-wise: the engine answers instead, reading again.
@@ -181,7 +181,8 @@ async function runShipped(
   const receiving = DatasourceRuntime.over(shipping.datasource);
   const receiver = receiving.forCaller(callerScope(receiving.dialect, context.vdb, context.grants, true), { ...bounds, signal });
   const budget = transitBudget(context.config.memoryLimit);
-  const reserved = await budget.reserve(budget.capacity / 4, signal);
+  // a fetch's share, as a small read of the engine's takes: as many plans ship at once as read so
+  const reserved = await budget.reserve(budget.capacity / FETCH_SHARE, signal);
   try {
     const rowBytes = Math.floor(reserved / 2 / shipping.shipped.length);
     const limit = Math.min(context.config.shipMaxRows, context.config.maxSourceRows);
