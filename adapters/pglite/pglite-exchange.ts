@@ -49,24 +49,27 @@ export class CallerStatements {
 
   constructor(private readonly db: PGlite) {}
 
-  /** Runs `sql` as `scope`; a kept name lost to a caller's statement is forgotten, and the statement tried once more. */
-  async run(scope: SessionScope, sql: string, params: unknown[], limits: CrossingLimits): Promise<PgliteRows> {
+  /**
+   * Runs `sql` as `scope`; a kept name lost to a caller's statement is forgotten, and the statement tried once
+   * more. `planEachRun`: prepared for this run only (its custom plan), closed with the next exchange.
+   */
+  async run(scope: SessionScope, sql: string, params: unknown[], limits: CrossingLimits, planEachRun = false): Promise<PgliteRows> {
     try {
-      return await this.once(scope, sql, params, limits);
+      return await this.once(scope, sql, params, limits, planEachRun);
     } catch (error) {
       if (!LOST_NAME.has(String((error as { code?: unknown }).code))) throw error;
       await this.forgetAll();
-      return this.once(scope, sql, params, limits);
+      return this.once(scope, sql, params, limits, planEachRun);
     }
   }
 
-  private async once(scope: SessionScope, sql: string, params: unknown[], limits: CrossingLimits): Promise<PgliteRows> {
+  private async once(scope: SessionScope, sql: string, params: unknown[], limits: CrossingLimits, planEachRun: boolean): Promise<PgliteRows> {
     const key = `${scope.role}\u0000${sql}`;
-    let statement = this.kept.get(key);
+    let statement = planEachRun ? await this.prepare(scope, sql) : this.kept.get(key);
     if (statement === undefined) {
       statement = await this.prepare(scope, sql);
       this.keep(key, statement);
-    } else {
+    } else if (!planEachRun) {
       // most recent last
       this.kept.delete(key);
       this.kept.set(key, statement);
@@ -77,11 +80,16 @@ export class CallerStatements {
       const serializer = serializers[statement.paramTypes[index] ?? 0];
       return serializer ? serializer(value) as string : String(value);
     });
-    const raw = await this.exchange(scope, [
-      serialize.bind({ statement: statement.name, values }),
-      serialize.describe({ type: 'P' }),
-      serialize.execute({}),
-    ]);
+    let raw: Uint8Array;
+    try {
+      raw = await this.exchange(scope, [
+        serialize.bind({ statement: statement.name, values }),
+        serialize.describe({ type: 'P' }),
+        serialize.execute({}),
+      ]);
+    } finally {
+      if (planEachRun) this.closing.push(serialize.close({ type: 'S', name: statement.name }));
+    }
     const result = this.read(raw, limits);
     if (TAMPERING.test(result.tag)) await this.forgetAll();
     return { rows: result.rows, fields: result.fields, affectedRows: result.affectedRows };

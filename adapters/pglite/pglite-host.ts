@@ -49,6 +49,8 @@ export interface StatementOptions {
   transaction?: TransactionTicket | undefined;
   /** A caller's statement outside a transaction: the role and mode it runs in (pglite-messages.ts). */
   scope?: SessionScope | undefined;
+  /** A caller's statement planned for this run's values, not kept prepared (`QueryOptions.planEachRun`). */
+  planEachRun?: boolean | undefined;
   /** Whose turn the call takes: a caller's role set; absent: the scope's role, or else the service's own lane. */
   lane?: string | undefined;
 }
@@ -141,10 +143,11 @@ export class PgliteHost {
 
   /** One statement with `$n` parameters. */
   query(sql: string, params: unknown[], options: StatementOptions = {}): Promise<PgliteRows> {
-    const { maxRows, maxBytes, scope, transaction } = options;
+    const { maxRows, maxBytes, scope, transaction, planEachRun } = options;
     const command = {
       kind: 'query' as const, sql, params,
       ...(maxRows === undefined ? {} : { maxRows }), ...(maxBytes === undefined ? {} : { maxBytes }), ...(scope === undefined ? {} : { scope }),
+      ...(planEachRun === true ? { planEachRun } : {}),
     };
     const single = transaction === undefined;
     return this.onThread(options, (thread, limit) => thread.request(command, limit), { ahead: single, preemptible: single && scope?.readOnly === true });

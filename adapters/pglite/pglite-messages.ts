@@ -39,7 +39,7 @@ export type PgliteCommand =
    * same protocol exchange as the statement, every time (pglite-exchange.ts); every other command puts the
    * session back to its login first.
    */
-  | { kind: 'query'; sql: string; params: unknown[]; maxRows?: number; maxBytes?: number; scope?: SessionScope }
+  | { kind: 'query'; sql: string; params: unknown[]; maxRows?: number; maxBytes?: number; scope?: SessionScope; planEachRun?: true }
   /** A script of any number of statements, without parameters (simple protocol). */
   | { kind: 'exec'; sql: string }
   /** The database files as a gzipped tarball. */

@@ -35,7 +35,7 @@ export async function perform(request: PgliteCommand): Promise<PgliteAnswers[key
       if (request.scope !== undefined) {
         if (callers === undefined) throw new Error('PGlite is closed');
         scoped = true;
-        return await callers.run(request.scope, request.sql, request.params, request);
+        return await callers.run(request.scope, request.sql, request.params, request, request.planEachRun === true);
       }
       await leaveScope();
       const result = await opened().query<Record<string, unknown>>(request.sql, request.params);

@@ -181,8 +181,8 @@ export class PostgresDatasource extends KnexDatasource {
    * (postgres-stream.ts). Transactions keep going through knex.
    */
   protected async pooledQuery(sql: string, bindings: readonly unknown[], connections: ConnectionSource, options: QueryOptions): Promise<QueryResult> {
-    // only a statement with values is prepared: a text without them may hold several statements
-    const native = this.prepared.of(sql, bindings.length > 0, this.positionBindings);
+    // only a statement with values is prepared (a text without them may hold several statements), and not one planned per run
+    const native = options.planEachRun === true ? this.prepared.unnamed(sql, this.positionBindings) : this.prepared.of(sql, bindings.length > 0, this.positionBindings);
     const { name } = native;
     const connection = await connections.acquire();
     let broken: Error | undefined;

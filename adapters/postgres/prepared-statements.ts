@@ -45,6 +45,11 @@ export class PreparedStatements {
     return prepared;
   }
 
+  /** What `key` runs as for one run only (`QueryOptions.planEachRun`): unnamed, whether or not it has a name. */
+  unnamed(key: string, native: (key: string) => string): PreparedText {
+    return { text: this.texts.get(key)?.text ?? native(key), name: undefined };
+  }
+
   /** The key's result changed on the database (DDL) after it was prepared: it runs unnamed from now on. */
   unname(key: string, prepared: PreparedText): void {
     this.texts.set(key, { text: prepared.text, name: undefined });

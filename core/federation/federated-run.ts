@@ -207,7 +207,9 @@ async function runShipped(
     const timeoutMs = Math.max(1, bounds.timeoutMs - (Date.now() - started));
     const answer = receiving.forCaller(callerScope(receiving.dialect, context.vdb, context.grants, true), { ...bounds, timeoutMs, signal });
     try {
-      const result = await answer.query(shipping.sql, bound, { ...(options?.maxRows !== undefined && { maxRows: options.maxRows }), ...(options?.maxBytes !== undefined && { maxBytes: options.maxBytes }), signal });
+      // a plan made for more rows than the server assumes of an array it does not see (unnest: 100) is not kept for fewer, nor the reverse
+      const planEachRun = reads.reduce((sum, { result }) => sum + result.rows.length, 0) > UNNEST_ROWS;
+      const result = await answer.query(shipping.sql, bound, { maxRows: options?.maxRows, maxBytes: options?.maxBytes, signal, planEachRun });
       receiving.shipped();
       return result;
     } catch (error) {
@@ -219,6 +221,9 @@ async function runShipped(
     budget.release(reserved);
   }
 }
+
+/** The rows PostgreSQL's planner assumes of `unnest` of an array it does not see (a generic plan's). */
+const UNNEST_ROWS = 100;
 
 /**
  * Whether the receiving source compares text as collation "C" does wherever the statement's relations

@@ -114,6 +114,13 @@ export interface QueryOptions {
    */
   deadline?: Deadline;
   /**
+   * Plan the statement for this run's values, not once for every run: where the adapter prepares a statement
+   * and the server may settle on one plan for all values (PostgreSQL's generic plan after five runs), it runs
+   * this one unprepared. For values whose size varies by orders of magnitude (a federated plan's shipped rows,
+   * docs/federation.md#shipping-the-small-side), where one plan cannot fit them all.
+   */
+  planEachRun?: boolean;
+  /**
    * Run as a caller: under the caller's database role, read-only when the route is (docs/governed-execution.md).
    * Only the datasources of a dialect whose `capabilities.enforcesRoles` is true take it; the statements of a
    * transaction run under the transaction's scope, not their own.

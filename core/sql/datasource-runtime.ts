@@ -215,7 +215,7 @@ export class DatasourceRuntime implements Datasource {
     const executor: CallerExecutor = {
       query: (sql, bindings, options) => {
         // one object of one shape per statement: spreading the caller's options costs more than the statement's own work here
-        const limited: QueryOptions = { maxRows: options?.maxRows, maxBytes: options?.maxBytes, timeoutMs, scope, signal: signal ?? options?.signal };
+        const limited: QueryOptions = { maxRows: options?.maxRows, maxBytes: options?.maxBytes, timeoutMs, scope, signal: signal ?? options?.signal, planEachRun: options?.planEachRun };
         if (maxRowBytes === undefined) return this.query(sql, bindings, limited);
         if (sql !== lastSql) {
           lastSql = sql;
@@ -312,14 +312,14 @@ type EveryField<T> = { [K in keyof Required<T>]: T[K] };
 // class of its own every time, so each statement made a new map and every read of its options missed V8's
 // inline caches (bench/README.md, "Issue 28: the peers regression").
 function queryWithin(options: QueryOptions, deadline: Deadline): QueryOptions {
-  const { maxRows, maxBytes, timeoutMs, signal, scope } = options;
-  const bounded: EveryField<QueryOptions> = { maxRows, maxBytes, timeoutMs, signal, scope, deadline };
+  const { maxRows, maxBytes, timeoutMs, signal, scope, planEachRun } = options;
+  const bounded: EveryField<QueryOptions> = { maxRows, maxBytes, timeoutMs, signal, scope, deadline, planEachRun };
   return bounded;
 }
 
 function cursorWithin(options: CursorOptions, deadline: Deadline): CursorOptions {
-  const { maxRows, maxBytes, timeoutMs, signal, scope, allRows } = options;
-  const bounded: EveryField<CursorOptions> = { maxRows, maxBytes, timeoutMs, signal, scope, deadline, allRows };
+  const { maxRows, maxBytes, timeoutMs, signal, scope, allRows, planEachRun } = options;
+  const bounded: EveryField<CursorOptions> = { maxRows, maxBytes, timeoutMs, signal, scope, deadline, allRows, planEachRun };
   return bounded;
 }
 

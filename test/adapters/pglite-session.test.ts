@@ -111,6 +111,18 @@ test('a caller\'s statement that changes its session with set_config cannot hand
   assert.equal((await datasource.query(mode, [])).rows, [{ current: 'vdb_authenticator', ro: 'off' }]);
 });
 
+test('planEachRun: a caller\'s statement prepared for its run only, closed after it, never kept', async ({ datasource }) => {
+  const reader = { role: 'vdb_test_reader', readOnly: true };
+  const sql = 'select count(*)::integer as n from unnest(?::int[]) as shipped(id) join shop.items i on i.id = shipped.id';
+  const texts = async () => (await datasource.query('select count(*)::integer as n from pg_catalog.pg_prepared_statements where statement like ?', ['%as shipped(id)%'])).rows;
+  for (let run = 0; run < 7; run++) assert.equal((await datasource.query(sql, [[1, 2, 99]], { scope: reader, planEachRun: true })).rows, [{ n: 2 }]);
+  // the last run's is closed with the caller's next exchange
+  await datasource.query('select name from shop.items where id = ?', [1], { scope: reader });
+  assert.equal(await texts(), [{ n: 0 }], 'none kept');
+  await datasource.query(sql, [[1]], { scope: reader });
+  assert.equal(await texts(), [{ n: 1 }], 'the same text without it is kept');
+});
+
 test('kept statements: one a caller\'s statement deallocates, or whose name it takes, is prepared again; PREPARE or DEALLOCATE from a caller drops them all', async ({ datasource }) => {
   const reader = { role: 'vdb_test_reader', readOnly: true };
   const lookup = 'select name from shop.items where id = ?';

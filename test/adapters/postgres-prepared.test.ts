@@ -52,6 +52,15 @@ if (url === undefined) {
     assert.ok((held.rows[0]?.['n'] as number) <= 500, `the connection holds ${String(held.rows[0]?.['n'])} prepared statements`);
   });
 
+  prepared('planEachRun: the statement is planned for each run\'s values, never kept prepared (no generic plan for arrays of any size)', async ({ db }) => {
+    const sql = 'select count(*)::int as n from unnest(?::int[]) as shipped(id) join prepared_probe p on p.id = shipped.id';
+    for (let run = 0; run < 7; run++) assert.equal((await db.query(sql, [[1, 2, 3]], { planEachRun: true })).rows, [{ n: 1 }]);
+    const kept = async () => (await db.query('select count(*)::int as n from pg_prepared_statements where statement like ?', ['%unnest($1::int[]) as shipped(id)%'])).rows;
+    assert.equal(await kept(), [{ n: 0 }], 'not prepared');
+    await db.query(sql, [[1]]);
+    assert.equal(await kept(), [{ n: 1 }], 'the same text without it is prepared');
+  });
+
   prepared('a text of several statements answers its last one: the rows of a final SELECT, the count of a final UPDATE', async ({ db }) => {
     const rows = await db.query('update prepared_probe set id = id where id = 1; select id, id as again, null::text as nothing from prepared_probe', []);
     assert.equal([rows.rows, rows.rowCount, rows.columns.map((column) => column.name)], [[{ id: 1, again: 1, nothing: null }], 1, ['id', 'again', 'nothing']]);
