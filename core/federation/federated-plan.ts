@@ -180,7 +180,7 @@ function shippingOf(handle: VdbHandle, text: string, root: PgObject | undefined,
   if (parsed === undefined) return undefined;
   const shippingScans = scans.map((scan) => ({
     relation: scan.relation, datasource: scan.datasource, columns: scan.columns, engineTypes: scan.engineTypes,
-    fragment: scan.fragment !== undefined, small: scan.small === true, dependent: scan.dependent !== undefined,
+    fragment: scan.fragment !== undefined, small: scan.small === true, dependentOn: scan.dependent?.driver,
   }));
   return planShipping(query, parsed, shippingScans, handle.datasource.name, (schema, name) => findScan(base, schema, name)?.relation);
 }

@@ -185,7 +185,8 @@ async function runShipped(
   const reserved = await budget.reserve(budget.capacity / FETCH_SHARE, signal);
   try {
     const rowBytes = Math.floor(reserved / 2 / shipping.shipped.length);
-    const limit = Math.min(context.config.shipMaxRows, context.config.maxSourceRows);
+    // as many as the engine's plan would bind as keys, where it binds them
+    const limit = Math.min(context.config.shipMaxRows, context.config.maxSourceRows, shipping.keyed ? context.config.semiJoinMaxKeys : Infinity);
     const [byteWise, ...reads] = await Promise.all([
       comparesByteWise(shipping, plan, receiver),
       ...shipping.shipped.map(async (index) => {
@@ -209,7 +210,12 @@ async function runShipped(
     try {
       // a plan made for more rows than the server assumes of an array it does not see (unnest: 100) is not kept for fewer, nor the reverse
       const planEachRun = reads.reduce((sum, { result }) => sum + result.rows.length, 0) > UNNEST_ROWS;
-      const result = await answer.query(shipping.sql, bound, { maxRows: options?.maxRows, maxBytes: options?.maxBytes, signal, planEachRun });
+      // its rows are what the service reads of that source: within federation.maxSourceRows, counted as a pushed statement's
+      const cap = context.config.maxSourceRows;
+      const maxRows = options?.maxRows !== undefined && options.maxRows <= cap ? options.maxRows : cap + 1;
+      const result = await answer.query(shipping.sql, bound, { maxRows, maxBytes: options?.maxBytes, signal, planEachRun });
+      receiving.rowsRead(result.rows.length);
+      if (result.rows.length > cap) throw overSourceRows(shipping.datasource.name, cap);
       receiving.shipped();
       return result;
     } catch (error) {
@@ -290,11 +296,7 @@ async function loadScan(
   let read = 0;
   const append = async (rows: readonly Record<string, JsonValue>[]) => {
     read += rows.length;
-    if (read > limit) {
-      throw new LimitError('result_too_large', `datasource ${scan.relation.datasource}: a pushed statement reads more than ${limit} rows (federation.maxSourceRows)`, {
-        details: { datasource: scan.relation.datasource, limitRows: limit },
-      });
-    }
+    if (read > limit) throw overSourceRows(scan.relation.datasource, limit);
     for (const [column, set] of keySets) {
       for (const row of rows) {
         const key = row[column];
@@ -370,6 +372,12 @@ async function readSource(
   } finally {
     await cursor.close();
   }
+}
+
+function overSourceRows(datasource: string, limit: number): LimitError {
+  return new LimitError('result_too_large', `datasource ${datasource}: a pushed statement reads more than ${limit} rows (federation.maxSourceRows)`, {
+    details: { datasource, limitRows: limit },
+  });
 }
 
 function overTransit(source: ScanSource, budget: TransitBudget): LimitError {

@@ -26,6 +26,11 @@ export interface Shipping {
   /** Its bound values in order: the request's `value`th, or a shipped scan's column as one array. */
   readonly bindings: readonly ShippedBinding[];
   /**
+   * A scan of the receiving source is read, in the engine's plan, with a shipped scan's keys: shipping is
+   * then only for as many rows as a dependent join binds keys (`federation.semiJoinMaxKeys`).
+   */
+  readonly keyed: boolean;
+  /**
    * The statement maps case or matches patterns (upper, ILIKE, a regular expression): the source must then
    * classify characters as collation "C" does (ASCII only), not only order them byte-wise (`C.UTF-8`).
    */
@@ -43,10 +48,10 @@ export interface ShippingScan {
   readonly engineTypes: readonly EngineType[];
   /** A pushed join or aggregation: never shipped (its rows are not one relation's). */
   readonly fragment: boolean;
-  /** Expected to be a few rows (a unique key's equality). */
+  /** Expected to be a few rows: a unique key's equality, an aggregation's groups. */
   readonly small: boolean;
-  /** Read with another scan's keys: never shipped (whole, it may be large). */
-  readonly dependent: boolean;
+  /** Read with the keys of scan `dependentOn`'s rows: never shipped (whole, it may be large). */
+  readonly dependentOn: number | undefined;
 }
 
 /** The most columns of one relation a statement may read for its rows to be shipped: each is one bound value. */
@@ -76,7 +81,10 @@ function shippedType(column: CatalogColumn, type: EngineType, source: Datasource
  * The shipping of a statement (`text`, numbered `$n`, parsed as `root`), or undefined where it has none.
  * The receiving source is the one with the most to read (scans not expected to be few, a pushed join
  * counting twice), ties to the VDB's default datasource; it must evaluate PostgreSQL's text, and every
- * other scan be one relation's plain read. `relationOf` resolves a relation name as the authorizer did.
+ * other scan be one relation's plain read. Each scan of the receiving source must be one the engine's plan
+ * reads few rows of anyway (a unique key's equality, a shipped scan's keys, an aggregation's groups): so
+ * shipping changes what the statement costs, not which bound it meets (`federation.maxSourceRows`,
+ * `federation.memoryLimit`). `relationOf` resolves a relation name as the authorizer did.
  */
 export function planShipping(
   text: string, root: PgObject, scans: readonly ShippingScan[], defaultDatasource: string,
@@ -91,10 +99,15 @@ export function planShipping(
   const receiver = scans.find((scan) => scan.relation.datasource === target)?.datasource;
   if (receiver === undefined || receiver.dialect.capabilities.postgresqlText !== true) return undefined;
 
+  const sent = (index: number | undefined) => index !== undefined && scans[index]?.relation.datasource !== target;
+  const receiving = scans.filter((scan) => scan.relation.datasource === target);
+  if (!receiving.every((scan) => scan.small || sent(scan.dependentOn))) return undefined;
+  const keyed = receiving.some((scan) => sent(scan.dependentOn));
+
   const shipped = new Map<VdbRelation, { index: number; columns: { name: string; type: string }[] }>();
   for (const [index, scan] of scans.entries()) {
     if (scan.relation.datasource === target) continue;
-    if (scan.fragment || scan.dependent || scan.columns.length > MAX_SHIPPED_COLUMNS) return undefined;
+    if (scan.fragment || scan.dependentOn !== undefined || scan.columns.length > MAX_SHIPPED_COLUMNS) return undefined;
     const columns = scan.columns.length === 0
       ? [{ name: 'vdb_row', type: 'integer' }]
       : scan.columns.map((column, position) => ({ name: column.name, type: shippedType(column, scan.engineTypes[position] as EngineType, scan.datasource) }));
@@ -128,7 +141,7 @@ export function planShipping(
   }
   if (edits.length === 0) return undefined;
   const written = splice(text, edits);
-  return written === undefined ? undefined : { datasource: receiver, shipped: [...shipped.values()].map((sent) => sent.index), ...written, classifies: found.classifies };
+  return written === undefined ? undefined : { datasource: receiver, shipped: [...shipped.values()].map((sent) => sent.index), ...written, classifies: found.classifies, keyed };
 }
 
 /** The FROM item of a shipped relation's rows: pieces of text and its columns' bound arrays, in order. */

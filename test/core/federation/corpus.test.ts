@@ -56,13 +56,13 @@ function inBothWays(pair: CorpusPair, shipped: number): void {
 // with the PostgreSQL server, the MariaDB server with the PostgreSQL server.
 forEachBackend((backend) => {
   if (backend.name === 'pglite') {
-    inBothWays({ name: 'PGlite + PGlite', crm: sharedPgliteSide, shop: ownPgliteSide, oracle: pgliteOracle }, 130);
+    inBothWays({ name: 'PGlite + PGlite', crm: sharedPgliteSide, shop: ownPgliteSide, oracle: pgliteOracle }, 30);
   } else if (backend.name === 'postgres') {
-    inBothWays({ name: 'PGlite + PostgreSQL', skip: backend.skip, crm: sharedPgliteSide, shop: serverSide(backend, 'shop_db'), oracle: serverOracleOf }, 130);
-    inBothWays({ name: 'two PostgreSQL databases', skip: backend.skip, crm: secondPostgresSide(), shop: serverSide(backend, 'shop_db'), oracle: serverOracleOf }, 130);
+    inBothWays({ name: 'PGlite + PostgreSQL', skip: backend.skip, crm: sharedPgliteSide, shop: serverSide(backend, 'shop_db'), oracle: serverOracleOf }, 30);
+    inBothWays({ name: 'two PostgreSQL databases', skip: backend.skip, crm: secondPostgresSide(), shop: serverSide(backend, 'shop_db'), oracle: serverOracleOf }, 30);
   } else {
     inBothWays({
       name: 'MariaDB + PostgreSQL', skip: backend.skip ?? postgresServer.skip, crm: serverSide(backend, 'crm_db'), shop: serverSide(postgresServer, 'shop_db'), oracle: serverOracleOf,
-    }, 130);
+    }, 30);
   }
 });

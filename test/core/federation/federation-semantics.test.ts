@@ -149,8 +149,8 @@ schemas:
     const config = {
       ...demoConfig({ descriptors: './bundle', sql: { enabled: true, port: 0 } }),
       datasources: { retail_db: { adapter: 'pglite' }, crm_pg: postgres.datasourceConfig },
-      // the engine's semantics and memory bound (shipping, which these small reads would take, has federation-shipping.test.ts)
-      federation: { memoryLimit: MEMORY_LIMIT, shipMaxRows: 0 },
+      // shipping as configured by default: where it applies, it answers as the engine would, within the same bounds
+      federation: { memoryLimit: MEMORY_LIMIT },
     };
     context.service = await startTestService({ config, files: { 'bundle/vdbs/fedp.yaml': vdb }, datasources: { retail_db: context.pglite, crm_pg: context.server } });
     context.door = pgClient({ port: (context.service.sqlAddress as { port: number }).port, database: 'fedp@1' }, ADMIN_TOKEN);

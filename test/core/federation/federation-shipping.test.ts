@@ -36,15 +36,16 @@ dataRoles:
 
 /** Beside the corpus's shop: who runs a statement on each side, a slow view, and names in a collation of their own. */
 const EXTRA = {
-  crm: ['create view fed_crm.whoami as select current_user::text as crm_who'],
+  crm: ['create view fed_crm.crm_whoami as select 1 as k, current_user::text as crm_who'],
   shop: [
-    'create view fed_shop.whoami as select current_user::text as shop_who',
+    'create view fed_shop.whoami as select 1 as k, current_user::text as shop_who',
     'create view fed_shop.slow as select 1 as x from pg_sleep(20)',
     `create table fed_shop.labels (customer_id integer, label text collate "und-x-icu")`,
     `insert into fed_shop.labels values (1, 'b'), (2, 'B'), (3, 'a'), (4, 'A'), (7, 'é')`,
   ],
 };
 const SHIP_MAX_ROWS = 8;
+const MAX_SOURCE_ROWS = 40;
 
 interface Plan {
   shipping?: { datasource: string; sql: string; shipped: string[] };
@@ -98,7 +99,7 @@ if (!skippedHere(test, postgres)) {
           crm_db: { ...postgres.datasourceConfig, connection: { connectionString: context.crmUrl } },
           shop_db: { ...postgres.datasourceConfig, connection: { connectionString: context.shopUrl } },
         },
-        federation: { shipMaxRows: SHIP_MAX_ROWS },
+        federation: { shipMaxRows: SHIP_MAX_ROWS, maxSourceRows: MAX_SOURCE_ROWS },
       }),
       files: {
         'bundle/vdbs/fedship.yaml': VDB,
@@ -141,7 +142,7 @@ if (!skippedHere(test, postgres)) {
 
   test('bound values keep their places around the sent arrays; a `?` in a literal, a comment and a name stays a character', async (context) => {
     const sql = `select o.id, c.name, '?' as mark /* is it? */, 'é?' as accent from fed_crm.customers c -- who?
-      join fed_shop.orders o on o.customer_id = c.id where c.tier = $1 and o.id > $2 and c.name <> $3 order by o.id`;
+      join fed_shop.orders o on o.customer_id = c.id where c.tier = $1 and c.id > $2 and c.name <> $3 order by o.id`;
     const answer = await asked(context, sql, [2, 3, 'nobody?']);
     assert.ok(answer.shipped, 'answered by shipping');
     const expected = await context.oracle.run(sql.replace('$1', '2').replace('$2', '3').replace('$3', `'nobody?'`));
@@ -150,17 +151,37 @@ if (!skippedHere(test, postgres)) {
   });
 
   test('a relation named twice, without an alias, and quoted is sent once, under the names the statement reads', async (context) => {
-    const sql = `select "regions".code, (select count(*) from fed_crm.regions other where other.name < "regions".name) as before, o.id as order_id
-      from "fed_crm"."regions" join fed_shop.orders o on o.ship_region = "regions".code order by 1, 3`;
+    const sql = `select "regions".code, (select count(*) from fed_crm.regions other where other.name < "regions".name) as before, count(o.id) as orders
+      from "fed_crm"."regions" join fed_shop.orders o on o.ship_region = "regions".code group by "regions".code, "regions".name order by 1`;
     const answer = await asked(context, sql);
     assert.ok(answer.shipped, 'answered by shipping');
     assert.equal(answer.rows, answer.expected);
   });
 
   test('each statement runs as the caller\'s database role: the read on the sending source and the answer on the receiving one', async (context) => {
-    const answer = await asked(context, 'select s.shop_who, c.crm_who from fed_shop.whoami s cross join fed_crm.whoami c', [], false);
+    const answer = await asked(context, 'select s.shop_who, c.crm_who from fed_shop.whoami s join fed_crm.crm_whoami c on c.k = s.k where c.k = 1', [], false);
     assert.ok(answer.shipped, 'answered by shipping');
     assert.equal(answer.rows, [['vdb_fedship_v1_analyst', 'vdb_fedship_v1_analyst']]);
+  });
+
+  test(`the receiving statement's rows count as read from its source: more than federation.maxSourceRows (${MAX_SOURCE_ROWS}) is 422 naming it, as the engine's plan would be`, async (context) => {
+    const sql = `select o.id, l.line_no from fed_crm.customers c join fed_shop.orders o on o.customer_id = c.id join fed_shop.order_lines l on l.order_id = o.id
+      where c.tier is not null order by 1, 2`;
+    const expected = await context.oracle.run(sql);
+    assert.ok(expected.rows.length > MAX_SOURCE_ROWS, `${expected.rows.length} rows`);
+    const error = await context.door.query(sql).then(() => undefined, (failure: Error & { code?: string; detail?: string }) => failure);
+    assert.is(error?.code, '54000', String(error?.message));
+    assert.match(String(error?.message), 'datasource shop_db');
+    assert.match(String(error?.message), `more than ${MAX_SOURCE_ROWS} rows (federation.maxSourceRows)`);
+    const one = await asked(context, `${sql.replace('where c.tier is not null', 'where c.id = 5')}`);
+    assert.ok(one.shipped, 'the same statement over one customer is answered by shipping');
+    assert.equal(one.rows, one.expected);
+  });
+
+  test('a receiving relation the engine\'s plan would read whole is not shipped to: the engine answers, within its bounds', async (context) => {
+    const answer = await asked(context, 'select c.name, o.id from fed_shop.orders o join fed_crm.customers c on c.id = o.customer_id where c.id = 5 and o.total > 10 order by o.id');
+    assert.not.ok(answer.shipped, 'answered by the engine: the orders have a predicate of their own, so they are read with it, not with the customer\'s keys');
+    assert.equal(answer.rows, answer.expected);
   });
 
   test(`more than federation.shipMaxRows (${SHIP_MAX_ROWS}) rows to send: the engine answers, the same rows`, async (context) => {
