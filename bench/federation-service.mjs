@@ -27,7 +27,7 @@ order by c.region`;
 export const databaseUrl = (url, name) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
 
 /** The service's config (VDB fedbench over crm_db and shop_db, the SQL door on), in a folder of its own; its path. */
-export function writeFederationConfig(url, { memoryLimit, maxSourceRows }) {
+export function writeFederationConfig(url, { memoryLimit, maxSourceRows, shipMaxRows }) {
   const folder = mkdtempSync(join(tmpdir(), 'vdb-bench-federation-'));
   mkdirSync(join(folder, 'bundle', 'vdbs'), { recursive: true });
   writeFileSync(join(folder, 'bundle', 'vdbs', 'fedbench.yaml'), [
@@ -45,7 +45,7 @@ export function writeFederationConfig(url, { memoryLimit, maxSourceRows }) {
     runtime: { enabled: false },
     logging: { level: 'warn' },
     sql: { enabled: true, host: '127.0.0.1', port: 0 },
-    federation: { memoryLimit, maxSourceRows },
+    federation: { memoryLimit, maxSourceRows, ...(shipMaxRows !== undefined && { shipMaxRows }) },
   }));
   return configFile;
 }

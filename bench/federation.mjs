@@ -18,6 +18,7 @@
 // 700 MB, so that the peak is the plans' own; the peak before the reset is printed too.
 //
 // Options (env): BENCH_RUNS (selective runs per side, 30; full runs per side, a tenth of it, at least 3),
+// BENCH_SHIP_MAX_ROWS (the service's federation.shipMaxRows; 0: the engine answers every statement),
 // BENCH_MEMORY (the service's federation.memoryLimit, 512MB), BENCH_KEEP=1 (keep the three databases for
 // the next run: the data takes a minute to write). Databases fedbench_crm, fedbench_shop, fedbench_single
 // are created on the server of the URL, and the database role vdb_fedbench_v1_reader the service syncs.
@@ -107,7 +108,8 @@ async function prepare(url) {
 }
 
 async function startDoor(url) {
-  const configFile = writeFederationConfig(url, { memoryLimit, maxSourceRows: ORDERS * LINES_PER_ORDER });
+  const shipMaxRows = process.env.BENCH_SHIP_MAX_ROWS === undefined ? undefined : Number(process.env.BENCH_SHIP_MAX_ROWS);
+  const configFile = writeFederationConfig(url, { memoryLimit, maxSourceRows: ORDERS * LINES_PER_ORDER, shipMaxRows });
   const child = fork(fileURLToPath(import.meta.url), ['--serve', configFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const { port } = await new Promise((resolve, reject) => {
     child.once('message', resolve);
@@ -179,6 +181,8 @@ async function main() {
     for (const [name, sql, values] of [['selective', SELECTIVE, email], ['full', FULL, []]]) {
       plans[name] = JSON.parse(Object.values((await door.query({ text: `explain ${sql}`, values })).rows[0] ?? {})[0] ?? 'null');
       console.log(`${name}: the plan reads ${(plans[name]?.sources ?? []).map((source) => `${source.datasource}${source.dependentOn ? ` (dependent on ${source.dependentOn})` : ''}: ${source.sql}`).join('; ')}`);
+      const shipping = plans[name]?.shipping;
+      if (shipping) console.log(`${name}: or, where few rows are read of ${shipping.shipped.join(', ')}, they are sent to ${shipping.datasource}, which answers: ${shipping.sql.replace(/\s+/g, ' ')}`);
       // one run of each first: the answers must be the same, and neither side is timed cold
       const [mine, theirs] = [await timed(door, sql, values, 1), await timed(single, sql, values, 1)];
       // decimals compared in their canonical form: the door sends `68.9` for PostgreSQL's `68.90` (docs/sql.md#types)
