@@ -35,6 +35,7 @@ export const configSchema = {
         port: { type: 'integer', minimum: 0, maximum: 65535, default: 8282 },
         maxBodyBytes: { type: 'integer', minimum: 1, default: 1048576 },
         requestTimeoutMs: { type: 'integer', minimum: 1, default: 30000 },
+        keepAliveTimeoutMs: { type: 'integer', minimum: 1, default: 65000 },
         maxResultBytes: { type: 'integer', minimum: 2, default: 16777216 },
         admin: {
           type: 'object',

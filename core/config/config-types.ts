@@ -118,6 +118,8 @@ export interface ServerConfig {
   port: number;
   maxBodyBytes: number;
   requestTimeoutMs: number;
+  /** How long an idle keep-alive connection is kept (Node's `keepAliveTimeout`); advertised in `Keep-Alive`. */
+  keepAliveTimeoutMs: number;
   /** The largest result a query endpoint answers, as the JSON of its rows; over it 422 `result_too_large`. */
   maxResultBytes: number;
   /** When set, the admin API is served only on this listener. */

@@ -4,7 +4,6 @@
  * the service itself (a missing or wrong one answers the service's own code), never by the SDK.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { authorizedContext } from '../authorization/authorized-context.js';
 import { effectiveGrants, type CallerGrants } from '../authorization/grants.js';
 import type { ServiceConfig } from '../config/config-types.js';
 import type { ActionEndpoint } from '../endpoints/action-endpoint.js';
@@ -15,7 +14,7 @@ import { ConflictError, ForbiddenError, InputError, NotFoundError } from '../plu
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { readSemanticQuery } from '../semantic-query/query-input.js';
 import type { SemanticQueries } from '../semantic-query/semantic-query-service.js';
-import { catalogView } from '../server/routes/catalog-routes.js';
+import { catalogView, listedVdb } from '../server/routes/catalog-routes.js';
 import { fieldsSchema } from '../server/routes/endpoint-routes.js';
 import type { JsonSchema } from '../server/openapi/openapi-types.js';
 import type { McpServices, ToolCaller } from './mcp-services.js';
@@ -45,7 +44,7 @@ const SEMANTIC_QUERY_PROPERTIES = {
 const FIXED_TOOLS: Tool[] = [
   {
     name: 'list_vdbs',
-    description: 'Every VDB version with its semantic activation state and the caller\'s access (complete, restricted, unavailable).',
+    description: 'Every VDB version with the caller\'s access (complete, restricted, unavailable), and its description, catalog revision and semantic activation state unless the access is unavailable.',
     inputSchema: { type: 'object', properties: {} },
     annotations: { title: 'List VDBs', ...READ_ONLY },
   },
@@ -173,13 +172,11 @@ export class McpTools {
   private listVdbs(caller: Principal): Record<string, unknown> {
     const registry = this.services.semantic()?.registry;
     return {
-      vdbs: this.services.vdbs.list().map((vdb) => ({
-        name: vdb.name,
-        version: vdb.version,
-        description: vdb.description ?? null,
-        state: registry?.find(vdb.name, vdb.version)?.state ?? 'catalogOnly',
-        access: authorizedContext(vdb, effectiveGrants(vdb, caller)).access,
-      })),
+      vdbs: this.services.vdbs.list().map((vdb) => {
+        const listed = listedVdb(vdb, caller);
+        // its semantic model's state is of what it holds too
+        return listed.access === 'unavailable' ? listed : { ...listed, state: registry?.find(vdb.name, vdb.version)?.state ?? 'catalogOnly' };
+      }),
     };
   }
 

@@ -16,6 +16,9 @@ function createRestifyServer(name: string, config: ServerConfig, logger: Logger)
   // @types/restify still describes restify 8 (bunyan logger); restify 12 takes pino.
   const server = restify.createServer({ name, log: logger as unknown as restify.ServerOptions['log'], handleUncaughtExceptions: false });
   server.server.requestTimeout = config.requestTimeoutMs;
+  // Node's default, 5 s, is shorter than the idle time of the clients that reuse connections (proxies and load
+  // balancers 60 s, Go 90 s, Python and Node's http.Agent no limit): one that sends as the server closes gets a reset
+  server.server.keepAliveTimeout = config.keepAliveTimeoutMs;
   // A `first` handler runs synchronously as the request arrives, outside restify's handler chain (no turn of
   // the event loop, no handler timers).
   onFirst(server, (req, res) => {
@@ -110,10 +113,13 @@ function drain(server: Server, drainMs: number, logger: Logger): Promise<void> {
       server.server.closeAllConnections();
     }, drainMs);
     force.unref();
+    // close() ends the connections idle now; one whose answer ends later would be kept for the keep-alive time
+    const sweep = setInterval(() => server.server.closeIdleConnections(), 100);
+    sweep.unref();
     server.server.close(() => {
       clearTimeout(force);
+      clearInterval(sweep);
       resolve();
     });
-    server.server.closeIdleConnections();
   });
 }

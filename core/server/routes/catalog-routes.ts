@@ -1,7 +1,9 @@
 import type { Request, Response } from 'restify';
 import { authorizedContext } from '../../authorization/authorized-context.js';
 import { effectiveGrants, type CallerGrants } from '../../authorization/grants.js';
+import type { Principal } from '../../plugin-api/auth-scheme.js';
 import { ForbiddenError } from '../../plugin-api/errors.js';
+import type { AccessLevel } from '../../plugin-api/task-documents.js';
 import { PerGrantSet } from '../../caching/per-grant-set.js';
 import { coreTokens } from '../../service-tokens.js';
 import type { VdbRelation, VirtualDatabase } from '../../plugin-api/vdb.js';
@@ -27,15 +29,7 @@ export const catalogRoutes: RouteModule = {
 
     server.get('/api/v1/vdbs', auth, async (req: Request, res: Response) => {
       const caller = callerOf(req);
-      res.json(200, {
-        vdbs: vdbs.list().map((vdb) => ({
-          name: vdb.name,
-          version: vdb.version,
-          description: vdb.description ?? null,
-          catalogRevision: vdb.catalogRevision,
-          access: authorizedContext(vdb, effectiveGrants(vdb, caller)).access,
-        })),
-      });
+      res.json(200, { vdbs: vdbs.list().map((vdb) => listedVdb(vdb, caller)) });
     });
 
     server.get('/api/v1/vdbs/:vdb/versions/:version/catalog', auth, async (req: Request, res: Response) => {
@@ -47,6 +41,25 @@ export const catalogRoutes: RouteModule = {
   },
   describe: describeCatalogRoutes,
 };
+
+/** A VDB as the lists show it: `GET /api/v1/vdbs` and MCP's `list_vdbs`. */
+export interface ListedVdb {
+  name: string;
+  version: string;
+  description?: string | null;
+  catalogRevision?: string;
+  access: AccessLevel;
+}
+
+/**
+ * A caller with no data role on the VDB learns only that it exists (its name, version and access), not what
+ * it holds: no description, no revision of its catalog.
+ */
+export function listedVdb(vdb: VirtualDatabase, caller: Principal): ListedVdb {
+  const grants = effectiveGrants(vdb, caller);
+  if (grants.access === 'unavailable') return { name: vdb.name, version: vdb.version, access: grants.access };
+  return { name: vdb.name, version: vdb.version, description: vdb.description ?? null, catalogRevision: vdb.catalogRevision, access: authorizedContext(vdb, grants).access };
+}
 
 const ACCESS_SCHEMA: JsonSchema = {
   enum: ['complete', 'restricted', 'unavailable'],
@@ -95,7 +108,8 @@ function describeCatalogRoutes(): DescribedRoute[] {
                 type: 'array',
                 items: {
                   type: 'object',
-                  required: ['name', 'version', 'catalogRevision', 'access'],
+                  description: 'A VDB whose `access` is `unavailable` is listed with its name, version and access only.',
+                  required: ['name', 'version', 'access'],
                   properties: {
                     name: { type: 'string' }, version: { type: 'string' }, description: { type: ['string', 'null'] },
                     catalogRevision: { type: 'string', description: 'sha256 of the catalog: changes when the catalog does.' }, access: ACCESS_SCHEMA,

@@ -30,6 +30,17 @@ routes('the VDB list names the caller\'s access to each VDB', async ({ service }
   assert.equal(await list(OUTSIDER_TOKEN), ['retail-crm@1:unavailable', 'retail@1:unavailable', 'retail@2:complete']);
 });
 
+routes('the VDB list tells a caller without a data role only that the VDB exists: its name, version and access', async ({ service }) => {
+  const { vdbs } = (await (await service.request('/api/v1/vdbs', { token: OUTSIDER_TOKEN })).json()) as { vdbs: Record<string, unknown>[] };
+  const byId = new Map(vdbs.map((vdb) => [`${String(vdb['name'])}@${String(vdb['version'])}`, vdb]));
+  assert.equal(byId.get('retail@1'), { name: 'retail', version: '1', access: 'unavailable' });
+  assert.equal(byId.get('retail-crm@1'), { name: 'retail-crm', version: '1', access: 'unavailable' });
+  // retail 2 has no data roles: every caller may use it, and sees what it is
+  assert.equal({ ...byId.get('retail@2'), catalogRevision: typeof byId.get('retail@2')?.['catalogRevision'] }, {
+    name: 'retail', version: '2', description: 'Demo retail store, with per-customer order totals', catalogRevision: 'string', access: 'complete',
+  });
+});
+
 routes('the catalog shows a restricted caller only what it may select', async ({ service }) => {
   type Catalog = { access: string; relations: { name: string; columns: { name: string }[]; uniqueKeys: string[][] }[] };
   const catalog = async (token: string) => (await (await service.request('/api/v1/vdbs/retail/versions/1/catalog', { token })).json()) as Catalog;

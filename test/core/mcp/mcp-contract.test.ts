@@ -197,7 +197,8 @@ function suiteOn(backend: Backend): void {
   });
 
   test('a caller without a data role on a VDB: none of its tools, resources or catalog, and a refusal that names nothing of it', async ({ demo }) => {
-    const stranger = await mcpClient(demo.service, await jwt('stranger', ['visitor']));
+    const strangerToken = await jwt('stranger', ['visitor']);
+    const stranger = await mcpClient(demo.service, strangerToken);
     try {
       const names = (await stranger.listTools()).tools.map((tool) => tool.name).sort();
       assert.equal(names, ['ask', 'describe_vdb', 'list_metrics', 'list_vdbs', 'query_metrics', 'run_sql']);
@@ -205,8 +206,13 @@ function suiteOn(backend: Backend): void {
       assert.equal((await stranger.listResources()).resources.map((resource) => resource.uri), ['vdb://retail/2/catalog']);
       const read = await stranger.readResource({ uri: 'vdb://retail/1/catalog' }).then(() => undefined, (error: { code?: number }) => error.code);
       assert.is(read, -32002);
-      const access = (await call(stranger, 'list_vdbs')).structuredContent as { vdbs: { name: string; version: string; access: string }[] };
+      const access = (await call(stranger, 'list_vdbs')).structuredContent as { vdbs: { name: string; version: string; access: string; state?: string }[] };
       assert.equal(access.vdbs.map((vdb) => `${vdb.name}@${vdb.version}:${vdb.access}`), ['retail@1:unavailable', 'retail@2:complete', 'retail-crm@1:unavailable']);
+      // of a VDB it may not use, only that it exists; of retail 2 what it is, as the HTTP list says
+      assert.equal(access.vdbs.filter((vdb) => vdb.access === 'unavailable'), [{ name: 'retail', version: '1', access: 'unavailable' }, { name: 'retail-crm', version: '1', access: 'unavailable' }]);
+      const route = (await (await demo.service.request('/api/v1/vdbs', { token: strangerToken })).json()) as { vdbs: unknown[] };
+      assert.equal(access.vdbs.map(({ state: _state, ...listed }) => listed), route.vdbs);
+      assert.is(access.vdbs[1]?.state, 'invalid');
       for (const [tool, args] of [
         ['describe_vdb', { vdb: 'retail', version: '1' }],
         ['run_sql', { vdb: 'retail', version: '1', sql: 'select id from sales.orders' }],

@@ -34,7 +34,7 @@ const probeRoutes: RouteModule = {
   },
 };
 
-const serverConfig = { host: '127.0.0.1', port: 0, maxBodyBytes: MAX_BODY, requestTimeoutMs: 5000, maxResultBytes: 16_777_216 };
+const serverConfig = { host: '127.0.0.1', port: 0, maxBodyBytes: MAX_BODY, requestTimeoutMs: 5000, keepAliveTimeoutMs: 65_000, maxResultBytes: 16_777_216 };
 const edge = suite<{ listeners: HttpListeners }>('server edge: bodies and errors');
 
 edge.before(async (context) => {

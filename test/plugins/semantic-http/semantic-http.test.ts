@@ -252,7 +252,7 @@ availability('the service default blockStartup applies to a VDB without its own 
 
 availability('initializing: before semantic activation has registered, health is DOWN', async () => {
   const logger = pino({ level: 'silent' });
-  const config = { host: '127.0.0.1', port: 0, maxBodyBytes: 1024, requestTimeoutMs: 5000, maxResultBytes: 16_777_216 };
+  const config = { host: '127.0.0.1', port: 0, maxBodyBytes: 1024, requestTimeoutMs: 5000, keepAliveTimeoutMs: 65_000, maxResultBytes: 16_777_216 };
   const listeners = HttpListeners.build(config, [healthRoutes], rootContainer.createChildContainer(), logger);
   await listeners.listen(config);
   try {
