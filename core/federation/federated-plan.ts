@@ -354,33 +354,47 @@ function pushdown(select: PgObject, scans: readonly SourceScan[], bindings: Boun
   return result;
 }
 
-/** How many times each relation is named anywhere in the statement. */
-function countRangeVars(node: unknown, counts = new Map<string, number>()): Map<string, number> {
+/** Each name of a relation (or CTE) in the statement, with the schema of each time it is named (none: unqualified). */
+type RangeNames = ReadonlyMap<string, readonly (string | undefined)[]>;
+
+function countRangeVars(node: unknown, names = new Map<string, (string | undefined)[]>()): Map<string, (string | undefined)[]> {
   if (Array.isArray(node)) {
-    for (const item of node) countRangeVars(item, counts);
+    for (const item of node) countRangeVars(item, names);
   } else if (node !== null && typeof node === 'object') {
     for (const [key, value] of Object.entries(node as PgObject)) {
       if (key === 'RangeVar') {
         const range = value as PgObject;
-        const name = String(range.relname);
-        counts.set(name.toLowerCase(), (counts.get(name.toLowerCase()) ?? 0) + 1);
+        const name = String(range.relname).toLowerCase();
+        const schemas = names.get(name) ?? [];
+        schemas.push(range.schemaname === undefined ? undefined : String(range.schemaname).toLowerCase());
+        names.set(name, schemas);
       } else {
-        countRangeVars(value, counts);
+        countRangeVars(value, names);
       }
     }
   }
-  return counts;
+  return names;
+}
+
+/**
+ * Whether `schema.name` is named once in the statement: `crm.users` and `shop.users` are two relations, but an
+ * unqualified `users` could be either (or a CTE), so it counts for both.
+ */
+function namedOnce(names: RangeNames, schema: string | undefined, name: string): boolean {
+  const folded = schema?.toLowerCase();
+  const times = (names.get(name.toLowerCase()) ?? []).filter((named) => named === undefined || folded === undefined || named === folded);
+  return times.length === 1;
 }
 
 /** The index of the scan a relation reference reads (a pushed fragment by its engine name), if any. */
 type ScanLookup = (schema: string | undefined, name: string) => number | undefined;
 
-function collectInner(item: unknown, lookup: ScanLookup, references: ReadonlyMap<string, number>, ranges: InnerRange[], quals: unknown[]): void {
+function collectInner(item: unknown, lookup: ScanLookup, references: RangeNames, ranges: InnerRange[], quals: unknown[]): void {
   const [type, node] = unwrap(item);
   if (type === 'RangeVar') {
     const name = String(node.relname);
-    if ((references.get(name.toLowerCase()) ?? 0) !== 1) return;
     const schema = node.schemaname === undefined ? undefined : String(node.schemaname);
+    if (!namedOnce(references, schema, name)) return;
     const scan = lookup(schema, name);
     if (scan === undefined) return;
     if (node.alias !== undefined && list((node.alias as PgObject).colnames).length > 0) return;
@@ -588,7 +602,7 @@ interface Fragments {
 interface FragmentContext {
   readonly scans: readonly SourceScan[];
   readonly bindings: BoundValues;
-  readonly references: ReadonlyMap<string, number>;
+  readonly references: RangeNames;
   /** How many times each range name (an alias, a relation's or a CTE's name) is declared in the statement. */
   readonly declared: Map<string, number>;
   readonly ctes: ReadonlySet<string>;
@@ -684,7 +698,7 @@ function fragmentLevels(select: PgObject, context: FragmentContext): void {
 function leafOf(node: PgObject, context: FragmentContext): Leaf | undefined {
   const name = String(node.relname);
   const schema = node.schemaname === undefined ? undefined : String(node.schemaname);
-  if ((context.references.get(name.toLowerCase()) ?? 0) !== 1 || (schema === undefined && context.ctes.has(name))) return undefined;
+  if (!namedOnce(context.references, schema, name) || (schema === undefined && context.ctes.has(name))) return undefined;
   if (node.alias !== undefined && list((node.alias as PgObject).colnames).length > 0) return undefined;
   const alias = node.alias === undefined ? name : String((node.alias as PgObject).aliasname);
   if (context.declared.get(alias.toLowerCase()) !== 1) return undefined;

@@ -36,7 +36,7 @@ dataRoles:
 
 /** Beside the corpus's shop: who runs a statement on each side, a slow view, and names in a collation of their own. */
 const EXTRA = {
-  crm: ['create view fed_crm.crm_whoami as select 1 as k, current_user::text as crm_who'],
+  crm: ['create view fed_crm.whoami as select 1 as k, current_user::text as crm_who'],
   shop: [
     'create view fed_shop.whoami as select 1 as k, current_user::text as shop_who',
     'create view fed_shop.slow as select 1 as x from pg_sleep(20)',
@@ -159,7 +159,11 @@ if (!skippedHere(test, postgres)) {
   });
 
   test('each statement runs as the caller\'s database role: the read on the sending source and the answer on the receiving one', async (context) => {
-    const answer = await asked(context, 'select s.shop_who, c.crm_who from fed_shop.whoami s join fed_crm.crm_whoami c on c.k = s.k where c.k = 1', [], false);
+    // a relation of the same name in each schema is two relations: the predicate on one is pushed to its source
+    const sql = 'select s.shop_who, c.crm_who from fed_shop.whoami s join fed_crm.whoami c on c.k = s.k where c.k = 1';
+    const plan = JSON.parse(String((await context.door.query(`explain ${sql}`)).rows[0]?.['QUERY PLAN'])) as { sources: { datasource: string; sql: string }[] };
+    assert.match(String(plan.sources.find((source) => source.datasource === 'crm_db')?.sql), /FROM "fed_crm"\."whoami" WHERE "k" = \?$/);
+    const answer = await asked(context, sql, [], false);
     assert.ok(answer.shipped, 'answered by shipping');
     assert.equal(answer.rows, [['vdb_fedship_v1_analyst', 'vdb_fedship_v1_analyst']]);
   });
