@@ -5,11 +5,11 @@
  * A failure or a cap anywhere aborts the signal every source statement runs under, so each still running is
  * cancelled on its server before the failure is answered.
  */
-import { DuckDBInstance, JsonDuckDBValueConverter, type DuckDBConnection } from '@duckdb/node-api';
+import { BOOLEAN, DOUBLE, DuckDBInstance, JsonDuckDBValueConverter, LIST, listValue, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { callerScope } from '../authorization/caller-execution.js';
 import type { CallerGrants } from '../authorization/grants.js';
 import type { FederationConfig } from '../config/config-types.js';
-import type { LogicalType } from '../plugin-api/catalog.js';
+import type { CatalogColumn, LogicalType } from '../plugin-api/catalog.js';
 import { LimitError, ServiceError } from '../plugin-api/errors.js';
 import type { JsonValue, QueryOptions, QueryResult, ResultColumn } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
@@ -81,14 +81,15 @@ async function takeConnection(instance: DuckDBInstance): Promise<DuckDBConnectio
 }
 
 /**
- * Gives a plan's connection back once its tables are dropped (their rows count against the engine's memory
- * limit). A plan that failed or was cancelled closes its connection instead: its state is not known.
+ * Gives a plan's connection back once its tables, if it made them (`tabled`), are dropped (their rows count
+ * against the engine's memory limit). A plan that failed or was cancelled closes its connection instead: its
+ * state is not known.
  */
-async function giveBack(instance: DuckDBInstance, connection: DuckDBConnection, plan: FederatedPlan, reusable: boolean): Promise<void> {
+async function giveBack(instance: DuckDBInstance, connection: DuckDBConnection, tabled: FederatedPlan | undefined, reusable: boolean): Promise<void> {
   let idle = idleConnections.get(instance);
   if (reusable && (idle?.length ?? 0) < IDLE_CONNECTIONS) {
     try {
-      await connection.run(plan.scans.map((scan) => `DROP TABLE ${engineIdentifier(scan.table)}`).join('; '));
+      if (tabled !== undefined) await connection.run(tabled.scans.map((scan) => `DROP TABLE ${engineIdentifier(scan.table)}`).join('; '));
       if (idle === undefined) idleConnections.set(instance, (idle = []));
       idle.push(connection);
       return;
@@ -116,6 +117,7 @@ export async function runFederated(
   if (bounds.signal?.aborted) stop();
   bounds.signal?.addEventListener('abort', stop, { once: true });
   let held: { instance: DuckDBInstance; connection: DuckDBConnection } | undefined;
+  let input: EngineInput | undefined;
   let answered = false;
   try {
     if (plan.shipping !== undefined) {
@@ -129,15 +131,15 @@ export async function runFederated(
     const instance = await engine(context.config.memoryLimit);
     held = { instance, connection: await takeConnection(instance) };
     const open = held.connection;
-    // the plan's tables, in one call
-    await open.run(plan.scans.map(tableDefinition).join('; '));
+    input = new EngineInput(open, plan);
+    const rows = input;
     // a dependent scan waits for its driver's keys, wherever the driver stands in the plan
     const keysOf = plan.scans.map(() => deferred<readonly JsonValue[] | undefined>());
     const loads = plan.scans.map(async (scan, index) => {
       try {
         const driverKeys = scan.dependent === undefined ? undefined : await keysOf[scan.dependent.driver]?.promise;
         const keys = driverKeys !== undefined && driverKeys.length <= context.config.semiJoinMaxKeys ? driverKeys : undefined;
-        const loaded = await loadScan(open, scan, index, plan, values, keys, context, bounds, controller.signal);
+        const loaded = await loadScan(rows, scan, index, plan, values, keys, context, bounds, controller.signal);
         keysOf[index]?.resolve(loaded);
         return loaded;
       } catch (error) {
@@ -154,7 +156,7 @@ export async function runFederated(
     if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
     if (controller.signal.aborted) throw controller.signal.reason;
     // the engine's statement has what is left of the plan's time limit
-    const result = await answer(open, plan, values, options, controller.signal, Math.max(1, bounds.timeoutMs - (Date.now() - started)));
+    const result = await answer(open, input.statement(values), plan, options, controller.signal, Math.max(1, bounds.timeoutMs - (Date.now() - started)));
     context.counted.federated('ok');
     answered = true;
     return result;
@@ -163,7 +165,7 @@ export async function runFederated(
     throw engineError(error, context.config.memoryLimit);
   } finally {
     bounds.signal?.removeEventListener('abort', stop);
-    if (held !== undefined) await giveBack(held.instance, held.connection, plan, answered && !controller.signal.aborted);
+    if (held !== undefined) await giveBack(held.instance, held.connection, input?.tabled === true ? plan : undefined, answered && !controller.signal.aborted);
   }
 }
 
@@ -284,7 +286,7 @@ function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
  * dependent scan waits for (undefined when none does, or when they are more than `semiJoinMaxKeys`).
  */
 async function loadScan(
-  connection: DuckDBConnection, scan: SourceScan, index: number, plan: FederatedPlan, values: readonly unknown[], keys: readonly JsonValue[] | undefined,
+  input: EngineInput, scan: SourceScan, index: number, plan: FederatedPlan, values: readonly unknown[], keys: readonly JsonValue[] | undefined,
   context: FederatedRunContext, bounds: CallerBounds, signal: AbortSignal,
 ): Promise<readonly JsonValue[] | undefined> {
   const runtime = DatasourceRuntime.over(scan.datasource);
@@ -303,7 +305,7 @@ async function loadScan(
         if (key !== null && key !== undefined && set.size <= context.config.semiJoinMaxKeys) set.add(key);
       }
     }
-    await inTurn(connection, () => appendRows(connection, scan, rows));
+    await input.add(index, rows);
   };
   // a unique key's equality, or a dependent join on a driver's few keys: a few rows, read without a cursor's round trips
   const small = scan.small === true || keys !== undefined;
@@ -407,12 +409,11 @@ async function appendRows(connection: DuckDBConnection, scan: SourceScan, rows: 
         appender.appendInteger(1);
       } else {
         for (const column of scan.columns) {
-          const value = row[column.name];
-          if (value === null || value === undefined) appender.appendNull();
+          const value = loadedValue(row[column.name], column, scan);
+          if (value === null) appender.appendNull();
           else if (typeof value === 'boolean') appender.appendBoolean(value);
           else if (typeof value === 'number') appender.appendDouble(value);
-          else if (typeof value === 'string') appender.appendVarchar(checkedDecimal(value, column.logicalType, column.nativeType, scan));
-          else throw unsupported(`a ${column.logicalType} value of ${scan.relation.schema}.${scan.relation.name}.${column.name}`);
+          else appender.appendVarchar(value);
         }
       }
       appender.endRow();
@@ -420,6 +421,104 @@ async function appendRows(connection: DuckDBConnection, scan: SourceScan, rows: 
     appender.flushSync();
   } finally {
     appender.closeSync();
+  }
+}
+
+/** A source's value as the engine takes it in: NULL, a boolean, a number, or text it casts to the column's type. */
+function loadedValue(value: JsonValue | undefined, column: CatalogColumn, scan: SourceScan): string | number | boolean | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'boolean' || typeof value === 'number') return value;
+  if (typeof value === 'string') return checkedDecimal(value, column.logicalType, column.nativeType, scan);
+  throw unsupported(`a ${column.logicalType} value of ${scan.relation.schema}.${scan.relation.name}.${column.name}`);
+}
+
+/** Up to this many rows over all its scans, a plan's rows reach the engine as bound lists in its statement, not tables. */
+const LISTED_ROWS = 1024;
+
+/**
+ * Where a plan's rows go: held, while they are few, and bound into the engine's statement as one list per
+ * column (`WITH "r1" AS (SELECT CAST(unnest($n) AS INTEGER) AS "id", …)`: one engine call where tables take
+ * five); past `LISTED_ROWS`, or a column whose values are of two kinds, into temporary tables, one per scan,
+ * through the appender, as they come. Both cast the same text and numbers to the same column types.
+ */
+class EngineInput {
+  private readonly held = new Map<number, Record<string, JsonValue>[]>();
+  /** The kind of the non-NULL values of each held column (`scan:column`): one list holds one kind. */
+  private readonly kinds = new Map<string, string>();
+  private count = 0;
+  private tables: Promise<void> | undefined;
+
+  constructor(private readonly connection: DuckDBConnection, private readonly plan: FederatedPlan) {}
+
+  /** Whether the rows went to tables. */
+  get tabled(): boolean {
+    return this.tables !== undefined;
+  }
+
+  async add(index: number, rows: readonly Record<string, JsonValue>[]): Promise<void> {
+    const scan = this.plan.scans[index] as SourceScan;
+    if (this.tables === undefined && this.count + rows.length <= LISTED_ROWS) {
+      const checked = rows.map((row) => (scan.columns.length === 0 ? row : Object.fromEntries(scan.columns.map((column) => [column.name, loadedValue(row[column.name], column, scan)]))));
+      if (this.oneKindEach(index, scan, checked)) {
+        this.held.set(index, [...(this.held.get(index) ?? []), ...checked]);
+        this.count += rows.length;
+        return;
+      }
+    }
+    await this.tabling();
+    await inTurn(this.connection, () => appendRows(this.connection, scan, rows));
+  }
+
+  /** Whether each column's values, with those held, are of one kind (or NULL); learns their kinds. */
+  private oneKindEach(index: number, scan: SourceScan, rows: readonly Record<string, JsonValue>[]): boolean {
+    for (const column of scan.columns) {
+      for (const row of rows) {
+        const value = row[column.name];
+        if (value === null || value === undefined) continue;
+        const key = `${index}:${column.name}`;
+        const known = this.kinds.get(key);
+        if (known === undefined) this.kinds.set(key, typeof value);
+        else if (known !== typeof value) return false;
+      }
+    }
+    return true;
+  }
+
+  /** The engine's statement and its bound values: the plan's, or with the held rows as lists. */
+  statement(values: readonly unknown[]): { sql: string; values: (DuckDBValue | null)[]; types: (DuckDBType | undefined)[] } {
+    const own = this.plan.parameters.map((index) => engineValue(values[index]));
+    if (this.tables !== undefined) return { sql: this.plan.engineSql, values: own, types: own.map(() => undefined) };
+    const lists: DuckDBValue[] = [];
+    const types: (DuckDBType | undefined)[] = own.map(() => undefined);
+    const ctes = this.plan.scans.map((scan, index) => {
+      const rows = this.held.get(index) ?? [];
+      const columns = scan.columns.length === 0
+        ? [{ name: ROW_MARK_COLUMN, sql: 'INTEGER', values: rows.map(() => 1) }]
+        : scan.columns.map((column) => ({ name: column.name, sql: engineTypeOf(column, scan.relation).sql, values: rows.map((row) => row[column.name] ?? null) }));
+      const items = columns.map((column) => {
+        const kind = scan.columns.length === 0 ? 'number' : this.kinds.get(`${index}:${column.name}`);
+        lists.push(listValue(column.values as DuckDBValue[]));
+        types.push(LIST(kind === 'number' ? DOUBLE : kind === 'boolean' ? BOOLEAN : VARCHAR));
+        return `CAST(unnest($${own.length + lists.length}) AS ${column.sql}) AS ${engineIdentifier(column.name)}`;
+      });
+      return `${engineIdentifier(scan.table)} AS (SELECT ${items.join(', ')})`;
+    });
+    const recursive = /^WITH\s+RECURSIVE\s/i.exec(this.plan.engineSql);
+    const withClause = /^WITH\s/i.exec(this.plan.engineSql);
+    const sql = recursive !== null
+      ? `WITH RECURSIVE ${ctes.join(', ')}, ${this.plan.engineSql.slice(recursive[0].length)}`
+      : withClause !== null ? `WITH ${ctes.join(', ')}, ${this.plan.engineSql.slice(withClause[0].length)}` : `WITH ${ctes.join(', ')} ${this.plan.engineSql}`;
+    return { sql, values: [...own, ...lists], types };
+  }
+
+  /** From now on into tables: made once, with the rows held so far. */
+  private tabling(): Promise<void> {
+    this.tables ??= inTurn(this.connection, async () => {
+      await this.connection.run(this.plan.scans.map(tableDefinition).join('; '));
+      for (const [index, rows] of this.held) await appendRows(this.connection, this.plan.scans[index] as SourceScan, rows);
+      this.held.clear();
+    });
+    return this.tables;
   }
 }
 
@@ -435,7 +534,7 @@ function checkedDecimal(value: string, logicalType: LogicalType, nativeType: str
 
 /** The engine's answer, cut at the route's row and byte bounds as a single statement's would be. */
 async function answer(
-  connection: DuckDBConnection, plan: FederatedPlan, values: readonly unknown[], options: QueryOptions | undefined, signal: AbortSignal, timeoutMs: number,
+  connection: DuckDBConnection, statement: ReturnType<EngineInput['statement']>, plan: FederatedPlan, options: QueryOptions | undefined, signal: AbortSignal, timeoutMs: number,
 ): Promise<QueryResult> {
   const interrupt = () => connection.interrupt();
   signal.addEventListener('abort', interrupt, { once: true });
@@ -445,7 +544,8 @@ async function answer(
     connection.interrupt();
   }, timeoutMs);
   try {
-    const result = await connection.stream(plan.engineSql, plan.parameters.map((index) => engineValue(values[index])));
+    // an undefined type is inferred from its value (the request's own); the array is what bind reads by position
+    const result = await connection.stream(statement.sql, statement.values as DuckDBValue[], statement.types as DuckDBType[]);
     const names = result.columnNames();
     const quotients = new Set(plan.quotients);
     const codecs = result.columnTypes().map((type, position) => (quotients.has(position) ? { logicalType: 'decimal' as const } : logicalOf(String(type))));
