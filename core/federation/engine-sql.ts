@@ -70,14 +70,21 @@ export function unsupported(construct: string): InputError {
 const COMPARISONS = new Set(['=', '<>', '!=', '<', '>', '<=', '>=']);
 const ASCII_UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const CONCAT_TYPES = new Set<EngineType>(['string', 'integer', 'bigint', 'decimal', 'date']);
+/** The types whose text `||` writes alike in both (a boolean `true`, as its cast, unlike concat's `t`). */
+const CONCATENATED_TYPES = new Set<EngineType>([...CONCAT_TYPES, 'unknown', 'boolean', 'timestamp', 'timestamptz', 'uuid']);
 /** Ranking functions, which need OVER; with them, the aggregates that may take one. */
 const RANKING = new Set(['row_number', 'rank', 'dense_rank']);
-const WINDOW_FUNCTIONS = new Set([...RANKING, 'count', 'sum', 'min', 'max', 'bool_and', 'bool_or']);
+/** Window functions that read a value of another row of the partition: the same rows in both. */
+const OFFSET_FUNCTIONS = new Set(['lag', 'lead', 'first_value', 'last_value']);
+const WINDOW_FUNCTIONS = new Set([...RANKING, ...OFFSET_FUNCTIONS, 'count', 'sum', 'min', 'max', 'bool_and', 'bool_or']);
 /** `frameOptions` of a window without a frame clause: RANGE UNBOUNDED PRECEDING to CURRENT ROW, peers included. */
 const DEFAULT_FRAME = 1058;
-/** Fields `extract` and `date_part` answer alike in both, from a date or timestamp without time zone. */
+/**
+ * Fields `extract` and `date_part` answer alike in both, from a date or a timestamp, with or without time zone
+ * (a `timestamptz` in the session's time zone, UTC in both: the service's sessions and the engine's run in UTC).
+ */
 const DATE_PARTS = new Set(['year', 'quarter', 'month', 'week', 'day', 'dow', 'doy', 'hour', 'minute']);
-/** `date_trunc`'s units whose truncation is the same in both (weeks from Monday, quarters from January). */
+/** `date_trunc`'s units whose truncation is the same in both (weeks from Monday, quarters from January; a `timestamptz` in UTC). */
 const TRUNCATION_UNITS = new Set(['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second', 'milliseconds', 'microseconds']);
 const INTEGRAL = new Set<EngineType>(['integer', 'bigint']);
 const NUMERIC = new Set<EngineType>(['integer', 'bigint', 'decimal', 'numeric', 'float']);
@@ -87,11 +94,14 @@ const CASTS: Readonly<Record<string, { sql: string; type: EngineType; from: read
   int2: { sql: 'INTEGER', type: 'integer', from: ['integer', 'bigint', 'decimal', 'numeric', 'string'] },
   int4: { sql: 'INTEGER', type: 'integer', from: ['integer', 'bigint', 'decimal', 'numeric', 'string'] },
   int8: { sql: 'BIGINT', type: 'bigint', from: ['integer', 'bigint', 'decimal', 'numeric', 'string'] },
-  text: { sql: 'VARCHAR', type: 'string', from: ['integer', 'bigint', 'decimal', 'numeric', 'string', 'date', 'boolean', 'uuid'] },
-  varchar: { sql: 'VARCHAR', type: 'string', from: ['integer', 'bigint', 'decimal', 'numeric', 'string', 'date', 'boolean', 'uuid'] },
+  // not an unconstrained numeric: its text is each value's own scale in PostgreSQL, the engine's fixed one there
+  text: { sql: 'VARCHAR', type: 'string', from: ['integer', 'bigint', 'decimal', 'string', 'date', 'boolean', 'uuid'] },
+  varchar: { sql: 'VARCHAR', type: 'string', from: ['integer', 'bigint', 'decimal', 'string', 'date', 'boolean', 'uuid'] },
   bool: { sql: 'BOOLEAN', type: 'boolean', from: ['boolean', 'string'] },
-  date: { sql: 'DATE', type: 'date', from: ['date', 'string', 'timestamp'] },
-  timestamp: { sql: 'TIMESTAMP', type: 'timestamp', from: ['date', 'string', 'timestamp'] },
+  // between instants and wall-clock times in UTC, the session's time zone in both
+  date: { sql: 'DATE', type: 'date', from: ['date', 'string', 'timestamp', 'timestamptz'] },
+  timestamp: { sql: 'TIMESTAMP', type: 'timestamp', from: ['date', 'string', 'timestamp', 'timestamptz'] },
+  timestamptz: { sql: 'TIMESTAMPTZ', type: 'timestamptz', from: ['date', 'string', 'timestamp', 'timestamptz'] },
   float8: { sql: 'DOUBLE', type: 'float', from: ['integer', 'bigint', 'decimal', 'numeric', 'float', 'string'] },
 };
 
@@ -549,6 +559,7 @@ class EngineWriter {
       return { sql: windowed(`${name}()`), type: 'bigint' };
     }
     const args = list(node.args).map((arg) => this.expr(arg, level));
+    if (OFFSET_FUNCTIONS.has(name)) return offsetFunction(name, args, over, filter);
     const argSql = args.map((arg) => arg.sql).join(', ');
     switch (name) {
       case 'count':
@@ -619,13 +630,29 @@ class EngineWriter {
       case 'length':
       case 'char_length':
         return { sql: `CAST(length(${single(name, args).sql}) AS INTEGER)`, type: 'integer' };
-      case 'round': {
-        // numeric rounding, half away from zero in both; a double's (half to even in PostgreSQL) is refused
+      case 'round':
+      case 'trunc': {
+        // numeric rounding, half away from zero in both, and truncation toward zero; a double's round (half to
+        // even in PostgreSQL) is refused. An unconstrained numeric's value keeps the engine's scale: equal values.
         const [value, places] = args;
-        if (value === undefined || value.type !== 'decimal' || args.length > 2) throw unsupported('round other than of a numeric of a fixed scale');
+        const exact = value?.type === 'decimal' || value?.type === 'numeric';
+        if (value === undefined || !(exact || (name === 'trunc' && value.type === 'float' && places === undefined)) || args.length > 2) {
+          throw unsupported(`${name} other than of a numeric${name === 'trunc' ? ' or a double' : ''}`);
+        }
         const digits = list(node.args)[1];
-        if (places !== undefined && !(unwrap(digits)[0] === 'A_Const' && places.type === 'integer')) throw unsupported('round to a number of places that is not a constant');
-        return { sql: places === undefined ? `round(${value.sql})` : `round(${value.sql}, ${places.sql})`, type: 'decimal' };
+        if (places !== undefined && !(unwrap(digits)[0] === 'A_Const' && places.type === 'integer')) throw unsupported(`${name} to a number of places that is not a constant`);
+        return { sql: places === undefined ? `${name}(${value.sql})` : `${name}(${value.sql}, ${places.sql})`, type: value.type };
+      }
+      case 'timezone': {
+        // `x AT TIME ZONE 'zone'`: an instant's wall-clock time there, or a wall-clock time there as an instant,
+        // for a zone both read alike (an IANA name; PostgreSQL's abbreviations and POSIX offsets are its own)
+        const [zone, value] = args;
+        const [zoneType, zoneNode] = unwrap(list(node.args)[0]);
+        const zoneName = zoneType === 'A_Const' && zoneNode.sval !== undefined ? String((zoneNode.sval as PgObject).sval) : '';
+        if (args.length !== 2 || zone === undefined || !ZONES.has(zoneName) || (value?.type !== 'timestamp' && value?.type !== 'timestamptz')) {
+          throw unsupported('AT TIME ZONE other than of a timestamp to a constant IANA time zone name');
+        }
+        return { sql: `timezone(${literal(zoneName)}, ${value.sql})`, type: value.type === 'timestamp' ? 'timestamptz' : 'timestamp' };
       }
       case 'extract':
       case 'date_part': {
@@ -633,7 +660,7 @@ class EngineWriter {
         const [fieldType, fieldNode] = unwrap(field);
         const part = fieldType === 'A_Const' && fieldNode.sval !== undefined ? String((fieldNode.sval as PgObject).sval).toLowerCase() : '';
         const from = args[1];
-        if (!DATE_PARTS.has(part) || from === undefined || !['date', 'timestamp'].includes(from.type) || source === undefined) {
+        if (!DATE_PARTS.has(part) || from === undefined || !['date', 'timestamp', 'timestamptz'].includes(from.type) || source === undefined) {
           throw unsupported(`${name} other than of ${[...DATE_PARTS].join(', ')} from a date or timestamp`);
         }
         // PostgreSQL: extract answers numeric, date_part double precision
@@ -642,15 +669,17 @@ class EngineWriter {
           : { sql: `CAST(date_part('${part}', ${from.sql}) AS DOUBLE)`, type: 'float' };
       }
       case 'date_trunc': {
-        // of a timestamp without time zone alone: over a date or a timestamptz PostgreSQL truncates in the session's time zone
+        // a timestamp's wall-clock time truncated; a timestamptz (and a date, which PostgreSQL reads as one, at
+        // midnight) truncated in the session's time zone, UTC in both, answering a timestamptz
         const [field] = list(node.args);
         const [fieldType, fieldNode] = unwrap(field);
         const unit = fieldType === 'A_Const' && fieldNode.sval !== undefined ? String((fieldNode.sval as PgObject).sval).toLowerCase() : '';
         const from = args[1];
-        if (!TRUNCATION_UNITS.has(unit) || args.length !== 2 || from?.type !== 'timestamp') {
-          throw unsupported(`date_trunc other than to ${[...TRUNCATION_UNITS].join(', ')} of a timestamp without time zone`);
+        if (!TRUNCATION_UNITS.has(unit) || args.length !== 2 || from === undefined || !['timestamp', 'timestamptz', 'date'].includes(from.type)) {
+          throw unsupported(`date_trunc other than to ${[...TRUNCATION_UNITS].join(', ')} of a timestamp or a date`);
         }
-        return { sql: `CAST(date_trunc('${unit}', ${from.sql}) AS TIMESTAMP)`, type: 'timestamp' };
+        if (from.type === 'timestamp') return { sql: `CAST(date_trunc('${unit}', ${from.sql}) AS TIMESTAMP)`, type: 'timestamp' };
+        return { sql: `CAST(date_trunc('${unit}', CAST(${from.sql} AS TIMESTAMPTZ)) AS TIMESTAMPTZ)`, type: 'timestamptz' };
       }
       default:
         throw unsupported(`function ${name}`);
@@ -730,6 +759,8 @@ class EngineWriter {
     }
     const known = CASTS[target];
     if (known === undefined || list(typeName.typmods).length > 0) throw unsupported(`a cast to ${names.join('.')}`);
+    // a text read as an instant: PostgreSQL reads zone names and abbreviations the engine may not; an ISO constant is read alike
+    if (known.type === 'timestamptz' && arg.type === 'string' && !isoInstant(node.arg)) throw unsupported('a cast to timestamptz other than of an ISO 8601 constant');
     if (!known.from.includes(arg.type)) throw unsupported(`a cast of ${arg.type === 'unknown' ? 'a value of unknown type' : arg.type} to ${target}`);
     return { sql: `CAST(${arg.sql} AS ${known.sql})`, type: known.type };
   }
@@ -750,6 +781,13 @@ class EngineWriter {
         throw unsupported(String(node.subLinkType));
     }
   }
+}
+
+/** Whether `node` is a text constant in ISO 8601's form, with a numeric offset or none (the session's UTC). */
+function isoInstant(node: unknown): boolean {
+  const [type, value] = unwrap(node);
+  const text = type === 'A_Const' && value.sval !== undefined ? String((value.sval as PgObject).sval) : '';
+  return /^\d{4}-\d\d-\d\d([ T]\d\d:\d\d(:\d\d(\.\d{1,6})?)?)?\s*([+-]\d\d(:?\d\d)?|Z)?$/i.test(text.trim());
 }
 
 function single(name: string, args: readonly Written[]): Written {
@@ -822,6 +860,25 @@ function intervalConstant(node: unknown): string | undefined {
   return `(to_months(${parts.months}) + to_days(${parts.days}) + to_microseconds(${parts.micros}))`;
 }
 
+/** The IANA time zone names both read alike (Node's ICU knows the same database as the engine's). */
+const ZONES = new Set(['UTC', ...Intl.supportedValuesOf('timeZone')]);
+
+/**
+ * `lag`/`lead` (value, a constant offset, a default of the value's type) and `first_value`/`last_value` over
+ * the window's frame: the same rows of the partition in both, and the value as it is.
+ */
+function offsetFunction(name: string, args: readonly Written[], over: string | undefined, filter: string): Written {
+  if (over === undefined || filter !== '') throw unsupported(`${name} without OVER or with FILTER`);
+  const [value, offset, fallback] = args;
+  const shifted = name === 'lag' || name === 'lead';
+  if (value === undefined || args.length > (shifted ? 3 : 1) || (offset !== undefined && !INTEGRAL.has(offset.type))) {
+    throw unsupported(`${name} other than of a value${shifted ? ', an integer offset and a default' : ''}`);
+  }
+  // PostgreSQL requires the default to be of the value's type; the engine would convert either
+  if (fallback !== undefined && fallback.type !== value.type && fallback.type !== 'unknown') throw unsupported(`${name} with a default of another type`);
+  return { sql: `${name}(${args.map((arg) => arg.sql).join(', ')})${over}`, type: value.type };
+}
+
 /** PostgreSQL's frame option bits (parsenodes.h). */
 const FRAME = {
   range: 0x2, rows: 0x4, startUnboundedPreceding: 0x20, endUnboundedFollowing: 0x100, startCurrentRow: 0x200, endCurrentRow: 0x400,
@@ -887,12 +944,18 @@ function substring(name: string, args: readonly Written[]): Written {
 
 /** `+ - * / % ||` with PostgreSQL's result types; division only where its meaning is the same in the engine. */
 function arithmetic(op: string, left: Written, right: Written): Written {
-  if (op === '||') return { sql: `(${left.sql} || ${right.sql})`, type: 'string' };
+  if (op === '||') {
+    // a non-text operand is its text: a double's (`1000000` there, `1000000.0` here) and an unconstrained numeric's differ
+    const other = [left.type, right.type].find((type) => !CONCATENATED_TYPES.has(type));
+    if (other !== undefined) throw unsupported(`|| with a ${other === 'numeric' ? 'numeric without a scale' : other} operand`);
+    return { sql: `(${left.sql} || ${right.sql})`, type: 'string' };
+  }
   if (!['+', '-', '*', '/', '%'].includes(op)) throw unsupported(`operator ${op}`);
   const types = [left.type, right.type];
   if (op === '/' || op === '%') {
     const integral = types.every((type) => INTEGRAL.has(type));
-    const floating = op === '/' && types.every((type) => type === 'float');
+    // a double with any number is a double's division in both (PostgreSQL converts the other to float8)
+    const floating = op === '/' && types.includes('float') && types.every((type) => NUMERIC.has(type));
     if (!integral && !floating) {
       throw unsupported(op === '/' ? 'a numeric division other than an output column of the outermost SELECT' : 'modulo unless both operands are integers');
     }
@@ -902,6 +965,8 @@ function arithmetic(op: string, left: Written, right: Written): Written {
   }
   if (types.every((type) => NUMERIC.has(type))) return { sql: `(${left.sql} ${op} ${right.sql})`, type: widest(types) };
   if (op !== '*' && left.type === 'date' && INTEGRAL.has(right.type)) return { sql: `(${left.sql} ${op} ${right.sql})`, type: 'date' };
+  // the days between two dates: integer in PostgreSQL, bigint in the engine
+  if (op === '-' && left.type === 'date' && right.type === 'date') return { sql: `CAST((${left.sql} - ${right.sql}) AS INTEGER)`, type: 'integer' };
   throw unsupported(`operator ${op} on ${left.type === 'unknown' || right.type === 'unknown' ? 'values of unknown type' : `${left.type} and ${right.type}`}`);
 }
 
