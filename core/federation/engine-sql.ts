@@ -433,6 +433,8 @@ class EngineWriter {
       case 'CoalesceExpr': return this.variadic('COALESCE', node.args, level);
       case 'MinMaxExpr': return this.variadic(node.op === 'IS_GREATEST' ? 'GREATEST' : 'LEAST', node.args, level);
       case 'SubLink': return this.subLink(node, level);
+      // CURRENT_DATE, now(), LOCALTIMESTAMP…: the engine's clock is not the source's
+      case 'SQLValueFunction': throw unsupported(String(node.op ?? type).replace(/^SVFOP_/, ''));
       default:
         throw unsupported(type);
     }
@@ -470,7 +472,7 @@ class EngineWriter {
   /**
    * A timestamp or a date moved by an interval constant (`o.at - interval '30 days'`): months first (the day
    * clamped to the month's last), then days, then time, as PostgreSQL adds them; a timestamp without time zone
-   * in both. Undefined when neither operand is an interval.
+   * in both, a timestamptz moved in UTC. Undefined when neither operand is an interval.
    */
   private shift(op: '+' | '-', node: PgObject, level: Level): Written | undefined {
     const right = intervalConstant(node.rexpr);
@@ -478,9 +480,9 @@ class EngineWriter {
     if (right === undefined && left === undefined) return undefined;
     if (right !== undefined && left !== undefined) throw unsupported('arithmetic between intervals');
     const moved = this.expr(right === undefined ? node.rexpr : node.lexpr, level);
-    if (moved.type !== 'timestamp' && moved.type !== 'date') {
-      throw unsupported(`an interval ${op === '+' ? 'added to' : 'subtracted from'} ${moved.type === 'timestamptz' ? 'a timestamp with time zone (a day there depends on its time zone)' : `a value of type ${moved.type}`}`);
-    }
+    // a timestamptz's months and days are counted in the session's time zone: UTC in both
+    if (moved.type === 'timestamptz') return { sql: `CAST((${moved.sql} ${op} ${right ?? left}) AS TIMESTAMPTZ)`, type: 'timestamptz' };
+    if (moved.type !== 'timestamp' && moved.type !== 'date') throw unsupported(`an interval ${op === '+' ? 'added to' : 'subtracted from'} a value of type ${moved.type}`);
     return { sql: `CAST((${moved.sql} ${op} ${right ?? left}) AS TIMESTAMP)`, type: 'timestamp' };
   }
 
@@ -502,16 +504,32 @@ class EngineWriter {
         if (COMPARISONS.has(op)) return { sql: `(${left.sql} ${op === '!=' ? '<>' : op} ${right.sql})`, type: 'boolean' };
         return arithmetic(op, left, right);
       }
+      case 'AEXPR_OP_ANY':
+      case 'AEXPR_OP_ALL': {
+        // `x = ANY (ARRAY[a, b])` is `x IN (a, b)`, `x <> ALL (ARRAY[…])` `x NOT IN (…)`, NULLs alike; an array value is not
+        const [arrayType, array] = unwrap(node.rexpr);
+        const quantifier = kind === 'AEXPR_OP_ANY' ? 'ANY' : 'ALL';
+        if (arrayType !== 'A_ArrayExpr' || op !== (quantifier === 'ANY' ? '=' : '<>')) throw unsupported(`${op} ${quantifier} other than = ANY or <> ALL of an ARRAY[…] of values`);
+        const left = this.expr(node.lexpr, level);
+        const items = list(array.elements).map((item) => this.expr(item, level).sql);
+        if (items.length === 0) throw unsupported(`${op} ${quantifier} of an empty array`);
+        return { sql: `(${left.sql} ${quantifier === 'ANY' ? 'IN' : 'NOT IN'} (${items.join(', ')}))`, type: 'boolean' };
+      }
       case 'AEXPR_IN': {
         const left = this.expr(node.lexpr, level);
         const items = list((unwrap(node.rexpr)[1] as PgObject).items).map((item) => this.expr(item, level).sql);
         return { sql: `(${left.sql} ${op === '=' ? 'IN' : 'NOT IN'} (${items.join(', ')}))`, type: 'boolean' };
       }
       case 'AEXPR_BETWEEN':
-      case 'AEXPR_NOT_BETWEEN': {
+      case 'AEXPR_NOT_BETWEEN':
+      case 'AEXPR_BETWEEN_SYM':
+      case 'AEXPR_NOT_BETWEEN_SYM': {
         const left = this.expr(node.lexpr, level);
         const [low, high] = list((unwrap(node.rexpr)[1] as PgObject).items).map((item) => this.expr(item, level).sql);
-        return { sql: `(${left.sql} ${kind === 'AEXPR_NOT_BETWEEN' ? 'NOT ' : ''}BETWEEN ${low} AND ${high})`, type: 'boolean' };
+        const not = kind.startsWith('AEXPR_NOT') ? 'NOT ' : '';
+        // SYMMETRIC: either order of the bounds, as PostgreSQL rewrites it
+        if (kind.endsWith('_SYM')) return { sql: `(${not}((${left.sql} BETWEEN ${low} AND ${high}) OR (${left.sql} BETWEEN ${high} AND ${low})))`, type: 'boolean' };
+        return { sql: `(${left.sql} ${not}BETWEEN ${low} AND ${high})`, type: 'boolean' };
       }
       case 'AEXPR_LIKE': {
         if (op !== '~~' && op !== '!~~') throw unsupported(`operator ${op}`);
@@ -750,18 +768,20 @@ class EngineWriter {
     const names = stringsOf(typeName.names);
     const target = (names.at(-1) ?? '').toLowerCase();
     const arg = this.expr(node.arg, level);
+    // a bound value is text to convert, as PostgreSQL reads `$1::date` (node-postgres sends every value as text)
+    const from = arg.type === 'unknown' && unwrap(node.arg)[0] === 'ParamRef' ? 'string' : arg.type;
     if (target === 'numeric') {
       const mods = list(typeName.typmods).map((mod) => Number((unwrap(mod)[1].ival as PgObject | undefined)?.ival ?? 0));
       const [precision, scale = 0] = mods;
       if (precision === undefined || precision > 38) throw unsupported('a cast to numeric without a precision of at most 38');
-      if (!['integer', 'bigint', 'decimal', 'numeric', 'string'].includes(arg.type)) throw unsupported(`a cast of ${arg.type} to numeric`);
+      if (!['integer', 'bigint', 'decimal', 'numeric', 'string'].includes(from)) throw unsupported(`a cast of ${arg.type} to numeric`);
       return { sql: `CAST(${arg.sql} AS DECIMAL(${precision},${scale}))`, type: 'decimal' };
     }
     const known = CASTS[target];
     if (known === undefined || list(typeName.typmods).length > 0) throw unsupported(`a cast to ${names.join('.')}`);
     // a text read as an instant: PostgreSQL reads zone names and abbreviations the engine may not; an ISO constant is read alike
-    if (known.type === 'timestamptz' && arg.type === 'string' && !isoInstant(node.arg)) throw unsupported('a cast to timestamptz other than of an ISO 8601 constant');
-    if (!known.from.includes(arg.type)) throw unsupported(`a cast of ${arg.type === 'unknown' ? 'a value of unknown type' : arg.type} to ${target}`);
+    if (known.type === 'timestamptz' && from === 'string' && !isoInstant(node.arg)) throw unsupported('a cast to timestamptz other than of an ISO 8601 constant');
+    if (!known.from.includes(from)) throw unsupported(`a cast of ${arg.type === 'unknown' ? 'a value of unknown type' : arg.type} to ${target}`);
     return { sql: `CAST(${arg.sql} AS ${known.sql})`, type: known.type };
   }
 
