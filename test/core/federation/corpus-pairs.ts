@@ -1,9 +1,9 @@
 import { PgliteDialect } from '../../../adapters/pglite/pglite-dialect.js';
 import { runtimeOver } from '../../../core/sql/datasource-runtime.js';
-import { BACKENDS, forEachBackend, type Backend } from '../../support/backends.js';
+import { BACKENDS, type Backend } from '../../support/backends.js';
 import { sharedPglite } from '../../support/shared-pglite.js';
 import { dropDatabase, freshDatabase, pgliteOracle, serverOracle } from './corpus-oracle.js';
-import { runCorpusSuite, type CorpusData, type CorpusPair, type PairSide } from './corpus-suite.js';
+import type { CorpusData, CorpusPair, PairSide } from './corpus-suite.js';
 
 const postgresServer = BACKENDS.find((backend) => backend.name === 'postgres') as Backend;
 
@@ -42,7 +42,8 @@ function secondPostgresSide(database: string): PairSide {
 /**
  * The pairs a backend's job completes: PGlite alone (on any machine), PGlite or a second database with the
  * PostgreSQL server, the MariaDB server (the first side) with the PostgreSQL server. Databases the pairs create
- * on the server are named after the data set's VDB, so two corpora may run at once.
+ * on the server are named after the data set's VDB, so two corpora may run at once. A pair runs with the
+ * service's default `federation` config; `{ ...pair, federation }` runs it with another.
  */
 export function corpusPairs(backend: Backend, data: CorpusData): CorpusPair[] {
   const serverOracleOf = (setup: readonly string[]) => serverOracle(postgresServer.url ?? '', setup, `${data.vdb}_oracle`);
@@ -56,14 +57,4 @@ export function corpusPairs(backend: Backend, data: CorpusData): CorpusPair[] {
   return [{
     name: 'MariaDB + PostgreSQL', skip: backend.skip ?? postgresServer.skip, first: serverSide(backend, 'first_db'), second: serverSide(postgresServer, 'second_db'), oracle: serverOracleOf,
   }];
-}
-
-/**
- * The corpus of `data` over every pair of every backend this job runs, each with the service's default
- * `federation` config, or with `federation` when given.
- */
-export function runCorpusOnPairs(data: CorpusData, federation?: Record<string, unknown>): void {
-  forEachBackend((backend) => {
-    for (const pair of corpusPairs(backend, data)) runCorpusSuite(data, federation === undefined ? pair : { ...pair, federation });
-  });
 }

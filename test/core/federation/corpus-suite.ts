@@ -22,6 +22,8 @@ export interface CorpusEntry {
   refused?: string[];
   /** The statement's bound values (`$1`…): the SQL door binds them, the query route's body carries them as `v1`…. */
   values?: (string | number | boolean | null)[];
+  /** Whether the statement is also asked as a Task API goal (the reference runtime runs a goal that is SQL). */
+  task?: boolean;
 }
 
 /**
@@ -208,6 +210,22 @@ export function runCorpusSuite(data: CorpusData, pair: CorpusPair): void {
       assert.equal(body.columns.map((column) => column.logicalType), expected.types.map(logicalTypeOf), `${entry.id}: the columns' logical types`);
       const names = body.columns.map((column) => column.name);
       const rows = body.rows.map((row) => JSON.stringify(names.map((name) => row[name])));
+      const wanted = expected.rows.map((row) => JSON.stringify(row.map((value, index) => jsonValue(value, expected.types[index] ?? 0))));
+      assert.equal(ordered ? rows : rows.sort(), ordered ? wanted : wanted.sort(), `${entry.id}: the rows`);
+    });
+    if (entry.task !== true) continue;
+    test(`${entry.id}: the oracle's answer, as a Task API query`, async ({ service, oracle }) => {
+      const expected = await oracle.run(entry.sql, entry.values);
+      const response = await service.request(`/api/v1/capabilities/answer/vdbs/${data.vdb}/versions/1/tasks`, {
+        method: 'POST', body: JSON.stringify({ goal: entry.sql.trim() }), headers: { 'content-type': 'application/json' }, token: ANALYST_TOKEN,
+      });
+      const snapshot = await response.json() as { state: string; artifacts: { kind: string; content: { contentType: string; data: string } }[] };
+      assert.is(snapshot.state, 'completed', `${JSON.stringify(snapshot)}; the service logged ${lastError(service)}`);
+      const artifact = snapshot.artifacts.find((one) => one.kind === 'table' && one.content.contentType === 'application/json');
+      assert.ok(artifact, JSON.stringify(snapshot));
+      const table = JSON.parse(Buffer.from(artifact.content.data, 'base64').toString('utf8')) as { columns: { name: string }[]; rows: Record<string, unknown>[] };
+      const names = table.columns.map((column) => column.name);
+      const rows = table.rows.map((row) => JSON.stringify(names.map((name) => row[name])));
       const wanted = expected.rows.map((row) => JSON.stringify(row.map((value, index) => jsonValue(value, expected.types[index] ?? 0))));
       assert.equal(ordered ? rows : rows.sort(), ordered ? wanted : wanted.sort(), `${entry.id}: the rows`);
     });

@@ -1,6 +1,10 @@
 // test-lane: postgres-server
 // (the PostgreSQL + MariaDB pair runs on both servers, and every pair's oracle on the PostgreSQL server)
-import { runCorpusOnPairs } from './corpus-pairs.js';
+import { forEachBackend } from '../../support/backends.js';
+import { corpusPairs } from './corpus-pairs.js';
+import { runCorpusSuite } from './corpus-suite.js';
 import { LEDGER_CORPUS } from './ledger-data.js';
 
-runCorpusOnPairs(LEDGER_CORPUS);
+forEachBackend((backend) => {
+  for (const pair of corpusPairs(backend, LEDGER_CORPUS)) runCorpusSuite(LEDGER_CORPUS, pair);
+});

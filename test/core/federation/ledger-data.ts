@@ -60,7 +60,8 @@ const accounts: ShopTable = {
 };
 
 const currencies = ['EUR', 'eur', 'CHF', 'JPY', null];
-const memos = ['rent', 'Rent', 'rent ', 'café', 'CAFÉ', 'Salary', 'salary', null, 'fee 10%', 'a_b', '100% off', 'ÉTÉ', 'お茶'];
+// `été` with a combining accent (3 + 2 code points), a flag (2 code points, one grapheme)
+const memos = ['rent', 'Rent', 'rent ', 'café', 'CAFÉ', 'Salary', 'salary', null, 'fee 10%', 'a_b', '100% off', 'ÉTÉ', 'お茶', 'e\u0301te\u0301', '\u{1F1EB}\u{1F1F7} fête'];
 const amounts = ['120.5', '-120.50', '0', '1e2', '0.000001', '-99.999', '33.3333', '1000000', '-0.5', '7', '7.000', '12.345678'];
 const fees = ['0.2500', '0.0000', null, '1.1000', '-0.0050'];
 const instants = [
