@@ -15,6 +15,8 @@ type PgObject = { [field: string]: unknown };
  */
 export type EngineType =
   | 'integer' | 'bigint' | 'decimal' | 'numeric' | 'float' | 'string' | 'boolean' | 'date' | 'time' | 'timestamp' | 'timestamptz' | 'uuid' | 'unknown'
+  /** PostgreSQL's char(n), padded with spaces to n as PostgreSQL writes it; compared and measured without them. */
+  | 'char'
   /** An `avg` or numeric `/` of an inner level, still its exact operands `{a, b}`: only passed on, to the outermost SELECT's output. */
   | 'quotient';
 
@@ -220,6 +222,7 @@ class EngineWriter {
       if (setOp === undefined) throw unsupported(op);
       const left = this.select(node.larg as PgObject, parent, ctes);
       const right = this.select(node.rarg as PgObject, parent, ctes);
+      if (left.outputs.some((output, index) => (output.type === 'char') !== (right.outputs[index]?.type === 'char'))) throw unsupported(`${setOp} of a char(n) value with a value of another type`);
       const divisions = left.outputs.map((output, index) => output.type === 'quotient' || right.outputs[index]?.type === 'quotient');
       if (divisions.some(Boolean)) {
         // operands are not their quotient: 1/2 and 2/4 are one value to UNION, INTERSECT and EXCEPT
@@ -501,7 +504,10 @@ class EngineWriter {
         if (shifted) return shifted;
         const left = this.expr(node.lexpr, level);
         const right = this.expr(node.rexpr, level);
-        if (COMPARISONS.has(op)) return { sql: `(${left.sql} ${op === '!=' ? '<>' : op} ${right.sql})`, type: 'boolean' };
+        if (COMPARISONS.has(op)) {
+          const [a, b] = compared([left, right], [node.lexpr, node.rexpr]);
+          return { sql: `(${a} ${op === '!=' ? '<>' : op} ${b})`, type: 'boolean' };
+        }
         return arithmetic(op, left, right);
       }
       case 'AEXPR_OP_ANY':
@@ -510,22 +516,24 @@ class EngineWriter {
         const [arrayType, array] = unwrap(node.rexpr);
         const quantifier = kind === 'AEXPR_OP_ANY' ? 'ANY' : 'ALL';
         if (arrayType !== 'A_ArrayExpr' || op !== (quantifier === 'ANY' ? '=' : '<>')) throw unsupported(`${op} ${quantifier} other than = ANY or <> ALL of an ARRAY[…] of values`);
-        const left = this.expr(node.lexpr, level);
-        const items = list(array.elements).map((item) => this.expr(item, level).sql);
+        const elements = list(array.elements);
+        const [value, ...items] = compared([this.expr(node.lexpr, level), ...elements.map((item) => this.expr(item, level))], [node.lexpr, ...elements]);
+        const left = { sql: value };
         if (items.length === 0) throw unsupported(`${op} ${quantifier} of an empty array`);
         return { sql: `(${left.sql} ${quantifier === 'ANY' ? 'IN' : 'NOT IN'} (${items.join(', ')}))`, type: 'boolean' };
       }
       case 'AEXPR_IN': {
-        const left = this.expr(node.lexpr, level);
-        const items = list((unwrap(node.rexpr)[1] as PgObject).items).map((item) => this.expr(item, level).sql);
-        return { sql: `(${left.sql} ${op === '=' ? 'IN' : 'NOT IN'} (${items.join(', ')}))`, type: 'boolean' };
+        const rawItems = list((unwrap(node.rexpr)[1] as PgObject).items);
+        const [left, ...items] = compared([this.expr(node.lexpr, level), ...rawItems.map((item) => this.expr(item, level))], [node.lexpr, ...rawItems]);
+        return { sql: `(${left} ${op === '=' ? 'IN' : 'NOT IN'} (${items.join(', ')}))`, type: 'boolean' };
       }
       case 'AEXPR_BETWEEN':
       case 'AEXPR_NOT_BETWEEN':
       case 'AEXPR_BETWEEN_SYM':
       case 'AEXPR_NOT_BETWEEN_SYM': {
-        const left = this.expr(node.lexpr, level);
-        const [low, high] = list((unwrap(node.rexpr)[1] as PgObject).items).map((item) => this.expr(item, level).sql);
+        const bounds = list((unwrap(node.rexpr)[1] as PgObject).items);
+        const [value, low, high] = compared([this.expr(node.lexpr, level), ...bounds.map((item) => this.expr(item, level))], [node.lexpr, ...bounds]);
+        const left = { sql: value };
         const not = kind.startsWith('AEXPR_NOT') ? 'NOT ' : '';
         // SYMMETRIC: either order of the bounds, as PostgreSQL rewrites it
         if (kind.endsWith('_SYM')) return { sql: `(${not}((${left.sql} BETWEEN ${low} AND ${high}) OR (${left.sql} BETWEEN ${high} AND ${low})))`, type: 'boolean' };
@@ -533,7 +541,7 @@ class EngineWriter {
       }
       case 'AEXPR_LIKE': {
         if (op !== '~~' && op !== '!~~') throw unsupported(`operator ${op}`);
-        const left = this.expr(node.lexpr, level);
+        const left = notChar(this.expr(node.lexpr, level), 'LIKE');
         const pattern = this.expr(node.rexpr, level);
         // PostgreSQL's LIKE escapes with a backslash unless told otherwise; the engine's has no default escape
         return { sql: `(${left.sql} ${op === '!~~' ? 'NOT ' : ''}LIKE ${pattern.sql} ESCAPE '\\')`, type: 'boolean' };
@@ -541,18 +549,17 @@ class EngineWriter {
       case 'AEXPR_ILIKE': {
         if (op !== '~~*' && op !== '!~~*') throw unsupported(`operator ${op}`);
         // under collation "C" PostgreSQL lowers both sides (ASCII letters only) and matches them as LIKE does
-        const left = asciiFold(this.expr(node.lexpr, level).sql, 'lower');
+        const left = asciiFold(notChar(this.expr(node.lexpr, level), 'ILIKE').sql, 'lower');
         const pattern = asciiFold(this.expr(node.rexpr, level).sql, 'lower');
         return { sql: `(${left} ${op === '!~~*' ? 'NOT ' : ''}LIKE ${pattern} ESCAPE '\\')`, type: 'boolean' };
       }
       case 'AEXPR_NULLIF': {
-        const left = this.expr(node.lexpr, level);
+        const left = notChar(this.expr(node.lexpr, level), 'NULLIF');
         return { sql: `NULLIF(${left.sql}, ${this.expr(node.rexpr, level).sql})`, type: left.type };
       }
       case 'AEXPR_DISTINCT':
       case 'AEXPR_NOT_DISTINCT': {
-        const left = this.expr(node.lexpr, level).sql;
-        const right = this.expr(node.rexpr, level).sql;
+        const [left, right] = compared([this.expr(node.lexpr, level), this.expr(node.rexpr, level)], [node.lexpr, node.rexpr]);
         return { sql: `(${left} IS ${kind === 'AEXPR_NOT_DISTINCT' ? 'NOT ' : ''}DISTINCT FROM ${right})`, type: 'boolean' };
       }
       default:
@@ -611,7 +618,7 @@ class EngineWriter {
       case 'lower':
       case 'upper':
         // collation "C" folds ASCII letters only; the engine's lower/upper would fold every letter
-        return { sql: asciiFold(single(name, args).sql, name), type: 'string' };
+        return { sql: asciiFold(unpadded(single(name, args)), name), type: 'string' };
       case 'substring':
       case 'substr':
         return substring(name, args);
@@ -647,7 +654,7 @@ class EngineWriter {
       }
       case 'length':
       case 'char_length':
-        return { sql: `CAST(length(${single(name, args).sql}) AS INTEGER)`, type: 'integer' };
+        return { sql: `CAST(length(${unpadded(single(name, args))}) AS INTEGER)`, type: 'integer' };
       case 'round':
       case 'trunc': {
         // numeric rounding, half away from zero in both, and truncation toward zero; a double's round (half to
@@ -803,6 +810,31 @@ class EngineWriter {
   }
 }
 
+/**
+ * Operands compared (`=`, `<`, `IN`, `BETWEEN`, `IS DISTINCT FROM`) as PostgreSQL compares a char(n): without
+ * its trailing spaces, and so a text constant or bound value compared with one (read as a char(n) there); a
+ * text column compared with one keeps its own. Each operand's SQL.
+ */
+function compared(operands: readonly Written[], nodes: readonly unknown[]): string[] {
+  if (!operands.some((operand) => operand.type === 'char')) return operands.map((operand) => operand.sql);
+  return operands.map((operand, index) => {
+    const [type, node] = unwrap(nodes[index]);
+    const constant = (type === 'A_Const' && node.sval !== undefined) || type === 'ParamRef';
+    return operand.type === 'char' || constant ? `rtrim(${operand.sql}, ' ')` : operand.sql;
+  });
+}
+
+/** A value as text: a char(n) without its trailing spaces, as PostgreSQL converts one to text. */
+function unpadded(value: Written): string {
+  return value.type === 'char' ? `rtrim(${value.sql}, ' ')` : value.sql;
+}
+
+/** `value`, refused where it is a char(n) (whose padding `construct` would read otherwise than PostgreSQL). */
+function notChar(value: Written, construct: string): Written {
+  if (value.type === 'char') throw unsupported(`${construct} of a char(n) value`);
+  return value;
+}
+
 /** Whether `node` is a text constant in ISO 8601's form, with a numeric offset or none (the session's UTC). */
 function isoInstant(node: unknown): boolean {
   const [type, value] = unwrap(node);
@@ -939,10 +971,13 @@ function asciiFold(sql: string, to: 'lower' | 'upper'): string {
   return `translate(${sql}, '${from}', '${into}')`;
 }
 
-/** The arguments of a text function, `count` of them, each text (or a constant or parameter PostgreSQL reads as text). */
+/**
+ * The arguments of a text function, `count` of them, each text (or a constant or parameter PostgreSQL reads as
+ * text, or a char(n), which it converts to text without its padding).
+ */
 function textArguments(name: string, args: readonly Written[], count: number): string[] {
-  if (args.length !== count || args.some((arg) => arg.type !== 'string' && arg.type !== 'unknown')) throw unsupported(`${name} other than of ${count === 1 ? 'a text' : `${count} texts`}`);
-  return args.map((arg) => arg.sql);
+  if (args.length !== count || args.some((arg) => !['string', 'unknown', 'char'].includes(arg.type))) throw unsupported(`${name} other than of ${count === 1 ? 'a text' : `${count} texts`}`);
+  return args.map(unpadded);
 }
 
 /**
@@ -966,9 +1001,9 @@ function substring(name: string, args: readonly Written[]): Written {
 function arithmetic(op: string, left: Written, right: Written): Written {
   if (op === '||') {
     // a non-text operand is its text: a double's (`1000000` there, `1000000.0` here) and an unconstrained numeric's differ
-    const other = [left.type, right.type].find((type) => !CONCATENATED_TYPES.has(type));
+    const other = [left.type, right.type].find((type) => !CONCATENATED_TYPES.has(type) && type !== 'char');
     if (other !== undefined) throw unsupported(`|| with a ${other === 'numeric' ? 'numeric without a scale' : other} operand`);
-    return { sql: `(${left.sql} || ${right.sql})`, type: 'string' };
+    return { sql: `(${unpadded(left)} || ${unpadded(right)})`, type: 'string' };
   }
   if (!['+', '-', '*', '/', '%'].includes(op)) throw unsupported(`operator ${op}`);
   const types = [left.type, right.type];
@@ -994,6 +1029,8 @@ function arithmetic(op: string, left: Written, right: Written): Written {
 function widest(types: readonly EngineType[]): EngineType {
   const known = types.filter((type) => type !== 'unknown');
   if (known.length === 0) return 'unknown';
+  // PostgreSQL resolves a char(n) with another text to text, without its padding
+  if (known.includes('char') && known.some((type) => type !== 'char')) throw unsupported('a char(n) value where a value of another type is expected too');
   for (const type of ['float', 'numeric', 'decimal', 'bigint', 'integer'] as const) if (known.includes(type)) return type;
   return known[0] as EngineType;
 }

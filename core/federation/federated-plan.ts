@@ -195,7 +195,11 @@ function bindingsOf(predicates: readonly PushedPredicate[], values: readonly unk
 export function engineTypeOf(column: CatalogColumn, relation: VdbRelation): { type: EngineType; sql: string } {
   const subject = `column ${relation.schema}.${relation.name}.${column.name}`;
   switch (column.logicalType) {
-    case 'string': return { type: 'string', sql: 'VARCHAR' };
+    case 'string':
+      // PostgreSQL's blank-padded char(n), held padded as it reads it; MySQL's CHAR loses its padding as it is read
+      if (/^(character|bpchar)(\(\d+\))?$/i.test(column.nativeType)) return { type: 'char', sql: 'VARCHAR' };
+      if (/^char(\(\d+\))?$/i.test(column.nativeType)) throw unsupported(`${subject} of type ${column.nativeType} (its value is read without the padding PostgreSQL's char(n) keeps)`);
+      return { type: 'string', sql: 'VARCHAR' };
     case 'integer': return /unsigned/i.test(column.nativeType) ? { type: 'bigint', sql: 'BIGINT' } : { type: 'integer', sql: 'INTEGER' };
     case 'bigint': return /unsigned/i.test(column.nativeType) ? { type: 'decimal', sql: 'DECIMAL(20,0)' } : { type: 'bigint', sql: 'BIGINT' };
     case 'decimal': {
