@@ -15,23 +15,25 @@ const flag = (name: string): Column => ({ name, pg: 'boolean', mysql: 'tinyint(1
 const day = (name: string): Column => ({ name, pg: 'date', mysql: 'date' });
 const double = (name: string): Column => ({ name, pg: 'double precision', mysql: 'double' });
 // an unconstrained numeric: each value its own scale (MySQL has none: a wide fixed scale holds the same values)
+// a blank-padded text: PostgreSQL pads it and compares it without its trailing spaces; MySQL strips them as it reads it
+const padded = (name: string, length: number): Column => ({ name, pg: `char(${length})`, mysql: `char(${length})` });
 const anyNumeric = (name: string): Column => ({ name, pg: 'numeric', mysql: 'decimal(30,8)' });
 
 const branches: ShopTable = {
   schema: 'led_bank',
   name: 'branches',
-  columns: [int('id'), text('code', 8), text('city', 40), text('country', 2), day('opened_on')],
+  columns: [int('id'), text('code', 8), text('city', 40), text('country', 2), day('opened_on'), padded('tier', 3)],
   primaryKey: ['id'],
   // `par`, `PAR ` and `Par` are codes of their own: equal to `PAR` only under a folding or padding collation
   rows: [
-    [1, 'PAR', 'Paris', 'FR', '1999-12-31'],
-    [2, 'par', 'paris', 'FR', '2000-01-01'],
-    [3, 'PAR ', 'Orléans', 'FR', '2004-02-29'],
-    [4, 'LYO', 'Lyon', 'FR', null],
-    [5, 'ZRH', 'Zürich', 'CH', '2010-06-30'],
-    [6, 'TYO', '東京', 'JP', '2020-03-31'],
-    [7, 'Par', 'orleans', null, '2024-01-31'],
-    [8, 'GVA', null, 'CH', '2024-02-01'],
+    [1, 'PAR', 'Paris', 'FR', '1999-12-31', 'A'],
+    [2, 'par', 'paris', 'FR', '2000-01-01', 'A  '],
+    [3, 'PAR ', 'Orléans', 'FR', '2004-02-29', 'B'],
+    [4, 'LYO', 'Lyon', 'FR', null, 'AA'],
+    [5, 'ZRH', 'Zürich', 'CH', '2010-06-30', null],
+    [6, 'TYO', '東京', 'JP', '2020-03-31', 'a'],
+    [7, 'Par', 'orleans', null, '2024-01-31', 'A'],
+    [8, 'GVA', null, 'CH', '2024-02-01', 'B '],
   ],
 };
 
@@ -102,21 +104,24 @@ const transactions: ShopTable = {
 const transfers: ShopTable = {
   schema: 'led_ops',
   name: 'transfers',
-  columns: [int('id'), int('from_account'), int('to_account'), decimal('amount', 12, 2), wallClock('requested_at'), instant('executed_at'), text('note', 40), text('from_branch', 8)],
+  columns: [
+    int('id'), int('from_account'), int('to_account'), decimal('amount', 12, 2), wallClock('requested_at'), instant('executed_at'), text('note', 40), text('from_branch', 8),
+    padded('channel', 5),
+  ],
   primaryKey: ['id'],
   rows: [
-    [1, 1, 2, '100.00', '2024-01-31 23:59:00', '2024-02-01 00:00:30+00', 'monthly', 'PAR'],
-    [2, 2, 1, '100', '2024-02-01 00:00:00', '2024-01-31 23:00:00-02', 'Monthly', 'par'],
-    [3, 3, null, '0.01', '2024-02-29 23:59:59.999', null, null, 'PAR '],
-    [4, 4, 5, '-5.50', '2024-03-01 00:00:00', '2024-03-01 00:00:00+01', 'refund', 'Par'],
-    [5, null, 6, '250.25', '2024-03-31 12:00:00', '2024-04-01 02:00:00+03', 'Zoë', 'LYO'],
-    [6, 7, 7, '0.00', '2023-12-31 23:59:59', '2024-01-01 00:00:01+00', 'self', 'ZRH'],
-    [7, 8, 99, '1000000.00', '2024-01-15 08:30:00', '2024-01-15 08:30:00+09', '佐藤', 'TYO'],
-    [8, 12, 11, '12.34', '2023-06-30 12:00:00', '2023-06-30 11:00:00-01', 'ana', null],
-    [9, 6, 1, '15000.00', '2024-02-15 09:00:00', null, 'loan', 'lyo'],
-    [10, 1, 3, '33.33', '2024-02-15 09:00:00', '2024-02-15 09:00:00+00', 'split', 'PAR'],
-    [11, 1, 4, '33.33', '2024-02-15 09:00:00', '2024-02-15 09:00:00+00', 'split', 'PAR'],
-    [12, 1, 9, '33.34', '2024-02-15 09:00:00', '2024-02-15 09:00:01+00', 'split', 'GVA'],
+    [1, 1, 2, '100.00', '2024-01-31 23:59:00', '2024-02-01 00:00:30+00', 'monthly', 'PAR', 'web'],
+    [2, 2, 1, '100', '2024-02-01 00:00:00', '2024-01-31 23:00:00-02', 'Monthly', 'par', 'Web'],
+    [3, 3, null, '0.01', '2024-02-29 23:59:59.999', null, null, 'PAR ', 'atm  '],
+    [4, 4, 5, '-5.50', '2024-03-01 00:00:00', '2024-03-01 00:00:00+01', 'refund', 'Par', null],
+    [5, null, 6, '250.25', '2024-03-31 12:00:00', '2024-04-01 02:00:00+03', 'Zoë', 'LYO', 'web'],
+    [6, 7, 7, '0.00', '2023-12-31 23:59:59', '2024-01-01 00:00:01+00', 'self', 'ZRH', 'x'],
+    [7, 8, 99, '1000000.00', '2024-01-15 08:30:00', '2024-01-15 08:30:00+09', '佐藤', 'TYO', 'atm'],
+    [8, 12, 11, '12.34', '2023-06-30 12:00:00', '2023-06-30 11:00:00-01', 'ana', null, 'web '],
+    [9, 6, 1, '15000.00', '2024-02-15 09:00:00', null, 'loan', 'lyo', 'wire'],
+    [10, 1, 3, '33.33', '2024-02-15 09:00:00', '2024-02-15 09:00:00+00', 'split', 'PAR', 'web'],
+    [11, 1, 4, '33.33', '2024-02-15 09:00:00', '2024-02-15 09:00:00+00', 'split', 'PAR', 'atm'],
+    [12, 1, 9, '33.34', '2024-02-15 09:00:00', '2024-02-15 09:00:01+00', 'split', 'GVA', 'web'],
   ],
 };
 
