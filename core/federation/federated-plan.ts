@@ -209,7 +209,10 @@ export function engineTypeOf(column: CatalogColumn, relation: VdbRelation): { ty
       if (precision > 38) throw unsupported(`${subject} of type ${column.nativeType} (more than 38 digits)`);
       return { type: 'decimal', sql: `DECIMAL(${precision},${Number(match[2] ?? 0)})` };
     }
-    case 'float': return { type: 'float', sql: 'DOUBLE' };
+    case 'float':
+      // PostgreSQL computes and compares a real in single precision (0.1::real <> 0.1); the engine would in double
+      if (/^(real|float4|float(\(\d+(,\d+)?\))?( unsigned)?)$/i.test(column.nativeType)) throw unsupported(`${subject} of type ${column.nativeType} (a single-precision float)`);
+      return { type: 'float', sql: 'DOUBLE' };
     case 'boolean': return { type: 'boolean', sql: 'BOOLEAN' };
     case 'date': return { type: 'date', sql: 'DATE' };
     case 'time': return { type: 'time', sql: 'TIME' };
