@@ -13,6 +13,8 @@ import { decimal, instant, int, tablesSetup, text, wallClock, type Column, type 
 const big = (name: string): Column => ({ name, pg: 'bigint', mysql: 'bigint' });
 const flag = (name: string): Column => ({ name, pg: 'boolean', mysql: 'tinyint(1)' });
 const day = (name: string): Column => ({ name, pg: 'date', mysql: 'date' });
+// single precision: PostgreSQL computes and compares it so
+const single = (name: string): Column => ({ name, pg: 'real', mysql: 'float' });
 const double = (name: string): Column => ({ name, pg: 'double precision', mysql: 'double' });
 // an unconstrained numeric: each value its own scale (MySQL has none: a wide fixed scale holds the same values)
 // a blank-padded text: PostgreSQL pads it and compares it without its trailing spaces; MySQL strips them as it reads it
@@ -42,22 +44,22 @@ const accounts: ShopTable = {
   name: 'accounts',
   columns: [
     int('id'), int('branch_id'), text('holder', 40), text('kind', 10), decimal('balance', 14, 2), double('rate'), flag('active'),
-    big('external_ref'), wallClock('opened_at'), day('closed_on'), decimal('overdraft', 8, 0),
+    big('external_ref'), wallClock('opened_at'), day('closed_on'), decimal('overdraft', 8, 0), single('score'),
   ],
   primaryKey: ['id'],
   rows: [
-    [1, 1, 'Élodie', 'checking', '1520.75', 0.015, 'true', '9007199254740993', '2023-12-31 23:59:59.5', null, '500'],
-    [2, 1, 'elodie', 'savings', '-20.05', 0.1, 'true', '9007199254740992', '2024-01-01 00:00:00', null, '0'],
-    [3, 2, 'ELODIE', 'checking', '0.00', 0.2, 'false', '-9007199254740993', '2024-01-31 23:00:00', '2024-03-01', '1000'],
-    [4, 3, 'Marc ', 'Checking', '999999999999.99', 3.141592653589793, 'true', '9223372036854775807', '2024-02-29 12:00:00', null, null],
-    [5, 3, 'marc', 'savings', '-0.01', null, 'false', '1', '2024-02-29 23:59:59', '2024-02-29', '250'],
-    [6, 4, 'Zoë', 'loan', '-15000.00', 0.0525, 'true', null, '2024-03-01 00:00:00', null, '0'],
-    [7, 5, 'zoe', 'checking', '42.42', 1e-5, 'true', '12345678901234567', '2024-03-31 23:30:00', null, '100'],
-    [8, 6, '佐藤', 'savings', '1000000.00', 0.001, 'true', '-1', '2024-04-01 00:00:00', null, '0'],
-    [9, null, 'Noah', 'checking', '7.50', 0.3, 'false', '42', '2024-01-15 08:30:00', '2024-01-16', '0'],
-    [10, 7, 'noah', null, '7.5', 0.3, 'true', '43', '2024-01-15 08:30:00', null, '75'],
-    [11, 8, 'Ana', 'loan', null, 2.5, 'true', '9007199254740994', '2023-06-30 12:00:00', null, '1'],
-    [12, 99, 'ana', 'savings', '12.34', 0.02, 'true', '9007199254740995', '2023-06-30 12:00:00', null, '0'],
+    [1, 1, 'Élodie', 'checking', '1520.75', 0.015, 'true', '9007199254740993', '2023-12-31 23:59:59.5', null, '500', 0.1],
+    [2, 1, 'elodie', 'savings', '-20.05', 0.1, 'true', '9007199254740992', '2024-01-01 00:00:00', null, '0', 2.5],
+    [3, 2, 'ELODIE', 'checking', '0.00', 0.2, 'false', '-9007199254740993', '2024-01-31 23:00:00', '2024-03-01', '1000', null],
+    [4, 3, 'Marc ', 'Checking', '999999999999.99', 3.141592653589793, 'true', '9223372036854775807', '2024-02-29 12:00:00', null, null, 0.3],
+    [5, 3, 'marc', 'savings', '-0.01', null, 'false', '1', '2024-02-29 23:59:59', '2024-02-29', '250', 1e-3],
+    [6, 4, 'Zoë', 'loan', '-15000.00', 0.0525, 'true', null, '2024-03-01 00:00:00', null, '0', 100.25],
+    [7, 5, 'zoe', 'checking', '42.42', 1e-5, 'true', '12345678901234567', '2024-03-31 23:30:00', null, '100', 0.1],
+    [8, 6, '佐藤', 'savings', '1000000.00', 0.001, 'true', '-1', '2024-04-01 00:00:00', null, '0', 7],
+    [9, null, 'Noah', 'checking', '7.50', 0.3, 'false', '42', '2024-01-15 08:30:00', '2024-01-16', '0', 0.7],
+    [10, 7, 'noah', null, '7.5', 0.3, 'true', '43', '2024-01-15 08:30:00', null, '75', 0.1],
+    [11, 8, 'Ana', 'loan', null, 2.5, 'true', '9007199254740994', '2023-06-30 12:00:00', null, '1', 3.3],
+    [12, 99, 'ana', 'savings', '12.34', 0.02, 'true', '9007199254740995', '2023-06-30 12:00:00', null, '0', 1],
   ],
 };
 
