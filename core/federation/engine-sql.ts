@@ -784,14 +784,17 @@ class EngineWriter {
       const [precision, scale = 0] = mods;
       if (precision === undefined || precision > 38) throw unsupported('a cast to numeric without a precision of at most 38');
       if (!['integer', 'bigint', 'decimal', 'numeric', 'string'].includes(from)) throw unsupported(`a cast of ${arg.type} to numeric`);
-      return { sql: `CAST(${arg.sql} AS DECIMAL(${precision},${scale}))`, type: 'decimal' };
+      const value = from === 'string' ? checkedText(arg.sql, 'numeric') : arg.sql;
+      return { sql: `CAST(${value} AS DECIMAL(${precision},${scale}))`, type: 'decimal' };
     }
     const known = CASTS[target];
     if (known === undefined || list(typeName.typmods).length > 0) throw unsupported(`a cast to ${names.join('.')}`);
     // a text read as an instant: PostgreSQL reads zone names and abbreviations the engine may not; an ISO constant is read alike
     if (known.type === 'timestamptz' && from === 'string' && !isoInstant(node.arg)) throw unsupported('a cast to timestamptz other than of an ISO 8601 constant');
     if (!known.from.includes(from)) throw unsupported(`a cast of ${arg.type === 'unknown' ? 'a value of unknown type' : arg.type} to ${target}`);
-    return { sql: `CAST(${arg.sql} AS ${known.sql})`, type: known.type };
+    if (from === 'string' && known.type === 'boolean') return { sql: textBoolean(arg.sql), type: 'boolean' };
+    const value = from === 'string' && known.type in TEXT_FORMS ? checkedText(arg.sql, known.type as keyof typeof TEXT_FORMS) : arg.sql;
+    return { sql: `CAST(${value} AS ${known.sql})`, type: known.type };
   }
 
   private subLink(node: PgObject, level: Level): Written {
@@ -835,6 +838,34 @@ function unpadded(value: Written): string {
 function notChar(value: Written, construct: string): Written {
   if (value.type === 'char') throw unsupported(`${construct} of a char(n) value`);
   return value;
+}
+
+/**
+ * The texts a conversion reads alike in both, by the type converted to (RE2, as the engine matches). The engine
+ * reads more (`'4.7'::int` is 5 there, `'0x10'` 16, an offset moves a timestamp) where PostgreSQL raises 22P02.
+ */
+const TEXT_FORMS = {
+  integer: String.raw`\s*[+-]?[0-9]+\s*`,
+  bigint: String.raw`\s*[+-]?[0-9]+\s*`,
+  numeric: String.raw`\s*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?\s*`,
+  float: String.raw`\s*([+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|(?i:nan|[+-]?inf(inity)?))\s*`,
+  date: String.raw`\s*[0-9]{4}-[0-9]{2}-[0-9]{2}\s*`,
+  timestamp: String.raw`\s*[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?)?\s*`,
+} as const;
+
+/** A text to convert to `type`: itself where both read it alike, else PostgreSQL's invalid-input error. */
+function checkedText(sql: string, type: keyof typeof TEXT_FORMS): string {
+  const name = { integer: 'integer', bigint: 'bigint', numeric: 'numeric', float: 'double precision', date: 'date', timestamp: 'timestamp' }[type];
+  return `(CASE WHEN ${sql} IS NULL OR regexp_full_match(${sql}, '${TEXT_FORMS[type]}') THEN ${sql} ELSE error('invalid input syntax for type ${name}: "' || ${sql} || '"') END)`;
+}
+
+/** A text as PostgreSQL reads a boolean: a prefix of true, false, yes or no, on, off, 1 or 0, in any case, spaces around. */
+function textBoolean(sql: string): string {
+  const word = asciiFold(`trim(${sql})`, 'lower');
+  const yes = ['t', 'tr', 'tru', 'true', 'y', 'ye', 'yes', 'on', '1'];
+  const no = ['f', 'fa', 'fal', 'fals', 'false', 'n', 'no', 'of', 'off', '0'];
+  return `(CASE WHEN ${sql} IS NULL THEN NULL WHEN ${word} IN (${yes.map(literal).join(', ')}) THEN TRUE WHEN ${word} IN (${no.map(literal).join(', ')}) THEN FALSE `
+    + `ELSE error('invalid input syntax for type boolean: "' || ${sql} || '"') END)`;
 }
 
 /** Whether `node` is a text constant in ISO 8601's form, with a numeric offset or none (the session's UTC). */
