@@ -135,7 +135,9 @@ export function logicalTypeOf(oid: number): string {
 export function jsonValue(value: string | null, oid: number): unknown {
   if (value === null) return null;
   switch (logicalTypeOf(oid)) {
-    case 'integer': case 'float': return Number(value);
+    case 'integer': return Number(value);
+    // NaN and the infinities as strings (docs/logical-types.md)
+    case 'float': return ['NaN', 'Infinity', '-Infinity'].includes(value) ? value : Number(value);
     case 'boolean': return value === 't';
     case 'decimal': return canonicalValue(value, 1700);
     case 'timestamp': {

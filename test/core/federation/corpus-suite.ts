@@ -24,6 +24,8 @@ export interface CorpusEntry {
   values?: (string | number | boolean | null)[];
   /** Whether the statement is also asked as a Task API goal (the reference runtime runs a goal that is SQL). */
   task?: boolean;
+  /** The SQLSTATE the oracle raises: the service raises it too (the query route answers a 4xx, never a 5xx). */
+  error?: string;
 }
 
 /**
@@ -183,7 +185,25 @@ export function runCorpusSuite(data: CorpusData, pair: CorpusPair): void {
     assert.is(new Set(corpus.map((entry) => entry.id)).size, corpus.length);
   });
 
-  for (const entry of corpus) {
+  for (const entry of corpus.filter((candidate) => candidate.error !== undefined)) {
+    test(`${entry.id}: the oracle's error ${entry.error}, through the SQL door and the query route`, async ({ door, oracle, service }) => {
+      const failure = (error: { code?: string; message: string }) => error;
+      const expected = await oracle.run(entry.sql, entry.values).then(() => undefined, failure);
+      assert.is(expected?.code, entry.error, `the oracle: ${expected?.message ?? 'answered'}`);
+      const answer = await textAnswer(door, entry.sql, entry.values).then(() => undefined, failure);
+      const response = await service.request(`/api/v1/query/perform/${endpointName(entry)}`, {
+        method: 'POST', body: JSON.stringify(Object.fromEntries((entry.values ?? []).map((value, index) => [`v${index + 1}`, value]))),
+        headers: { 'content-type': 'application/json' }, token: ANALYST_TOKEN,
+      });
+      const body = await response.text();
+      // both doors' answers in one message: one failing does not hide the other
+      const seen = `the SQL door: ${answer?.code ?? 'answered'} ${answer?.message ?? ''}; the query route: ${response.status} ${body}; the service logged ${lastError(service)}`;
+      assert.is(answer?.code, entry.error, seen);
+      assert.ok(response.status >= 400 && response.status < 500, seen);
+    });
+  }
+
+  for (const entry of corpus.filter((candidate) => candidate.error === undefined)) {
     const ordered = entry.ordered === true;
     test(`${entry.id}: ${entry.refused ? `the oracle's answer, or refused naming ${entry.refused.join(', ')}` : "the oracle's answer"}, through the SQL door`, async ({ door, oracle, service }) => {
       const expected = await oracle.run(entry.sql, entry.values);
