@@ -807,7 +807,10 @@ class EngineWriter {
       case 'ANY_SUBLINK': {
         const operators = stringsOf(node.operName);
         if (operators.length > 0 && operators.at(-1) !== '=') throw unsupported(`${operators.at(-1)} ANY (subquery)`);
-        return { sql: `(${this.expr(node.testexpr, level).sql} IN (${written.sql}))`, type: 'boolean' };
+        const tested = this.expr(node.testexpr, level);
+        // PostgreSQL compares a char(n) without its padding, which the subquery's rows would keep here
+        if (tested.type === 'char' || written.outputs[0]?.type === 'char') throw unsupported('IN (subquery) of a char(n) value');
+        return { sql: `(${tested.sql} IN (${written.sql}))`, type: 'boolean' };
       }
       default:
         throw unsupported(String(node.subLinkType));
