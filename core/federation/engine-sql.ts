@@ -358,6 +358,8 @@ class EngineWriter {
         const left = this.fromItem(node.larg, level);
         const right = this.fromItem(node.rarg, level);
         const using = stringsOf(node.usingClause);
+        // USING compares with =, which PostgreSQL makes a char(n)'s comparison without its padding
+        if (using.some((name) => level.ranges.some((range) => range.columns?.get(name) === 'char'))) throw unsupported('USING on a char(n) column');
         if (using.length > 0) return `${left} ${kind} ${right} USING (${using.map(engineIdentifier).join(', ')})`;
         if (node.quals === undefined) return kind === 'JOIN' ? `${left} CROSS JOIN ${right}` : `${left} ${kind} ${right} ON TRUE`;
         return `${left} ${kind} ${right} ON ${this.expr(node.quals, level).sql}`;
