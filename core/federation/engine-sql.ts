@@ -15,6 +15,8 @@ type PgObject = { [field: string]: unknown };
  */
 export type EngineType =
   | 'integer' | 'bigint' | 'decimal' | 'numeric' | 'float' | 'string' | 'boolean' | 'date' | 'time' | 'timestamp' | 'timestamptz' | 'uuid' | 'unknown'
+  /** PostgreSQL's char(n), padded with spaces to n as PostgreSQL writes it; compared and measured without them. */
+  | 'char'
   /** An `avg` or numeric `/` of an inner level, still its exact operands `{a, b}`: only passed on, to the outermost SELECT's output. */
   | 'quotient';
 
@@ -70,14 +72,21 @@ export function unsupported(construct: string): InputError {
 const COMPARISONS = new Set(['=', '<>', '!=', '<', '>', '<=', '>=']);
 const ASCII_UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const CONCAT_TYPES = new Set<EngineType>(['string', 'integer', 'bigint', 'decimal', 'date']);
+/** The types whose text `||` writes alike in both (a boolean `true`, as its cast, unlike concat's `t`). */
+const CONCATENATED_TYPES = new Set<EngineType>([...CONCAT_TYPES, 'unknown', 'boolean', 'timestamp', 'timestamptz', 'uuid']);
 /** Ranking functions, which need OVER; with them, the aggregates that may take one. */
 const RANKING = new Set(['row_number', 'rank', 'dense_rank']);
-const WINDOW_FUNCTIONS = new Set([...RANKING, 'count', 'sum', 'min', 'max', 'bool_and', 'bool_or']);
+/** Window functions that read a value of another row of the partition: the same rows in both. */
+const OFFSET_FUNCTIONS = new Set(['lag', 'lead', 'first_value', 'last_value']);
+const WINDOW_FUNCTIONS = new Set([...RANKING, ...OFFSET_FUNCTIONS, 'count', 'sum', 'min', 'max', 'bool_and', 'bool_or']);
 /** `frameOptions` of a window without a frame clause: RANGE UNBOUNDED PRECEDING to CURRENT ROW, peers included. */
 const DEFAULT_FRAME = 1058;
-/** Fields `extract` and `date_part` answer alike in both, from a date or timestamp without time zone. */
+/**
+ * Fields `extract` and `date_part` answer alike in both, from a date or a timestamp, with or without time zone
+ * (a `timestamptz` in the session's time zone, UTC in both: the service's sessions and the engine's run in UTC).
+ */
 const DATE_PARTS = new Set(['year', 'quarter', 'month', 'week', 'day', 'dow', 'doy', 'hour', 'minute']);
-/** `date_trunc`'s units whose truncation is the same in both (weeks from Monday, quarters from January). */
+/** `date_trunc`'s units whose truncation is the same in both (weeks from Monday, quarters from January; a `timestamptz` in UTC). */
 const TRUNCATION_UNITS = new Set(['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second', 'milliseconds', 'microseconds']);
 const INTEGRAL = new Set<EngineType>(['integer', 'bigint']);
 const NUMERIC = new Set<EngineType>(['integer', 'bigint', 'decimal', 'numeric', 'float']);
@@ -87,11 +96,14 @@ const CASTS: Readonly<Record<string, { sql: string; type: EngineType; from: read
   int2: { sql: 'INTEGER', type: 'integer', from: ['integer', 'bigint', 'decimal', 'numeric', 'string'] },
   int4: { sql: 'INTEGER', type: 'integer', from: ['integer', 'bigint', 'decimal', 'numeric', 'string'] },
   int8: { sql: 'BIGINT', type: 'bigint', from: ['integer', 'bigint', 'decimal', 'numeric', 'string'] },
-  text: { sql: 'VARCHAR', type: 'string', from: ['integer', 'bigint', 'decimal', 'numeric', 'string', 'date', 'boolean', 'uuid'] },
-  varchar: { sql: 'VARCHAR', type: 'string', from: ['integer', 'bigint', 'decimal', 'numeric', 'string', 'date', 'boolean', 'uuid'] },
+  // not an unconstrained numeric: its text is each value's own scale in PostgreSQL, the engine's fixed one there
+  text: { sql: 'VARCHAR', type: 'string', from: ['integer', 'bigint', 'decimal', 'string', 'date', 'boolean', 'uuid'] },
+  varchar: { sql: 'VARCHAR', type: 'string', from: ['integer', 'bigint', 'decimal', 'string', 'date', 'boolean', 'uuid'] },
   bool: { sql: 'BOOLEAN', type: 'boolean', from: ['boolean', 'string'] },
-  date: { sql: 'DATE', type: 'date', from: ['date', 'string', 'timestamp'] },
-  timestamp: { sql: 'TIMESTAMP', type: 'timestamp', from: ['date', 'string', 'timestamp'] },
+  // between instants and wall-clock times in UTC, the session's time zone in both
+  date: { sql: 'DATE', type: 'date', from: ['date', 'string', 'timestamp', 'timestamptz'] },
+  timestamp: { sql: 'TIMESTAMP', type: 'timestamp', from: ['date', 'string', 'timestamp', 'timestamptz'] },
+  timestamptz: { sql: 'TIMESTAMPTZ', type: 'timestamptz', from: ['date', 'string', 'timestamp', 'timestamptz'] },
   float8: { sql: 'DOUBLE', type: 'float', from: ['integer', 'bigint', 'decimal', 'numeric', 'float', 'string'] },
 };
 
@@ -210,6 +222,7 @@ class EngineWriter {
       if (setOp === undefined) throw unsupported(op);
       const left = this.select(node.larg as PgObject, parent, ctes);
       const right = this.select(node.rarg as PgObject, parent, ctes);
+      if (left.outputs.some((output, index) => (output.type === 'char') !== (right.outputs[index]?.type === 'char'))) throw unsupported(`${setOp} of a char(n) value with a value of another type`);
       const divisions = left.outputs.map((output, index) => output.type === 'quotient' || right.outputs[index]?.type === 'quotient');
       if (divisions.some(Boolean)) {
         // operands are not their quotient: 1/2 and 2/4 are one value to UNION, INTERSECT and EXCEPT
@@ -345,6 +358,8 @@ class EngineWriter {
         const left = this.fromItem(node.larg, level);
         const right = this.fromItem(node.rarg, level);
         const using = stringsOf(node.usingClause);
+        // USING compares with =, which PostgreSQL makes a char(n)'s comparison without its padding
+        if (using.some((name) => level.ranges.some((range) => range.columns?.get(name) === 'char'))) throw unsupported('USING on a char(n) column');
         if (using.length > 0) return `${left} ${kind} ${right} USING (${using.map(engineIdentifier).join(', ')})`;
         if (node.quals === undefined) return kind === 'JOIN' ? `${left} CROSS JOIN ${right}` : `${left} ${kind} ${right} ON TRUE`;
         return `${left} ${kind} ${right} ON ${this.expr(node.quals, level).sql}`;
@@ -423,6 +438,8 @@ class EngineWriter {
       case 'CoalesceExpr': return this.variadic('COALESCE', node.args, level);
       case 'MinMaxExpr': return this.variadic(node.op === 'IS_GREATEST' ? 'GREATEST' : 'LEAST', node.args, level);
       case 'SubLink': return this.subLink(node, level);
+      // CURRENT_DATE, now(), LOCALTIMESTAMP…: the engine's clock is not the source's
+      case 'SQLValueFunction': throw unsupported(String(node.op ?? type).replace(/^SVFOP_/, ''));
       default:
         throw unsupported(type);
     }
@@ -460,7 +477,7 @@ class EngineWriter {
   /**
    * A timestamp or a date moved by an interval constant (`o.at - interval '30 days'`): months first (the day
    * clamped to the month's last), then days, then time, as PostgreSQL adds them; a timestamp without time zone
-   * in both. Undefined when neither operand is an interval.
+   * in both, a timestamptz moved in UTC. Undefined when neither operand is an interval.
    */
   private shift(op: '+' | '-', node: PgObject, level: Level): Written | undefined {
     const right = intervalConstant(node.rexpr);
@@ -468,9 +485,9 @@ class EngineWriter {
     if (right === undefined && left === undefined) return undefined;
     if (right !== undefined && left !== undefined) throw unsupported('arithmetic between intervals');
     const moved = this.expr(right === undefined ? node.rexpr : node.lexpr, level);
-    if (moved.type !== 'timestamp' && moved.type !== 'date') {
-      throw unsupported(`an interval ${op === '+' ? 'added to' : 'subtracted from'} ${moved.type === 'timestamptz' ? 'a timestamp with time zone (a day there depends on its time zone)' : `a value of type ${moved.type}`}`);
-    }
+    // a timestamptz's months and days are counted in the session's time zone: UTC in both
+    if (moved.type === 'timestamptz') return { sql: `CAST((${moved.sql} ${op} ${right ?? left}) AS TIMESTAMPTZ)`, type: 'timestamptz' };
+    if (moved.type !== 'timestamp' && moved.type !== 'date') throw unsupported(`an interval ${op === '+' ? 'added to' : 'subtracted from'} a value of type ${moved.type}`);
     return { sql: `CAST((${moved.sql} ${op} ${right ?? left}) AS TIMESTAMP)`, type: 'timestamp' };
   }
 
@@ -489,23 +506,44 @@ class EngineWriter {
         if (shifted) return shifted;
         const left = this.expr(node.lexpr, level);
         const right = this.expr(node.rexpr, level);
-        if (COMPARISONS.has(op)) return { sql: `(${left.sql} ${op === '!=' ? '<>' : op} ${right.sql})`, type: 'boolean' };
+        if (COMPARISONS.has(op)) {
+          const [a, b] = compared([left, right], [node.lexpr, node.rexpr]);
+          return { sql: `(${a} ${op === '!=' ? '<>' : op} ${b})`, type: 'boolean' };
+        }
         return arithmetic(op, left, right);
       }
+      case 'AEXPR_OP_ANY':
+      case 'AEXPR_OP_ALL': {
+        // `x = ANY (ARRAY[a, b])` is `x IN (a, b)`, `x <> ALL (ARRAY[…])` `x NOT IN (…)`, NULLs alike; an array value is not
+        const [arrayType, array] = unwrap(node.rexpr);
+        const quantifier = kind === 'AEXPR_OP_ANY' ? 'ANY' : 'ALL';
+        if (arrayType !== 'A_ArrayExpr' || op !== (quantifier === 'ANY' ? '=' : '<>')) throw unsupported(`${op} ${quantifier} other than = ANY or <> ALL of an ARRAY[…] of values`);
+        const elements = list(array.elements);
+        const [value, ...items] = compared([this.expr(node.lexpr, level), ...elements.map((item) => this.expr(item, level))], [node.lexpr, ...elements]);
+        const left = { sql: value };
+        if (items.length === 0) throw unsupported(`${op} ${quantifier} of an empty array`);
+        return { sql: `(${left.sql} ${quantifier === 'ANY' ? 'IN' : 'NOT IN'} (${items.join(', ')}))`, type: 'boolean' };
+      }
       case 'AEXPR_IN': {
-        const left = this.expr(node.lexpr, level);
-        const items = list((unwrap(node.rexpr)[1] as PgObject).items).map((item) => this.expr(item, level).sql);
-        return { sql: `(${left.sql} ${op === '=' ? 'IN' : 'NOT IN'} (${items.join(', ')}))`, type: 'boolean' };
+        const rawItems = list((unwrap(node.rexpr)[1] as PgObject).items);
+        const [left, ...items] = compared([this.expr(node.lexpr, level), ...rawItems.map((item) => this.expr(item, level))], [node.lexpr, ...rawItems]);
+        return { sql: `(${left} ${op === '=' ? 'IN' : 'NOT IN'} (${items.join(', ')}))`, type: 'boolean' };
       }
       case 'AEXPR_BETWEEN':
-      case 'AEXPR_NOT_BETWEEN': {
-        const left = this.expr(node.lexpr, level);
-        const [low, high] = list((unwrap(node.rexpr)[1] as PgObject).items).map((item) => this.expr(item, level).sql);
-        return { sql: `(${left.sql} ${kind === 'AEXPR_NOT_BETWEEN' ? 'NOT ' : ''}BETWEEN ${low} AND ${high})`, type: 'boolean' };
+      case 'AEXPR_NOT_BETWEEN':
+      case 'AEXPR_BETWEEN_SYM':
+      case 'AEXPR_NOT_BETWEEN_SYM': {
+        const bounds = list((unwrap(node.rexpr)[1] as PgObject).items);
+        const [value, low, high] = compared([this.expr(node.lexpr, level), ...bounds.map((item) => this.expr(item, level))], [node.lexpr, ...bounds]);
+        const left = { sql: value };
+        const not = kind.startsWith('AEXPR_NOT') ? 'NOT ' : '';
+        // SYMMETRIC: either order of the bounds, as PostgreSQL rewrites it
+        if (kind.endsWith('_SYM')) return { sql: `(${not}((${left.sql} BETWEEN ${low} AND ${high}) OR (${left.sql} BETWEEN ${high} AND ${low})))`, type: 'boolean' };
+        return { sql: `(${left.sql} ${not}BETWEEN ${low} AND ${high})`, type: 'boolean' };
       }
       case 'AEXPR_LIKE': {
         if (op !== '~~' && op !== '!~~') throw unsupported(`operator ${op}`);
-        const left = this.expr(node.lexpr, level);
+        const left = notChar(this.expr(node.lexpr, level), 'LIKE');
         const pattern = this.expr(node.rexpr, level);
         // PostgreSQL's LIKE escapes with a backslash unless told otherwise; the engine's has no default escape
         return { sql: `(${left.sql} ${op === '!~~' ? 'NOT ' : ''}LIKE ${pattern.sql} ESCAPE '\\')`, type: 'boolean' };
@@ -513,18 +551,17 @@ class EngineWriter {
       case 'AEXPR_ILIKE': {
         if (op !== '~~*' && op !== '!~~*') throw unsupported(`operator ${op}`);
         // under collation "C" PostgreSQL lowers both sides (ASCII letters only) and matches them as LIKE does
-        const left = asciiFold(this.expr(node.lexpr, level).sql, 'lower');
+        const left = asciiFold(notChar(this.expr(node.lexpr, level), 'ILIKE').sql, 'lower');
         const pattern = asciiFold(this.expr(node.rexpr, level).sql, 'lower');
         return { sql: `(${left} ${op === '!~~*' ? 'NOT ' : ''}LIKE ${pattern} ESCAPE '\\')`, type: 'boolean' };
       }
       case 'AEXPR_NULLIF': {
-        const left = this.expr(node.lexpr, level);
+        const left = notChar(this.expr(node.lexpr, level), 'NULLIF');
         return { sql: `NULLIF(${left.sql}, ${this.expr(node.rexpr, level).sql})`, type: left.type };
       }
       case 'AEXPR_DISTINCT':
       case 'AEXPR_NOT_DISTINCT': {
-        const left = this.expr(node.lexpr, level).sql;
-        const right = this.expr(node.rexpr, level).sql;
+        const [left, right] = compared([this.expr(node.lexpr, level), this.expr(node.rexpr, level)], [node.lexpr, node.rexpr]);
         return { sql: `(${left} IS ${kind === 'AEXPR_NOT_DISTINCT' ? 'NOT ' : ''}DISTINCT FROM ${right})`, type: 'boolean' };
       }
       default:
@@ -549,6 +586,7 @@ class EngineWriter {
       return { sql: windowed(`${name}()`), type: 'bigint' };
     }
     const args = list(node.args).map((arg) => this.expr(arg, level));
+    if (OFFSET_FUNCTIONS.has(name)) return offsetFunction(name, args, over, filter);
     const argSql = args.map((arg) => arg.sql).join(', ');
     switch (name) {
       case 'count':
@@ -561,7 +599,9 @@ class EngineWriter {
         const sum = windowed(`sum(${distinct}${arg.sql})`);
         if (arg.type === 'integer') return { sql: `CAST(${sum} AS BIGINT)`, type: 'bigint' };
         if (arg.type === 'bigint') return { sql: `CAST(${sum} AS DECIMAL(38,0))`, type: 'decimal' };
-        if (arg.type === 'decimal' || arg.type === 'numeric' || arg.type === 'float') return { sql: sum, type: arg.type };
+        if (arg.type === 'decimal' || arg.type === 'numeric') return { sql: sum, type: arg.type };
+        // the engine adds doubles with compensation (ten 0.1 make 1), PostgreSQL one after another (0.9999999999999999)
+        if (arg.type === 'float') throw unsupported('sum of double precision values');
         throw unsupported('sum over a value whose type the plan cannot tell');
       }
       case 'min':
@@ -582,7 +622,7 @@ class EngineWriter {
       case 'lower':
       case 'upper':
         // collation "C" folds ASCII letters only; the engine's lower/upper would fold every letter
-        return { sql: asciiFold(single(name, args).sql, name), type: 'string' };
+        return { sql: asciiFold(unpadded(single(name, args)), name), type: 'string' };
       case 'substring':
       case 'substr':
         return substring(name, args);
@@ -618,14 +658,30 @@ class EngineWriter {
       }
       case 'length':
       case 'char_length':
-        return { sql: `CAST(length(${single(name, args).sql}) AS INTEGER)`, type: 'integer' };
-      case 'round': {
-        // numeric rounding, half away from zero in both; a double's (half to even in PostgreSQL) is refused
+        return { sql: `CAST(length(${unpadded(single(name, args))}) AS INTEGER)`, type: 'integer' };
+      case 'round':
+      case 'trunc': {
+        // numeric rounding, half away from zero in both, and truncation toward zero; a double's round (half to
+        // even in PostgreSQL) is refused. An unconstrained numeric's value keeps the engine's scale: equal values.
         const [value, places] = args;
-        if (value === undefined || value.type !== 'decimal' || args.length > 2) throw unsupported('round other than of a numeric of a fixed scale');
+        const exact = value?.type === 'decimal' || value?.type === 'numeric';
+        if (value === undefined || !(exact || (name === 'trunc' && value.type === 'float' && places === undefined)) || args.length > 2) {
+          throw unsupported(`${name} other than of a numeric${name === 'trunc' ? ' or a double' : ''}`);
+        }
         const digits = list(node.args)[1];
-        if (places !== undefined && !(unwrap(digits)[0] === 'A_Const' && places.type === 'integer')) throw unsupported('round to a number of places that is not a constant');
-        return { sql: places === undefined ? `round(${value.sql})` : `round(${value.sql}, ${places.sql})`, type: 'decimal' };
+        if (places !== undefined && !(unwrap(digits)[0] === 'A_Const' && places.type === 'integer')) throw unsupported(`${name} to a number of places that is not a constant`);
+        return { sql: places === undefined ? `${name}(${value.sql})` : `${name}(${value.sql}, ${places.sql})`, type: value.type };
+      }
+      case 'timezone': {
+        // `x AT TIME ZONE 'zone'`: an instant's wall-clock time there, or a wall-clock time there as an instant,
+        // for a zone both read alike (an IANA name; PostgreSQL's abbreviations and POSIX offsets are its own)
+        const [zone, value] = args;
+        const [zoneType, zoneNode] = unwrap(list(node.args)[0]);
+        const zoneName = zoneType === 'A_Const' && zoneNode.sval !== undefined ? String((zoneNode.sval as PgObject).sval) : '';
+        if (args.length !== 2 || zone === undefined || !ZONES.has(zoneName) || (value?.type !== 'timestamp' && value?.type !== 'timestamptz')) {
+          throw unsupported('AT TIME ZONE other than of a timestamp to a constant IANA time zone name');
+        }
+        return { sql: `timezone(${literal(zoneName)}, ${value.sql})`, type: value.type === 'timestamp' ? 'timestamptz' : 'timestamp' };
       }
       case 'extract':
       case 'date_part': {
@@ -633,7 +689,7 @@ class EngineWriter {
         const [fieldType, fieldNode] = unwrap(field);
         const part = fieldType === 'A_Const' && fieldNode.sval !== undefined ? String((fieldNode.sval as PgObject).sval).toLowerCase() : '';
         const from = args[1];
-        if (!DATE_PARTS.has(part) || from === undefined || !['date', 'timestamp'].includes(from.type) || source === undefined) {
+        if (!DATE_PARTS.has(part) || from === undefined || !['date', 'timestamp', 'timestamptz'].includes(from.type) || source === undefined) {
           throw unsupported(`${name} other than of ${[...DATE_PARTS].join(', ')} from a date or timestamp`);
         }
         // PostgreSQL: extract answers numeric, date_part double precision
@@ -642,15 +698,17 @@ class EngineWriter {
           : { sql: `CAST(date_part('${part}', ${from.sql}) AS DOUBLE)`, type: 'float' };
       }
       case 'date_trunc': {
-        // of a timestamp without time zone alone: over a date or a timestamptz PostgreSQL truncates in the session's time zone
+        // a timestamp's wall-clock time truncated; a timestamptz (and a date, which PostgreSQL reads as one, at
+        // midnight) truncated in the session's time zone, UTC in both, answering a timestamptz
         const [field] = list(node.args);
         const [fieldType, fieldNode] = unwrap(field);
         const unit = fieldType === 'A_Const' && fieldNode.sval !== undefined ? String((fieldNode.sval as PgObject).sval).toLowerCase() : '';
         const from = args[1];
-        if (!TRUNCATION_UNITS.has(unit) || args.length !== 2 || from?.type !== 'timestamp') {
-          throw unsupported(`date_trunc other than to ${[...TRUNCATION_UNITS].join(', ')} of a timestamp without time zone`);
+        if (!TRUNCATION_UNITS.has(unit) || args.length !== 2 || from === undefined || !['timestamp', 'timestamptz', 'date'].includes(from.type)) {
+          throw unsupported(`date_trunc other than to ${[...TRUNCATION_UNITS].join(', ')} of a timestamp or a date`);
         }
-        return { sql: `CAST(date_trunc('${unit}', ${from.sql}) AS TIMESTAMP)`, type: 'timestamp' };
+        if (from.type === 'timestamp') return { sql: `CAST(date_trunc('${unit}', ${from.sql}) AS TIMESTAMP)`, type: 'timestamp' };
+        return { sql: `CAST(date_trunc('${unit}', CAST(${from.sql} AS TIMESTAMPTZ)) AS TIMESTAMPTZ)`, type: 'timestamptz' };
       }
       default:
         throw unsupported(`function ${name}`);
@@ -721,17 +779,24 @@ class EngineWriter {
     const names = stringsOf(typeName.names);
     const target = (names.at(-1) ?? '').toLowerCase();
     const arg = this.expr(node.arg, level);
+    // a bound value is text to convert, as PostgreSQL reads `$1::date` (node-postgres sends every value as text)
+    const from = arg.type === 'unknown' && unwrap(node.arg)[0] === 'ParamRef' ? 'string' : arg.type;
     if (target === 'numeric') {
       const mods = list(typeName.typmods).map((mod) => Number((unwrap(mod)[1].ival as PgObject | undefined)?.ival ?? 0));
       const [precision, scale = 0] = mods;
       if (precision === undefined || precision > 38) throw unsupported('a cast to numeric without a precision of at most 38');
-      if (!['integer', 'bigint', 'decimal', 'numeric', 'string'].includes(arg.type)) throw unsupported(`a cast of ${arg.type} to numeric`);
-      return { sql: `CAST(${arg.sql} AS DECIMAL(${precision},${scale}))`, type: 'decimal' };
+      if (!['integer', 'bigint', 'decimal', 'numeric', 'string'].includes(from)) throw unsupported(`a cast of ${arg.type} to numeric`);
+      const value = from === 'string' ? checkedText(arg.sql, 'numeric') : arg.sql;
+      return { sql: `CAST(${value} AS DECIMAL(${precision},${scale}))`, type: 'decimal' };
     }
     const known = CASTS[target];
     if (known === undefined || list(typeName.typmods).length > 0) throw unsupported(`a cast to ${names.join('.')}`);
-    if (!known.from.includes(arg.type)) throw unsupported(`a cast of ${arg.type === 'unknown' ? 'a value of unknown type' : arg.type} to ${target}`);
-    return { sql: `CAST(${arg.sql} AS ${known.sql})`, type: known.type };
+    // a text read as an instant: PostgreSQL reads zone names and abbreviations the engine may not; an ISO constant is read alike
+    if (known.type === 'timestamptz' && from === 'string' && !isoInstant(node.arg)) throw unsupported('a cast to timestamptz other than of an ISO 8601 constant');
+    if (!known.from.includes(from)) throw unsupported(`a cast of ${arg.type === 'unknown' ? 'a value of unknown type' : arg.type} to ${target}`);
+    if (from === 'string' && known.type === 'boolean') return { sql: textBoolean(arg.sql), type: 'boolean' };
+    const value = from === 'string' && known.type in TEXT_FORMS ? checkedText(arg.sql, known.type as keyof typeof TEXT_FORMS) : arg.sql;
+    return { sql: `CAST(${value} AS ${known.sql})`, type: known.type };
   }
 
   private subLink(node: PgObject, level: Level): Written {
@@ -744,12 +809,75 @@ class EngineWriter {
       case 'ANY_SUBLINK': {
         const operators = stringsOf(node.operName);
         if (operators.length > 0 && operators.at(-1) !== '=') throw unsupported(`${operators.at(-1)} ANY (subquery)`);
-        return { sql: `(${this.expr(node.testexpr, level).sql} IN (${written.sql}))`, type: 'boolean' };
+        const tested = this.expr(node.testexpr, level);
+        // PostgreSQL compares a char(n) without its padding, which the subquery's rows would keep here
+        if (tested.type === 'char' || written.outputs[0]?.type === 'char') throw unsupported('IN (subquery) of a char(n) value');
+        return { sql: `(${tested.sql} IN (${written.sql}))`, type: 'boolean' };
       }
       default:
         throw unsupported(String(node.subLinkType));
     }
   }
+}
+
+/**
+ * Operands compared (`=`, `<`, `IN`, `BETWEEN`, `IS DISTINCT FROM`) as PostgreSQL compares a char(n): without
+ * its trailing spaces, and so a text constant or bound value compared with one (read as a char(n) there); a
+ * text column compared with one keeps its own. Each operand's SQL.
+ */
+function compared(operands: readonly Written[], nodes: readonly unknown[]): string[] {
+  if (!operands.some((operand) => operand.type === 'char')) return operands.map((operand) => operand.sql);
+  return operands.map((operand, index) => {
+    const [type, node] = unwrap(nodes[index]);
+    const constant = (type === 'A_Const' && node.sval !== undefined) || type === 'ParamRef';
+    return operand.type === 'char' || constant ? `rtrim(${operand.sql}, ' ')` : operand.sql;
+  });
+}
+
+/** A value as text: a char(n) without its trailing spaces, as PostgreSQL converts one to text. */
+function unpadded(value: Written): string {
+  return value.type === 'char' ? `rtrim(${value.sql}, ' ')` : value.sql;
+}
+
+/** `value`, refused where it is a char(n) (whose padding `construct` would read otherwise than PostgreSQL). */
+function notChar(value: Written, construct: string): Written {
+  if (value.type === 'char') throw unsupported(`${construct} of a char(n) value`);
+  return value;
+}
+
+/**
+ * The texts a conversion reads alike in both, by the type converted to (RE2, as the engine matches). The engine
+ * reads more (`'4.7'::int` is 5 there, `'0x10'` 16, an offset moves a timestamp) where PostgreSQL raises 22P02.
+ */
+const TEXT_FORMS = {
+  integer: String.raw`\s*[+-]?[0-9]+\s*`,
+  bigint: String.raw`\s*[+-]?[0-9]+\s*`,
+  numeric: String.raw`\s*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?\s*`,
+  float: String.raw`\s*([+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|(?i:nan|[+-]?inf(inity)?))\s*`,
+  date: String.raw`\s*[0-9]{4}-[0-9]{2}-[0-9]{2}\s*`,
+  timestamp: String.raw`\s*[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?)?\s*`,
+} as const;
+
+/** A text to convert to `type`: itself where both read it alike, else PostgreSQL's invalid-input error. */
+function checkedText(sql: string, type: keyof typeof TEXT_FORMS): string {
+  const name = { integer: 'integer', bigint: 'bigint', numeric: 'numeric', float: 'double precision', date: 'date', timestamp: 'timestamp' }[type];
+  return `(CASE WHEN ${sql} IS NULL OR regexp_full_match(${sql}, '${TEXT_FORMS[type]}') THEN ${sql} ELSE error('invalid input syntax for type ${name}: "' || ${sql} || '"') END)`;
+}
+
+/** A text as PostgreSQL reads a boolean: a prefix of true, false, yes or no, on, off, 1 or 0, in any case, spaces around. */
+function textBoolean(sql: string): string {
+  const word = asciiFold(`trim(${sql})`, 'lower');
+  const yes = ['t', 'tr', 'tru', 'true', 'y', 'ye', 'yes', 'on', '1'];
+  const no = ['f', 'fa', 'fal', 'fals', 'false', 'n', 'no', 'of', 'off', '0'];
+  return `(CASE WHEN ${sql} IS NULL THEN NULL WHEN ${word} IN (${yes.map(literal).join(', ')}) THEN TRUE WHEN ${word} IN (${no.map(literal).join(', ')}) THEN FALSE `
+    + `ELSE error('invalid input syntax for type boolean: "' || ${sql} || '"') END)`;
+}
+
+/** Whether `node` is a text constant in ISO 8601's form, with a numeric offset or none (the session's UTC). */
+function isoInstant(node: unknown): boolean {
+  const [type, value] = unwrap(node);
+  const text = type === 'A_Const' && value.sval !== undefined ? String((value.sval as PgObject).sval) : '';
+  return /^\d{4}-\d\d-\d\d([ T]\d\d:\d\d(:\d\d(\.\d{1,6})?)?)?\s*([+-]\d\d(:?\d\d)?|Z)?$/i.test(text.trim());
 }
 
 function single(name: string, args: readonly Written[]): Written {
@@ -822,6 +950,25 @@ function intervalConstant(node: unknown): string | undefined {
   return `(to_months(${parts.months}) + to_days(${parts.days}) + to_microseconds(${parts.micros}))`;
 }
 
+/** The IANA time zone names both read alike (Node's ICU knows the same database as the engine's). */
+const ZONES = new Set(['UTC', ...Intl.supportedValuesOf('timeZone')]);
+
+/**
+ * `lag`/`lead` (value, a constant offset, a default of the value's type) and `first_value`/`last_value` over
+ * the window's frame: the same rows of the partition in both, and the value as it is.
+ */
+function offsetFunction(name: string, args: readonly Written[], over: string | undefined, filter: string): Written {
+  if (over === undefined || filter !== '') throw unsupported(`${name} without OVER or with FILTER`);
+  const [value, offset, fallback] = args;
+  const shifted = name === 'lag' || name === 'lead';
+  if (value === undefined || args.length > (shifted ? 3 : 1) || (offset !== undefined && !INTEGRAL.has(offset.type))) {
+    throw unsupported(`${name} other than of a value${shifted ? ', an integer offset and a default' : ''}`);
+  }
+  // PostgreSQL requires the default to be of the value's type; the engine would convert either
+  if (fallback !== undefined && fallback.type !== value.type && fallback.type !== 'unknown') throw unsupported(`${name} with a default of another type`);
+  return { sql: `${name}(${args.map((arg) => arg.sql).join(', ')})${over}`, type: value.type };
+}
+
 /** PostgreSQL's frame option bits (parsenodes.h). */
 const FRAME = {
   range: 0x2, rows: 0x4, startUnboundedPreceding: 0x20, endUnboundedFollowing: 0x100, startCurrentRow: 0x200, endCurrentRow: 0x400,
@@ -862,10 +1009,13 @@ function asciiFold(sql: string, to: 'lower' | 'upper'): string {
   return `translate(${sql}, '${from}', '${into}')`;
 }
 
-/** The arguments of a text function, `count` of them, each text (or a constant or parameter PostgreSQL reads as text). */
+/**
+ * The arguments of a text function, `count` of them, each text (or a constant or parameter PostgreSQL reads as
+ * text, or a char(n), which it converts to text without its padding).
+ */
 function textArguments(name: string, args: readonly Written[], count: number): string[] {
-  if (args.length !== count || args.some((arg) => arg.type !== 'string' && arg.type !== 'unknown')) throw unsupported(`${name} other than of ${count === 1 ? 'a text' : `${count} texts`}`);
-  return args.map((arg) => arg.sql);
+  if (args.length !== count || args.some((arg) => !['string', 'unknown', 'char'].includes(arg.type))) throw unsupported(`${name} other than of ${count === 1 ? 'a text' : `${count} texts`}`);
+  return args.map(unpadded);
 }
 
 /**
@@ -887,12 +1037,18 @@ function substring(name: string, args: readonly Written[]): Written {
 
 /** `+ - * / % ||` with PostgreSQL's result types; division only where its meaning is the same in the engine. */
 function arithmetic(op: string, left: Written, right: Written): Written {
-  if (op === '||') return { sql: `(${left.sql} || ${right.sql})`, type: 'string' };
+  if (op === '||') {
+    // a non-text operand is its text: a double's (`1000000` there, `1000000.0` here) and an unconstrained numeric's differ
+    const other = [left.type, right.type].find((type) => !CONCATENATED_TYPES.has(type) && type !== 'char');
+    if (other !== undefined) throw unsupported(`|| with a ${other === 'numeric' ? 'numeric without a scale' : other} operand`);
+    return { sql: `(${unpadded(left)} || ${unpadded(right)})`, type: 'string' };
+  }
   if (!['+', '-', '*', '/', '%'].includes(op)) throw unsupported(`operator ${op}`);
   const types = [left.type, right.type];
   if (op === '/' || op === '%') {
     const integral = types.every((type) => INTEGRAL.has(type));
-    const floating = op === '/' && types.every((type) => type === 'float');
+    // a double with any number is a double's division in both (PostgreSQL converts the other to float8)
+    const floating = op === '/' && types.includes('float') && types.every((type) => NUMERIC.has(type));
     if (!integral && !floating) {
       throw unsupported(op === '/' ? 'a numeric division other than an output column of the outermost SELECT' : 'modulo unless both operands are integers');
     }
@@ -902,6 +1058,8 @@ function arithmetic(op: string, left: Written, right: Written): Written {
   }
   if (types.every((type) => NUMERIC.has(type))) return { sql: `(${left.sql} ${op} ${right.sql})`, type: widest(types) };
   if (op !== '*' && left.type === 'date' && INTEGRAL.has(right.type)) return { sql: `(${left.sql} ${op} ${right.sql})`, type: 'date' };
+  // the days between two dates: integer in PostgreSQL, bigint in the engine
+  if (op === '-' && left.type === 'date' && right.type === 'date') return { sql: `CAST((${left.sql} - ${right.sql}) AS INTEGER)`, type: 'integer' };
   throw unsupported(`operator ${op} on ${left.type === 'unknown' || right.type === 'unknown' ? 'values of unknown type' : `${left.type} and ${right.type}`}`);
 }
 
@@ -909,6 +1067,8 @@ function arithmetic(op: string, left: Written, right: Written): Written {
 function widest(types: readonly EngineType[]): EngineType {
   const known = types.filter((type) => type !== 'unknown');
   if (known.length === 0) return 'unknown';
+  // PostgreSQL resolves a char(n) with another text to text, without its padding
+  if (known.includes('char') && known.some((type) => type !== 'char')) throw unsupported('a char(n) value where a value of another type is expected too');
   for (const type of ['float', 'numeric', 'decimal', 'bigint', 'integer'] as const) if (known.includes(type)) return type;
   return known[0] as EngineType;
 }

@@ -216,7 +216,11 @@ function bindingsOf(predicates: readonly PushedPredicate[], values: readonly unk
 export function engineTypeOf(column: CatalogColumn, relation: VdbRelation): { type: EngineType; sql: string } {
   const subject = `column ${relation.schema}.${relation.name}.${column.name}`;
   switch (column.logicalType) {
-    case 'string': return { type: 'string', sql: 'VARCHAR' };
+    case 'string':
+      // PostgreSQL's blank-padded char(n), held padded as it reads it; MySQL's CHAR loses its padding as it is read
+      if (/^(character|bpchar)(\(\d+\))?$/i.test(column.nativeType)) return { type: 'char', sql: 'VARCHAR' };
+      if (/^char(\(\d+\))?$/i.test(column.nativeType)) throw unsupported(`${subject} of type ${column.nativeType} (its value is read without the padding PostgreSQL's char(n) keeps)`);
+      return { type: 'string', sql: 'VARCHAR' };
     case 'integer': return /unsigned/i.test(column.nativeType) ? { type: 'bigint', sql: 'BIGINT' } : { type: 'integer', sql: 'INTEGER' };
     case 'bigint': return /unsigned/i.test(column.nativeType) ? { type: 'decimal', sql: 'DECIMAL(20,0)' } : { type: 'bigint', sql: 'BIGINT' };
     case 'decimal': {
@@ -226,7 +230,10 @@ export function engineTypeOf(column: CatalogColumn, relation: VdbRelation): { ty
       if (precision > 38) throw unsupported(`${subject} of type ${column.nativeType} (more than 38 digits)`);
       return { type: 'decimal', sql: `DECIMAL(${precision},${Number(match[2] ?? 0)})` };
     }
-    case 'float': return { type: 'float', sql: 'DOUBLE' };
+    case 'float':
+      // PostgreSQL computes and compares a real in single precision (0.1::real <> 0.1); the engine would in double
+      if (/^(real|float4|float(\(\d+(,\d+)?\))?( unsigned)?)$/i.test(column.nativeType)) throw unsupported(`${subject} of type ${column.nativeType} (a single-precision float)`);
+      return { type: 'float', sql: 'DOUBLE' };
     case 'boolean': return { type: 'boolean', sql: 'BOOLEAN' };
     case 'date': return { type: 'date', sql: 'DATE' };
     case 'time': return { type: 'time', sql: 'TIME' };

@@ -49,8 +49,23 @@ export function textForm(value: JsonValue, type: LogicalType): string | null {
     case 'binary': return typeof value === 'string' ? `\\x${Buffer.from(value, 'base64').toString('hex')}` : String(value);
     // `2024-01-31T10:11:12.5` becomes PostgreSQL's `2024-01-31 10:11:12.5`, `…Z` its `2024-01-31 10:11:12.5+00`
     case 'timestamp': return typeof value === 'string' ? value.replace('T', ' ').replace(/Z$/, '+00') : String(value);
+    case 'float': return typeof value === 'number' ? floatText(value) : String(value);
     default: return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
   }
+}
+
+/**
+ * A double as PostgreSQL's float8out writes it (extra_float_digits 1): the shortest digits that read back as the
+ * same double, with an exponent (`1e-05`, `1e+15`: two digits at least) below 1e-4 and from 1e15, where
+ * JavaScript's own text would write `0.00001` and `1000000000000000`.
+ */
+function floatText(value: number): string {
+  if (value === 0) return Object.is(value, -0) ? '-0' : '0';
+  if (!Number.isFinite(value)) return String(value);
+  const [digits = '', exponentText = '0'] = value.toExponential().split('e');
+  const exponent = Number(exponentText);
+  if (exponent >= -4 && exponent < 15) return String(value);
+  return `${digits}e${exponent < 0 ? '-' : '+'}${String(Math.abs(exponent)).padStart(2, '0')}`;
 }
 
 const MICROS_PER_DAY = 86_400_000_000n;

@@ -15,7 +15,8 @@ export interface TextAnswer {
  * session whose time zone is UTC (the adapters' sessions are).
  */
 export interface Oracle {
-  run(sql: string): Promise<TextAnswer>;
+  /** `sql` with its bound values (`$1`…), sent as node-postgres sends them (text, typed by the statement). */
+  run(sql: string, values?: readonly unknown[]): Promise<TextAnswer>;
   close(): Promise<void>;
 }
 
@@ -30,8 +31,8 @@ export function textClient(url: string, overrides: pg.ClientConfig = {}): pg.Cli
   return new pg.Client({ connectionString: url, types: TEXT_PARSERS, options: '-c TimeZone=UTC', ...overrides });
 }
 
-export async function textAnswer(client: pg.Client, sql: string): Promise<TextAnswer> {
-  const result = await client.query({ text: sql, rowMode: 'array' });
+export async function textAnswer(client: pg.Client, sql: string, values: readonly unknown[] = []): Promise<TextAnswer> {
+  const result = await client.query({ text: sql, values: [...values], rowMode: 'array' });
   return { types: result.fields.map((field) => field.dataTypeID), rows: result.rows as (string | null)[][] };
 }
 
@@ -63,7 +64,7 @@ export async function serverOracle(url: string, setup: readonly string[], name =
   await client.connect();
   for (const statement of setup) await client.query(statement);
   return {
-    run: (sql) => textAnswer(client, sql),
+    run: (sql, values) => textAnswer(client, sql, values),
     close: async () => {
       await client.end();
       await dropDatabase(url, name);
@@ -88,8 +89,10 @@ export async function pgliteOracle(setup: readonly string[]): Promise<Oracle> {
   for (const statement of setup) await db.exec(statement);
   const parsers = Object.fromEntries(TEXT_TYPES.map((oid) => [oid, asText]));
   return {
-    run: async (sql) => {
-      const result = await db.query<unknown[]>(sql, [], { rowMode: 'array', parsers });
+    run: async (sql, values = []) => {
+      // as node-postgres sends them: text, typed by the statement
+      const texts = values.map((value) => (value === null ? null : String(value)));
+      const result = await db.query<unknown[]>(sql, texts, { rowMode: 'array', parsers });
       return { types: result.fields.map((field) => field.dataTypeID), rows: result.rows as (string | null)[][] };
     },
     close: async () => {
@@ -132,7 +135,9 @@ export function logicalTypeOf(oid: number): string {
 export function jsonValue(value: string | null, oid: number): unknown {
   if (value === null) return null;
   switch (logicalTypeOf(oid)) {
-    case 'integer': case 'float': return Number(value);
+    case 'integer': return Number(value);
+    // NaN and the infinities as strings (docs/logical-types.md)
+    case 'float': return ['NaN', 'Infinity', '-Infinity'].includes(value) ? value : Number(value);
     case 'boolean': return value === 't';
     case 'decimal': return canonicalValue(value, 1700);
     case 'timestamp': {

@@ -7,9 +7,10 @@
  * here (no random()), so the oracle and the sources hold the same rows.
  */
 
-export type Family = 'postgres' | 'mysql';
+import type { Family } from './corpus-suite.js';
 
-interface Column {
+/** A column of a corpus's table, as each family declares it. */
+export interface Column {
   name: string;
   /** The PostgreSQL type (the oracle's and the PostgreSQL family's). */
   pg: string;
@@ -17,21 +18,22 @@ interface Column {
   mysql: string;
 }
 
+/** A table of a corpus's data set, with its rows (values as literals: numbers, or texts each family reads). */
 export interface ShopTable {
-  schema: 'fed_crm' | 'fed_shop';
+  schema: string;
   name: string;
   columns: Column[];
   primaryKey: string[];
   rows: (string | number | null)[][];
 }
 
-const int = (name: string): Column => ({ name, pg: 'integer', mysql: 'int' });
-const text = (name: string, length: number): Column => ({ name, pg: `varchar(${length})`, mysql: `varchar(${length})` });
-const decimal = (name: string, precision: number, scale: number): Column => ({ name, pg: `numeric(${precision}, ${scale})`, mysql: `decimal(${precision}, ${scale})` });
+export const int = (name: string): Column => ({ name, pg: 'integer', mysql: 'int' });
+export const text = (name: string, length: number): Column => ({ name, pg: `varchar(${length})`, mysql: `varchar(${length})` });
+export const decimal = (name: string, precision: number, scale: number): Column => ({ name, pg: `numeric(${precision}, ${scale})`, mysql: `decimal(${precision}, ${scale})` });
 // an instant: timestamptz; MySQL's TIMESTAMP holds one (the adapters' sessions run in UTC)
-const instant = (name: string): Column => ({ name, pg: 'timestamptz', mysql: 'timestamp(6) null' });
+export const instant = (name: string): Column => ({ name, pg: 'timestamptz', mysql: 'timestamp(6) null' });
 // a wall-clock time: timestamp without time zone; MySQL's DATETIME
-const wallClock = (name: string): Column => ({ name, pg: 'timestamp', mysql: 'datetime(6)' });
+export const wallClock = (name: string): Column => ({ name, pg: 'timestamp', mysql: 'datetime(6)' });
 
 const customers: ShopTable = {
   schema: 'fed_crm',
@@ -153,6 +155,8 @@ function literal(value: string | number | null, column: Column, family: Family):
   if (typeof value === 'number') return String(value);
   // MySQL's TIMESTAMP takes no offset in a literal: the UTC instant, read in the session's UTC
   if (family === 'mysql' && column.pg === 'timestamptz') return `'${utcText(value)}'`;
+  // MySQL's booleans are TINYINT(1)
+  if (family === 'mysql' && column.pg === 'boolean') return value === 'true' ? '1' : '0';
   return `'${value.replace(/'/g, "''")}'`;
 }
 
@@ -170,10 +174,15 @@ function utcText(value: string): string {
  * and pads, as MariaDB's defaults do.
  */
 export function shopSetup(family: Family, schema: ShopSchema): string[] {
+  return tablesSetup(SHOP_TABLES, family, schema);
+}
+
+/** The statements that create `schema` on a database of `family` and its tables of `tables`, filled (as shopSetup). */
+export function tablesSetup(tables: readonly ShopTable[], family: Family, schema: string): string[] {
   const statements = family === 'postgres'
     ? [`drop schema if exists ${schema} cascade`, `create schema ${schema}`]
     : [`drop database if exists ${schema}`, `create database ${schema} character set utf8mb4 collate utf8mb4_general_ci`];
-  for (const table of SHOP_TABLES.filter((candidate) => candidate.schema === schema)) {
+  for (const table of tables.filter((candidate) => candidate.schema === schema)) {
     const columns = table.columns.map((column) => `${column.name} ${family === 'postgres' ? column.pg : column.mysql}`);
     statements.push(`create table ${schema}.${table.name} (${columns.join(', ')}, primary key (${table.primaryKey.join(', ')}))`);
     const values = table.rows.map((row) => `(${row.map((value, index) => literal(value, table.columns[index] as Column, family)).join(', ')})`);

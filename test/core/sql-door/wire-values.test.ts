@@ -22,6 +22,15 @@ values('JSON-encoded values become PostgreSQL text: booleans t/f, bytes \\x hex,
   assert.is(textForm(null, 'string'), null);
 });
 
+values("a double's text is PostgreSQL's: shortest round-trip digits, an exponent below 1e-4 and from 1e15 (two digits at least)", () => {
+  const texts: [number, string][] = [
+    [1e-5, '1e-05'], [0.0001, '0.0001'], [0.00012, '0.00012'], [1.5, '1.5'], [1000000, '1000000'], [0.1 + 0.2, '0.30000000000000004'],
+    [123456789012345, '123456789012345'], [1e15, '1e+15'], [1234567890123456, '1.234567890123456e+15'], [-2.5e-7, '-2.5e-07'],
+    [1e100, '1e+100'], [0, '0'], [-0, '-0'], [3.141592653589793, '3.141592653589793'],
+  ];
+  for (const [value, text] of texts) assert.is(textForm(value, 'float'), text, String(value));
+});
+
 values('numeric, date, time and timestamp in binary read back as the text they came from', () => {
   for (const text of ['0', '12.5', '-12.5', '1234567.0001', '0.0001', '0.00000123', '10000', '-0.5', '99999999999999999999.99', 'NaN']) {
     assert.is(binaryParameter(binaryForm(text, PG_TYPE.numeric), PG_TYPE.numeric), text, text);
