@@ -633,7 +633,18 @@ function engineError(error: unknown, memoryLimit: string): unknown {
       details: { memoryLimit }, cause: error,
     });
   }
-  // the errors the engine's statement raises itself, for PostgreSQL's (engine-sql.ts)
-  const code = /division by zero/.test(error.message) ? '22012' : /negative substring length/.test(error.message) ? '22011' : 'XX000';
+  const code = ENGINE_ERRORS.find(([pattern]) => pattern.test(error.message))?.[1] ?? 'XX000';
   return new StatementFailure(code === 'XX000' ? 'other' : 'invalid_value', error, code, undefined, undefined, error);
 }
+
+/** The engine's errors that PostgreSQL raises for the same statement and data, with PostgreSQL's SQLSTATE. */
+const ENGINE_ERRORS: readonly (readonly [RegExp, string])[] = [
+  // raised by the engine's statement itself, for PostgreSQL's (engine-sql.ts)
+  [/division by zero/, '22012'],
+  [/negative substring length/, '22011'],
+  [/invalid input syntax for type/, '22P02'],
+  // DuckDB's own: an integer past its type, a cast that cannot read its text, a scalar subquery of several rows
+  [/^Out of Range Error: Overflow/, '22003'],
+  [/^Conversion Error: Could not convert/, '22P02'],
+  [/More than one row returned by a subquery/, '21000'],
+];
