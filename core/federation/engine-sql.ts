@@ -63,6 +63,9 @@ interface Level {
 }
 
 /** 400 `federation_unsupported`: a construct the engine cannot evaluate with PostgreSQL's semantics. */
+/** The name of the engine column that stands for a row when a relation's columns are not read. */
+export const ROW_MARK_COLUMN = 'vdb_row';
+
 export function unsupported(construct: string): InputError {
   return new InputError('federation_unsupported', `${construct} is not supported in a statement over several datasources`, {
     details: { construct },

@@ -11,7 +11,7 @@ import type { Datasource } from '../plugin-api/sql-dialect.js';
 import type { VdbRelation } from '../plugin-api/vdb.js';
 import { withServerPlaceholders } from '../sql-grammar/server-placeholders.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
-import { engineSql, outputName, unsupported, type EngineTable, type EngineType } from './engine-sql.js';
+import { engineSql, outputName, ROW_MARK_COLUMN, unsupported, type EngineTable, type EngineType } from './engine-sql.js';
 import { planShipping, type Shipping } from './shipping.js';
 
 type PgObject = { [field: string]: unknown };
@@ -102,8 +102,6 @@ export interface FederatedPlan {
   readonly shipping?: Shipping;
 }
 
-/** The name of the engine column that stands for a row when a relation's columns are not read. */
-export const ROW_MARK_COLUMN = 'vdb_row';
 
 const PUSHABLE_TYPES = new Set<EngineType>(['integer', 'bigint', 'decimal', 'numeric', 'string', 'date']);
 const KEY_TYPES = new Set<EngineType>(['integer', 'bigint', 'string', 'date', 'uuid']);

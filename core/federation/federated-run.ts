@@ -17,8 +17,8 @@ import { DatasourceRuntime, type CallerBounds, type CallerExecutor } from '../sq
 import { QUERY_CANCELED, StatementFailure } from '../sql/statement-failure.js';
 import { failureOutcome } from '../sql/statement-outcome.js';
 import { encodeValue } from '../sql/value-encoding.js';
-import { engineIdentifier, postgresDivide, unsupported } from './engine-sql.js';
-import { engineTypeOf, explainFederated, ROW_MARK_COLUMN, sourceStatement, UNCONSTRAINED_SCALE, type FederatedPlan, type SourceScan } from './federated-plan.js';
+import { engineIdentifier, postgresDivide, ROW_MARK_COLUMN, unsupported } from './engine-sql.js';
+import { engineTypeOf, explainFederated, sourceStatement, UNCONSTRAINED_SCALE, type FederatedPlan, type SourceScan } from './federated-plan.js';
 import type { Shipping } from './shipping.js';
 import { batchBytes, splitLimit, transitBudget, type TransitBudget } from './transit-budget.js';
 

@@ -11,7 +11,7 @@ import { scanSync } from 'libpg-query';
 import type { CatalogColumn } from '../plugin-api/catalog.js';
 import type { Datasource } from '../plugin-api/sql-dialect.js';
 import type { VdbRelation } from '../plugin-api/vdb.js';
-import type { EngineType } from './engine-sql.js';
+import { ROW_MARK_COLUMN, type EngineType } from './engine-sql.js';
 
 type PgObject = { [field: string]: unknown };
 
@@ -99,17 +99,17 @@ export function planShipping(
   const receiver = scans.find((scan) => scan.relation.datasource === target)?.datasource;
   if (receiver === undefined || receiver.dialect.capabilities.postgresqlText !== true) return undefined;
 
-  const sent = (index: number | undefined) => index !== undefined && scans[index]?.relation.datasource !== target;
+  const elsewhere = (index: number | undefined) => index !== undefined && scans[index]?.relation.datasource !== target;
   const receiving = scans.filter((scan) => scan.relation.datasource === target);
-  if (!receiving.every((scan) => scan.small || sent(scan.dependentOn))) return undefined;
-  const keyed = receiving.some((scan) => sent(scan.dependentOn));
+  if (!receiving.every((scan) => scan.small || elsewhere(scan.dependentOn))) return undefined;
+  const keyed = receiving.some((scan) => elsewhere(scan.dependentOn));
 
   const shipped = new Map<VdbRelation, { index: number; columns: { name: string; type: string }[] }>();
   for (const [index, scan] of scans.entries()) {
     if (scan.relation.datasource === target) continue;
     if (scan.fragment || scan.dependentOn !== undefined || scan.columns.length > MAX_SHIPPED_COLUMNS) return undefined;
     const columns = scan.columns.length === 0
-      ? [{ name: 'vdb_row', type: 'integer' }]
+      ? [{ name: ROW_MARK_COLUMN, type: 'integer' }]
       : scan.columns.map((column, position) => ({ name: column.name, type: shippedType(column, scan.engineTypes[position] as EngineType, scan.datasource) }));
     if (columns.some((column) => column.type === undefined)) return undefined;
     shipped.set(scan.relation, { index, columns: columns as { name: string; type: string }[] });
@@ -133,7 +133,7 @@ export function planShipping(
     if (sent !== undefined) {
       // sent as the relation's rows, under its name in the statement: a whole-row reference or ONLY would differ
       if (!range.inherited || range.aliasColumns || found.bareNames.has(alias.toLowerCase())) return undefined;
-      edits.push({ location: range.location, parts: 3 - (range.schema === undefined ? 2 : 0), pieces: shippedRows(sent, range.alias === undefined ? alias : undefined) });
+      edits.push({ location: range.location, parts: range.schema === undefined ? 1 : 3, pieces: shippedRows(sent, range.alias === undefined ? alias : undefined) });
     } else if (relation.datasource === target && range.schema === undefined) {
       // named as the VDB resolved it, whatever the source's search path would find
       edits.push({ location: range.location, parts: 1, pieces: [`${quote(relation.schema)}.${quote(relation.name)}${range.alias === undefined ? ` AS ${quote(range.name)}` : ''}`] });
