@@ -1,0 +1,163 @@
+// test-lane: postgres-server
+/**
+ * Federated statements, shipped (docs/federation.md#shipping-the-small-side) and answered by the engine,
+ * through the clients people use rather than node-postgres: pgjdbc (a statement run past prepareThreshold,
+ * so named server statements and binary results; setInt, setObject with Integer, BigDecimal and LocalDate,
+ * setString, setTimestamp), psycopg 3 (server-side binding, binary parameters, a named cursor), pandas'
+ * read_sql with parameters, MCP's run_sql and a query definition of the HTTP route. Each client's answer is
+ * compared with the same client's answer from one PostgreSQL database (collation "C") holding both schemas,
+ * and the metric says whether shipping answered.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
+import { BACKENDS, skippedHere, type Backend } from '../../support/backends.js';
+import { samplesOf, sampleValue } from '../../support/prometheus-text.js';
+import { jdbc, jdbcMissing, type DoorTarget } from '../../support/sql-clients.js';
+import { dropSyncedRoles } from '../../support/synced-roles.js';
+import { ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
+import { dropDatabase, freshDatabase, serverOracle, type Oracle } from './corpus-oracle.js';
+import { shopSetup } from './shop-data.js';
+
+const postgres = BACKENDS.find((backend) => backend.name === 'postgres') as Backend;
+
+const VDB = `
+name: fedh3
+version: "1"
+datasource: shop_db
+schemas:
+  - { name: fed_crm, datasource: crm_db }
+  - { name: fed_shop }
+dataRoles:
+  - name: analyst
+    grants:
+      - { resource: fed_crm, allow: [select] }
+      - { resource: fed_shop, allow: [select] }
+`;
+
+/** One customer's orders: the customer by its key, the orders by its key on the other database: shipped. */
+const ONE_CUSTOMER = 'select o.id, o.total, o.ordered_at, c.name, c.credit from fed_shop.orders o join fed_crm.customers c on c.id = o.customer_id where c.id = $1 order by o.id';
+
+const QUERIES = {
+  'bundle/queries/h3_one_customer.yaml': `---\ntype: sqlDirect\nvirtualDatabase: fedh3\nneededFields: [customer]\nquery: >-\n  select o.id, o.total, c.name from fed_shop.orders o join fed_crm.customers c on c.id = o.customer_id where c.id = {{ customer }} order by o.id\n`,
+};
+
+interface Context {
+  crm: Datasource;
+  shop: Datasource;
+  service: TestService;
+  door: DoorTarget;
+  oracle: Oracle;
+  /** The oracle's database on the server, for a client to connect to as the server's own user. */
+  oracleTarget: DoorTarget;
+  oracleUser: string;
+  oraclePassword: string;
+}
+
+async function shippedCount(service: TestService): Promise<number> {
+  return sampleValue(samplesOf(await (await service.request('/observe/metrics')).text()), 'vdb_federated_shipped_total', { datasource: 'shop_db' });
+}
+
+/** A decimal in its canonical form: the door sends `50` for PostgreSQL's `50.00` (docs/sql.md#types). */
+const canonicalText = (value: string) => (/^-?\d+\.\d+$/.test(value) ? value.replace(/\.?0+$/, '') : value);
+const canonicalLine = (line: string) => line.split('|').map(canonicalText).join('|');
+const canonicalValue = (value: unknown): unknown => (typeof value === 'string' ? canonicalText(value) : Array.isArray(value) ? value.map(canonicalValue) : value);
+
+const test = suite<Context>('federation: shipped and engine-answered statements through JDBC, psycopg, pandas, MCP and the query route');
+
+if (!skippedHere(test, postgres)) {
+  const url = postgres.url ?? '';
+  test.before(async (context) => {
+    // databases of their own: other suites use these schema names in the test database, maybe at the same time
+    const crmUrl = await freshDatabase(url, 'fed_h3_crm');
+    const shopUrl = await freshDatabase(url, 'fed_h3_shop');
+    context.crm = await postgres.open('crm_db', crmUrl);
+    context.shop = await postgres.open('shop_db', shopUrl);
+    for (const statement of shopSetup('postgres', 'fed_crm')) await context.crm.query(statement, []);
+    for (const statement of shopSetup('postgres', 'fed_shop')) await context.shop.query(statement, []);
+    context.oracle = await serverOracle(url, [...shopSetup('postgres', 'fed_crm'), ...shopSetup('postgres', 'fed_shop')], 'fed_h3_oracle');
+    const server = new URL(url);
+    context.oracleTarget = { port: Number(server.port || 5432), database: 'fed_h3_oracle' };
+    context.oracleUser = decodeURIComponent(server.username);
+    context.oraclePassword = decodeURIComponent(server.password);
+    context.service = await startTestService({
+      config: demoConfig({
+        descriptors: './bundle', sql: { enabled: true, port: 0 }, mcp: { enabled: true }, server: { host: '127.0.0.1', port: 0, requestTimeoutMs: 15_000 },
+        datasources: {
+          crm_db: { ...postgres.datasourceConfig, connection: { connectionString: crmUrl } },
+          shop_db: { ...postgres.datasourceConfig, connection: { connectionString: shopUrl } },
+        },
+        federation: { shipMaxRows: 8 },
+      }),
+      files: { 'bundle/vdbs/fedh3.yaml': VDB, ...QUERIES },
+      datasources: { crm_db: context.crm, shop_db: context.shop },
+    });
+    context.door = { port: (context.service.sqlAddress as { port: number }).port, database: 'fedh3@1' };
+  });
+
+  test.after(async ({ service, crm, shop, oracle }) => {
+    await service?.close();
+    await crm?.close();
+    await dropDatabase(url, 'fed_h3_crm');
+    // the synced roles go once they own nothing in either database
+    await shop?.query('drop schema if exists fed_shop cascade', []);
+    if (shop) await dropSyncedRoles(service, shop);
+    await shop?.close();
+    await dropDatabase(url, 'fed_h3_shop');
+    await oracle?.close();
+  });
+
+  /** The statements JDBC runs, each with 12 runs of changing values; `shipped`: whether shipping answers each run. */
+  const JDBC_CASES: { name: string; sql: string; runs: string[]; shipped: boolean }[] = [
+    {
+      name: 'one customer\'s orders by setInt and setObject(Integer), past prepareThreshold',
+      sql: ONE_CUSTOMER.replace('$1', '?'),
+      runs: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 99].map((id, run) => `${run % 2 === 0 ? 'i' : 'I'}:${id}`),
+      shipped: true,
+    },
+    {
+      name: 'a customer\'s orders with a timestamp, a BigDecimal and a string compared in the select list',
+      sql: 'select o.id, o.ordered_at < ? as early, o.total >= ? as big, c.name < ? as before_name from fed_shop.orders o join fed_crm.customers c on c.id = o.customer_id where c.id = ? order by o.id',
+      runs: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13].map((id, run) => `t:2024-02-${String(10 + run).padStart(2, '0')} 12:30:00;n:${run * 10}.5${run};s:${['ada', 'Ada', 'Chloé', 'ada ', 'Émile', 'b'][run % 6]};i:${id}`),
+      shipped: true,
+    },
+    {
+      name: 'customers of a tier over a credit (BigDecimal) and created from a day (LocalDate): their orders counted',
+      sql: 'select c.id, c.name, count(o.id) as orders, sum(o.total) as total from fed_crm.customers c join fed_shop.orders o on o.customer_id = c.id where c.tier = ? and c.credit > ? and c.created_at >= ? group by c.id, c.name order by c.id',
+      runs: [1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3].map((tier, run) => `i:${tier};n:${run % 3 === 0 ? '-100' : '10.005'};d:2024-0${1 + (run % 3)}-0${1 + (run % 5)}`),
+      shipped: true,
+    },
+    {
+      name: 'a tier\'s customers\' orders from a time (setTimestamp), a name left out (setString)',
+      sql: 'select o.id, c.name, o.total from fed_shop.orders o join fed_crm.customers c on c.id = o.customer_id where c.tier = ? and o.ordered_at >= ? and c.name <> ? order by o.id',
+      runs: [1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3].map((tier, run) => `i:${tier};t:2024-02-${String(1 + run * 2).padStart(2, '0')} 0${run % 10}:00:00;s:${run % 2 === 0 ? 'ada' : 'Ben'}`),
+      shipped: true,
+    },
+    {
+      name: 'customers over a credit (BigDecimal): at least 10 of them, more than federation.shipMaxRows (8), so the engine answers',
+      sql: 'select c.id, o.id as order_id, o.total - c.credit as diff from fed_crm.customers c left join fed_shop.orders o on o.customer_id = c.id where c.credit > ? order by c.id, o.id',
+      runs: ['-100', '0', '5.54', '5.55', '-0.01', '1', '2.5', '0.001', '-20.25', '3', '4.99', '5'].map((credit) => `n:${credit}`),
+      shipped: false,
+    },
+  ];
+
+  const missingJdbc = jdbcMissing();
+  for (const { name, sql, runs, shipped } of JDBC_CASES) {
+    test(`JDBC: ${name}: each run as one PostgreSQL answers it${shipped ? ', by shipping' : ''}`, async (context) => {
+      if (missingJdbc !== undefined) {
+        console.log(`  skipped: ${missingJdbc}`);
+        return;
+      }
+      const step = `runs:${sql}|${runs.join('|')}`;
+      const before = await shippedCount(context.service);
+      const lines = await jdbc(context.door, ANALYST_TOKEN, [step]);
+      const after = await shippedCount(context.service);
+      const expected = await jdbc(context.oracleTarget, context.oraclePassword, [step], context.oracleUser);
+      assert.ok(expected.length > runs.length, `the oracle answers rows: ${expected.join('\n')}`);
+      assert.equal(lines.map(canonicalLine), expected.map(canonicalLine));
+      assert.is(after - before, shipped ? runs.length : 0, 'runs answered by shipping');
+    });
+  }
+}
+
+test.run();
