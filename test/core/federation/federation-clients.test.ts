@@ -13,7 +13,7 @@ import * as assert from 'uvu/assert';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { BACKENDS, skippedHere, type Backend } from '../../support/backends.js';
 import { samplesOf, sampleValue } from '../../support/prometheus-text.js';
-import { jdbc, jdbcMissing, type DoorTarget } from '../../support/sql-clients.js';
+import { jdbc, jdbcMissing, pythonClient, pythonModulesMissing, SQLALCHEMY2_PATH, sqlAlchemy2Missing, type DoorTarget } from '../../support/sql-clients.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
 import { dropDatabase, freshDatabase, serverOracle, type Oracle } from './corpus-oracle.js';
@@ -157,6 +157,55 @@ if (!skippedHere(test, postgres)) {
       assert.equal(lines.map(canonicalLine), expected.map(canonicalLine));
       assert.is(after - before, shipped ? runs.length : 0, 'runs answered by shipping');
     });
+  }
+
+  /** The statements the Python clients run, `%s` per value; a typed value is `{decimal|date|timestamp: text}`. */
+  const PYTHON_CASES: { name: string; sql: string; runs: unknown[][]; shipped: boolean }[] = [
+    {
+      name: 'a customer\'s orders with a timestamp, a Decimal and a string in the select list',
+      sql: 'select o.id, o.ordered_at, o.total, o.ordered_at < %s as early, o.total >= %s as big, c.name < %s as before_name from fed_shop.orders o join fed_crm.customers c on c.id = o.customer_id where c.id = %s order by o.id',
+      runs: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13].map((id, run) => [{ timestamp: `2024-02-${String(10 + run).padStart(2, '0')} 12:30:00` }, { decimal: `${run * 10}.5` }, ['ada', 'Ada', 'Chloé', 'ada ', 'Émile', 'b'][run % 6], id]),
+      shipped: true,
+    },
+    {
+      name: 'customers of a tier created from a day (a date) over a credit (a Decimal): their orders counted',
+      sql: 'select c.id, c.name, count(o.id) as orders, sum(o.total) as total from fed_crm.customers c join fed_shop.orders o on o.customer_id = c.id where c.tier = %s and c.credit > %s and c.created_at >= %s group by c.id, c.name order by c.id',
+      runs: [1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3].map((tier, run) => [tier, { decimal: run % 3 === 0 ? '-100' : '10.005' }, { date: `2024-0${1 + (run % 3)}-0${1 + (run % 5)}` }]),
+      shipped: true,
+    },
+    {
+      name: 'customers over a credit (a Decimal): more than federation.shipMaxRows, so the engine answers',
+      sql: 'select c.id, o.id as order_id, o.total - c.credit as diff from fed_crm.customers c left join fed_shop.orders o on o.customer_id = c.id where c.credit > %s order by c.id, o.id',
+      runs: ['-100', '0', '5.54', '5.55', '-0.01', '1', '2.5', '0.001', '-20.25', '3', '4.99', '5'].map((credit) => [{ decimal: credit }]),
+      shipped: false,
+    },
+  ];
+
+  /** Each Python client: its step, how many times it runs each run (psycopg: text, binary, named), why it cannot run here. */
+  const PYTHON_CLIENTS = [
+    { step: 'psycopg3-runs', ways: 3, missing: pythonModulesMissing('psycopg'), pythonPath: undefined },
+    { step: 'sqlalchemy2-runs', ways: 1, missing: sqlAlchemy2Missing() ?? pythonModulesMissing('psycopg'), pythonPath: SQLALCHEMY2_PATH },
+    { step: 'pandas-runs', ways: 1, missing: pythonModulesMissing('pandas', 'sqlalchemy', 'psycopg2'), pythonPath: undefined },
+  ];
+
+  for (const client of PYTHON_CLIENTS) {
+    for (const { name, sql, runs, shipped } of PYTHON_CASES) {
+      test(`${client.step}: ${name}: each run as one PostgreSQL answers it${shipped ? ', by shipping' : ''}`, async (context) => {
+        if (client.missing !== undefined) {
+          console.log(`  skipped: ${client.missing}`);
+          return;
+        }
+        const args = [sql, JSON.stringify(runs)];
+        const before = await shippedCount(context.service);
+        const answers = await pythonClient(context.door, ANALYST_TOKEN, client.step, args, 'tester', client.pythonPath);
+        const after = await shippedCount(context.service);
+        const expected = await pythonClient(context.oracleTarget, context.oraclePassword, client.step, args, context.oracleUser, client.pythonPath);
+        assert.is(expected.length, runs.length * client.ways);
+        assert.ok(expected.some((answer) => JSON.stringify(answer).length > 20), 'the oracle answers rows');
+        assert.equal(canonicalValue(answers), canonicalValue(expected));
+        assert.is(after - before, shipped ? runs.length * client.ways : 0, 'runs answered by shipping');
+      });
+    }
   }
 }
 
