@@ -10,13 +10,16 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { BACKENDS, skippedHere, type Backend } from '../../support/backends.js';
+import { mcpClient } from '../../support/mcp-service.js';
 import { samplesOf, sampleValue } from '../../support/prometheus-text.js';
 import { jdbc, jdbcMissing, pythonClient, pythonModulesMissing, SQLALCHEMY2_PATH, sqlAlchemy2Missing, type DoorTarget } from '../../support/sql-clients.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
-import { dropDatabase, freshDatabase, serverOracle, type Oracle } from './corpus-oracle.js';
+import { dropDatabase, freshDatabase, serverOracle, type Oracle, type TextAnswer } from './corpus-oracle.js';
 import { shopSetup } from './shop-data.js';
 
 const postgres = BACKENDS.find((backend) => backend.name === 'postgres') as Backend;
@@ -38,8 +41,12 @@ dataRoles:
 /** One customer's orders: the customer by its key, the orders by its key on the other database: shipped. */
 const ONE_CUSTOMER = 'select o.id, o.total, o.ordered_at, c.name, c.credit from fed_shop.orders o join fed_crm.customers c on c.id = o.customer_id where c.id = $1 order by o.id';
 
+/** The query definitions of the HTTP route: `{{ name }}` a bound value of the request's body. */
+const ONE_CUSTOMER_QUERY = 'select o.id, o.total, o.total >= {{ least }} as big, c.name from fed_shop.orders o join fed_crm.customers c on c.id = o.customer_id where c.id = {{ customer }} order by o.id';
+const OVER_CREDIT_QUERY = 'select c.id, o.id as order_id, c.credit from fed_crm.customers c left join fed_shop.orders o on o.customer_id = c.id where c.credit > {{ credit }} order by c.id, o.id';
 const QUERIES = {
-  'bundle/queries/h3_one_customer.yaml': `---\ntype: sqlDirect\nvirtualDatabase: fedh3\nneededFields: [customer]\nquery: >-\n  select o.id, o.total, c.name from fed_shop.orders o join fed_crm.customers c on c.id = o.customer_id where c.id = {{ customer }} order by o.id\n`,
+  'bundle/queries/h3_one_customer.yaml': `---\ntype: sqlDirect\nvirtualDatabase: fedh3\nneededFields: [customer, least]\nquery: >-\n  ${ONE_CUSTOMER_QUERY}\n`,
+  'bundle/queries/h3_over_credit.yaml': `---\ntype: sqlDirect\nvirtualDatabase: fedh3\nneededFields: [credit]\nquery: >-\n  ${OVER_CREDIT_QUERY}\n`,
 };
 
 interface Context {
@@ -62,6 +69,14 @@ async function shippedCount(service: TestService): Promise<number> {
 const canonicalText = (value: string) => (/^-?\d+\.\d+$/.test(value) ? value.replace(/\.?0+$/, '') : value);
 const canonicalLine = (line: string) => line.split('|').map(canonicalText).join('|');
 const canonicalValue = (value: unknown): unknown => (typeof value === 'string' ? canonicalText(value) : Array.isArray(value) ? value.map(canonicalValue) : value);
+
+/** Rows of the HTTP route or MCP (objects, JSON values) as the oracle's text rows, decimals canonical. */
+const textRows = (rows: readonly Record<string, unknown>[]) => rows.map((row) => Object.values(row).map((value) => (value === null ? null : canonicalText(String(value)))));
+
+/** The oracle's rows as `textRows` has them: booleans (type 16) as JSON writes them, decimals canonical. */
+const oracleRows = ({ types, rows }: TextAnswer) => rows.map((row) => row.map((value, index) => (value === null ? null : types[index] === 16 ? String(value === 't') : canonicalText(value))));
+
+const callTool = async (client: Client, args: Record<string, unknown>) => (await client.callTool({ name: 'run_sql', arguments: { vdb: 'fedh3', version: '1', ...args } })) as CallToolResult;
 
 const test = suite<Context>('federation: shipped and engine-answered statements through JDBC, psycopg, pandas, MCP and the query route');
 
@@ -176,7 +191,7 @@ if (!skippedHere(test, postgres)) {
     {
       name: 'customers over a credit (a Decimal): more than federation.shipMaxRows, so the engine answers',
       sql: 'select c.id, o.id as order_id, o.total - c.credit as diff from fed_crm.customers c left join fed_shop.orders o on o.customer_id = c.id where c.credit > %s order by c.id, o.id',
-      runs: ['-100', '0', '5.54', '5.55', '-0.01', '1', '2.5', '0.001', '-20.25', '3', '4.99', '5'].map((credit) => [{ decimal: credit }]),
+      runs: ['0', '5.54', '5.55', '0.01', '1', '2.5', '0.001', '4', '3', '4.99', '5', '0.5'].map((credit) => [{ decimal: credit }]),
       shipped: false,
     },
   ];
@@ -207,6 +222,62 @@ if (!skippedHere(test, postgres)) {
       });
     }
   }
+
+  const perform = async (context: Context, name: string, body: Record<string, unknown>, query = '') => {
+    const response = await context.service.request(`/api/v1/query/perform/${name}${query}`, {
+      method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' }, token: ANALYST_TOKEN,
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  test('the query route: a federated definition\'s bound values (JSON numbers, a decimal as a string), shipped, each answer as one PostgreSQL\'s', async (context) => {
+    for (const [customer, least] of [[1, 0], [2, '19.99'], [3, 19.99], [5, '50.0'], [6, 0.5], [7, '-1'], [99, 0]] as const) {
+      const before = await shippedCount(context.service);
+      const reply = await perform(context, 'h3_one_customer', { customer, least });
+      assert.is(reply.status, 200, JSON.stringify(reply.body));
+      assert.is(await shippedCount(context.service) - before, 1, `customer ${customer}: answered by shipping`);
+      const expected = await context.oracle.run(ONE_CUSTOMER_QUERY.replace('{{ customer }}', String(customer)).replace('{{ least }}', String(least)));
+      assert.equal(textRows(reply.body['rows'] as Record<string, unknown>[]), oracleRows(expected));
+    }
+  });
+
+  test('the query route: ?explain=true shows the shipping (the customers sent to the shop) and runs nothing; more rows than shipMaxRows, the engine answers', async (context) => {
+    const before = await shippedCount(context.service);
+    const explained = await perform(context, 'h3_one_customer', { customer: 4, least: 0 }, '?explain=true');
+    assert.is(explained.status, 200, JSON.stringify(explained.body));
+    const shipping = explained.body['shipping'] as { datasource: string; sql: string; shipped: string[] } | undefined;
+    assert.equal([shipping?.datasource, shipping?.shipped], ['shop_db', ['crm_db: fed_crm.customers']]);
+    assert.match(String(shipping?.sql), /join \(SELECT \* FROM unnest\(/);
+    const over = await perform(context, 'h3_over_credit', { credit: 0 });
+    assert.is(over.status, 200, JSON.stringify(over.body));
+    assert.is(await shippedCount(context.service), before, 'nothing shipped: explain ran nothing, and the engine answered the rest');
+    const expected = await context.oracle.run(OVER_CREDIT_QUERY.replace('{{ credit }}', '0'));
+    assert.ok(expected.rows.length > 8);
+    assert.equal(textRows(over.body['rows'] as Record<string, unknown>[]), oracleRows(expected));
+  });
+
+  test('MCP run_sql: a federated statement with $n params (a number, a decimal string), shipped or answered by the engine, as one PostgreSQL answers it', async (context) => {
+    const analyst = await mcpClient(context.service, ANALYST_TOKEN);
+    try {
+      const sql = 'select o.id, o.total, o.total >= $2 as big, c.name from fed_shop.orders o join fed_crm.customers c on c.id = o.customer_id where c.id = $1 order by o.id';
+      for (const [customer, least] of [[1, 0], [2, '19.99'], [8, 1.5], [13, '0']] as const) {
+        const before = await shippedCount(context.service);
+        const result = await callTool(analyst, { sql, params: [customer, least] });
+        assert.is(result.isError, undefined, JSON.stringify(result.content));
+        assert.is(await shippedCount(context.service) - before, 1, `customer ${customer}: answered by shipping`);
+        const expected = await context.oracle.run(sql.replace('$1', String(customer)).replace('$2', String(least)));
+        assert.equal(textRows((result.structuredContent as { rows: Record<string, unknown>[] }).rows), oracleRows(expected));
+      }
+      const before = await shippedCount(context.service);
+      const engine = await callTool(analyst, { sql: OVER_CREDIT_QUERY.replace('{{ credit }}', '$1'), params: ['5.54'] });
+      assert.is(engine.isError, undefined, JSON.stringify(engine.content));
+      assert.is(await shippedCount(context.service), before, 'answered by the engine');
+      const expected = await context.oracle.run(OVER_CREDIT_QUERY.replace('{{ credit }}', '5.54'));
+      assert.equal(textRows((engine.structuredContent as { rows: Record<string, unknown>[] }).rows), oracleRows(expected));
+    } finally {
+      await analyst.close();
+    }
+  });
 }
 
 test.run();
