@@ -154,6 +154,12 @@ if (!skippedHere(test, postgres)) {
       runs: ['-100', '0', '5.54', '5.55', '-0.01', '1', '2.5', '0.001', '-20.25', '3', '4.99', '5'].map((credit) => `n:${credit}`),
       shipped: false,
     },
+    {
+      name: 'orders from a time (setTimestamp) and customers from a day (LocalDate): more customers than federation.shipMaxRows, so the engine answers',
+      sql: 'select c.id, o.id as order_id, o.ordered_at from fed_crm.customers c join fed_shop.orders o on o.customer_id = c.id where c.created_at >= ? and o.ordered_at >= ? order by c.id, o.id',
+      runs: Array.from({ length: 12 }, (_, run) => `d:2024-01-0${1 + (run % 3)};t:2024-02-${String(1 + run * 2).padStart(2, '0')} ${String(run * 2).padStart(2, '0')}:30:00`),
+      shipped: false,
+    },
   ];
 
   const missingJdbc = jdbcMissing();
