@@ -122,13 +122,17 @@ if (!skippedHere(test, postgres)) {
     await oracle?.close();
   });
 
-  /** The statements JDBC runs, each with 12 runs of changing values; `shipped`: whether shipping answers each run. */
-  const JDBC_CASES: { name: string; sql: string; runs: string[]; shipped: boolean }[] = [
+  /**
+   * The statements JDBC runs, each with 12 or more runs of changing values; `shipped`: whether shipping answers
+   * each run, or how many of them do.
+   */
+  const JDBC_CASES: { name: string; sql: string; runs: string[]; shipped: boolean | number }[] = [
     {
-      name: 'one customer\'s orders by setInt and setObject(Integer), past prepareThreshold',
+      name: 'one customer\'s orders by setInt, setObject(Integer) and setNull, past prepareThreshold',
       sql: ONE_CUSTOMER.replace('$1', '?'),
-      runs: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 99].map((id, run) => `${run % 2 === 0 ? 'i' : 'I'}:${id}`),
-      shipped: true,
+      runs: [...[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 99].map((id, run) => `${run % 2 === 0 ? 'i' : 'I'}:${id}`), 'null:', 'i:4'],
+      // a NULL key is not pushed (a plan per the values' types, plan-cache.ts): the customers are then no key's few rows, and the engine answers that run
+      shipped: 13,
     },
     {
       name: 'a customer\'s orders with a timestamp, a BigDecimal and a string compared in the select list',
@@ -164,7 +168,7 @@ if (!skippedHere(test, postgres)) {
 
   const missingJdbc = jdbcMissing();
   for (const { name, sql, runs, shipped } of JDBC_CASES) {
-    test(`JDBC: ${name}: each run as one PostgreSQL answers it${shipped ? ', by shipping' : ''}`, async (context) => {
+    test(`JDBC: ${name}: each run as one PostgreSQL answers it${shipped === false ? '' : ', by shipping'}`, async (context) => {
       if (missingJdbc !== undefined) {
         console.log(`  skipped: ${missingJdbc}`);
         return;
@@ -176,7 +180,7 @@ if (!skippedHere(test, postgres)) {
       const expected = await jdbc(context.oracleTarget, context.oraclePassword, [step], context.oracleUser);
       assert.ok(expected.length > runs.length, `the oracle answers rows: ${expected.join('\n')}`);
       assert.equal(lines.map(canonicalLine), expected.map(canonicalLine));
-      assert.is(after - before, shipped ? runs.length : 0, 'runs answered by shipping');
+      assert.is(after - before, shipped === true ? runs.length : shipped === false ? 0 : shipped, 'runs answered by shipping');
     });
   }
 
