@@ -168,11 +168,7 @@ if (!skippedHere(test, postgres)) {
 
   const missingJdbc = jdbcMissing();
   for (const { name, sql, runs, shipped } of JDBC_CASES) {
-    test(`JDBC: ${name}: each run as one PostgreSQL answers it${shipped === false ? '' : ', by shipping'}`, async (context) => {
-      if (missingJdbc !== undefined) {
-        console.log(`  skipped: ${missingJdbc}`);
-        return;
-      }
+    (missingJdbc ? test.skip : test)(`JDBC: ${name}: each run as one PostgreSQL answers it${shipped === false ? '' : ', by shipping'}${missingJdbc ? ` (${missingJdbc})` : ''}`, async (context) => {
       const step = `runs:${sql}|${runs.join('|')}`;
       const before = await shippedCount(context.service);
       const lines = await jdbc(context.door, ANALYST_TOKEN, [step]);
@@ -215,11 +211,7 @@ if (!skippedHere(test, postgres)) {
 
   for (const client of PYTHON_CLIENTS) {
     for (const { name, sql, runs, shipped } of PYTHON_CASES) {
-      test(`${client.step}: ${name}: each run as one PostgreSQL answers it${shipped ? ', by shipping' : ''}`, async (context) => {
-        if (client.missing !== undefined) {
-          console.log(`  skipped: ${client.missing}`);
-          return;
-        }
+      (client.missing ? test.skip : test)(`${client.step}: ${name}: each run as one PostgreSQL answers it${shipped ? ', by shipping' : ''}${client.missing ? ` (${client.missing})` : ''}`, async (context) => {
         const args = [sql, JSON.stringify(runs)];
         const before = await shippedCount(context.service);
         const answers = await pythonClient(context.door, ANALYST_TOKEN, client.step, args, 'tester', client.pythonPath);
