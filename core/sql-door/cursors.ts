@@ -205,6 +205,17 @@ export class SessionCursors {
     }
   }
 
+  names(): ReadonlySet<string> {
+    return new Set(this.cursors.keys());
+  }
+
+  /** ROLLBACK TO SAVEPOINT: the cursors declared since it close (WITH HOLD too), as PostgreSQL's do. */
+  async closeAllBut(kept: ReadonlySet<string>): Promise<void> {
+    const closing = [...this.cursors].filter(([key]) => !kept.has(key));
+    for (const [key] of closing) this.cursors.delete(key);
+    await Promise.all(closing.map(([, cursor]) => cursor.source.close()));
+  }
+
   /** CLOSE name, or every cursor (CLOSE ALL, DISCARD ALL, the end of the connection). */
   async close(name: string | undefined): Promise<void> {
     if (name !== undefined && !this.cursors.has(name)) throw new WireError('34000', `cursor "${name}" does not exist`);

@@ -22,6 +22,8 @@ export type SessionCommand =
   | { kind: 'begin' }
   | { kind: 'commit' }
   | { kind: 'rollback' }
+  /** SAVEPOINT, RELEASE [SAVEPOINT], ROLLBACK [WORK | TRANSACTION] TO [SAVEPOINT]: a savepoint of the block, by its folded name. */
+  | { kind: 'savepoint' | 'release' | 'rollback-to'; name: string }
   | { kind: 'tag'; tag: string }
   | { kind: 'declare'; cursor: CursorDeclaration }
   | { kind: 'fetch'; name: string; direction: FetchDirection; move: boolean }
@@ -144,8 +146,10 @@ export function sessionCommand(text: string): SessionCommand | undefined {
     case 'start': return { kind: 'begin' };
     case 'commit':
     case 'end': return { kind: 'commit' };
-    case 'rollback':
+    case 'rollback': return ROLLBACK_TO.test(statement) ? savepointCommand(statement, 'rollback-to') : { kind: 'rollback' };
     case 'abort': return { kind: 'rollback' };
+    case 'savepoint': return savepointCommand(statement, 'savepoint');
+    case 'release': return savepointCommand(statement, 'release');
     case 'discard': return { kind: 'tag', tag: `DISCARD ${(words[1] ?? 'ALL').toUpperCase()}` };
     case 'deallocate': return deallocateCommand(statement);
     case 'prepare': return prepareCommand(text);
@@ -274,6 +278,19 @@ function closeCommand(statement: string): SessionCommand {
   if (!match) throw new WireError('42601', `syntax error in CLOSE: ${statement}`);
   const name = match[1] as string;
   return { kind: 'close', name: name.toLowerCase() === 'all' ? undefined : identifier(name) };
+}
+
+const ROLLBACK_TO = /^rollback(?:\s+(?:work|transaction))?\s+to\b/i;
+const SAVEPOINT_STATEMENT = {
+  'savepoint': new RegExp(String.raw`^savepoint\s+(${IDENTIFIER})$`, 'i'),
+  'release': new RegExp(String.raw`^release(?:\s+savepoint)?\s+(${IDENTIFIER})$`, 'i'),
+  'rollback-to': new RegExp(String.raw`^rollback(?:\s+(?:work|transaction))?\s+to(?:\s+savepoint)?\s+(${IDENTIFIER})$`, 'i'),
+};
+
+function savepointCommand(statement: string, kind: keyof typeof SAVEPOINT_STATEMENT): SessionCommand {
+  const match = SAVEPOINT_STATEMENT[kind].exec(statement);
+  if (!match) throw new WireError('42601', `syntax error at or near "${statement}"`);
+  return { kind, name: identifier(match[1] as string) };
 }
 
 const LOCK = new RegExp(String.raw`^lock(?:\s+table)?(?:\s+only)?\s+(${QUALIFIED_NAME}(?:\s*\*)?(?:\s*,\s*(?:only\s+)?${QUALIFIED_NAME}(?:\s*\*)?)*)`

@@ -35,6 +35,8 @@ export interface StatementHost {
 
 export class SessionState {
   transaction: TransactionStatus = 'I';
+  /** The open block's savepoints, oldest first, each with the cursors open when it was set. */
+  private savepoints: { name: string; cursors: ReadonlySet<string> }[] = [];
   readonly statements = new Map<string, PreparedStatement>();
   readonly cursors: SessionCursors;
   /** The settings the client set: the startup message's parameters (names in lower case), then SET's. */
@@ -52,7 +54,7 @@ export class SessionState {
 
   /** Refuses what the session's transaction state does not allow. */
   admit(plan: StatementPlan): void {
-    if (this.transaction === 'E' && !(plan.kind === 'session' && (plan.command.kind === 'rollback' || plan.command.kind === 'commit'))) {
+    if (this.transaction === 'E' && !(plan.kind === 'session' && ['rollback', 'commit', 'rollback-to'].includes(plan.command.kind))) {
       throw new WireError('25P02', 'current transaction is aborted, commands ignored until end of transaction block');
     }
     if (plan.kind === 'vdb' && !plan.readOnly && this.transaction === 'T') {
@@ -120,15 +122,44 @@ export class SessionState {
       case 'commit': {
         const failed = this.transaction === 'E';
         this.transaction = 'I';
+        this.savepoints = [];
         return this.cursors.endTransaction(!failed).then(() => done(failed ? 'ROLLBACK' : 'COMMIT'));
       }
       case 'rollback':
         this.transaction = 'I';
+        this.savepoints = [];
         return this.cursors.endTransaction(false).then(() => done('ROLLBACK'));
+      case 'savepoint':
+      case 'release':
+      case 'rollback-to': return this.savepoint(command);
       case 'tag':
         if (command.tag === 'DISCARD ALL') return this.cursors.close(undefined).then(() => done(command.tag));
         return done(command.tag);
     }
+  }
+
+  /**
+   * A savepoint: nothing is written inside a block (writes are refused there), so a savepoint only marks
+   * which cursors to close at ROLLBACK TO, which also ends the block's failed state, as PostgreSQL's does.
+   */
+  private savepoint(command: DoorCommand & { kind: 'savepoint' | 'release' | 'rollback-to' }): ResultSet | Promise<ResultSet> {
+    const done = (tag: string): ResultSet => ({ fields: [], rows: [], tag });
+    const statement = { 'savepoint': 'SAVEPOINT', 'release': 'RELEASE SAVEPOINT', 'rollback-to': 'ROLLBACK TO SAVEPOINT' }[command.kind];
+    if (this.transaction === 'I') throw new WireError('25P01', `${statement} can only be used in transaction blocks`);
+    if (command.kind === 'savepoint') {
+      this.savepoints.push({ name: command.name, cursors: this.cursors.names() });
+      return done('SAVEPOINT');
+    }
+    const index = this.savepoints.map((savepoint) => savepoint.name).lastIndexOf(command.name);
+    const savepoint = this.savepoints[index];
+    if (savepoint === undefined) throw new WireError('3B001', `savepoint "${command.name}" does not exist`);
+    if (command.kind === 'release') {
+      this.savepoints.length = index;
+      return done('RELEASE');
+    }
+    this.savepoints.length = index + 1;
+    this.transaction = 'T';
+    return this.cursors.closeAllBut(savepoint.cursors).then(() => done('ROLLBACK'));
   }
 
   /** A setting as the client sees it: what it set, else the server's; undefined for one the server has not. */

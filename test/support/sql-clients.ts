@@ -87,15 +87,18 @@ export function jdbcMissing(): string | undefined {
   }
 }
 
-/** Runs test/fixtures/sql-door/JdbcProbe.java (compiled once per process) with these steps; one line per result. */
-export async function jdbc(target: DoorTarget, token: string, steps: string[]): Promise<string[]> {
+/**
+ * Runs test/fixtures/sql-door/JdbcProbe.java (compiled once per process) with these steps; one line per
+ * result. `user`: another than the door's tester (a PostgreSQL server's own, to compare with it).
+ */
+export async function jdbc(target: DoorTarget, token: string, steps: string[], user = 'tester'): Promise<string[]> {
   if (compiled === undefined) {
     const folder = mkdtempSync(join(tmpdir(), 'vdb-jdbc-'));
-    execFileSync('javac', ['-d', folder, join(projectRoot, 'test/fixtures/sql-door/JdbcProbe.java')]);
+    execFileSync('javac', ['-cp', JDBC_JAR, '-d', folder, join(projectRoot, 'test/fixtures/sql-door/JdbcProbe.java')]);
     compiled = folder;
   }
   const url = `jdbc:postgresql://127.0.0.1:${target.port}/${target.database}`;
-  const output = await runProcess('java', ['-cp', `${compiled}:${JDBC_JAR}`, 'JdbcProbe', url, 'tester', token, ...steps]);
+  const output = await runProcess('java', ['-cp', `${compiled}:${JDBC_JAR}`, 'JdbcProbe', url, user, token, ...steps]);
   if (output.code !== 0) throw new Error(`JdbcProbe failed (${output.code}): ${output.stderr}`);
   return output.stdout.split('\n').filter((line) => line !== '');
 }

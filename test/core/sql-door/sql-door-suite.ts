@@ -122,6 +122,34 @@ async function cursorTranscript(client: pg.Client, S: string): Promise<string[]>
   return lines;
 }
 
+/**
+ * Savepoints (psycopg 3 brackets its own catalog reads in one when a transaction is open: SQLAlchemy 2 over
+ * psycopg connects so) and what each statement answered, in order: the same on the door and on PostgreSQL.
+ */
+async function savepointTranscript(client: pg.Client, S: string): Promise<string[]> {
+  const lines: string[] = [];
+  const run = async (statement: string) => {
+    try {
+      const result = await client.query({ text: statement, rowMode: 'array' });
+      lines.push(`${result.command}: ${(result.rows as unknown[][]).map((row) => row.join(',')).join(' ')}`.trim());
+    } catch (error) {
+      lines.push(`error ${(error as { code?: string }).code}`);
+    }
+  };
+  for (const statement of ['savepoint a', 'release a', 'rollback to a', 'begin', 'savepoint a', `declare c1 cursor for select id from ${S}.products order by id`,
+    'savepoint "B"', `declare c2 cursor for select id from ${S}.products order by id`, `select * from ${S}.no_such_table`, 'select 1', 'release a', 'rollback to b',
+    'rollback to savepoint "B"', 'fetch next from c1', 'fetch next from c2', 'rollback work to a', 'fetch next from c1', 'rollback transaction to savepoint a',
+    'release savepoint a', 'release a', 'rollback', 'begin', 'savepoint x', 'savepoint x', 'release x', 'rollback to x', 'select 2', 'commit']) await run(statement);
+  return lines;
+}
+
+const SAVEPOINT_TRANSCRIPT = [
+  // what PostgreSQL 15 answers
+  'error 25P01', 'error 25P01', 'error 25P01', 'BEGIN:', 'SAVEPOINT:', 'DECLARE:', 'SAVEPOINT:', 'DECLARE:', 'error 42P01', 'error 25P02', 'error 25P02', 'error 3B001',
+  'ROLLBACK:', 'FETCH: 1', 'error 34000', 'ROLLBACK:', 'error 34000', 'ROLLBACK:', 'RELEASE:', 'error 3B001', 'ROLLBACK:', 'BEGIN:', 'SAVEPOINT:', 'SAVEPOINT:',
+  'RELEASE:', 'ROLLBACK:', 'SELECT: 2', 'COMMIT:',
+];
+
 const CURSOR_TRANSCRIPT = [
   // what PostgreSQL 15 answers (node-postgres' `command` is the tag's first word)
   'error 25P01', 'BEGIN :', 'DECLARE :', 'FETCH 2: 1,Tea 2,Coffee', 'FETCH 1: 1,Tea', 'FETCH 1: 3,Cocoa', 'FETCH 0:', 'FETCH 1: 2,Coffee', 'FETCH 1: 1,Tea', 'MOVE 1:',
@@ -334,6 +362,27 @@ export function runSqlDoorSuite(backend: DoorBackend): void {
           await direct.end();
         }
       }
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('savepoints: SAVEPOINT, RELEASE, ROLLBACK TO (the block usable again, cursors declared since closed), as PostgreSQL 15 answers them', async ({ target }) => {
+    const client = pgClient(target, ANALYST_TOKEN);
+    await client.connect();
+    try {
+      const transcript = await savepointTranscript(client, S);
+      const url = process.env['VDB_TEST_POSTGRES_URL'];
+      if (backend.forwards && url !== undefined) {
+        const direct = new pg.Client({ connectionString: url });
+        await direct.connect();
+        try {
+          assert.equal(await savepointTranscript(direct, S), SAVEPOINT_TRANSCRIPT, 'PostgreSQL answers so');
+        } finally {
+          await direct.end();
+        }
+      }
+      assert.equal(transcript, SAVEPOINT_TRANSCRIPT);
     } finally {
       await client.end();
     }
