@@ -114,9 +114,16 @@ const CASTS: Readonly<Record<string, { sql: string; type: EngineType; from: read
  * Writes `statement` (a SelectStmt node's fields) for the engine; throws `federation_unsupported`. The
  * outputs marked `quotient` are answered by the engine as `{a, b}`, exact operands for `postgresDivide`.
  */
-export function engineSql(statement: PgObject, tables: TableLookup): { sql: string; outputs: Output[] } {
-  return new EngineWriter(tables).select(statement, undefined, undefined, true);
+export function engineSql(statement: PgObject, tables: TableLookup): { sql: string; outputs: Output[]; exactParameters: number[] } {
+  const writer = new EngineWriter(tables);
+  return { ...writer.select(statement, undefined, undefined, true), exactParameters: [...writer.exactParameters] };
 }
+
+/**
+ * The most digits a bound value beside a numeric holds in the engine: PostgreSQL reads it as an unconstrained
+ * numeric, the engine as `DECIMAL(38, EXACT_SCALE)`; a value with more is refused as the plan runs.
+ */
+export const EXACT_SCALE = 18;
 
 /**
  * `dividend / divisor` (decimal texts, each with its own scale) as PostgreSQL's numeric division answers it
@@ -191,7 +198,25 @@ function literal(text: string): string {
 }
 
 class EngineWriter {
+  /** The `$n` read beside a numeric: bound as their exact text (federated-run.ts), held at `EXACT_SCALE`. */
+  readonly exactParameters = new Set<number>();
+
   constructor(private readonly tables: TableLookup) {}
+
+  /**
+   * Operands of one comparison or arithmetic: where one is a numeric, a bound value beside it is read as
+   * PostgreSQL reads it, an unconstrained numeric, not at the column's scale (the engine would cast `5.549` to a
+   * `DECIMAL(10,2)`'s `5.55` and find it not greater than 5.55).
+   */
+  private exactBesideNumeric(operands: readonly Written[], nodes: readonly unknown[]): Written[] {
+    if (!operands.some((operand) => operand.type === 'decimal' || operand.type === 'numeric')) return [...operands];
+    return operands.map((operand, index) => {
+      const [type, node] = unwrap(nodes[index]);
+      if (type !== 'ParamRef' || operand.type !== 'unknown') return operand;
+      this.exactParameters.add(Number(node.number));
+      return { sql: `CAST(${operand.sql} AS DECIMAL(38,${EXACT_SCALE}))`, type: 'numeric' };
+    });
+  }
 
   select(node: PgObject, parent: Level | undefined, inheritedCtes?: ReadonlyMap<string, Output[]>, outermost = false): { sql: string; outputs: Output[] } {
     if (node.intoClause !== undefined) throw unsupported('SELECT INTO');
@@ -507,8 +532,7 @@ class EngineWriter {
         }
         const shifted = op === '+' || op === '-' ? this.shift(op, node, level) : undefined;
         if (shifted) return shifted;
-        const left = this.expr(node.lexpr, level);
-        const right = this.expr(node.rexpr, level);
+        const [left, right] = this.exactBesideNumeric([this.expr(node.lexpr, level), this.expr(node.rexpr, level)], [node.lexpr, node.rexpr]) as [Written, Written];
         if (COMPARISONS.has(op)) {
           const [a, b] = compared([left, right], [node.lexpr, node.rexpr]);
           return { sql: `(${a} ${op === '!=' ? '<>' : op} ${b})`, type: 'boolean' };
@@ -522,14 +546,14 @@ class EngineWriter {
         const quantifier = kind === 'AEXPR_OP_ANY' ? 'ANY' : 'ALL';
         if (arrayType !== 'A_ArrayExpr' || op !== (quantifier === 'ANY' ? '=' : '<>')) throw unsupported(`${op} ${quantifier} other than = ANY or <> ALL of an ARRAY[…] of values`);
         const elements = list(array.elements);
-        const [value, ...items] = compared([this.expr(node.lexpr, level), ...elements.map((item) => this.expr(item, level))], [node.lexpr, ...elements]);
+        const [value, ...items] = compared(this.exactBesideNumeric([this.expr(node.lexpr, level), ...elements.map((item) => this.expr(item, level))], [node.lexpr, ...elements]), [node.lexpr, ...elements]);
         const left = { sql: value };
         if (items.length === 0) throw unsupported(`${op} ${quantifier} of an empty array`);
         return { sql: `(${left.sql} ${quantifier === 'ANY' ? 'IN' : 'NOT IN'} (${items.join(', ')}))`, type: 'boolean' };
       }
       case 'AEXPR_IN': {
         const rawItems = list((unwrap(node.rexpr)[1] as PgObject).items);
-        const [left, ...items] = compared([this.expr(node.lexpr, level), ...rawItems.map((item) => this.expr(item, level))], [node.lexpr, ...rawItems]);
+        const [left, ...items] = compared(this.exactBesideNumeric([this.expr(node.lexpr, level), ...rawItems.map((item) => this.expr(item, level))], [node.lexpr, ...rawItems]), [node.lexpr, ...rawItems]);
         return { sql: `(${left} ${op === '=' ? 'IN' : 'NOT IN'} (${items.join(', ')}))`, type: 'boolean' };
       }
       case 'AEXPR_BETWEEN':
@@ -537,7 +561,7 @@ class EngineWriter {
       case 'AEXPR_BETWEEN_SYM':
       case 'AEXPR_NOT_BETWEEN_SYM': {
         const bounds = list((unwrap(node.rexpr)[1] as PgObject).items);
-        const [value, low, high] = compared([this.expr(node.lexpr, level), ...bounds.map((item) => this.expr(item, level))], [node.lexpr, ...bounds]);
+        const [value, low, high] = compared(this.exactBesideNumeric([this.expr(node.lexpr, level), ...bounds.map((item) => this.expr(item, level))], [node.lexpr, ...bounds]), [node.lexpr, ...bounds]);
         const left = { sql: value };
         const not = kind.startsWith('AEXPR_NOT') ? 'NOT ' : '';
         // SYMMETRIC: either order of the bounds, as PostgreSQL rewrites it
@@ -902,14 +926,15 @@ function constant(node: PgObject): Written {
   if (node.ival !== undefined) return { sql: String(Number((node.ival as PgObject).ival ?? 0)), type: 'integer' };
   if (node.fval !== undefined) {
     const text = String((node.fval as PgObject).fval);
-    if (!/^[0-9]*\.?[0-9]*(e[+-]?[0-9]+)?$/i.test(text)) throw unsupported(`the number ${text}`);
-    if (/^[0-9]+$/.test(text)) {
-      if (BigInt(text) <= 9223372036854775807n) return { sql: `CAST(${text} AS BIGINT)`, type: 'bigint' };
-      if (text.length > 38) throw unsupported(`the number ${text}`);
+    // the parser folds a minus into the constant: `-0.01`, `-3000000000`
+    if (!/^-?[0-9]*\.?[0-9]*(e[+-]?[0-9]+)?$/i.test(text)) throw unsupported(`the number ${text}`);
+    if (/^-?[0-9]+$/.test(text)) {
+      if (BigInt(text) <= 9223372036854775807n && BigInt(text) >= -9223372036854775808n) return { sql: `CAST(${text} AS BIGINT)`, type: 'bigint' };
+      if (text.replace('-', '').length > 38) throw unsupported(`the number ${text}`);
       return { sql: `CAST(${text} AS DECIMAL(38,0))`, type: 'decimal' };
     }
     if (/e/i.test(text)) throw unsupported(`the number ${text} in exponent notation`);
-    const [whole = '', fraction = ''] = text.split('.');
+    const [whole = '', fraction = ''] = text.replace(/^-/, '').split('.');
     const digits = whole.replace(/^0+/, '').length + fraction.length;
     if (digits > 38) throw unsupported(`the number ${text}`);
     return { sql: `CAST(${literal(text)} AS DECIMAL(${Math.max(digits, 1)},${fraction.length}))`, type: 'decimal' };

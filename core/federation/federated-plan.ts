@@ -100,6 +100,8 @@ export interface FederatedPlan {
   readonly explain: boolean;
   /** Where the other scans' rows may be sent to one source, which then answers the whole statement (shipping.ts). */
   readonly shipping?: Shipping;
+  /** The engine statement's `$n` read beside a numeric: bound as their exact decimal text (engine-sql.ts). */
+  readonly exactParameters: readonly number[];
 }
 
 
@@ -163,7 +165,7 @@ export async function planFederated(
   const pushed = pushdown(select, scans, { values: bindings, position: (number) => parameters[number - 1] as number }, lookup);
   const quotients = engine.outputs.flatMap((output, index) => (output.quotient ? [index] : []));
   const shipping = handle.federation.shipMaxRows > 0 ? shippingOf(handle, text, explain ? undefined : statement, base, pushed) : undefined;
-  return { scans: pushed, engineSql: engine.sql, parameters, quotients, explain, ...(shipping && { shipping }) };
+  return { scans: pushed, engineSql: engine.sql, parameters, quotients, explain, exactParameters: engine.exactParameters, ...(shipping && { shipping }) };
 }
 
 /** The plan's shipping (shipping.ts), planned on the query itself where the statement is its EXPLAIN. */

@@ -16,8 +16,8 @@ import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { DatasourceRuntime, type CallerBounds, type CallerExecutor } from '../sql/datasource-runtime.js';
 import { QUERY_CANCELED, StatementFailure } from '../sql/statement-failure.js';
 import { failureOutcome } from '../sql/statement-outcome.js';
-import { encodeValue } from '../sql/value-encoding.js';
-import { engineIdentifier, postgresDivide, ROW_MARK_COLUMN, unsupported } from './engine-sql.js';
+import { canonicalDecimal, encodeValue } from '../sql/value-encoding.js';
+import { engineIdentifier, EXACT_SCALE, postgresDivide, ROW_MARK_COLUMN, unsupported } from './engine-sql.js';
 import { engineTypeOf, explainFederated, sourceStatement, UNCONSTRAINED_SCALE, type FederatedPlan, type SourceScan } from './federated-plan.js';
 import type { Shipping } from './shipping.js';
 import { batchBytes, splitLimit, transitBudget, type TransitBudget } from './transit-budget.js';
@@ -486,7 +486,7 @@ class EngineInput {
 
   /** The engine's statement and its bound values: the plan's, or with the held rows as lists. */
   statement(values: readonly unknown[]): { sql: string; values: (DuckDBValue | null)[]; types: (DuckDBType | undefined)[] } {
-    const own = this.plan.parameters.map((index) => engineValue(values[index]));
+    const own = this.plan.parameters.map((index, position) => (this.plan.exactParameters.includes(position + 1) ? exactDecimal(values[index]) : engineValue(values[index])));
     if (this.tables !== undefined) return { sql: this.plan.engineSql, values: own, types: own.map(() => undefined) };
     const lists: DuckDBValue[] = [];
     const types: (DuckDBType | undefined)[] = own.map(() => undefined);
@@ -590,6 +590,26 @@ function quotientOf(value: unknown): string | null {
 
 function cut(columns: ResultColumn[], rows: Record<string, JsonValue>[], withTimeZone: string[], by: 'maxRows' | 'maxBytes'): QueryResult {
   return { columns, rows, rowCount: rows.length, truncated: true, truncatedBy: by, ...(withTimeZone.length > 0 && { withTimeZone }) };
+}
+
+/**
+ * A bound value read beside a numeric, as PostgreSQL reads it: its decimal text (a number's shortest, as the
+ * drivers send it), which the engine casts to `DECIMAL(38, EXACT_SCALE)` exactly; text that is no number
+ * raises PostgreSQL's 22P02; one with more digits than that is refused.
+ */
+function exactDecimal(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value !== 'number' && typeof value !== 'string') throw unsupported(`a bound value of type ${typeof value} beside a numeric`);
+  const text = canonicalDecimal(String(value).trim());
+  const match = /^-?(\d+)(?:\.(\d+))?$/.exec(text);
+  if (match === null) {
+    const error = new Error(`invalid input syntax for type numeric: "${String(value)}"`);
+    throw new StatementFailure('invalid_value', error, '22P02', undefined, undefined, error);
+  }
+  if ((match[1] ?? '').length > 38 - EXACT_SCALE || (match[2] ?? '').length > EXACT_SCALE) {
+    throw unsupported(`a bound value beside a numeric with more than ${38 - EXACT_SCALE} integer or ${EXACT_SCALE} fractional digits`);
+  }
+  return text;
 }
 
 /** A bound value as the engine takes it: numbers, text, booleans and NULL; anything else is refused. */
