@@ -15,24 +15,12 @@ import { samplesOf, sampleValue } from '../../support/prometheus-text.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
 import { TEXT_PARSERS } from './corpus-oracle.js';
-import { shopSetup } from './shop-data.js';
+import { shopSetup, shopVdb } from './shop-data.js';
 
 const postgres = BACKENDS.find((backend) => backend.name === 'postgres') as Backend;
 const mysql = BACKENDS.find((backend) => backend.name === 'mysql') as Backend;
 
-const VDB = `
-name: fedpush
-version: "1"
-datasource: shop_db
-schemas:
-  - { name: fed_crm, datasource: crm_db }
-  - { name: fed_shop }
-dataRoles:
-  - name: analyst
-    grants:
-      - { resource: fed_crm, allow: [select] }
-      - { resource: fed_shop, allow: [select] }
-`;
+const VDB = shopVdb('fedpush');
 
 interface Plan {
   sources: { datasource: string; sql: string; dependentOn?: string }[];

@@ -16,23 +16,11 @@ import { samplesOf, sampleValue } from '../../support/prometheus-text.js';
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
 import { dropDatabase, freshDatabase, serverOracle, TEXT_PARSERS, type Oracle } from './corpus-oracle.js';
-import { shopSetup } from './shop-data.js';
+import { shopSetup, shopVdb } from './shop-data.js';
 
 const postgres = BACKENDS.find((backend) => backend.name === 'postgres') as Backend;
 
-const VDB = `
-name: fedship
-version: "1"
-datasource: shop_db
-schemas:
-  - { name: fed_crm, datasource: crm_db }
-  - { name: fed_shop }
-dataRoles:
-  - name: analyst
-    grants:
-      - { resource: fed_crm, allow: [select] }
-      - { resource: fed_shop, allow: [select] }
-`;
+const VDB = shopVdb('fedship');
 
 /** Beside the corpus's shop: who runs a statement on each side, a slow view, and names in a collation of their own. */
 const EXTRA = {

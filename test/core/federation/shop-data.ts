@@ -190,3 +190,20 @@ export function tablesSetup(tables: readonly ShopTable[], family: Family, schema
   }
   return statements;
 }
+
+/** The VDB file of a VDB `name` over the shop: `fed_crm` on datasource crm_db, `fed_shop` on shop_db (its default); the analyst reads both. */
+export function shopVdb(name: string): string {
+  return `
+name: ${name}
+version: "1"
+datasource: shop_db
+schemas:
+  - { name: fed_crm, datasource: crm_db }
+  - { name: fed_shop }
+dataRoles:
+  - name: analyst
+    grants:
+      - { resource: fed_crm, allow: [select] }
+      - { resource: fed_shop, allow: [select] }
+`;
+}
