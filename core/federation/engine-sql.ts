@@ -114,9 +114,15 @@ const CASTS: Readonly<Record<string, { sql: string; type: EngineType; from: read
  * Writes `statement` (a SelectStmt node's fields) for the engine; throws `federation_unsupported`. The
  * outputs marked `quotient` are answered by the engine as `{a, b}`, exact operands for `postgresDivide`.
  */
-export function engineSql(statement: PgObject, tables: TableLookup): { sql: string; outputs: Output[]; exactParameters: number[] } {
+export function engineSql(statement: PgObject, tables: TableLookup): { sql: string; outputs: Output[]; exactParameters: ExactParameter[] } {
   const writer = new EngineWriter(tables);
-  return { ...writer.select(statement, undefined, undefined, true), exactParameters: [...writer.exactParameters] };
+  return { ...writer.select(statement, undefined, undefined, true), exactParameters: [...writer.exactParameters].map(([number, type]) => ({ number, type })) };
+}
+
+/** A bound value (`$number` of the engine's statement) PostgreSQL reads as the type of a number beside it. */
+export interface ExactParameter {
+  readonly number: number;
+  readonly type: 'numeric' | 'integer' | 'bigint';
 }
 
 /**
@@ -198,23 +204,31 @@ function literal(text: string): string {
 }
 
 class EngineWriter {
-  /** The `$n` read beside a numeric: bound as their exact text (federated-run.ts), held at `EXACT_SCALE`. */
-  readonly exactParameters = new Set<number>();
+  /** The `$n` read beside a number, with the type PostgreSQL gives them: bound as checked text (federated-run.ts). */
+  readonly exactParameters = new Map<number, ExactParameter['type']>();
 
   constructor(private readonly tables: TableLookup) {}
 
   /**
-   * Operands of one comparison or arithmetic: where one is a numeric, a bound value beside it is read as
-   * PostgreSQL reads it, an unconstrained numeric, not at the column's scale (the engine would cast `5.549` to a
-   * `DECIMAL(10,2)`'s `5.55` and find it not greater than 5.55).
+   * Operands of one comparison or arithmetic: a bound value beside a number is read as PostgreSQL reads it.
+   * Beside a numeric, an unconstrained numeric, not at the column's scale (the engine would cast `5.549` to a
+   * `DECIMAL(10,2)`'s `5.55` and find it not greater than 5.55); beside an integer, an integer of that type,
+   * whose text must be one (the engine would round `6.5` to 7 where PostgreSQL raises 22P02).
    */
   private exactBesideNumeric(operands: readonly Written[], nodes: readonly unknown[]): Written[] {
-    if (!operands.some((operand) => operand.type === 'decimal' || operand.type === 'numeric')) return [...operands];
+    const type: ExactParameter['type'] | undefined = operands.some((operand) => operand.type === 'decimal' || operand.type === 'numeric') ? 'numeric'
+      : operands.some((operand) => operand.type === 'float') ? undefined
+        : operands.some((operand) => operand.type === 'bigint') ? 'bigint' : operands.some((operand) => operand.type === 'integer') ? 'integer' : undefined;
+    if (type === undefined) return [...operands];
     return operands.map((operand, index) => {
-      const [type, node] = unwrap(nodes[index]);
-      if (type !== 'ParamRef' || operand.type !== 'unknown') return operand;
-      this.exactParameters.add(Number(node.number));
-      return { sql: `CAST(${operand.sql} AS DECIMAL(38,${EXACT_SCALE}))`, type: 'numeric' };
+      const [kind, node] = unwrap(nodes[index]);
+      if (kind !== 'ParamRef' || operand.type !== 'unknown') return operand;
+      const number = Number(node.number);
+      // read as numeric once anywhere, it is bound as its exact text, which an integer's cast reads too
+      if (this.exactParameters.get(number) !== 'numeric') this.exactParameters.set(number, type);
+      return type === 'numeric'
+        ? { sql: `CAST(${operand.sql} AS DECIMAL(38,${EXACT_SCALE}))`, type: 'numeric' }
+        : { sql: `CAST(${operand.sql} AS ${type === 'bigint' ? 'BIGINT' : 'INTEGER'})`, type };
     });
   }
 

@@ -11,7 +11,7 @@ import type { Datasource } from '../plugin-api/sql-dialect.js';
 import type { VdbRelation } from '../plugin-api/vdb.js';
 import { withServerPlaceholders } from '../sql-grammar/server-placeholders.js';
 import type { VdbHandle } from '../vdb/vdb-handles.js';
-import { engineSql, outputName, ROW_MARK_COLUMN, unsupported, type EngineTable, type EngineType } from './engine-sql.js';
+import { engineSql, outputName, ROW_MARK_COLUMN, unsupported, type EngineTable, type EngineType, type ExactParameter } from './engine-sql.js';
 import { planShipping, type Shipping } from './shipping.js';
 
 type PgObject = { [field: string]: unknown };
@@ -100,8 +100,8 @@ export interface FederatedPlan {
   readonly explain: boolean;
   /** Where the other scans' rows may be sent to one source, which then answers the whole statement (shipping.ts). */
   readonly shipping?: Shipping;
-  /** The engine statement's `$n` read beside a numeric: bound as their exact decimal text (engine-sql.ts). */
-  readonly exactParameters: readonly number[];
+  /** The engine statement's `$n` read beside a number: bound as text checked for the type PostgreSQL reads (engine-sql.ts). */
+  readonly exactParameters: readonly ExactParameter[];
 }
 
 

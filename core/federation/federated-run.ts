@@ -17,7 +17,7 @@ import { DatasourceRuntime, type CallerBounds, type CallerExecutor } from '../sq
 import { QUERY_CANCELED, StatementFailure } from '../sql/statement-failure.js';
 import { failureOutcome } from '../sql/statement-outcome.js';
 import { canonicalDecimal, encodeValue } from '../sql/value-encoding.js';
-import { engineIdentifier, EXACT_SCALE, postgresDivide, ROW_MARK_COLUMN, unsupported } from './engine-sql.js';
+import { engineIdentifier, EXACT_SCALE, postgresDivide, ROW_MARK_COLUMN, unsupported, type ExactParameter } from './engine-sql.js';
 import { engineTypeOf, explainFederated, sourceStatement, UNCONSTRAINED_SCALE, type FederatedPlan, type SourceScan } from './federated-plan.js';
 import type { Shipping } from './shipping.js';
 import { batchBytes, splitLimit, transitBudget, type TransitBudget } from './transit-budget.js';
@@ -486,7 +486,10 @@ class EngineInput {
 
   /** The engine's statement and its bound values: the plan's, or with the held rows as lists. */
   statement(values: readonly unknown[]): { sql: string; values: (DuckDBValue | null)[]; types: (DuckDBType | undefined)[] } {
-    const own = this.plan.parameters.map((index, position) => (this.plan.exactParameters.includes(position + 1) ? exactDecimal(values[index]) : engineValue(values[index])));
+    const own = this.plan.parameters.map((index, position) => {
+      const exact = this.plan.exactParameters.find((parameter) => parameter.number === position + 1);
+      return exact === undefined ? engineValue(values[index]) : exactText(values[index], exact.type);
+    });
     if (this.tables !== undefined) return { sql: this.plan.engineSql, values: own, types: own.map(() => undefined) };
     const lists: DuckDBValue[] = [];
     const types: (DuckDBType | undefined)[] = own.map(() => undefined);
@@ -593,19 +596,20 @@ function cut(columns: ResultColumn[], rows: Record<string, JsonValue>[], withTim
 }
 
 /**
- * A bound value read beside a numeric, as PostgreSQL reads it: its decimal text (a number's shortest, as the
- * drivers send it), which the engine casts to `DECIMAL(38, EXACT_SCALE)` exactly; text that is no number
- * raises PostgreSQL's 22P02; one with more digits than that is refused.
+ * A bound value read beside a number, as PostgreSQL reads it: its text (a number's shortest, as the drivers
+ * send it), which the engine casts to that type; text that is not one (`6.5` for an integer) raises
+ * PostgreSQL's 22P02; a numeric with more digits than `DECIMAL(38, EXACT_SCALE)` holds is refused.
  */
-function exactDecimal(value: unknown): string | null {
+function exactText(value: unknown, type: ExactParameter['type']): string | null {
   if (value === null || value === undefined) return null;
-  if (typeof value !== 'number' && typeof value !== 'string') throw unsupported(`a bound value of type ${typeof value} beside a numeric`);
+  if (typeof value !== 'number' && typeof value !== 'string') throw unsupported(`a bound value of type ${typeof value} beside a number`);
   const text = canonicalDecimal(String(value).trim());
-  const match = /^-?(\d+)(?:\.(\d+))?$/.exec(text);
+  const match = (type === 'numeric' ? /^-?(\d+)(?:\.(\d+))?$/ : /^-?(\d+)()$/).exec(type === 'numeric' ? text : String(value).trim().replace(/^\+/, ''));
   if (match === null) {
-    const error = new Error(`invalid input syntax for type numeric: "${String(value)}"`);
+    const error = new Error(`invalid input syntax for type ${type}: "${String(value)}"`);
     throw new StatementFailure('invalid_value', error, '22P02', undefined, undefined, error);
   }
+  if (type !== 'numeric') return match[0];
   if ((match[1] ?? '').length > 38 - EXACT_SCALE || (match[2] ?? '').length > EXACT_SCALE) {
     throw unsupported(`a bound value beside a numeric with more than ${38 - EXACT_SCALE} integer or ${EXACT_SCALE} fractional digits`);
   }

@@ -20,23 +20,11 @@ import { jdbc, jdbcMissing, pythonClient, pythonModulesMissing, SQLALCHEMY2_PATH
 import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
 import { dropDatabase, freshDatabase, serverOracle, type Oracle, type TextAnswer } from './corpus-oracle.js';
-import { shopSetup } from './shop-data.js';
+import { shopSetup, shopVdb } from './shop-data.js';
 
 const postgres = BACKENDS.find((backend) => backend.name === 'postgres') as Backend;
 
-const VDB = `
-name: fedh3
-version: "1"
-datasource: shop_db
-schemas:
-  - { name: fed_crm, datasource: crm_db }
-  - { name: fed_shop }
-dataRoles:
-  - name: analyst
-    grants:
-      - { resource: fed_crm, allow: [select] }
-      - { resource: fed_shop, allow: [select] }
-`;
+const VDB = shopVdb('fedh3');
 
 /** One customer's orders: the customer by its key, the orders by its key on the other database: shipped. */
 const ONE_CUSTOMER = 'select o.id, o.total, o.ordered_at, c.name, c.credit from fed_shop.orders o join fed_crm.customers c on c.id = o.customer_id where c.id = $1 order by o.id';
@@ -277,6 +265,13 @@ if (!skippedHere(test, postgres)) {
       assert.is(await shippedCount(context.service), before, 'answered by the engine');
       const expected = await context.oracle.run(OVER_CREDIT_QUERY.replace('{{ credit }}', '5.54'));
       assert.equal(textRows((engine.structuredContent as { rows: Record<string, unknown>[] }).rows), oracleRows(expected));
+      // a JSON number beside integers in an expression across both sides is an integer in PostgreSQL: 6.5 is none (22P02)
+      const across = 'select c.id, o.id as order_id from fed_crm.customers c join fed_shop.orders o on o.customer_id = c.id where c.tier + o.id > $1';
+      const fraction = await callTool(analyst, { sql: across, params: [6.5] });
+      assert.is(fraction.isError, true, JSON.stringify(fraction.structuredContent));
+      assert.match(JSON.stringify(fraction.content), '(22P02)');
+      const whole = await callTool(analyst, { sql: across, params: [6] });
+      assert.equal(textRows((whole.structuredContent as { rows: Record<string, unknown>[] }).rows).sort(), oracleRows(await context.oracle.run(across.replace('$1', '6'))).sort());
     } finally {
       await analyst.close();
     }
