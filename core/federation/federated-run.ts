@@ -11,7 +11,7 @@ import type { CallerGrants } from '../authorization/grants.js';
 import type { FederationConfig } from '../config/config-types.js';
 import type { CatalogColumn, LogicalType } from '../plugin-api/catalog.js';
 import { LimitError, ServiceError } from '../plugin-api/errors.js';
-import type { JsonValue, QueryOptions, QueryResult, ResultColumn } from '../plugin-api/sql-dialect.js';
+import type { Datasource, JsonValue, QueryOptions, QueryResult, ResultColumn } from '../plugin-api/sql-dialect.js';
 import type { VirtualDatabase } from '../plugin-api/vdb.js';
 import { DatasourceRuntime, type CallerBounds, type CallerExecutor } from '../sql/datasource-runtime.js';
 import { QUERY_CANCELED, StatementFailure } from '../sql/statement-failure.js';
@@ -180,8 +180,7 @@ async function runShipped(
   plan: FederatedPlan, shipping: Shipping, values: readonly unknown[], context: FederatedRunContext, bounds: CallerBounds,
   signal: AbortSignal, options: QueryOptions | undefined, started: number,
 ): Promise<QueryResult | undefined> {
-  const receiving = DatasourceRuntime.over(shipping.datasource);
-  const receiver = receiving.forCaller(callerScope(receiving.dialect, context.vdb, context.grants, true), { ...bounds, signal });
+  const { runtime: receiving, executor: receiver } = callerOn(shipping.datasource, context, { ...bounds, signal });
   const budget = transitBudget(context.config.memoryLimit);
   // a fetch's share, as a small read of the engine's takes: as many plans ship at once as read so
   const reserved = await budget.reserve(budget.capacity / FETCH_SHARE, signal);
@@ -193,8 +192,7 @@ async function runShipped(
       comparesByteWise(shipping, plan, receiver),
       ...shipping.shipped.map(async (index) => {
         const scan = plan.scans[index] as SourceScan;
-        const runtime = DatasourceRuntime.over(scan.datasource);
-        const executor = runtime.forCaller(callerScope(runtime.dialect, context.vdb, context.grants, true), { ...bounds, signal });
+        const { runtime, executor } = callerOn(scan.datasource, context, { ...bounds, signal });
         const { sql, bindings } = sourceStatement(scan, values);
         const result = await executor.query(sql, bindings, { maxRows: limit, maxBytes: rowBytes, signal });
         runtime.rowsRead(result.rows.length);
@@ -208,7 +206,7 @@ async function runShipped(
       // a scan whose columns are not read sends one mark per row
       : (rows.get(binding.scan) ?? []).map((row) => (binding.column === ROW_MARK_COLUMN ? 1 : row[binding.column] ?? null))));
     const timeoutMs = Math.max(1, bounds.timeoutMs - (Date.now() - started));
-    const answer = receiving.forCaller(callerScope(receiving.dialect, context.vdb, context.grants, true), { ...bounds, timeoutMs, signal });
+    const { executor: answer } = callerOn(shipping.datasource, context, { ...bounds, timeoutMs, signal });
     try {
       // a plan made for more rows than the server assumes of an array it does not see (unnest: 100) is not kept for fewer, nor the reverse
       const planEachRun = reads.reduce((sum, { result }) => sum + result.rows.length, 0) > UNNEST_ROWS;
@@ -272,6 +270,12 @@ function tableDefinition(scan: SourceScan): string {
   return `CREATE TEMP TABLE ${engineIdentifier(scan.table)} (${definitions})`;
 }
 
+/** The runtime of `datasource` and the caller's read-only executor on it, within `bounds`. */
+function callerOn(datasource: Datasource, context: FederatedRunContext, bounds: CallerBounds): { runtime: DatasourceRuntime; executor: CallerExecutor } {
+  const runtime = DatasourceRuntime.over(datasource);
+  return { runtime, executor: runtime.forCaller(callerScope(runtime.dialect, context.vdb, context.grants, true), bounds) };
+}
+
 /** A promise and its resolve, for a value another task makes. */
 function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
   let resolve: (value: T) => void = () => undefined;
@@ -289,8 +293,7 @@ async function loadScan(
   input: EngineInput, scan: SourceScan, index: number, plan: FederatedPlan, values: readonly unknown[], keys: readonly JsonValue[] | undefined,
   context: FederatedRunContext, bounds: CallerBounds, signal: AbortSignal,
 ): Promise<readonly JsonValue[] | undefined> {
-  const runtime = DatasourceRuntime.over(scan.datasource);
-  const executor = runtime.forCaller(callerScope(runtime.dialect, context.vdb, context.grants, true), { ...bounds, signal });
+  const { runtime, executor } = callerOn(scan.datasource, context, { ...bounds, signal });
   const dependents = plan.scans.filter((other) => other.dependent?.driver === index).map((other) => other.dependent?.driverColumn as string);
   const keySets = new Map(dependents.map((column) => [column, new Set<JsonValue>()]));
   const { sql, bindings } = sourceStatement(scan, values, keys);
@@ -457,25 +460,25 @@ class EngineInput {
 
   async add(index: number, rows: readonly Record<string, JsonValue>[]): Promise<void> {
     const scan = this.plan.scans[index] as SourceScan;
-    if (this.tables === undefined && this.count + rows.length <= LISTED_ROWS) {
-      const checked = rows.map((row) => (scan.columns.length === 0 ? row : Object.fromEntries(scan.columns.map((column) => [column.name, loadedValue(row[column.name], column, scan)]))));
-      if (this.oneKindEach(index, scan, checked)) {
-        this.held.set(index, [...(this.held.get(index) ?? []), ...checked]);
-        this.count += rows.length;
-        return;
-      }
+    if (this.tables === undefined && this.count + rows.length <= LISTED_ROWS && this.oneKindEach(index, scan, rows)) {
+      this.held.set(index, [...(this.held.get(index) ?? []), ...rows]);
+      this.count += rows.length;
+      return;
     }
     await this.tabling();
     await inTurn(this.connection, () => appendRows(this.connection, scan, rows));
   }
 
-  /** Whether each column's values, with those held, are of one kind (or NULL); learns their kinds. */
+  /**
+   * Whether each column's values, with those held, are of one kind (or NULL); checks each value as the
+   * appender's load would (`loadedValue`, which keeps a valid one as it is) and learns their kinds.
+   */
   private oneKindEach(index: number, scan: SourceScan, rows: readonly Record<string, JsonValue>[]): boolean {
     for (const column of scan.columns) {
+      const key = `${index}:${column.name}`;
       for (const row of rows) {
-        const value = row[column.name];
-        if (value === null || value === undefined) continue;
-        const key = `${index}:${column.name}`;
+        const value = loadedValue(row[column.name], column, scan);
+        if (value === null) continue;
         const known = this.kinds.get(key);
         if (known === undefined) this.kinds.set(key, typeof value);
         else if (known !== typeof value) return false;
@@ -603,13 +606,18 @@ function cut(columns: ResultColumn[], rows: Record<string, JsonValue>[], withTim
 function exactText(value: unknown, type: ExactParameter['type']): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value !== 'number' && typeof value !== 'string') throw unsupported(`a bound value of type ${typeof value} beside a number`);
-  const text = canonicalDecimal(String(value).trim());
-  const match = (type === 'numeric' ? /^-?(\d+)(?:\.(\d+))?$/ : /^-?(\d+)()$/).exec(type === 'numeric' ? text : String(value).trim().replace(/^\+/, ''));
-  if (match === null) {
+  const invalid = () => {
     const error = new Error(`invalid input syntax for type ${type}: "${String(value)}"`);
-    throw new StatementFailure('invalid_value', error, '22P02', undefined, undefined, error);
+    return new StatementFailure('invalid_value', error, '22P02', undefined, undefined, error);
+  };
+  if (type !== 'numeric') {
+    const integer = /^[+-]?\d+$/.exec(String(value).trim());
+    if (integer === null) throw invalid();
+    return integer[0].replace(/^\+/, '');
   }
-  if (type !== 'numeric') return match[0];
+  const text = canonicalDecimal(String(value).trim());
+  const match = /^-?(\d+)(?:\.(\d+))?$/.exec(text);
+  if (match === null) throw invalid();
   if ((match[1] ?? '').length > 38 - EXACT_SCALE || (match[2] ?? '').length > EXACT_SCALE) {
     throw unsupported(`a bound value beside a numeric with more than ${38 - EXACT_SCALE} integer or ${EXACT_SCALE} fractional digits`);
   }
