@@ -261,7 +261,10 @@ export function explainFederated(plan: FederatedPlan): {
     ...(shipping && {
       shipping: {
         datasource: shipping.datasource.name, sql: shipping.sql,
-        shipped: shipping.shipped.map((index) => `${plan.scans[index]?.relation.datasource}: ${plan.scans[index]?.relation.schema}.${plan.scans[index]?.relation.name}`),
+        shipped: shipping.shipped.map((index) => {
+          const { relation } = plan.scans[index] as SourceScan;
+          return `${relation.datasource}: ${relation.schema}.${relation.name}`;
+        }),
       },
     }),
   };

@@ -241,7 +241,8 @@ const byteWiseAnswers = new WeakMap<Shipping, Promise<boolean>>();
 function comparesByteWise(shipping: Shipping, plan: FederatedPlan, receiver: Pick<CallerExecutor, 'query'>): Promise<boolean> {
   let known = byteWiseAnswers.get(shipping);
   if (known === undefined) {
-    const relations = plan.scans.filter((scan) => scan.datasource === shipping.datasource).map((scan) => `${engineIdentifier(scan.relation.schema)}.${engineIdentifier(scan.relation.name)}`);
+    const { dialect } = shipping.datasource;
+    const relations = plan.scans.filter((scan) => scan.datasource === shipping.datasource).map((scan) => `${dialect.quoteIdentifier(scan.relation.schema)}.${dialect.quoteIdentifier(scan.relation.name)}`);
     known = receiver.query(BYTE_WISE_SQL, [relations]).then(
       (result) => result.rows[0]?.byte_wise === true && (!shipping.classifies || result.rows[0]?.ascii === true),
       () => false,

@@ -98,6 +98,7 @@ export function planShipping(
   const target = candidates.includes(defaultDatasource) ? defaultDatasource : candidates.sort()[0];
   const receiver = scans.find((scan) => scan.relation.datasource === target)?.datasource;
   if (receiver === undefined || receiver.dialect.capabilities.postgresqlText !== true) return undefined;
+  const quote = (name: string) => receiver.dialect.quoteIdentifier(name);
 
   const elsewhere = (index: number | undefined) => index !== undefined && scans[index]?.relation.datasource !== target;
   const receiving = scans.filter((scan) => scan.relation.datasource === target);
@@ -133,7 +134,7 @@ export function planShipping(
     if (sent !== undefined) {
       // sent as the relation's rows, under its name in the statement: a whole-row reference or ONLY would differ
       if (!range.inherited || range.aliasColumns || found.bareNames.has(alias.toLowerCase())) return undefined;
-      edits.push({ location: range.location, parts: range.schema === undefined ? 1 : 3, pieces: shippedRows(sent, range.alias === undefined ? alias : undefined) });
+      edits.push({ location: range.location, parts: range.schema === undefined ? 1 : 3, pieces: shippedRows(sent, range.alias === undefined ? alias : undefined, quote) });
     } else if (relation.datasource === target && range.schema === undefined) {
       // named as the VDB resolved it, whatever the source's search path would find
       edits.push({ location: range.location, parts: 1, pieces: [`${quote(relation.schema)}.${quote(relation.name)}${range.alias === undefined ? ` AS ${quote(range.name)}` : ''}`] });
@@ -145,7 +146,7 @@ export function planShipping(
 }
 
 /** The FROM item of a shipped relation's rows: pieces of text and its columns' bound arrays, in order. */
-function shippedRows(sent: { index: number; columns: readonly { name: string; type: string }[] }, alias: string | undefined): Piece[] {
+function shippedRows(sent: { index: number; columns: readonly { name: string; type: string }[] }, alias: string | undefined, quote: (name: string) => string): Piece[] {
   const pieces: Piece[] = ['(SELECT * FROM unnest('];
   sent.columns.forEach((column, position) => pieces.push(position === 0 ? '' : ', ', { scan: sent.index, column: column.name }, `::${column.type}[]`));
   pieces.push(`) AS vdb_shipped(${sent.columns.map((column) => quote(column.name)).join(', ')}))${alias === undefined ? '' : ` AS ${quote(alias)}`}`);
@@ -269,8 +270,4 @@ function splice(text: string, edits: readonly Edit[]): { sql: string; bindings: 
   if (at.size > 0) return undefined;
   copy(position, bytes.length);
   return { sql: out.join(''), bindings };
-}
-
-function quote(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
 }
