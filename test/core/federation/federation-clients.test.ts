@@ -12,15 +12,13 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { BACKENDS, skippedHere, type Backend } from '../../support/backends.js';
 import { mcpClient } from '../../support/mcp-service.js';
-import { samplesOf, sampleValue } from '../../support/prometheus-text.js';
 import { jdbc, jdbcMissing, pythonClient, pythonModulesMissing, SQLALCHEMY2_PATH, sqlAlchemy2Missing, type DoorTarget } from '../../support/sql-clients.js';
-import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
-import { dropDatabase, freshDatabase, serverOracle, type Oracle, type TextAnswer } from './corpus-oracle.js';
+import { serverOracle, type Oracle, type TextAnswer } from './corpus-oracle.js';
 import { shopSetup, shopVdb } from './shop-data.js';
+import { openShopDatabases, shippedCount, type ShopDatabases } from './shop-databases.js';
 
 const postgres = BACKENDS.find((backend) => backend.name === 'postgres') as Backend;
 
@@ -38,8 +36,7 @@ const QUERIES = {
 };
 
 interface Context {
-  crm: Datasource;
-  shop: Datasource;
+  databases: ShopDatabases;
   service: TestService;
   door: DoorTarget;
   oracle: Oracle;
@@ -47,10 +44,6 @@ interface Context {
   oracleTarget: DoorTarget;
   oracleUser: string;
   oraclePassword: string;
-}
-
-async function shippedCount(service: TestService): Promise<number> {
-  return sampleValue(samplesOf(await (await service.request('/observe/metrics')).text()), 'vdb_federated_shipped_total', { datasource: 'shop_db' });
 }
 
 /** A decimal in its canonical form: the door sends `50` for PostgreSQL's `50.00` (docs/sql.md#types). */
@@ -71,13 +64,7 @@ const test = suite<Context>('federation: shipped and engine-answered statements 
 if (!skippedHere(test, postgres)) {
   const url = postgres.url ?? '';
   test.before(async (context) => {
-    // databases of their own: other suites use these schema names in the test database, maybe at the same time
-    const crmUrl = await freshDatabase(url, 'fed_h3_crm');
-    const shopUrl = await freshDatabase(url, 'fed_h3_shop');
-    context.crm = await postgres.open('crm_db', crmUrl);
-    context.shop = await postgres.open('shop_db', shopUrl);
-    for (const statement of shopSetup('postgres', 'fed_crm')) await context.crm.query(statement, []);
-    for (const statement of shopSetup('postgres', 'fed_shop')) await context.shop.query(statement, []);
+    context.databases = await openShopDatabases(postgres, 'fed_h3');
     context.oracle = await serverOracle(url, [...shopSetup('postgres', 'fed_crm'), ...shopSetup('postgres', 'fed_shop')], 'fed_h3_oracle');
     const server = new URL(url);
     context.oracleTarget = { port: Number(server.port || 5432), database: 'fed_h3_oracle' };
@@ -86,27 +73,18 @@ if (!skippedHere(test, postgres)) {
     context.service = await startTestService({
       config: demoConfig({
         descriptors: './bundle', sql: { enabled: true, port: 0 }, mcp: { enabled: true }, server: { host: '127.0.0.1', port: 0, requestTimeoutMs: 15_000 },
-        datasources: {
-          crm_db: { ...postgres.datasourceConfig, connection: { connectionString: crmUrl } },
-          shop_db: { ...postgres.datasourceConfig, connection: { connectionString: shopUrl } },
-        },
+        datasources: context.databases.config,
         federation: { shipMaxRows: 8 },
       }),
       files: { 'bundle/vdbs/fedh3.yaml': VDB, ...QUERIES },
-      datasources: { crm_db: context.crm, shop_db: context.shop },
+      datasources: { crm_db: context.databases.crm, shop_db: context.databases.shop },
     });
     context.door = { port: (context.service.sqlAddress as { port: number }).port, database: 'fedh3@1' };
   });
 
-  test.after(async ({ service, crm, shop, oracle }) => {
+  test.after(async ({ service, databases, oracle }) => {
     await service?.close();
-    await crm?.close();
-    await dropDatabase(url, 'fed_h3_crm');
-    // the synced roles go once they own nothing in either database
-    await shop?.query('drop schema if exists fed_shop cascade', []);
-    if (shop) await dropSyncedRoles(service, shop);
-    await shop?.close();
-    await dropDatabase(url, 'fed_h3_shop');
+    await databases?.release(service);
     await oracle?.close();
   });
 

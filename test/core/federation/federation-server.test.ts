@@ -10,6 +10,7 @@ import { samplesOf, sampleValue } from '../../support/prometheus-text.js';
 import { releaseDatasource } from '../../support/synced-roles.js';
 import { pgClient } from '../../support/sql-clients.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
+import { cancelledWhenClientGoes } from './shop-databases.js';
 
 const postgres = BACKENDS.find((backend) => backend.name === 'postgres') as Backend;
 const mysql = BACKENDS.find((backend) => backend.name === 'mysql') as Backend;
@@ -90,33 +91,6 @@ async function perform(service: TestService, name: string, body: unknown, token 
 async function sourceRows(service: TestService, datasource: string): Promise<number> {
   const text = await (await service.request('/observe/metrics')).text();
   return sampleValue(samplesOf(text), 'vdb_federated_source_rows_total', { datasource });
-}
-
-const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
-
-/**
- * Starts query `name` as the analyst, waits until its statement waits in pg_sleep on PostgreSQL (`filter`
- * narrows pg_stat_activity), goes away, and checks the statement no longer runs there.
- */
-async function cancelledWhenClientGoes(pg: Datasource, service: TestService, name: string, filter: string, runs: string): Promise<void> {
-  const running = async () => Number((await pg.query(
-    `select count(*)::int as n from pg_stat_activity where state = 'active' and wait_event = 'PgSleep'${filter} and pid <> pg_backend_pid()`, [],
-  )).rows[0]?.['n']);
-  const client = new AbortController();
-  const request = perform(service, name, {}, ANALYST_TOKEN, client.signal).then(() => 'answered', () => 'aborted');
-  let count = 0;
-  for (let tries = 0; count === 0 && tries < 50; tries += 1) {
-    await pause(100);
-    count = await running();
-  }
-  assert.is(count, 1, runs);
-  client.abort();
-  assert.is(await request, 'aborted');
-  for (let tries = 0; count > 0 && tries < 30; tries += 1) {
-    await pause(100);
-    count = await running();
-  }
-  assert.is(count, 0, 'no pushed statement still runs on PostgreSQL');
 }
 
 // the config is kept: the last test starts the service again, as a VDB loaded again

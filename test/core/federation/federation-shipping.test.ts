@@ -10,13 +10,11 @@
 import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Datasource } from '../../../core/plugin-api/sql-dialect.js';
 import { BACKENDS, skippedHere, type Backend } from '../../support/backends.js';
-import { samplesOf, sampleValue } from '../../support/prometheus-text.js';
-import { dropSyncedRoles } from '../../support/synced-roles.js';
 import { ANALYST_TOKEN, demoConfig, startTestService, type TestService } from '../../support/test-service.js';
-import { dropDatabase, freshDatabase, serverOracle, TEXT_PARSERS, type Oracle } from './corpus-oracle.js';
+import { serverOracle, TEXT_PARSERS, type Oracle } from './corpus-oracle.js';
 import { shopSetup, shopVdb } from './shop-data.js';
+import { cancelledWhenClientGoes, openShopDatabases, shippedCount, type ShopDatabases } from './shop-databases.js';
 
 const postgres = BACKENDS.find((backend) => backend.name === 'postgres') as Backend;
 
@@ -40,17 +38,10 @@ interface Plan {
 }
 
 interface Context {
-  crmUrl: string;
-  shopUrl: string;
-  crm: Datasource;
-  shop: Datasource;
+  databases: ShopDatabases;
   service: TestService;
   door: pg.Client;
   oracle: Oracle;
-}
-
-async function shippedCount(service: TestService): Promise<number> {
-  return sampleValue(samplesOf(await (await service.request('/observe/metrics')).text()), 'vdb_federated_shipped_total', { datasource: 'shop_db' });
 }
 
 /** Decimals in their canonical form: the door sends `50` for PostgreSQL's `50.00` (docs/sql.md#types). */
@@ -65,51 +56,35 @@ async function asked(context: Context, sql: string, values: unknown[] = [], with
   return { rows: canonical(result.rows as unknown[][]), shipped, expected: canonical(oracle?.rows ?? []) };
 }
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const test = suite<Context>('federation: shipping the small side (two PostgreSQL databases)');
 
 if (!skippedHere(test, postgres)) {
   const url = postgres.url ?? '';
   test.before(async (context) => {
-    // databases of their own: the corpus's suites use these schema names in the test database, maybe at the same time
-    context.crmUrl = await freshDatabase(url, 'fed_ship_crm');
-    context.shopUrl = await freshDatabase(url, 'fed_ship_shop');
-    context.crm = await postgres.open('crm_db', context.crmUrl);
-    context.shop = await postgres.open('shop_db', context.shopUrl);
-    for (const statement of [...shopSetup('postgres', 'fed_crm'), ...EXTRA.crm]) await context.crm.query(statement, []);
-    for (const statement of [...shopSetup('postgres', 'fed_shop'), ...EXTRA.shop]) await context.shop.query(statement, []);
+    context.databases = await openShopDatabases(postgres, 'fed_ship', EXTRA);
     context.oracle = await serverOracle(url, [...shopSetup('postgres', 'fed_crm'), ...shopSetup('postgres', 'fed_shop'), 'create table fed_shop.labels (customer_id integer, label text)', EXTRA.shop[3] as string], 'fed_ship_oracle');
     context.service = await startTestService({
       config: demoConfig({
         descriptors: './bundle', sql: { enabled: true, port: 0 }, server: { host: '127.0.0.1', port: 0, requestTimeoutMs: 15_000 },
-        datasources: {
-          crm_db: { ...postgres.datasourceConfig, connection: { connectionString: context.crmUrl } },
-          shop_db: { ...postgres.datasourceConfig, connection: { connectionString: context.shopUrl } },
-        },
+        datasources: context.databases.config,
         federation: { shipMaxRows: SHIP_MAX_ROWS, maxSourceRows: MAX_SOURCE_ROWS },
       }),
       files: {
         'bundle/vdbs/fedship.yaml': VDB,
         'bundle/queries/ship_slow.yaml': '---\ntype: sqlDirect\nvirtualDatabase: fedship\nquery: select s.x, c.name from fed_shop.slow s join fed_crm.customers c on c.id = s.x where c.id = 1\n',
       },
-      datasources: { crm_db: context.crm, shop_db: context.shop },
+      datasources: { crm_db: context.databases.crm, shop_db: context.databases.shop },
     });
     const { port } = context.service.sqlAddress as { port: number };
     context.door = new pg.Client({ host: '127.0.0.1', port, database: 'fedship@1', user: 'tester', password: ANALYST_TOKEN, types: TEXT_PARSERS });
     await context.door.connect();
   });
 
-  test.after(async ({ door, service, crm, shop, oracle }) => {
+  test.after(async ({ door, service, databases, oracle }) => {
     await door?.end();
     await service?.close();
-    await crm?.close();
-    await dropDatabase(url, 'fed_ship_crm');
-    // the synced roles go once they own nothing in either database
-    await shop?.query('drop schema if exists fed_shop cascade', []);
-    if (shop) await dropSyncedRoles(service, shop);
-    await shop?.close();
-    await dropDatabase(url, 'fed_ship_shop');
+    await databases?.release(service);
     await oracle?.close();
   });
 
@@ -190,34 +165,16 @@ if (!skippedHere(test, postgres)) {
   });
 
   test('case mapping where the receiving database classifies characters otherwise than "C" answers as "C" does', async (context) => {
-    const ctype = String((await context.shop.query('select datctype from pg_database where datname = current_database()', [])).rows[0]?.['datctype']);
+    const ctype = String((await context.databases.shop.query('select datctype from pg_database where datname = current_database()', [])).rows[0]?.['datctype']);
     const answer = await asked(context, `select c.id, upper(c.name) as shouted from fed_crm.customers c join fed_shop.orders o on o.customer_id = c.id where c.id in (7, 11) order by c.id, o.id`);
     assert.equal(answer.rows, answer.expected);
     if (ctype !== 'C' && ctype !== 'POSIX') assert.not.ok(answer.shipped, `datctype ${ctype}: answered by the engine`);
   });
 
-  test('a client that goes away cancels the receiving statement on its server', async (context) => {
-    const running = async () => Number((await context.shop.query(
-      `select count(*)::int as n from pg_stat_activity where state = 'active' and wait_event = 'PgSleep' and query like '%vdb_shipped%' and pid <> pg_backend_pid()`, [],
-    )).rows[0]?.['n']);
-    const client = new AbortController();
-    const request = context.service.request('/api/v1/query/perform/ship_slow', {
-      method: 'POST', token: ANALYST_TOKEN, signal: client.signal, headers: { 'content-type': 'application/json' }, body: '{}',
-    }).then(() => 'answered', () => 'aborted');
-    let count = 0;
-    for (let tries = 0; count === 0 && tries < 50; tries += 1) {
-      await pause(100);
-      count = await running();
-    }
-    assert.is(count, 1, 'the receiving statement runs');
-    client.abort();
-    assert.is(await request, 'aborted');
-    for (let tries = 0; count > 0 && tries < 30; tries += 1) {
-      await pause(100);
-      count = await running();
-    }
-    assert.is(count, 0, 'no statement still runs on the receiving source');
+  test('a client that goes away cancels the receiving statement on its server', async ({ databases, service }) => {
+    await cancelledWhenClientGoes(databases.shop, service, 'ship_slow', " and query like '%vdb_shipped%'", 'the receiving statement runs');
   });
+
 }
 
 test.run();
